@@ -1,0 +1,1 @@
+//! Lowering of the tree-sitter tree to the kernel model.

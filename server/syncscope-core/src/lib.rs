@@ -1,0 +1,50 @@
+//! Syncscope core: CUDA source → kernel model → Z3 verification → plain-data report.
+//!
+//! The pipeline has one module per stage:
+//! `syntax` (tree-sitter parse, syntax errors) → `frontend` (tree → `model`)
+//! → `verify` (barrier intervals, two-thread SMT queries, witness replay,
+//! quick-fixes) → `report` (findings and verdicts).
+//!
+//! Architecture Invariant: this crate knows nothing of LSP, JSON-RPC or async
+//! runtimes. It is called synchronously by the CLI and by the server's
+//! worker threads; everything it returns is plain data.
+
+pub mod cache;
+pub mod frontend;
+pub mod model;
+pub mod options;
+pub mod report;
+pub mod syntax;
+pub mod verify;
+
+pub use cache::{MemoryCache, QueryCache, QueryOutcome};
+pub use options::{LaunchOverride, Options};
+pub use report::*;
+
+use std::sync::atomic::AtomicBool;
+
+/// Parses CUDA source. Never fails: errors are nodes of the tree, reported by
+/// [`syntax::syntax_errors`]. With `old` (already edited with `Tree::edit`)
+/// the parse is incremental.
+pub fn parse(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
+    syntax::parse(text, old)
+}
+
+/// Analyses every kernel of a parsed file. `cache` holds SMT query results by
+/// query hash; `cancel` is polled between queries (an obsolete analysis stops
+/// early and its report is marked by `cancelled` in the caller's hands).
+pub fn analyze(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+) -> FileReport {
+    verify::analyze_file(text, tree, options, cache, cancel)
+}
+
+/// Parses and analyses with a fresh cache: the one-shot entry point of the CLI.
+pub fn analyze_source(text: &str, options: &Options) -> FileReport {
+    let tree = parse(text, None);
+    analyze(text, &tree, options, &MemoryCache::default(), None)
+}

@@ -1,0 +1,221 @@
+//! Plain-data results of an analysis: findings, kernel verdicts and witnesses.
+//!
+//! Architecture Invariant: nothing here knows of LSP, JSON-RPC or async. The
+//! CLI and the language server convert these types into their own formats.
+
+use serde::Serialize;
+
+/// A position in a source file: 0-based line, 0-based byte column, byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+pub struct Point {
+    pub line: u32,
+    /// Byte column within the line.
+    pub column: u32,
+    /// Byte offset from the start of the file.
+    pub offset: u32,
+}
+
+/// A half-open byte range with its line/column end points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
+pub struct Span {
+    pub start: Point,
+    pub end: Point,
+}
+
+impl Span {
+    pub fn from_node(node: &tree_sitter::Node) -> Span {
+        let s = node.start_position();
+        let e = node.end_position();
+        Span {
+            start: Point {
+                line: s.row as u32,
+                column: s.column as u32,
+                offset: node.start_byte() as u32,
+            },
+            end: Point {
+                line: e.row as u32,
+                column: e.column as u32,
+                offset: node.end_byte() as u32,
+            },
+        }
+    }
+
+    pub fn contains(&self, offset: u32) -> bool {
+        self.start.offset <= offset && offset <= self.end.offset
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    DataRace,
+    BarrierDivergence,
+    RedundantBarrier,
+    NotVerified,
+    Unknown,
+    SyntaxError,
+}
+
+impl FindingKind {
+    /// The stable code, also the anchor in `docs/diagnostics.md`.
+    pub fn code(self) -> &'static str {
+        match self {
+            FindingKind::DataRace => "data-race",
+            FindingKind::BarrierDivergence => "barrier-divergence",
+            FindingKind::RedundantBarrier => "redundant-barrier",
+            FindingKind::NotVerified => "not-verified",
+            FindingKind::Unknown => "unknown",
+            FindingKind::SyntaxError => "syntax-error",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::SyntaxError => {
+                Severity::Error
+            }
+            FindingKind::RedundantBarrier => Severity::Warning,
+            FindingKind::NotVerified | FindingKind::Unknown => Severity::Information,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+}
+
+/// One thread of a witness.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WitnessThread {
+    pub thread_idx: [i64; 3],
+    pub block_idx: [i64; 3],
+}
+
+/// A concrete counterexample: two threads and the values of everything else.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Witness {
+    pub threads: Vec<WitnessThread>,
+    /// Other symbolic values by display name: `blockDim.x`, parameters, loop
+    /// variables (`i@thread1` when the two threads differ), `index` (the
+    /// colliding index, one entry per dimension as `index[0]`...).
+    pub values: Vec<(String, i64)>,
+}
+
+impl Witness {
+    pub fn value(&self, name: &str) -> Option<i64> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Related {
+    pub span: Span,
+    pub message: String,
+}
+
+/// A text edit on the analysed file (byte offsets into the text that was analysed).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextEdit {
+    pub span: Span,
+    pub new_text: String,
+}
+
+/// A quick-fix that was verified before being offered: applying its edits
+/// removes the finding and introduces no new error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    pub title: String,
+    pub edits: Vec<TextEdit>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub severity: Severity,
+    /// The kernel the finding belongs to, if any (syntax errors have none).
+    pub kernel: Option<String>,
+    pub message: String,
+    pub span: Span,
+    pub related: Vec<Related>,
+    pub witness: Option<Witness>,
+    pub fixes: Vec<Fix>,
+}
+
+impl Finding {
+    pub fn new(kind: FindingKind, kernel: Option<&str>, span: Span, message: String) -> Finding {
+        Finding {
+            kind,
+            severity: kind.severity(),
+            kernel: kernel.map(str::to_string),
+            message,
+            span,
+            related: Vec::new(),
+            witness: None,
+            fixes: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KernelStatus {
+    Verified,
+    Racy,
+    Divergent,
+    Unknown,
+    NotVerified,
+}
+
+impl KernelStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KernelStatus::Verified => "verified",
+            KernelStatus::Racy => "racy",
+            KernelStatus::Divergent => "divergent",
+            KernelStatus::Unknown => "unknown",
+            KernelStatus::NotVerified => "not-verified",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KernelReport {
+    pub name: String,
+    /// The span of the kernel's name in its definition.
+    pub span: Span,
+    pub status: KernelStatus,
+    pub millis: u64,
+    /// SMT queries this kernel needed, and how many of them came from the cache.
+    pub queries: u32,
+    pub queries_reused: u32,
+}
+
+/// Counters of an analysis run; the server exposes them for tests and logs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub queries_run: u64,
+    pub queries_reused: u64,
+    pub kernels_analysed: u64,
+    pub kernels_reused: u64,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.queries_run += o.queries_run;
+        self.queries_reused += o.queries_reused;
+        self.kernels_analysed += o.kernels_analysed;
+        self.kernels_reused += o.kernels_reused;
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    pub findings: Vec<Finding>,
+    pub kernels: Vec<KernelReport>,
+    pub stats: Stats,
+}
