@@ -1,0 +1,527 @@
+//! The analysis actor: one tokio task that owns the scheduling of analyses.
+//!
+//! Handlers apply edits to documents synchronously and send [`Event`]s here.
+//! Per document the actor debounces edits, cancels obsolete runs (their
+//! `cancel` flag is set and their result discarded), runs the core analysis
+//! on blocking threads (documents in parallel), and publishes diagnostics for
+//! exactly the version that was analysed, never for a stale one. Syntax errors
+//! are published at once, verification results when they are ready.
+
+use crate::config::Effective;
+use crate::document::{Encoding, LineIndex, Snapshot};
+use crate::to_proto::{self, Source};
+use dashmap::DashMap;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use syncscope_core::{
+    FileReport, Finding, FindingKind, KernelReport, Options, QueryCache, QueryOutcome, Stats,
+};
+use tokio::sync::{mpsc, oneshot};
+use tower_lsp_server::lsp_types::{
+    notification::Notification, request::WorkDoneProgressCreate, Diagnostic, MessageType,
+    NumberOrString, Uri, WorkDoneProgressCreateParams,
+};
+use tower_lsp_server::Client;
+
+/// Analyses running longer than this get a `$/progress` report.
+const PROGRESS_AFTER: Duration = Duration::from_millis(200);
+/// The cache is cleared when it grows past this many queries.
+const CACHE_LIMIT: usize = 500_000;
+
+/// The query cache shared by every analysis of the server.
+#[derive(Default)]
+pub struct SharedCache(DashMap<u64, QueryOutcome>);
+
+impl QueryCache for SharedCache {
+    fn get(&self, key: u64) -> Option<QueryOutcome> {
+        self.0.get(&key).map(|v| v.clone())
+    }
+    fn insert(&self, key: u64, outcome: QueryOutcome) {
+        if self.0.len() >= CACHE_LIMIT {
+            self.0.clear();
+        }
+        self.0.insert(key, outcome);
+    }
+}
+
+/// The `syncscope/status` notification.
+pub enum StatusNotification {}
+
+impl Notification for StatusNotification {
+    type Params = serde_json::Value;
+    const METHOD: &'static str = "syncscope/status";
+}
+
+/// The result of the latest analysis of a document version, for hover, code
+/// actions and code lenses.
+pub struct Analysis {
+    pub version: i32,
+    pub text: Arc<str>,
+    pub index: Arc<LineIndex>,
+    pub encoding: Encoding,
+    pub options: Arc<Options>,
+    pub findings: Vec<Finding>,
+    /// `diagnostics[i]` is the diagnostic of `findings[i]`.
+    pub diagnostics: Vec<Diagnostic>,
+    pub kernels: Vec<KernelReport>,
+}
+
+impl Analysis {
+    pub fn source(&self) -> Source<'_> {
+        Source {
+            text: &self.text,
+            index: &self.index,
+            encoding: self.encoding,
+        }
+    }
+}
+
+/// State shared by the actor and the request handlers.
+pub struct Shared {
+    pub client: Client,
+    pub cache: Arc<SharedCache>,
+    pub stats: Mutex<Stats>,
+    pub results: DashMap<String, Arc<Analysis>>,
+    pub supports_progress: AtomicBool,
+    pub supports_lens_refresh: AtomicBool,
+    progress_ids: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(client: Client) -> Shared {
+        Shared {
+            client,
+            cache: Arc::default(),
+            stats: Mutex::default(),
+            results: DashMap::new(),
+            supports_progress: AtomicBool::new(false),
+            supports_lens_refresh: AtomicBool::new(false),
+            progress_ids: AtomicU64::new(0),
+        }
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats.lock().map(|s| *s).unwrap_or_default()
+    }
+}
+
+pub enum Event {
+    /// A document was opened or edited: analyse this version.
+    Changed {
+        uri: Uri,
+        snapshot: Snapshot,
+        encoding: Encoding,
+    },
+    Closed {
+        uri: Uri,
+    },
+    /// Re-analyse one document (`syncscope.verifyFile`) or all (`None`).
+    Reanalyse {
+        uri: Option<Uri>,
+    },
+    /// New effective configuration: re-analyse every open document.
+    Config(Effective),
+    Finished {
+        key: String,
+        generation: u64,
+        outcome: Result<FileReport, String>,
+    },
+}
+
+struct DocState {
+    uri: Uri,
+    snapshot: Snapshot,
+    encoding: Encoding,
+    generation: u64,
+    due: Option<Instant>,
+    cancel: Option<Arc<AtomicBool>>,
+    /// The verification diagnostics last published (kept while syntax errors
+    /// of a newer version are published at once).
+    last_verification: Vec<Diagnostic>,
+    published_syntax: bool,
+}
+
+impl DocState {
+    fn obsolete_running(&mut self) {
+        if let Some(c) = self.cancel.take() {
+            c.store(true, Ordering::SeqCst);
+        }
+        self.generation += 1;
+    }
+}
+
+pub struct Actor {
+    shared: Arc<Shared>,
+    rx: mpsc::UnboundedReceiver<Event>,
+    tx: mpsc::UnboundedSender<Event>,
+    docs: HashMap<String, DocState>,
+    options: Arc<Options>,
+    debounce: Duration,
+}
+
+/// Starts the actor on the current runtime; returns its event sender.
+pub fn spawn(shared: Arc<Shared>) -> mpsc::UnboundedSender<Event> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let effective = Effective::default();
+    let actor = Actor {
+        shared,
+        rx,
+        tx: tx.clone(),
+        docs: HashMap::new(),
+        options: Arc::new(effective.options),
+        debounce: Duration::from_millis(effective.debounce_ms),
+    };
+    tokio::spawn(actor.run());
+    tx
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
+}
+
+impl Actor {
+    async fn run(mut self) {
+        loop {
+            let next_due = self.docs.values().filter_map(|d| d.due).min();
+            let event = match next_due {
+                Some(due) => {
+                    tokio::select! {
+                        ev = self.rx.recv() => ev,
+                        _ = tokio::time::sleep_until(due.into()) => {
+                            self.start_due().await;
+                            continue;
+                        }
+                    }
+                }
+                None => self.rx.recv().await,
+            };
+            match event {
+                Some(ev) => self.handle(ev).await,
+                None => break,
+            }
+        }
+        for d in self.docs.values_mut() {
+            d.obsolete_running();
+        }
+    }
+
+    async fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Changed {
+                uri,
+                snapshot,
+                encoding,
+            } => {
+                let key = uri.as_str().to_string();
+                let due = Some(Instant::now() + self.debounce);
+                let doc = self.docs.entry(key).or_insert_with(|| DocState {
+                    uri: uri.clone(),
+                    snapshot: snapshot.clone(),
+                    encoding,
+                    generation: 0,
+                    due,
+                    cancel: None,
+                    last_verification: Vec::new(),
+                    published_syntax: false,
+                });
+                doc.obsolete_running();
+                doc.snapshot = snapshot;
+                doc.encoding = encoding;
+                doc.due = due;
+                // Syntax errors at once (cheap), with the last verification
+                // diagnostics kept until fresh ones arrive.
+                let syntax = syntax_diagnostics(&uri, &doc.snapshot, encoding);
+                if !syntax.is_empty() || doc.published_syntax {
+                    doc.published_syntax = !syntax.is_empty();
+                    let mut all = syntax;
+                    all.extend(doc.last_verification.iter().cloned());
+                    let version = doc.snapshot.version;
+                    self.shared
+                        .client
+                        .publish_diagnostics(uri, all, Some(version))
+                        .await;
+                }
+            }
+            Event::Closed { uri } => {
+                let key = uri.as_str().to_string();
+                if let Some(mut d) = self.docs.remove(&key) {
+                    d.obsolete_running();
+                }
+                self.shared.results.remove(&key);
+                self.shared
+                    .client
+                    .publish_diagnostics(uri, Vec::new(), None)
+                    .await;
+            }
+            Event::Reanalyse { uri } => {
+                let now = Some(Instant::now());
+                for (key, d) in self.docs.iter_mut() {
+                    if uri.as_ref().is_none_or(|u| u.as_str() == key) {
+                        d.obsolete_running();
+                        d.due = now;
+                    }
+                }
+            }
+            Event::Config(effective) => {
+                self.options = Arc::new(effective.options);
+                self.debounce = Duration::from_millis(effective.debounce_ms);
+                let now = Some(Instant::now());
+                for d in self.docs.values_mut() {
+                    d.obsolete_running();
+                    d.due = now;
+                }
+            }
+            Event::Finished {
+                key,
+                generation,
+                outcome,
+            } => self.finished(key, generation, outcome).await,
+        }
+    }
+
+    /// Starts every analysis whose debounce has elapsed.
+    async fn start_due(&mut self) {
+        let now = Instant::now();
+        let due: Vec<String> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.due.is_some_and(|t| t <= now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in due {
+            let Some(doc) = self.docs.get_mut(&key) else {
+                continue;
+            };
+            doc.due = None;
+            if let Some(c) = doc.cancel.take() {
+                c.store(true, Ordering::SeqCst);
+            }
+            let cancel = Arc::new(AtomicBool::new(false));
+            doc.cancel = Some(cancel.clone());
+            let generation = doc.generation;
+            let snapshot = doc.snapshot.clone();
+            let uri = doc.uri.clone();
+            self.shared
+                .client
+                .send_notification::<StatusNotification>(to_proto::status(
+                    &uri,
+                    snapshot.version,
+                    "analysing",
+                    &[],
+                ))
+                .await;
+            tokio::spawn(run_analysis(
+                self.shared.clone(),
+                self.tx.clone(),
+                self.options.clone(),
+                key,
+                uri,
+                generation,
+                snapshot,
+                cancel,
+            ));
+        }
+    }
+
+    async fn finished(
+        &mut self,
+        key: String,
+        generation: u64,
+        outcome: Result<FileReport, String>,
+    ) {
+        let client = self.shared.client.clone();
+        if let Ok(report) = &outcome {
+            let total = {
+                let mut s = self.shared.stats.lock().unwrap_or_else(|e| e.into_inner());
+                *s += report.stats;
+                *s
+            };
+            client
+                .log_message(
+                    MessageType::LOG,
+                    format!(
+                        "syncscope: {key}: {} queries run, {} reused, {} kernels analysed, {} reused (total: {} run, {} reused)",
+                        report.stats.queries_run,
+                        report.stats.queries_reused,
+                        report.stats.kernels_analysed,
+                        report.stats.kernels_reused,
+                        total.queries_run,
+                        total.queries_reused
+                    ),
+                )
+                .await;
+        }
+        let Some(doc) = self.docs.get_mut(&key) else {
+            return;
+        };
+        if doc.generation != generation {
+            return; // obsolete: a newer version or configuration superseded it
+        }
+        doc.cancel = None;
+        let uri = doc.uri.clone();
+        let snap = doc.snapshot.clone();
+        let src = Source {
+            text: &snap.text,
+            index: &snap.index,
+            encoding: doc.encoding,
+        };
+        let (findings, kernels, extra) = match outcome {
+            Ok(report) => {
+                let mut findings = report.findings;
+                if !findings.iter().any(|f| f.kind == FindingKind::SyntaxError) {
+                    findings.extend(syncscope_core::syntax::syntax_errors(
+                        &snap.tree, &snap.text,
+                    ));
+                }
+                (findings, report.kernels, None)
+            }
+            Err(msg) => {
+                client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("syncscope: analysis of {key} panicked: {msg}"),
+                    )
+                    .await;
+                let findings = syncscope_core::syntax::syntax_errors(&snap.tree, &snap.text);
+                (findings, Vec::new(), Some(to_proto::internal_error(&msg)))
+            }
+        };
+        let diagnostics: Vec<Diagnostic> = findings
+            .iter()
+            .map(|f| to_proto::diagnostic(&uri, src, f))
+            .collect();
+        let mut published = diagnostics.clone();
+        published.extend(extra.clone());
+        doc.last_verification = findings
+            .iter()
+            .zip(&diagnostics)
+            .filter(|(f, _)| f.kind != FindingKind::SyntaxError)
+            .map(|(_, d)| d.clone())
+            .chain(extra.clone())
+            .collect();
+        doc.published_syntax = findings.iter().any(|f| f.kind == FindingKind::SyntaxError);
+        let verdict = if extra.is_some() {
+            "unknown"
+        } else {
+            to_proto::verdict(&kernels)
+        };
+        let status = to_proto::status(&uri, snap.version, verdict, &kernels);
+        self.shared.results.insert(
+            key,
+            Arc::new(Analysis {
+                version: snap.version,
+                text: snap.text.clone(),
+                index: snap.index.clone(),
+                encoding: doc.encoding,
+                options: self.options.clone(),
+                findings,
+                diagnostics,
+                kernels,
+            }),
+        );
+        client
+            .publish_diagnostics(uri, published, Some(snap.version))
+            .await;
+        client.send_notification::<StatusNotification>(status).await;
+        if self.shared.supports_lens_refresh.load(Ordering::Relaxed) {
+            // A request: never wait for the client's answer here.
+            tokio::spawn(async move {
+                let _ = client.code_lens_refresh().await;
+            });
+        }
+    }
+}
+
+fn syntax_diagnostics(uri: &Uri, snap: &Snapshot, encoding: Encoding) -> Vec<Diagnostic> {
+    let src = Source {
+        text: &snap.text,
+        index: &snap.index,
+        encoding,
+    };
+    syncscope_core::syntax::syntax_errors(&snap.tree, &snap.text)
+        .iter()
+        .map(|f| to_proto::diagnostic(uri, src, f))
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_analysis(
+    shared: Arc<Shared>,
+    tx: mpsc::UnboundedSender<Event>,
+    options: Arc<Options>,
+    key: String,
+    uri: Uri,
+    generation: u64,
+    snapshot: Snapshot,
+    cancel: Arc<AtomicBool>,
+) {
+    let cache = shared.cache.clone();
+    let flag = cancel.clone();
+    let handle = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            syncscope_core::analyze(
+                &snapshot.text,
+                &snapshot.tree,
+                &options,
+                &*cache,
+                Some(&flag),
+            )
+        }))
+        .map_err(|p| panic_message(&*p))
+    });
+    let (done_tx, done_rx) = oneshot::channel::<()>();
+    if shared.supports_progress.load(Ordering::Relaxed) {
+        tokio::spawn(progress(shared.clone(), uri, done_rx));
+    }
+    let outcome = match handle.await {
+        Ok(r) => r,
+        Err(e) => Err(format!("analysis task failed: {e}")),
+    };
+    let _ = done_tx.send(());
+    let _ = tx.send(Event::Finished {
+        key,
+        generation,
+        outcome,
+    });
+}
+
+/// Reports work-done progress for an analysis that outlives [`PROGRESS_AFTER`].
+async fn progress(shared: Arc<Shared>, uri: Uri, mut done: oneshot::Receiver<()>) {
+    tokio::select! {
+        _ = &mut done => return,
+        _ = tokio::time::sleep(PROGRESS_AFTER) => {}
+    }
+    let n = shared.progress_ids.fetch_add(1, Ordering::Relaxed);
+    let token = NumberOrString::String(format!("syncscope/analysis/{n}"));
+    let client = shared.client.clone();
+    let created = tokio::time::timeout(
+        Duration::from_secs(5),
+        client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+            token: token.clone(),
+        }),
+    )
+    .await;
+    if !matches!(created, Ok(Ok(()))) {
+        return;
+    }
+    let file = uri
+        .path()
+        .as_str()
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let ongoing = client
+        .progress(token, "Syncscope")
+        .with_message(format!("verifying {file}"))
+        .begin()
+        .await;
+    let _ = done.await;
+    ongoing.finish().await;
+}

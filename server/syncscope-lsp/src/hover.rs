@@ -1,0 +1,201 @@
+//! Hover texts: a finding with its witness, or a kernel with its verdict.
+
+use crate::to_proto::finding_counts;
+use syncscope_core::{Finding, KernelReport, KernelStatus, Options, Witness};
+
+fn tuple(v: &[i64; 3]) -> String {
+    format!("({},{},{})", v[0], v[1], v[2])
+}
+
+/// `blockDim.x/y/z` values as `blockDim = (x,y,z)` (missing components as `?`).
+fn dim_value(w: &Witness, name: &str) -> Option<String> {
+    let comps: Vec<Option<i64>> = ["x", "y", "z"]
+        .iter()
+        .map(|c| w.value(&format!("{name}.{c}")))
+        .collect();
+    if comps.iter().all(Option::is_none) {
+        return None;
+    }
+    let s: Vec<String> = comps
+        .iter()
+        .map(|c| c.map_or("?".to_string(), |v| v.to_string()))
+        .collect();
+    Some(format!("{name} = ({})", s.join(",")))
+}
+
+/// One line describing a witness: the two threads and every other value.
+pub fn witness_text(w: &Witness) -> String {
+    let threads: Vec<String> = w
+        .threads
+        .iter()
+        .map(|t| {
+            format!(
+                "thread {} of block {}",
+                tuple(&t.thread_idx),
+                tuple(&t.block_idx)
+            )
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for dim in ["blockDim", "gridDim"] {
+        parts.extend(dim_value(w, dim));
+    }
+    let index: Vec<String> = (0..)
+        .map_while(|i| w.value(&format!("index[{i}]")))
+        .map(|v| v.to_string())
+        .collect();
+    if !index.is_empty() {
+        parts.push(format!("index = [{}]", index.join("][")));
+    }
+    for (name, value) in &w.values {
+        let is_dim = name.starts_with("blockDim.") || name.starts_with("gridDim.");
+        if !is_dim && !name.starts_with("index[") {
+            parts.push(format!("{name} = {value}"));
+        }
+    }
+    let mut out = threads.join(" and ");
+    if !parts.is_empty() {
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        out.push_str(&parts.join(", "));
+    }
+    out
+}
+
+/// Markdown for a finding: kind, message, witness and related locations.
+/// `line_of` maps a byte offset to a 1-based line for display.
+pub fn finding_markdown(f: &Finding) -> String {
+    let mut md = format!("**syncscope {}**: {}", f.kind.code(), f.message);
+    if let Some(w) = &f.witness {
+        md.push_str("\n\n**Witness:** ");
+        md.push_str(&witness_text(w));
+    }
+    for r in &f.related {
+        md.push_str(&format!(
+            "\n\n- line {}: {}",
+            r.span.start.line + 1,
+            r.message
+        ));
+    }
+    if !f.fixes.is_empty() {
+        let titles: Vec<&str> = f.fixes.iter().map(|x| x.title.as_str()).collect();
+        md.push_str(&format!("\n\nQuick fix: {}", titles.join("; ")));
+    }
+    md
+}
+
+fn launch_text(options: &Options, kernel: &str) -> String {
+    let (block, grid) = options.launch_for(kernel);
+    let d = |v: [u32; 3]| format!("({},{},{})", v[0], v[1], v[2]);
+    match (block, grid) {
+        (None, None) => "for every launch size".to_string(),
+        (Some(b), None) => format!("for blockDim = {} and every grid size", d(b)),
+        (None, Some(g)) => format!("for gridDim = {} and every block size", d(g)),
+        (Some(b), Some(g)) => format!("for blockDim = {}, gridDim = {}", d(b), d(g)),
+    }
+}
+
+/// Markdown for a kernel name: its status with counts and cost.
+pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options) -> String {
+    let cost = format!(
+        "{} queries ({} reused), {} ms",
+        k.queries, k.queries_reused, k.millis
+    );
+    let counts = finding_counts(&k.name, findings);
+    let head = format!("**kernel `{}`**: ", k.name);
+    let body = match k.status {
+        KernelStatus::Verified => format!(
+            "verified race-free {}; {cost}",
+            launch_text(options, &k.name)
+        ),
+        KernelStatus::Racy => format!("racy: {counts}; {cost}"),
+        KernelStatus::Divergent => format!("barrier divergence: {counts}; {cost}"),
+        KernelStatus::Unknown => format!("unknown (solver gave up or timed out); {cost}"),
+        KernelStatus::NotVerified => {
+            format!("not verified (unsupported construct); {cost}")
+        }
+    };
+    head + &body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syncscope_core::{FindingKind, Related, Span, WitnessThread};
+
+    #[test]
+    fn witness_lists_threads_dims_and_values() {
+        let w = Witness {
+            threads: vec![
+                WitnessThread {
+                    thread_idx: [5, 0, 0],
+                    block_idx: [0, 0, 0],
+                },
+                WitnessThread {
+                    thread_idx: [6, 0, 0],
+                    block_idx: [0, 0, 0],
+                },
+            ],
+            values: vec![
+                ("blockDim.x".into(), 64),
+                ("blockDim.y".into(), 1),
+                ("blockDim.z".into(), 1),
+                ("n".into(), 3),
+                ("index[0]".into(), 6),
+            ],
+        };
+        assert_eq!(
+            witness_text(&w),
+            "thread (5,0,0) of block (0,0,0) and thread (6,0,0) of block (0,0,0); blockDim = (64,1,1), index = [6], n = 3"
+        );
+        let mut f = Finding::new(
+            FindingKind::DataRace,
+            Some("k"),
+            Span::default(),
+            "data race on `s`".into(),
+        );
+        f.witness = Some(w);
+        f.related.push(Related {
+            span: Span::default(),
+            message: "read here".into(),
+        });
+        let md = finding_markdown(&f);
+        assert!(md.starts_with("**syncscope data-race**: data race on `s`"));
+        assert!(md.contains("thread (6,0,0)"));
+        assert!(md.contains("- line 1: read here"));
+    }
+
+    #[test]
+    fn kernel_status_texts() {
+        let k = KernelReport {
+            name: "shift".into(),
+            span: Span::default(),
+            status: KernelStatus::Verified,
+            millis: 9,
+            queries: 14,
+            queries_reused: 2,
+        };
+        let md = kernel_markdown(&k, &[], &Options::default());
+        assert_eq!(
+            md,
+            "**kernel `shift`**: verified race-free for every launch size; 14 queries (2 reused), 9 ms"
+        );
+        let opts = Options {
+            block_dim: Some([256, 1, 1]),
+            ..Options::default()
+        };
+        assert!(kernel_markdown(&k, &[], &opts).contains("blockDim = (256,1,1)"));
+        let racy = KernelReport {
+            status: KernelStatus::Racy,
+            ..k
+        };
+        let f = Finding::new(
+            FindingKind::DataRace,
+            Some("shift"),
+            Span::default(),
+            "r".into(),
+        );
+        assert!(kernel_markdown(&racy, &[f], &opts).contains("racy: 1 race"));
+    }
+}

@@ -1,0 +1,467 @@
+//! The `LanguageServer` implementation: documents, configuration, and the
+//! requests answered from the latest analysis.
+
+use crate::actor::{self, Event, Shared};
+use crate::config::{self, Effective, Settings};
+use crate::document::{Document, Encoding};
+use crate::from_proto;
+use crate::hover;
+use crate::to_proto::{self, VERIFY_COMMAND};
+use dashmap::DashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::lsp_types::*;
+use tower_lsp_server::{Client, LanguageServer, UriExt};
+
+#[derive(Default)]
+struct ConfigState {
+    root: Option<PathBuf>,
+    file: Settings,
+    client: Settings,
+    /// Errors of the configuration file, published on its URI.
+    file_diagnostics: Vec<Diagnostic>,
+}
+
+pub struct Server {
+    client: Client,
+    shared: Arc<Shared>,
+    tx: mpsc::UnboundedSender<Event>,
+    docs: DashMap<String, Document>,
+    /// Open `syncscope.toml` buffers (text only).
+    config_docs: DashMap<String, String>,
+    encoding: Mutex<Encoding>,
+    config: Mutex<ConfigState>,
+    shutdown: Arc<AtomicBool>,
+    watch_registration: AtomicBool,
+}
+
+impl Server {
+    pub fn new(client: Client, shutdown: Arc<AtomicBool>) -> Server {
+        let shared = Arc::new(Shared::new(client.clone()));
+        let tx = actor::spawn(shared.clone());
+        Server {
+            client,
+            shared,
+            tx,
+            docs: DashMap::new(),
+            config_docs: DashMap::new(),
+            encoding: Mutex::new(Encoding::Utf16),
+            config: Mutex::default(),
+            shutdown,
+            watch_registration: AtomicBool::new(false),
+        }
+    }
+
+    fn encoding(&self) -> Encoding {
+        *self.encoding.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `syncscope/stats`: cumulative query and kernel counters.
+    pub async fn stats(&self) -> Result<serde_json::Value> {
+        Ok(to_proto::stats(&self.shared.stats()))
+    }
+
+    fn send(&self, ev: Event) {
+        // The actor lives as long as the runtime; a failed send means shutdown.
+        let _ = self.tx.send(ev);
+    }
+
+    fn config_uri(&self) -> Option<Uri> {
+        let cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+        let root = cfg.root.as_ref()?;
+        Uri::from_file_path(root.join(config::FILE_NAME))
+    }
+
+    /// Whether `uri` is the root's `syncscope.toml` (the only config file read).
+    fn is_root_config(&self, uri: &Uri) -> bool {
+        from_proto::is_config(uri)
+            && self
+                .config_uri()
+                .is_some_and(|c| c.as_str() == uri.as_str())
+    }
+
+    /// Re-reads the configuration file (the open buffer if any, else the file
+    /// under the root), updates the effective configuration and returns it.
+    fn reload_file_config(&self) -> Effective {
+        let uri = self.config_uri();
+        let buffer = uri
+            .as_ref()
+            .and_then(|u| self.config_docs.get(u.as_str()).map(|t| t.clone()));
+        let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+        let text = buffer.or_else(|| {
+            let path = config::file_path(cfg.root.as_ref()?)?;
+            std::fs::read_to_string(path).ok()
+        });
+        cfg.file_diagnostics.clear();
+        cfg.file = match text.as_deref().map(config::parse_file) {
+            None => Settings::default(),
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
+                let text = text.as_deref().unwrap_or("");
+                let index = crate::document::LineIndex::new(text);
+                let src = to_proto::Source {
+                    text,
+                    index: &index,
+                    encoding: self.encoding(),
+                };
+                let range = e
+                    .range
+                    .map(|r| src.offset_range(r.start, r.end))
+                    .unwrap_or_default();
+                cfg.file_diagnostics
+                    .push(to_proto::config_diagnostic(range, &e.message));
+                Settings::default()
+            }
+        };
+        config::resolve(&cfg.file, &cfg.client)
+    }
+
+    async fn publish_config_diagnostics(&self) {
+        let Some(uri) = self.config_uri() else {
+            return;
+        };
+        let diags = self
+            .config
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .file_diagnostics
+            .clone();
+        self.client.publish_diagnostics(uri, diags, None).await;
+    }
+
+    async fn config_file_changed(&self) {
+        let effective = self.reload_file_config();
+        self.publish_config_diagnostics().await;
+        self.send(Event::Config(effective));
+    }
+
+    /// The latest analysis of `uri` if it is of the document's current version.
+    fn current_analysis(&self, uri: &Uri) -> Option<Arc<actor::Analysis>> {
+        let key = from_proto::key(uri);
+        let doc = self.docs.get(&key)?;
+        let analysis = self.shared.results.get(&key)?.clone();
+        (analysis.version == doc.version).then_some(analysis)
+    }
+
+    fn offset_in(&self, uri: &Uri, pos: Position) -> Option<usize> {
+        let doc = self.docs.get(&from_proto::key(uri))?;
+        Some(doc.offset(pos, self.encoding()))
+    }
+}
+
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let encoding = from_proto::encoding(&params);
+        *self.encoding.lock().unwrap_or_else(|e| e.into_inner()) = encoding;
+        self.shared
+            .supports_progress
+            .store(from_proto::supports_progress(&params), Ordering::Relaxed);
+        self.shared.supports_lens_refresh.store(
+            from_proto::supports_lens_refresh(&params),
+            Ordering::Relaxed,
+        );
+        self.watch_registration.store(
+            from_proto::supports_watch_registration(&params),
+            Ordering::Relaxed,
+        );
+        let client_settings = match params.initialization_options.as_ref() {
+            Some(v) => config::parse_client(v).unwrap_or_else(|e| {
+                eprintln!("syncscope: ignoring initializationOptions: {e}");
+                Settings::default()
+            }),
+            None => Settings::default(),
+        };
+        {
+            let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+            cfg.root = from_proto::root(&params);
+            cfg.client = client_settings;
+        }
+        let effective = self.reload_file_config();
+        self.send(Event::Config(effective));
+
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(from_proto::encoding_kind(encoding)),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                        ..Default::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..Default::default()
+                    },
+                )),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![VERIFY_COMMAND.to_string()],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "syncscope".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        self.client
+            .log_message(MessageType::INFO, "syncscope language server ready")
+            .await;
+        self.publish_config_diagnostics().await;
+        if self.watch_registration.load(Ordering::Relaxed) {
+            let client = self.client.clone();
+            // A request to the client: don't hold a handler slot waiting for it.
+            tokio::spawn(async move {
+                let options = DidChangeWatchedFilesRegistrationOptions {
+                    watchers: vec![FileSystemWatcher {
+                        glob_pattern: GlobPattern::String(format!("**/{}", config::FILE_NAME)),
+                        kind: None,
+                    }],
+                };
+                let _ = client
+                    .register_capability(vec![Registration {
+                        id: "syncscope-config-watch".to_string(),
+                        method: "workspace/didChangeWatchedFiles".to_string(),
+                        register_options: serde_json::to_value(options).ok(),
+                    }])
+                    .await;
+            });
+        }
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shutdown.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        if from_proto::is_config(&doc.uri) {
+            if self.is_root_config(&doc.uri) {
+                self.config_docs.insert(from_proto::key(&doc.uri), doc.text);
+                self.config_file_changed().await;
+            }
+            return;
+        }
+        // Synchronous: no `.await` between applying the text and queuing the event.
+        let document = Document::new(doc.text, doc.version);
+        let snapshot = document.snapshot();
+        self.docs.insert(from_proto::key(&doc.uri), document);
+        self.send(Event::Changed {
+            uri: doc.uri,
+            snapshot,
+            encoding: self.encoding(),
+        });
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let version = params.text_document.version;
+        let key = from_proto::key(&uri);
+        let encoding = self.encoding();
+        if from_proto::is_config(&uri) {
+            let updated = self.config_docs.get_mut(&key).map(|mut text| {
+                crate::document::apply_text_changes(
+                    &mut text,
+                    from_proto::changes(&params.content_changes),
+                    encoding,
+                );
+            });
+            if updated.is_some() {
+                self.config_file_changed().await;
+            }
+            return;
+        }
+        // Apply the edit synchronously under the map's entry lock, released
+        // before anything is awaited: edits stay in arrival order.
+        let snapshot = {
+            let Some(mut doc) = self.docs.get_mut(&key) else {
+                eprintln!("syncscope: didChange for a document that is not open: {key}");
+                return;
+            };
+            doc.apply_changes(
+                from_proto::changes(&params.content_changes),
+                version,
+                encoding,
+            );
+            doc.snapshot()
+        };
+        self.send(Event::Changed {
+            uri,
+            snapshot,
+            encoding,
+        });
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if self.is_root_config(&params.text_document.uri) {
+            self.config_file_changed().await;
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let key = from_proto::key(&uri);
+        if self.config_docs.remove(&key).is_some() {
+            self.config_file_changed().await;
+            return;
+        }
+        if self.docs.remove(&key).is_some() {
+            self.send(Event::Closed { uri });
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        match config::parse_client(&params.settings) {
+            Ok(settings) => {
+                let effective = {
+                    let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+                    cfg.client = settings;
+                    config::resolve(&cfg.file, &cfg.client)
+                };
+                self.send(Event::Config(effective));
+            }
+            Err(e) => {
+                self.client.show_message(MessageType::ERROR, &e).await;
+                self.client.log_message(MessageType::ERROR, e).await;
+            }
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        if params.changes.iter().any(|c| self.is_root_config(&c.uri)) {
+            self.config_file_changed().await;
+        }
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let pos = params.text_document_position_params;
+        let uri = pos.text_document.uri;
+        let Some(analysis) = self.current_analysis(&uri) else {
+            return Ok(None);
+        };
+        let Some(offset) = self.offset_in(&uri, pos.position) else {
+            return Ok(None);
+        };
+        let offset = offset as u32;
+        let src = analysis.source();
+        let width = |s: &syncscope_core::Span| s.end.offset.saturating_sub(s.start.offset);
+        // The narrowest finding under the cursor, then its related locations.
+        let finding = analysis
+            .findings
+            .iter()
+            .filter(|f| f.span.contains(offset))
+            .min_by_key(|f| width(&f.span))
+            .map(|f| (f, f.span))
+            .or_else(|| {
+                analysis.findings.iter().find_map(|f| {
+                    f.related
+                        .iter()
+                        .find(|r| r.span.contains(offset))
+                        .map(|r| (f, r.span))
+                })
+            });
+        if let Some((f, span)) = finding {
+            return Ok(Some(Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: hover::finding_markdown(f),
+                }),
+                range: Some(src.range(span)),
+            }));
+        }
+        if let Some(k) = analysis.kernels.iter().find(|k| k.span.contains(offset)) {
+            return Ok(Some(Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: hover::kernel_markdown(k, &analysis.findings, &analysis.options),
+                }),
+                range: Some(src.range(k.span)),
+            }));
+        }
+        Ok(None)
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        if let Some(only) = &params.context.only {
+            if !only
+                .iter()
+                .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+            {
+                return Ok(None);
+            }
+        }
+        let uri = params.text_document.uri;
+        let Some(analysis) = self.current_analysis(&uri) else {
+            return Ok(None);
+        };
+        let (Some(start), Some(end)) = (
+            self.offset_in(&uri, params.range.start),
+            self.offset_in(&uri, params.range.end),
+        ) else {
+            return Ok(None);
+        };
+        let (start, end) = (start.min(end) as u32, start.max(end) as u32);
+        let src = analysis.source();
+        let actions: CodeActionResponse = analysis
+            .findings
+            .iter()
+            .zip(&analysis.diagnostics)
+            .filter(|(f, _)| f.span.start.offset <= end && start <= f.span.end.offset)
+            .flat_map(|(f, d)| to_proto::code_actions(&uri, src, f, d))
+            .map(CodeActionOrCommand::CodeAction)
+            .collect();
+        Ok(Some(actions))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        let Some(analysis) = self.current_analysis(&uri) else {
+            return Ok(None);
+        };
+        let src = analysis.source();
+        Ok(Some(
+            analysis
+                .kernels
+                .iter()
+                .map(|k| to_proto::code_lens(&uri, src, k, &analysis.findings))
+                .collect(),
+        ))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != VERIFY_COMMAND {
+            return Err(Error::invalid_params(format!(
+                "unknown command `{}`",
+                params.command
+            )));
+        }
+        let uri = params
+            .arguments
+            .first()
+            .and_then(|a| a.as_str())
+            .and_then(|s| s.parse::<Uri>().ok())
+            .ok_or_else(|| Error::invalid_params("expected a document URI string"))?;
+        if !self.docs.contains_key(&from_proto::key(&uri)) {
+            return Err(Error::invalid_params(format!(
+                "document not open: {}",
+                uri.as_str()
+            )));
+        }
+        self.send(Event::Reanalyse { uri: Some(uri) });
+        Ok(None)
+    }
+}

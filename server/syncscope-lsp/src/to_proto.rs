@@ -1,0 +1,478 @@
+//! Conversions from core results to LSP types: ranges, diagnostics, code
+//! actions, code lenses and the `syncscope/status` payload.
+
+use crate::document::{Encoding, LineIndex};
+use std::collections::HashMap;
+use syncscope_core::{Finding, FindingKind, KernelReport, KernelStatus, Severity, Span};
+use tower_lsp_server::lsp_types::{
+    CodeAction, CodeActionKind, CodeDescription, CodeLens, Command, Diagnostic,
+    DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
+    Range, TextEdit, Uri, WorkspaceEdit,
+};
+
+/// `source` of every diagnostic.
+pub const SOURCE: &str = "syncscope";
+/// Documentation of the diagnostic codes; the code is the anchor.
+pub const DOCS_URL: &str = "https://github.com/syncscope/syncscope/blob/main/docs/diagnostics.md";
+/// The command behind the code lenses.
+pub const VERIFY_COMMAND: &str = "syncscope.verifyFile";
+
+/// Text of an analysed version, for converting its byte spans.
+#[derive(Clone, Copy)]
+pub struct Source<'a> {
+    pub text: &'a str,
+    pub index: &'a LineIndex,
+    pub encoding: Encoding,
+}
+
+impl Source<'_> {
+    pub fn range(&self, span: Span) -> Range {
+        let start = self
+            .index
+            .position(self.text, span.start.offset as usize, self.encoding);
+        let end = self
+            .index
+            .position(self.text, span.end.offset as usize, self.encoding);
+        Range::new(start, end.max(start))
+    }
+
+    pub fn offset_range(&self, start: usize, end: usize) -> Range {
+        Range::new(
+            self.index.position(self.text, start, self.encoding),
+            self.index
+                .position(self.text, end.max(start), self.encoding),
+        )
+    }
+}
+
+pub fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Information => DiagnosticSeverity::INFORMATION,
+    }
+}
+
+pub fn code_description(code: &str) -> Option<CodeDescription> {
+    format!("{DOCS_URL}#{code}")
+        .parse()
+        .ok()
+        .map(|href| CodeDescription { href })
+}
+
+/// One finding as a diagnostic on `uri`.
+pub fn diagnostic(uri: &Uri, src: Source, f: &Finding) -> Diagnostic {
+    let code = f.kind.code();
+    let related: Vec<DiagnosticRelatedInformation> = f
+        .related
+        .iter()
+        .map(|r| DiagnosticRelatedInformation {
+            location: Location::new(uri.clone(), src.range(r.span)),
+            message: r.message.clone(),
+        })
+        .collect();
+    Diagnostic {
+        range: src.range(f.span),
+        severity: Some(severity(f.severity)),
+        code: Some(NumberOrString::String(code.to_string())),
+        code_description: code_description(code),
+        source: Some(SOURCE.to_string()),
+        message: f.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        tags: (f.kind == FindingKind::RedundantBarrier).then(|| vec![DiagnosticTag::UNNECESSARY]),
+        data: None,
+    }
+}
+
+/// A diagnostic for an analysis that panicked (at the start of the file).
+pub fn internal_error(message: &str) -> Diagnostic {
+    Diagnostic {
+        range: Range::default(),
+        severity: Some(DiagnosticSeverity::ERROR),
+        code: Some(NumberOrString::String("internal-error".into())),
+        source: Some(SOURCE.to_string()),
+        message: format!("syncscope internal error, analysis aborted: {message}"),
+        ..Default::default()
+    }
+}
+
+/// A configuration error as a diagnostic on `syncscope.toml`.
+pub fn config_diagnostic(range: Range, message: &str) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(DiagnosticSeverity::ERROR),
+        code: Some(NumberOrString::String("config-error".into())),
+        source: Some(SOURCE.to_string()),
+        message: message.to_string(),
+        ..Default::default()
+    }
+}
+
+/// One quick-fix code action per `Fix` of the finding.
+pub fn code_actions(uri: &Uri, src: Source, f: &Finding, diag: &Diagnostic) -> Vec<CodeAction> {
+    f.fixes
+        .iter()
+        .map(|fix| {
+            let edits: Vec<TextEdit> = fix
+                .edits
+                .iter()
+                .map(|e| TextEdit::new(src.range(e.span), e.new_text.clone()))
+                .collect();
+            let mut changes = HashMap::new();
+            changes.insert(uri.clone(), edits);
+            CodeAction {
+                title: fix.title.clone(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![diag.clone()]),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(changes),
+                    ..Default::default()
+                }),
+                is_preferred: Some(f.fixes.len() == 1),
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
+/// Counts of a kernel's findings by kind, as "2 races, 1 divergent barrier".
+pub fn finding_counts(kernel: &str, findings: &[Finding]) -> String {
+    let count = |k: FindingKind| {
+        findings
+            .iter()
+            .filter(|f| f.kind == k && f.kernel.as_deref() == Some(kernel))
+            .count()
+    };
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let mut parts = Vec::new();
+    let races = count(FindingKind::DataRace);
+    if races > 0 {
+        parts.push(plural(races, "race", "races"));
+    }
+    let div = count(FindingKind::BarrierDivergence);
+    if div > 0 {
+        parts.push(plural(div, "divergent barrier", "divergent barriers"));
+    }
+    let red = count(FindingKind::RedundantBarrier);
+    if red > 0 {
+        parts.push(plural(red, "redundant barrier", "redundant barriers"));
+    }
+    parts.join(", ")
+}
+
+/// The code lens title of a kernel, e.g. "✓ race-free (14 queries, 9 ms)".
+pub fn lens_title(k: &KernelReport, findings: &[Finding]) -> String {
+    let cost = format!("{} queries, {} ms", k.queries, k.millis);
+    let counts = finding_counts(&k.name, findings);
+    let detail = if counts.is_empty() {
+        cost
+    } else {
+        format!("{counts}; {cost}")
+    };
+    match k.status {
+        KernelStatus::Verified => format!("✓ race-free ({detail})"),
+        KernelStatus::Racy => format!("✗ racy ({detail})"),
+        KernelStatus::Divergent => format!("✗ divergent ({detail})"),
+        KernelStatus::Unknown => format!("? unknown ({detail})"),
+        KernelStatus::NotVerified => format!("– not verified ({detail})"),
+    }
+}
+
+pub fn code_lens(uri: &Uri, src: Source, k: &KernelReport, findings: &[Finding]) -> CodeLens {
+    CodeLens {
+        range: src.range(k.span),
+        command: Some(Command {
+            title: lens_title(k, findings),
+            command: VERIFY_COMMAND.to_string(),
+            arguments: Some(vec![serde_json::Value::String(uri.as_str().to_string())]),
+        }),
+        data: None,
+    }
+}
+
+/// Rank of a status for "worst kernel wins" (higher is worse).
+fn rank(s: KernelStatus) -> u8 {
+    match s {
+        KernelStatus::Verified => 0,
+        KernelStatus::NotVerified => 1,
+        KernelStatus::Unknown => 2,
+        KernelStatus::Divergent => 3,
+        KernelStatus::Racy => 4,
+    }
+}
+
+/// The verdict of a file: its worst kernel status, "verified" without kernels.
+pub fn verdict(kernels: &[KernelReport]) -> &'static str {
+    kernels
+        .iter()
+        .map(|k| k.status)
+        .max_by_key(|s| rank(*s))
+        .unwrap_or(KernelStatus::Verified)
+        .as_str()
+}
+
+/// The `syncscope/status` params.
+pub fn status(
+    uri: &Uri,
+    version: i32,
+    verdict: &str,
+    kernels: &[KernelReport],
+) -> serde_json::Value {
+    serde_json::json!({
+        "uri": uri.as_str(),
+        "version": version,
+        "verdict": verdict,
+        "kernels": kernels
+            .iter()
+            .map(|k| serde_json::json!({ "name": k.name, "status": k.status.as_str() }))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The `syncscope/stats` result.
+pub fn stats(s: &syncscope_core::Stats) -> serde_json::Value {
+    serde_json::json!({
+        "queriesRun": s.queries_run,
+        "queriesReused": s.queries_reused,
+        "kernelsAnalysed": s.kernels_analysed,
+        "kernelsReused": s.kernels_reused,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syncscope_core::{Fix, Point, Related, TextEdit as CoreEdit};
+    use tower_lsp_server::lsp_types::Position;
+
+    const TEXT: &str = "// é😀\n__global__ void k() {\n  x;\n}\n";
+
+    fn span_of(text: &str, needle: &str) -> Span {
+        let start = text.find(needle).unwrap();
+        let end = start + needle.len();
+        let idx = LineIndex::new(text);
+        let p = |o: usize| {
+            let pt = idx.point(o);
+            Point {
+                line: pt.row as u32,
+                column: pt.column as u32,
+                offset: o as u32,
+            }
+        };
+        Span {
+            start: p(start),
+            end: p(end),
+        }
+    }
+
+    fn uri() -> Uri {
+        "file:///w/a.cu".parse().unwrap()
+    }
+
+    #[test]
+    fn ranges_use_the_negotiated_encoding() {
+        let idx = LineIndex::new(TEXT);
+        let span = Span {
+            start: Point {
+                line: 0,
+                column: 3,
+                offset: 3,
+            },
+            end: Point {
+                line: 0,
+                column: 9,
+                offset: 9,
+            },
+        };
+        let s16 = Source {
+            text: TEXT,
+            index: &idx,
+            encoding: Encoding::Utf16,
+        };
+        let s8 = Source {
+            encoding: Encoding::Utf8,
+            ..s16
+        };
+        assert_eq!(
+            s16.range(span),
+            Range::new(Position::new(0, 3), Position::new(0, 6))
+        );
+        assert_eq!(
+            s8.range(span),
+            Range::new(Position::new(0, 3), Position::new(0, 9))
+        );
+    }
+
+    #[test]
+    fn race_diagnostic_has_code_related_and_link() {
+        let idx = LineIndex::new(TEXT);
+        let src = Source {
+            text: TEXT,
+            index: &idx,
+            encoding: Encoding::Utf16,
+        };
+        let mut f = Finding::new(
+            FindingKind::DataRace,
+            Some("k"),
+            span_of(TEXT, "x"),
+            "race".into(),
+        );
+        f.related.push(Related {
+            span: span_of(TEXT, "k()"),
+            message: "other access".into(),
+        });
+        let d = diagnostic(&uri(), src, &f);
+        assert_eq!(d.severity, Some(DiagnosticSeverity::ERROR));
+        assert_eq!(d.code, Some(NumberOrString::String("data-race".into())));
+        assert_eq!(d.source.as_deref(), Some("syncscope"));
+        assert_eq!(
+            d.code_description.unwrap().href.as_str(),
+            "https://github.com/syncscope/syncscope/blob/main/docs/diagnostics.md#data-race"
+        );
+        assert_eq!(
+            d.range,
+            Range::new(Position::new(2, 2), Position::new(2, 3))
+        );
+        let rel = d.related_information.unwrap();
+        assert_eq!(rel[0].location.range.start, Position::new(1, 16));
+        assert_eq!(rel[0].message, "other access");
+        assert_eq!(d.tags, None);
+    }
+
+    #[test]
+    fn redundant_barrier_is_unnecessary_warning_and_info_kinds() {
+        let idx = LineIndex::new(TEXT);
+        let src = Source {
+            text: TEXT,
+            index: &idx,
+            encoding: Encoding::Utf16,
+        };
+        let f = Finding::new(
+            FindingKind::RedundantBarrier,
+            Some("k"),
+            span_of(TEXT, "x;"),
+            "redundant".into(),
+        );
+        let d = diagnostic(&uri(), src, &f);
+        assert_eq!(d.severity, Some(DiagnosticSeverity::WARNING));
+        assert_eq!(d.tags, Some(vec![DiagnosticTag::UNNECESSARY]));
+        assert_eq!(d.related_information, None);
+        for kind in [FindingKind::NotVerified, FindingKind::Unknown] {
+            let f = Finding::new(kind, Some("k"), span_of(TEXT, "x"), "?".into());
+            assert_eq!(
+                diagnostic(&uri(), src, &f).severity,
+                Some(DiagnosticSeverity::INFORMATION)
+            );
+        }
+        let f = Finding::new(
+            FindingKind::SyntaxError,
+            None,
+            span_of(TEXT, "x"),
+            "!".into(),
+        );
+        assert_eq!(
+            diagnostic(&uri(), src, &f).severity,
+            Some(DiagnosticSeverity::ERROR)
+        );
+    }
+
+    #[test]
+    fn fixes_become_quickfix_actions() {
+        let idx = LineIndex::new(TEXT);
+        let src = Source {
+            text: TEXT,
+            index: &idx,
+            encoding: Encoding::Utf16,
+        };
+        let mut f = Finding::new(
+            FindingKind::DataRace,
+            Some("k"),
+            span_of(TEXT, "x"),
+            "race".into(),
+        );
+        f.fixes.push(Fix {
+            title: "Insert `__syncthreads()`".into(),
+            edits: vec![CoreEdit {
+                span: span_of(TEXT, "x;"),
+                new_text: "__syncthreads();\n  x;".into(),
+            }],
+        });
+        let d = diagnostic(&uri(), src, &f);
+        let actions = code_actions(&uri(), src, &f, &d);
+        assert_eq!(actions.len(), 1);
+        let a = &actions[0];
+        assert_eq!(a.kind, Some(CodeActionKind::QUICKFIX));
+        assert_eq!(a.title, "Insert `__syncthreads()`");
+        assert_eq!(a.diagnostics.as_ref().unwrap()[0], d);
+        let edits = &a.edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri()];
+        assert_eq!(
+            edits[0].range,
+            Range::new(Position::new(2, 2), Position::new(2, 4))
+        );
+    }
+
+    fn kernel(name: &str, status: KernelStatus) -> KernelReport {
+        KernelReport {
+            name: name.into(),
+            span: Span::default(),
+            status,
+            millis: 9,
+            queries: 14,
+            queries_reused: 0,
+        }
+    }
+
+    #[test]
+    fn lens_titles_verdicts_and_payloads() {
+        let ok = kernel("a", KernelStatus::Verified);
+        assert_eq!(lens_title(&ok, &[]), "✓ race-free (14 queries, 9 ms)");
+        let racy = kernel("b", KernelStatus::Racy);
+        let f = Finding::new(
+            FindingKind::DataRace,
+            Some("b"),
+            Span::default(),
+            "r".into(),
+        );
+        assert_eq!(lens_title(&racy, &[f]), "✗ racy (1 race; 14 queries, 9 ms)");
+        assert_eq!(verdict(&[]), "verified");
+        assert_eq!(verdict(&[ok.clone(), racy.clone()]), "racy");
+        assert_eq!(
+            verdict(&[ok.clone(), kernel("c", KernelStatus::Unknown)]),
+            "unknown"
+        );
+        assert_eq!(
+            verdict(&[kernel("d", KernelStatus::NotVerified), ok.clone()]),
+            "not-verified"
+        );
+        let s = status(&uri(), 3, "racy", &[racy]);
+        assert_eq!(s["kernels"][0]["status"], "racy");
+        assert_eq!(s["version"], 3);
+        let lens = code_lens(
+            &uri(),
+            Source {
+                text: TEXT,
+                index: &LineIndex::new(TEXT),
+                encoding: Encoding::Utf16,
+            },
+            &ok,
+            &[],
+        );
+        let cmd = lens.command.unwrap();
+        assert_eq!(cmd.command, VERIFY_COMMAND);
+        assert_eq!(cmd.arguments.unwrap()[0], "file:///w/a.cu");
+        let st = stats(&syncscope_core::Stats {
+            queries_run: 1,
+            queries_reused: 2,
+            kernels_analysed: 3,
+            kernels_reused: 4,
+        });
+        assert_eq!(st["queriesReused"], 2);
+        assert_eq!(st["kernelsReused"], 4);
+    }
+}
