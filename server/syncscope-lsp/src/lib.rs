@@ -21,6 +21,7 @@
 pub mod actor;
 pub mod config;
 pub mod document;
+pub mod framing;
 pub mod from_proto;
 pub mod hover;
 pub mod server;
@@ -32,8 +33,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::{LspService, Server as LspServer};
 
-/// Serves the protocol on `input`/`output` until `exit` (or end of input).
-/// Returns whether `shutdown` was received before.
+/// Serves the protocol on `input`/`output` until `exit` (or the end of the
+/// input). Returns whether `shutdown` was received before.
 pub async fn serve<I, O>(input: I, output: O) -> bool
 where
     I: AsyncRead + Unpin,
@@ -43,8 +44,20 @@ where
     let flag = shutdown.clone();
     let (service, socket) = LspService::build(move |client| server::Server::new(client, flag))
         .custom_method("syncscope/stats", server::Server::stats)
+        .custom_method(framing::INVALID_METHOD, server::Server::invalid_message)
         .finish();
-    LspServer::new(input, output, socket).serve(service).await;
+    // Malformed input would end tower-lsp's reader: sanitise it first.
+    let (clean_reader, clean_writer) = tokio::io::duplex(1 << 16);
+    let serving = LspServer::new(clean_reader, output, socket).serve(service);
+    let pumping = framing::pump(input, clean_writer);
+    tokio::pin!(serving, pumping);
+    tokio::select! {
+        _ = &mut serving => {}
+        _ = &mut pumping => {
+            // End of input: the server sees EOF and stops.
+            serving.await;
+        }
+    }
     shutdown.load(Ordering::SeqCst)
 }
 

@@ -64,6 +64,23 @@ impl Server {
         Ok(to_proto::stats(&self.shared.stats()))
     }
 
+    /// Stand-in for a malformed message (see [`crate::framing`]): answers
+    /// with the JSON-RPC error and logs it.
+    pub async fn invalid_message(&self, params: serde_json::Value) -> Result<()> {
+        let reason = params["reason"].as_str().unwrap_or("malformed message");
+        self.client
+            .log_message(
+                MessageType::ERROR,
+                format!("syncscope: ignored a malformed message: {reason}"),
+            )
+            .await;
+        if params["kind"] == "parse" {
+            Err(Error::parse_error())
+        } else {
+            Err(Error::invalid_request())
+        }
+    }
+
     fn send(&self, ev: Event) {
         // The actor lives as long as the runtime; a failed send means shutdown.
         let _ = self.tx.send(ev);

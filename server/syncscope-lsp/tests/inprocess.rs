@@ -1,0 +1,362 @@
+//! In-process protocol tests: the server runs through `serve` on a duplex pipe.
+//! They depend only on the protocol layer (syntax errors, configuration,
+//! scheduling, robustness), not on what the verification engine finds.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::time::Duration;
+use support::*;
+use tokio::task::JoinHandle;
+
+fn start() -> (LspClient, JoinHandle<bool>) {
+    let (client_side, server_side) = tokio::io::duplex(1 << 20);
+    let (sr, sw) = tokio::io::split(server_side);
+    let server = tokio::spawn(syncscope_lsp::serve(sr, sw));
+    let (cr, cw) = tokio::io::split(client_side);
+    let mut client = LspClient::new(cr, cw);
+    client.timeout = Duration::from_secs(60);
+    (client, server)
+}
+
+async fn finished(server: JoinHandle<bool>) -> bool {
+    tokio::time::timeout(Duration::from_secs(10), server)
+        .await
+        .expect("server did not stop after exit")
+        .expect("server task panicked")
+}
+
+const BROKEN: &str = "__global__ void k(int *a) {\n    a[0] = ;\n}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_negotiates_utf8_and_shutdown_exits_cleanly() {
+    let (mut c, server) = start();
+    let r = c
+        .initialize(
+            None,
+            json!({ "capabilities": { "general": { "positionEncodings": ["utf-8", "utf-16"] } } }),
+        )
+        .await;
+    let caps = &r["capabilities"];
+    assert_eq!(caps["positionEncoding"], "utf-8");
+    assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
+    assert_eq!(caps["hoverProvider"], true);
+    assert_eq!(caps["codeActionProvider"]["codeActionKinds"][0], "quickfix");
+    assert!(caps["codeLensProvider"].is_object());
+    assert_eq!(
+        caps["executeCommandProvider"]["commands"][0],
+        "syncscope.verifyFile"
+    );
+    assert_eq!(r["serverInfo"]["name"], "syncscope");
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await, "exit after shutdown is clean");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn utf16_is_the_default_and_exit_without_shutdown_is_unclean() {
+    let (mut c, server) = start();
+    let r = c.initialize(None, json!({})).await;
+    assert_eq!(r["capabilities"]["positionEncoding"], "utf-16");
+    c.notify("exit", Value::Null);
+    assert!(!finished(server).await, "exit without shutdown is unclean");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn syntax_errors_are_published_and_cleared_by_an_incremental_edit() {
+    let (mut c, server) = start();
+    c.initialize(None, json!({})).await;
+    let uri = "file:///tmp/inprocess/broken.cu";
+    let since = c.mark();
+    c.did_open(uri, 1, BROKEN);
+    // At once: the syntax error, for version 1.
+    let (_, first) = c
+        .wait_for(since, "syntax diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+        })
+        .await;
+    assert_eq!(first["params"]["version"], 1);
+    let d = &first["params"]["diagnostics"][0];
+    assert_eq!(d["code"], "syntax-error");
+    assert_eq!(d["source"], "syncscope");
+    assert_eq!(d["severity"], 1);
+    assert_eq!(
+        d["codeDescription"]["href"],
+        "https://github.com/syncscope/syncscope/blob/main/docs/diagnostics.md#syntax-error"
+    );
+    assert_eq!(d["range"]["start"]["line"], 1);
+    let (status, diags) = c.wait_analysis(since, uri, 1).await;
+    assert!(diags.iter().any(|d| d["code"] == "syntax-error"));
+    assert!(
+        ["verified", "racy", "divergent", "unknown", "not-verified"]
+            .contains(&status["verdict"].as_str().unwrap()),
+        "{status}"
+    );
+    // Fix it: insert `1` at line 1, column 11 (incremental change).
+    let since = c.mark();
+    c.did_change(
+        uri,
+        2,
+        json!([{ "range": { "start": { "line": 1, "character": 11 }, "end": { "line": 1, "character": 11 } }, "text": "1" }]),
+    );
+    let (_, diags) = c.wait_analysis(since, uri, 2).await;
+    assert!(
+        diags.iter().all(|d| d["code"] != "syntax-error"),
+        "{diags:?}"
+    );
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn obsolete_versions_are_never_published() {
+    let (mut c, server) = start();
+    // A long debounce makes sure all edits arrive before any analysis starts.
+    c.initialize(
+        None,
+        json!({ "initializationOptions": { "debounceMs": 400 } }),
+    )
+    .await;
+    let uri = "file:///tmp/inprocess/many.cu";
+    let since = c.mark();
+    let mut text = String::from("__global__ void k(float *a) {\n    a[threadIdx.x] = 1.0f;\n}\n");
+    c.did_open(uri, 1, &text);
+    for v in 2..=20 {
+        let line = text.lines().count();
+        c.did_change(
+            uri,
+            v,
+            json!([{ "range": { "start": { "line": line, "character": 0 }, "end": { "line": line, "character": 0 } }, "text": format!("// edit {v}\n") }]),
+        );
+        text.push_str(&format!("// edit {v}\n"));
+    }
+    let (status, diags) = c.wait_analysis(since, uri, 20).await;
+    assert!(
+        diags.iter().all(|d| d["code"] != "syntax-error"),
+        "{diags:?}"
+    );
+    assert_eq!(status["version"], 20);
+    c.settle(Duration::from_millis(300)).await;
+    let mut last = 0;
+    for m in &c.log[since..] {
+        if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri {
+            let v = m["params"]["version"].as_i64().unwrap();
+            assert!(v >= last, "diagnostics for v{v} after v{last}");
+            last = v;
+        }
+        if m["method"] == "syncscope/status" && m["params"]["verdict"] != "analysing" {
+            assert_eq!(
+                m["params"]["version"], 20,
+                "result of an obsolete version: {m}"
+            );
+        }
+    }
+    assert_eq!(last, 20);
+    // The final text is what the server has: a full reparse gives no error.
+    let stats = c.request("syncscope/stats", Value::Null).await;
+    assert!(stats["queriesRun"].is_u64());
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_file_errors_are_published_on_the_toml_uri() {
+    let root = temp_dir("cfg");
+    std::fs::write(
+        root.join("syncscope.toml"),
+        "timeout-ms = 100\nblock-dim = [1, 2, 3, 4]\n",
+    )
+    .unwrap();
+    let root_uri = file_uri(&root.canonicalize().unwrap());
+    let toml_uri = format!("{root_uri}/syncscope.toml");
+    let (mut c, server) = start();
+    c.initialize(Some(&root_uri), json!({})).await;
+    let (_, m) = c
+        .wait_for(0, "config diagnostics", |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == toml_uri
+        })
+        .await;
+    let d = &m["params"]["diagnostics"][0];
+    assert_eq!(d["severity"], 1);
+    assert_eq!(d["range"]["start"]["line"], 1);
+    assert!(d["message"].as_str().unwrap().contains("1 to 3"), "{d}");
+
+    // Opening the file and fixing it in the editor clears the error.
+    let since = c.mark();
+    c.did_open(&toml_uri, 1, "timeout-ms = 100\nblock-dim = [1, 2, 3, 4]\n");
+    c.did_change(
+        &toml_uri,
+        2,
+        json!([{ "range": { "start": { "line": 1, "character": 18 }, "end": { "line": 1, "character": 21 } }, "text": "" }]),
+    );
+    c.wait_for(since, "cleared config diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == toml_uri
+            && m["params"]["diagnostics"] == json!([])
+    })
+    .await;
+    // Bad TOML syntax.
+    let since = c.mark();
+    c.did_change(
+        &toml_uri,
+        3,
+        json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "[[[\n" }]),
+    );
+    c.wait_for(since, "TOML syntax error", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == toml_uri
+            && m["params"]["diagnostics"][0]["range"]["start"]["line"] == 0
+    })
+    .await;
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_change_and_verify_command_reanalyse() {
+    let (mut c, server) = start();
+    c.initialize(None, json!({})).await;
+    let uri = "file:///tmp/inprocess/k.cu";
+    c.did_open(
+        uri,
+        1,
+        "__global__ void k(float *a) {\n    a[threadIdx.x] = 1.0f;\n}\n",
+    );
+    c.wait_analysis(0, uri, 1).await;
+
+    let since = c.mark();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "syncscope": { "blockDim": [64], "gridDim": [2], "warpSync": true, "defines": { "N": "4" } } } }),
+    );
+    c.wait_analysis(since, uri, 1).await;
+
+    let since = c.mark();
+    let r = c
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "syncscope.verifyFile", "arguments": [uri] }),
+        )
+        .await;
+    assert_eq!(r, Value::Null);
+    c.wait_analysis(since, uri, 1).await;
+
+    let id = c.send_request(
+        "workspace/executeCommand",
+        Some(json!({ "command": "syncscope.nope", "arguments": [] })),
+    );
+    assert!(c.response(id).await.get("error").is_some());
+
+    // Invalid settings are reported, not applied.
+    let since = c.mark();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "syncscope": { "blockDim": "many" } } }),
+    );
+    c.wait_for(since, "settings error", |m| {
+        m["method"] == "window/showMessage" && m["params"]["type"] == 1
+    })
+    .await;
+
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": uri } }),
+        )
+        .await;
+    assert!(lenses.is_array(), "{lenses}");
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_and_bad_requests_leave_the_server_answering() {
+    let (mut c, server) = start();
+    c.initialize(None, json!({})).await;
+    let uri = "file:///tmp/inprocess/robust.cu";
+    c.did_open(
+        uri,
+        1,
+        "__global__ void k(float *a) {\n    a[threadIdx.x] = 1.0f;\n}\n",
+    );
+
+    // Not JSON, a JSON non-request, a header without body length.
+    c.send_raw(b"Content-Length: 12\r\n\r\nthis is junk");
+    c.send_raw(b"Content-Length: 7\r\n\r\n[1,2,3]");
+    c.send_raw(b"Content-Length: 2\r\n\r\n{}");
+    // No Content-Length at all, then an invalid request with an id.
+    c.send_raw(b"X-Junk: 1\r\n\r\n");
+    c.send_raw(b"Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":5}");
+    let r = c.response(77).await;
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let (_, parse_error) = c
+        .wait_for(0, "parse error response", |m| m["error"]["code"] == -32700)
+        .await;
+    assert_eq!(parse_error["id"], Value::Null);
+    // Unknown method.
+    let id = c.send_request("syncscope/doesNotExist", Some(json!({})));
+    let r = c.response(id).await;
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // Requests on a document that is not open.
+    let none = c
+        .request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": "file:///nowhere.cu" }, "position": { "line": 0, "character": 0 } }),
+        )
+        .await;
+    assert_eq!(none, Value::Null);
+    c.did_change(
+        "file:///nowhere.cu",
+        3,
+        json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "x" }]),
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": "file:///nowhere.cu" } }),
+    );
+    // Out-of-range positions everywhere.
+    let far = json!({ "line": 100000, "character": 100000 });
+    c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": far }),
+    )
+    .await;
+    c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": { "start": far, "end": { "line": 0, "character": 0 } }, "context": { "diagnostics": [] } }),
+    )
+    .await;
+    c.did_change(
+        uri,
+        2,
+        json!([{ "range": { "start": far, "end": far }, "text": "// tail\n" }]),
+    );
+    // Invalid params for a known method.
+    let id = c.send_request("textDocument/hover", Some(json!({ "bogus": true })));
+    assert!(c.response(id).await.get("error").is_some());
+
+    // The server still answers and analyses.
+    let stats = c.request("syncscope/stats", Value::Null).await;
+    for key in [
+        "queriesRun",
+        "queriesReused",
+        "kernelsAnalysed",
+        "kernelsReused",
+    ] {
+        assert!(stats[key].is_u64(), "{key} in {stats}");
+    }
+    c.wait_analysis(0, uri, 2).await;
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    c.wait_for(0, "diagnostics cleared on close", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri
+            && m["params"]["diagnostics"] == json!([])
+            && m["params"].get("version").is_none_or(Value::is_null)
+    })
+    .await;
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+}
