@@ -80,7 +80,8 @@ impl LspClient {
             }
         });
         let (in_tx, in_rx) = mpsc::unbounded_channel();
-        let answer = out_tx.clone();
+        // Weak: dropping the client must close the server's input.
+        let answer = out_tx.downgrade();
         tokio::spawn(async move {
             let mut r = BufReader::new(reader);
             while let Some(msg) = read_message(&mut r).await {
@@ -89,7 +90,9 @@ impl LspClient {
                 if msg.get("method").is_some() {
                     if let Some(id) = msg.get("id") {
                         let resp = json!({ "jsonrpc": "2.0", "id": id, "result": null });
-                        let _ = answer.send(frame(resp.to_string().as_bytes()));
+                        if let Some(answer) = answer.upgrade() {
+                            let _ = answer.send(frame(resp.to_string().as_bytes()));
+                        }
                     }
                 }
                 if in_tx.send(msg).is_err() {
