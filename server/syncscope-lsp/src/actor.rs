@@ -144,12 +144,21 @@ struct DocState {
     published_syntax: bool,
 }
 
+/// Generations are unique across documents and reopenings, so a run started
+/// for a closed (and maybe reopened) document can never pass for a current one.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, Ordering::Relaxed) + 1
+}
+
 impl DocState {
+    /// Cancels the running analysis (if any) and makes its result obsolete.
     fn obsolete_running(&mut self) {
         if let Some(c) = self.cancel.take() {
             c.store(true, Ordering::SeqCst);
         }
-        self.generation += 1;
+        self.generation = next_generation();
     }
 }
 
@@ -224,7 +233,7 @@ impl Actor {
                     uri: uri.clone(),
                     snapshot: snapshot.clone(),
                     encoding,
-                    generation: 0,
+                    generation: next_generation(),
                     due,
                     cancel: None,
                     last_verification: Vec::new(),

@@ -118,6 +118,8 @@ pub fn code_actions(uri: &Uri, src: Source, f: &Finding, diag: &Diagnostic) -> V
                 .iter()
                 .map(|e| TextEdit::new(src.range(e.span), e.new_text.clone()))
                 .collect();
+            // `Uri` is the key type lsp-types prescribes for `changes`.
+            #[allow(clippy::mutable_key_type)]
             let mut changes = HashMap::new();
             changes.insert(uri.clone(), edits);
             CodeAction {

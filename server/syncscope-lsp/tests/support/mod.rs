@@ -33,35 +33,30 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 async fn read_message<R: AsyncRead + Unpin>(r: &mut BufReader<R>) -> Option<Value> {
+    let mut len = None;
     loop {
-        let mut len = None;
-        loop {
-            let mut line = String::new();
-            if r.read_line(&mut line).await.ok()? == 0 {
-                return None;
-            }
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(v) = line
-                .to_ascii_lowercase()
-                .strip_prefix("content-length:")
-                .map(|s| s.trim().to_string())
-            {
-                len = v.parse::<usize>().ok();
+        let mut line = String::new();
+        if r.read_line(&mut line).await.ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                len = value.trim().parse::<usize>().ok();
             }
         }
-        let len = len?;
-        let mut body = vec![0; len];
-        r.read_exact(&mut body).await.ok()?;
-        match serde_json::from_slice(&body) {
-            Ok(v) => return Some(v),
-            Err(e) => panic!(
-                "server sent invalid JSON ({e}): {}",
-                String::from_utf8_lossy(&body)
-            ),
-        }
+    }
+    let mut body = vec![0; len?];
+    r.read_exact(&mut body).await.ok()?;
+    match serde_json::from_slice(&body) {
+        Ok(v) => Some(v),
+        Err(e) => panic!(
+            "server sent invalid JSON ({e}): {}",
+            String::from_utf8_lossy(&body)
+        ),
     }
 }
 
@@ -330,7 +325,7 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
             )
         })
         .collect();
-    spans.sort_by(|a, b| b.0.cmp(&a.0));
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = text.to_string();
     for (s, e, t) in spans {
         out.replace_range(s..e, &t);
