@@ -33,9 +33,8 @@ impl DefineValue {
     }
 }
 
-/// One `[[kernel]]` table / one `kernels` entry.
+/// One `kernels` entry of the client settings.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct KernelSettings {
     pub name: String,
     #[serde(default, alias = "block-dim", rename = "blockDim")]
@@ -78,8 +77,10 @@ struct FileKernel {
     grid_dim: Option<Vec<u32>>,
 }
 
+/// Client settings. Unknown keys are ignored: editors may send their own
+/// (client-side) settings in the same section.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct ClientSettingsJson {
     block_dim: Option<Vec<u32>>,
     grid_dim: Option<Vec<u32>>,
@@ -395,7 +396,8 @@ grid-dim = [1]
         );
         let bare = parse_client(&json!({ "timeoutMs": 9 })).unwrap();
         assert_eq!(bare.timeout_ms, Some(9));
-        let nested = parse_client(&json!({ "syncscope": { "bitvector": true } })).unwrap();
+        let nested = parse_client(&json!({ "syncscope": { "bitvector": true, "trace": { "server": "off" }, "blockDim": null } })).unwrap();
+        assert_eq!(nested.block_dim, None);
         assert_eq!(nested.bitvector, Some(true));
         assert!(parse_client(&json!({ "blockDim": "x" })).is_err());
         assert!(parse_client(&json!({ "blockDim": [] })).is_err());
