@@ -1,1 +1,151 @@
+//! Helpers for the data-driven tests: corpus files carry their expectations
+//! inline (see `tests/corpus/README.md`):
+//! `// syncscope-args: <flags>`, `// expect-kernel: <name> <status>`, and
+//! `//~ <kind>...` at the end of a line that a finding must touch.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use syncscope_core::{FileReport, FindingKind, Options};
+
+pub const MARKED_KINDS: [FindingKind; 4] = [
+    FindingKind::DataRace,
+    FindingKind::BarrierDivergence,
+    FindingKind::RedundantBarrier,
+    FindingKind::NotVerified,
+];
+
+pub struct Expectations {
+    pub flags: Vec<String>,
+    pub kernels: BTreeMap<String, String>,
+    /// (1-based line, kind code)
+    pub markers: BTreeSet<(usize, String)>,
+}
+
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+}
+
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// Every `.cu` file under `dir`, sorted.
+pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().and_then(|x| x.to_str()) == Some("cu") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+pub fn expectations(text: &str) -> Expectations {
+    let mut e = Expectations {
+        flags: Vec::new(),
+        kernels: BTreeMap::new(),
+        markers: BTreeSet::new(),
+    };
+    for (i, line) in text.lines().enumerate() {
+        if let Some(rest) = line.split("// syncscope-args:").nth(1) {
+            e.flags.extend(rest.split_whitespace().map(str::to_string));
+        }
+        if let Some(rest) = line.split("// expect-kernel:").nth(1) {
+            let mut parts = rest.split_whitespace();
+            if let (Some(name), Some(status)) = (parts.next(), parts.next()) {
+                e.kernels.insert(name.to_string(), status.to_string());
+            }
+        }
+        if let Some(rest) = line.split("//~").nth(1) {
+            for kind in rest.split_whitespace() {
+                e.markers.insert((i + 1, kind.to_string()));
+            }
+        }
+    }
+    e
+}
+
+pub fn options_for(e: &Expectations) -> Options {
+    let flags: Vec<&str> = e.flags.iter().map(String::as_str).collect();
+    let args = syncscope::cli::parse_check_args(&flags).expect("valid syncscope-args");
+    syncscope::cli::options_from(&args)
+}
+
+/// Compares a report with the file's expectations; returns the mismatches.
+pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> {
+    let mut problems = Vec::new();
+    for f in &report.findings {
+        if f.kind == FindingKind::SyntaxError {
+            problems.push(format!(
+                "unexpected syntax error at line {}: {}",
+                f.span.start.line + 1,
+                f.message
+            ));
+        }
+        if f.kind == FindingKind::Unknown {
+            problems.push(format!(
+                "unexpected unknown at line {}: {}",
+                f.span.start.line + 1,
+                f.message
+            ));
+        }
+        if !MARKED_KINDS.contains(&f.kind) {
+            continue;
+        }
+        let mut lines = vec![f.span.start.line as usize + 1];
+        if f.kind == FindingKind::DataRace {
+            lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
+        }
+        let code = f.kind.code().to_string();
+        if !lines
+            .iter()
+            .any(|l| e.markers.contains(&(*l, code.clone())))
+        {
+            problems.push(format!(
+                "unexpected {code} at line {}: {}",
+                lines[0], f.message
+            ));
+        }
+    }
+    for (line, kind) in &e.markers {
+        let matched = report.findings.iter().any(|f| {
+            f.kind.code() == kind
+                && (f.span.start.line as usize + 1 == *line
+                    || (f.kind == FindingKind::DataRace
+                        && f.related
+                            .iter()
+                            .any(|r| r.span.start.line as usize + 1 == *line)))
+        });
+        if !matched {
+            problems.push(format!("missing {kind} at line {line}"));
+        }
+    }
+    let actual: BTreeMap<String, String> = report
+        .kernels
+        .iter()
+        .map(|k| (k.name.clone(), k.status.as_str().to_string()))
+        .collect();
+    for (name, status) in &e.kernels {
+        match actual.get(name) {
+            Some(s) if s == status => {}
+            Some(s) => problems.push(format!("kernel `{name}`: expected {status}, got {s}")),
+            None => problems.push(format!("kernel `{name}` not found")),
+        }
+    }
+    for name in actual.keys() {
+        if !e.kernels.contains_key(name) {
+            problems.push(format!("kernel `{name}` has no `// expect-kernel:` line"));
+        }
+    }
+    problems
+}

@@ -22,7 +22,11 @@ fn print(node: tree_sitter::Node, src: &[u8], depth: usize, field: Option<&str>)
         if node.is_named() { "" } else { "'" },
         node.kind(),
         node.start_position().row + 1,
-        if node.child_count() == 0 { short } else { String::new() }
+        if node.child_count() == 0 {
+            short
+        } else {
+            String::new()
+        }
     );
     let mut cursor = node.walk();
     for (i, child) in node.children(&mut cursor).enumerate() {

@@ -1,1 +1,710 @@
-//! The kernel model.
+//! The kernel model: what the verifier needs of a kernel and nothing more.
+//!
+//! A kernel is a tree of memory accesses and barriers, structured by the
+//! conditionals and loops that contain barriers. Every access and barrier
+//! carries its complete *guard* (the path condition under which a thread
+//! executes it, including enclosing conditions, loop guards and early
+//! returns), so the verifier never re-derives control flow. Values are
+//! symbolic integer expressions over thread and block indices, launch sizes,
+//! parameters, loop iteration counters and unknowns (values read from
+//! memory, havocked variables): unknowns are never guessed.
+
+use crate::report::Span;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+/// How widely a value is shared between threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// The same for every thread of the grid (parameters, launch sizes).
+    Grid,
+    /// The same for every thread of a block (depends on `blockIdx`).
+    Block,
+    /// May differ between any two threads.
+    Thread,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VarKind {
+    ThreadIdx(u8),
+    BlockIdx(u8),
+    BlockDim(u8),
+    GridDim(u8),
+    /// A kernel parameter or template parameter: grid-uniform, in `lo..=hi`.
+    Param {
+        lo: i64,
+        hi: i64,
+    },
+    /// A loop's iteration counter (0, 1, 2, ...). `pow2` loops run < 64 times.
+    Counter {
+        pow2: bool,
+    },
+    /// An unknown value (read from memory, havocked by a loop, opaque call).
+    Unknown {
+        scope: Scope,
+        lo: i64,
+        hi: i64,
+    },
+    /// A value shared by the two threads of a query (synchronized loop
+    /// iteration, selector): introduced by the verifier, never by the front end.
+    Shared,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var {
+    pub name: Arc<str>,
+    pub kind: VarKind,
+}
+
+impl Var {
+    pub fn new(name: impl Into<Arc<str>>, kind: VarKind) -> Var {
+        Var {
+            name: name.into(),
+            kind,
+        }
+    }
+
+    /// The scope of this variable's value.
+    pub fn scope(&self) -> Scope {
+        match self.kind {
+            VarKind::ThreadIdx(_) => Scope::Thread,
+            VarKind::BlockIdx(_) => Scope::Block,
+            VarKind::BlockDim(_) | VarKind::GridDim(_) | VarKind::Param { .. } => Scope::Grid,
+            // A counter is per thread unless an enclosing synchronized loop
+            // binds it; the verifier decides that per interval.
+            VarKind::Counter { .. } => Scope::Thread,
+            VarKind::Unknown { scope, .. } => scope,
+            VarKind::Shared => Scope::Grid,
+        }
+    }
+}
+
+pub const DIMS: [&str; 3] = ["x", "y", "z"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnOp {
+    Neg,
+    /// Logical not (`!`).
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// C division (truncates toward zero).
+    Div,
+    /// C remainder (sign of the dividend).
+    Rem,
+    Shl,
+    /// Arithmetic shift right.
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+    Min,
+    Max,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+    pub fn is_boolean(self) -> bool {
+        self.is_comparison() || matches!(self, BinOp::And | BinOp::Or)
+    }
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+        }
+    }
+}
+
+/// A symbolic integer expression with C semantics (booleans are 0/1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Expr {
+    Const(i64),
+    Var(Var),
+    Un(UnOp, Arc<Expr>),
+    Bin(BinOp, Arc<Expr>, Arc<Expr>),
+    Ite(Arc<Expr>, Arc<Expr>, Arc<Expr>),
+    /// `2^e` for a counter-like `e` in 0..64 (closed forms of `*= 2` loops).
+    Pow2(Arc<Expr>),
+}
+
+impl Expr {
+    pub fn tru() -> Expr {
+        Expr::Const(1)
+    }
+    pub fn fals() -> Expr {
+        Expr::Const(0)
+    }
+    pub fn var(v: Var) -> Expr {
+        Expr::Var(v)
+    }
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            Expr::Const(c) => Some(*c),
+            _ => None,
+        }
+    }
+    pub fn is_true(&self) -> bool {
+        matches!(self, Expr::Const(c) if *c != 0)
+    }
+    pub fn is_false(&self) -> bool {
+        matches!(self, Expr::Const(0))
+    }
+
+    /// Builds a binary expression, folding constants where that is exact.
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        use BinOp::*;
+        if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+            if let Some(v) = fold(op, x, y) {
+                return Expr::Const(v);
+            }
+        }
+        match (op, a.as_const(), b.as_const()) {
+            (Add, Some(0), _) => return b,
+            (Add | Sub | Shl | Shr | BitOr | BitXor, _, Some(0)) => return a,
+            (Mul, Some(1), _) => return b,
+            (Mul | Div, _, Some(1)) => return a,
+            (Mul, Some(0), _) | (Mul, _, Some(0)) => return Expr::Const(0),
+            (And, Some(x), _) => return if x == 0 { Expr::fals() } else { b.truthy() },
+            (And, _, Some(y)) => return if y == 0 { Expr::fals() } else { a.truthy() },
+            (Or, Some(x), _) => return if x != 0 { Expr::tru() } else { b.truthy() },
+            (Or, _, Some(y)) => return if y != 0 { Expr::tru() } else { a.truthy() },
+            _ => {}
+        }
+        if op.is_comparison() && a == b {
+            return Expr::Const(matches!(op, Le | Ge | Eq) as i64);
+        }
+        if matches!(op, Sub) && a == b {
+            return Expr::Const(0);
+        }
+        // (x + c1) + c2 → x + (c1 + c2): keeps closed forms of loops small.
+        if let (Add | Sub, Expr::Bin(Add, x, c1), Some(c2)) = (op, &a, b.as_const()) {
+            if let Some(c1) = c1.as_const() {
+                let c = if op == Add {
+                    c1.checked_add(c2)
+                } else {
+                    c1.checked_sub(c2)
+                };
+                if let Some(c) = c {
+                    return Expr::bin(Add, (**x).clone(), Expr::Const(c));
+                }
+            }
+        }
+        if let (Sub, Some(c)) = (op, b.as_const()) {
+            if let Some(n) = c.checked_neg() {
+                return Expr::bin(Add, a, Expr::Const(n));
+            }
+        }
+        Expr::Bin(op, Arc::new(a), Arc::new(b))
+    }
+
+    pub fn un(op: UnOp, a: Expr) -> Expr {
+        match (op, &a) {
+            (UnOp::Neg, Expr::Const(c)) if c.checked_neg().is_some() => Expr::Const(-c),
+            (UnOp::Not, Expr::Const(c)) => Expr::Const((*c == 0) as i64),
+            (UnOp::BitNot, Expr::Const(c)) => Expr::Const(!c),
+            (UnOp::Not, Expr::Un(UnOp::Not, inner)) if inner.is_boolean() => (**inner).clone(),
+            _ => Expr::Un(op, Arc::new(a)),
+        }
+    }
+
+    pub fn ite(c: Expr, a: Expr, b: Expr) -> Expr {
+        if c.is_true() {
+            return a;
+        }
+        if c.is_false() {
+            return b;
+        }
+        if a == b {
+            return a;
+        }
+        Expr::Ite(Arc::new(c), Arc::new(a), Arc::new(b))
+    }
+
+    pub fn and(a: Expr, b: Expr) -> Expr {
+        Expr::bin(BinOp::And, a, b)
+    }
+    pub fn or(a: Expr, b: Expr) -> Expr {
+        Expr::bin(BinOp::Or, a, b)
+    }
+    pub fn not(a: Expr) -> Expr {
+        Expr::un(UnOp::Not, a)
+    }
+    pub fn eq(a: Expr, b: Expr) -> Expr {
+        Expr::bin(BinOp::Eq, a, b)
+    }
+    pub fn add(a: Expr, b: Expr) -> Expr {
+        Expr::bin(BinOp::Add, a, b)
+    }
+    pub fn mul(a: Expr, b: Expr) -> Expr {
+        Expr::bin(BinOp::Mul, a, b)
+    }
+    pub fn all(items: impl IntoIterator<Item = Expr>) -> Expr {
+        items.into_iter().fold(Expr::tru(), Expr::and)
+    }
+
+    /// True if this expression is 0/1-valued by construction.
+    pub fn is_boolean(&self) -> bool {
+        match self {
+            Expr::Bin(op, ..) => op.is_boolean(),
+            Expr::Un(UnOp::Not, _) => true,
+            Expr::Const(c) => *c == 0 || *c == 1,
+            _ => false,
+        }
+    }
+
+    /// `e != 0` unless `e` is already boolean.
+    pub fn truthy(self) -> Expr {
+        if self.is_boolean() {
+            self
+        } else {
+            Expr::bin(BinOp::Ne, self, Expr::Const(0))
+        }
+    }
+
+    /// Visits every variable.
+    pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
+        // Iterative: expressions built by long straight-line code can be deep.
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Const(_) => {}
+                Expr::Var(v) => f(v),
+                Expr::Un(_, a) | Expr::Pow2(a) => stack.push(a),
+                Expr::Bin(_, a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                Expr::Ite(c, a, b) => {
+                    stack.push(c);
+                    stack.push(a);
+                    stack.push(b);
+                }
+            }
+        }
+    }
+
+    pub fn vars(&self) -> BTreeSet<Var> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            out.insert(v.clone());
+        });
+        out
+    }
+
+    /// The widest scope of any variable (Grid for constants).
+    pub fn scope(&self) -> Scope {
+        let mut s = Scope::Grid;
+        self.for_each_var(&mut |v| s = s.max(v.scope()));
+        s
+    }
+
+    pub fn mentions(&self, pred: &mut impl FnMut(&Var) -> bool) -> bool {
+        let mut found = false;
+        self.for_each_var(&mut |v| found |= pred(v));
+        found
+    }
+
+    /// Replaces variables by `f`'s answer (None keeps the variable).
+    pub fn subst(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Expr {
+        match self {
+            Expr::Const(_) => self.clone(),
+            Expr::Var(v) => f(v).unwrap_or_else(|| self.clone()),
+            Expr::Un(op, a) => Expr::un(*op, a.subst(f)),
+            Expr::Pow2(a) => {
+                let a2 = a.subst(f);
+                match a2.as_const() {
+                    Some(c) if (0..62).contains(&c) => Expr::Const(1i64 << c),
+                    _ => Expr::Pow2(Arc::new(a2)),
+                }
+            }
+            Expr::Bin(op, a, b) => Expr::bin(*op, a.subst(f), b.subst(f)),
+            Expr::Ite(c, a, b) => Expr::ite(c.subst(f), a.subst(f), b.subst(f)),
+        }
+    }
+
+    /// Number of nodes (bounded walk used to refuse pathological growth).
+    pub fn size(&self) -> usize {
+        let mut n = 0;
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            n += 1;
+            match e {
+                Expr::Const(_) | Expr::Var(_) => {}
+                Expr::Un(_, a) | Expr::Pow2(a) => stack.push(a),
+                Expr::Bin(_, a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                Expr::Ite(c, a, b) => {
+                    stack.push(c);
+                    stack.push(a);
+                    stack.push(b);
+                }
+            }
+        }
+        n
+    }
+}
+
+/// Folds a constant operation; `None` where C leaves it undefined or it
+/// overflows 64 bits (the expression then stays symbolic).
+pub fn fold(op: BinOp, x: i64, y: i64) -> Option<i64> {
+    use BinOp::*;
+    Some(match op {
+        Add => x.checked_add(y)?,
+        Sub => x.checked_sub(y)?,
+        Mul => x.checked_mul(y)?,
+        Div => x.checked_div(y)?,
+        Rem => x.checked_rem(y)?,
+        Shl => {
+            if !(0..63).contains(&y) {
+                return None;
+            }
+            x.checked_mul(1i64 << y)?
+        }
+        Shr => {
+            if !(0..64).contains(&y) {
+                return None;
+            }
+            x >> y
+        }
+        BitAnd => x & y,
+        BitOr => x | y,
+        BitXor => x ^ y,
+        Lt => (x < y) as i64,
+        Le => (x <= y) as i64,
+        Gt => (x > y) as i64,
+        Ge => (x >= y) as i64,
+        Eq => (x == y) as i64,
+        Ne => (x != y) as i64,
+        And => (x != 0 && y != 0) as i64,
+        Or => (x != 0 || y != 0) as i64,
+        Min => x.min(y),
+        Max => x.max(y),
+    })
+}
+
+impl fmt::Display for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Const(c) => write!(f, "{c}"),
+            Expr::Var(v) => write!(f, "{v}"),
+            Expr::Un(UnOp::Neg, a) => write!(f, "-({a})"),
+            Expr::Un(UnOp::Not, a) => write!(f, "!({a})"),
+            Expr::Un(UnOp::BitNot, a) => write!(f, "~({a})"),
+            Expr::Pow2(a) => write!(f, "2^({a})"),
+            Expr::Bin(op @ (BinOp::Min | BinOp::Max), a, b) => {
+                write!(f, "{}({a}, {b})", op.symbol())
+            }
+            Expr::Bin(op, a, b) => {
+                let paren = |e: &Expr| matches!(e, Expr::Bin(..) | Expr::Ite(..));
+                if paren(a) {
+                    write!(f, "({a})")?;
+                } else {
+                    write!(f, "{a}")?;
+                }
+                write!(f, " {} ", op.symbol())?;
+                if paren(b) {
+                    write!(f, "({b})")
+                } else {
+                    write!(f, "{b}")
+                }
+            }
+            Expr::Ite(c, a, b) => write!(f, "({c} ? {a} : {b})"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemorySpace {
+    Shared,
+    Global,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Array {
+    pub name: String,
+    pub space: MemorySpace,
+    /// Declared dimensions (None: unknown extent, e.g. `extern __shared__ s[]`).
+    pub dims: Vec<Option<i64>>,
+}
+
+pub type ArrayId = usize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessKind {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl AccessKind {
+    pub fn writes(self) -> bool {
+        matches!(self, AccessKind::Write | AccessKind::Atomic)
+    }
+    pub fn verb(self) -> &'static str {
+        match self {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+            AccessKind::Atomic => "atomically updates",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    pub id: usize,
+    pub array: ArrayId,
+    pub kind: AccessKind,
+    /// The element offset (multi-dimensional indices flattened row-major).
+    pub index: Expr,
+    pub guard: Expr,
+    pub span: Span,
+    /// Source text of the access, for messages (`s[t + 1]`).
+    pub text: String,
+    /// Ids of the enclosing loops, outermost first.
+    pub loops: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BarrierKind {
+    /// `__syncwarp()`, tile/coalesced group sync: orders one warp.
+    Warp,
+    /// `__syncthreads()` and friends, `block.sync()`: orders one block.
+    Block,
+    /// `grid.sync()`: orders the whole grid.
+    Grid,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Barrier {
+    pub id: usize,
+    pub kind: BarrierKind,
+    pub guard: Expr,
+    pub span: Span,
+    /// The span of the whole statement (for removal fixes).
+    pub stmt_span: Span,
+    /// `__syncthreads_count/and/or`: its value is used, never redundant.
+    pub has_value: bool,
+    /// `__syncwarp(mask)` with a mask other than all lanes: not checked for divergence.
+    pub partial_mask: bool,
+    /// Enclosing conditions (innermost last) with their spans, for messages.
+    pub conditions: Vec<(Span, Expr)>,
+    pub loops: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Loop {
+    pub id: usize,
+    /// The iteration counter variable (`VarKind::Counter`).
+    pub counter: Var,
+    /// The loop's own condition at iteration `counter` (enclosing guards not included).
+    pub guard: Expr,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+    /// Named loop variables as closed forms of the counter (for witnesses).
+    pub display: Vec<(String, Expr)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Stmt {
+    Access(Access),
+    Barrier(Barrier),
+    /// Structure of a conditional (guards are on the leaves).
+    If(Vec<Stmt>, Vec<Stmt>),
+    Loop(Loop),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Unsupported {
+    pub span: Span,
+    pub what: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    pub name: String,
+    pub span: Span,
+    /// The whole definition (used to map edits to kernels).
+    pub def_span: Span,
+    pub arrays: Vec<Array>,
+    pub body: Vec<Stmt>,
+    /// Facts every thread may assume (`__requires`, `assert`, launch bounds).
+    pub assumptions: Vec<Expr>,
+    pub unsupported: Vec<Unsupported>,
+    /// Which dimensions of threadIdx/blockDim and blockIdx/gridDim the kernel uses.
+    pub block_dims_used: [bool; 3],
+    pub grid_dims_used: [bool; 3],
+    /// `__launch_bounds__(n)`: at most n threads per block.
+    pub max_threads: Option<i64>,
+}
+
+impl Kernel {
+    /// Every access, in program order.
+    pub fn accesses(&self) -> Vec<&Access> {
+        let mut out = Vec::new();
+        walk(&self.body, &mut |s| {
+            if let Stmt::Access(a) = s {
+                out.push(a);
+            }
+        });
+        out
+    }
+
+    pub fn barriers(&self) -> Vec<&Barrier> {
+        let mut out = Vec::new();
+        walk(&self.body, &mut |s| {
+            if let Stmt::Barrier(b) = s {
+                out.push(b);
+            }
+        });
+        out
+    }
+
+    pub fn loops(&self) -> Vec<&Loop> {
+        let mut out = Vec::new();
+        walk(&self.body, &mut |s| {
+            if let Stmt::Loop(l) = s {
+                out.push(l);
+            }
+        });
+        out
+    }
+}
+
+/// Pre-order walk over statements.
+pub fn walk<'a>(stmts: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
+    for s in stmts {
+        f(s);
+        match s {
+            Stmt::If(a, b) => {
+                walk(a, f);
+                walk(b, f);
+            }
+            Stmt::Loop(l) => walk(&l.body, f),
+            _ => {}
+        }
+    }
+}
+
+/// A readable listing of the model: the snapshot format of the corpus tests.
+pub fn render(kernel: &Kernel) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("kernel {}\n", kernel.name));
+    for a in &kernel.arrays {
+        let dims: Vec<String> = a
+            .dims
+            .iter()
+            .map(|d| d.map(|d| d.to_string()).unwrap_or_else(|| "?".into()))
+            .collect();
+        out.push_str(&format!(
+            "  array {} {:?} [{}]\n",
+            a.name,
+            a.space,
+            dims.join("][")
+        ));
+    }
+    if let Some(n) = kernel.max_threads {
+        out.push_str(&format!("  launch_bounds {n}\n"));
+    }
+    for a in &kernel.assumptions {
+        out.push_str(&format!("  assume {a}\n"));
+    }
+    for u in &kernel.unsupported {
+        out.push_str(&format!(
+            "  not-verified line {}: {}\n",
+            u.span.start.line + 1,
+            u.what
+        ));
+    }
+    render_stmts(kernel, &kernel.body, 1, &mut out);
+    out
+}
+
+fn render_stmts(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
+    let pad = "  ".repeat(depth);
+    for s in stmts {
+        match s {
+            Stmt::Access(a) => out.push_str(&format!(
+                "{pad}{:?} {}[{}] if {}   // line {}\n",
+                a.kind,
+                k.arrays[a.array].name,
+                a.index,
+                a.guard,
+                a.span.start.line + 1
+            )),
+            Stmt::Barrier(b) => out.push_str(&format!(
+                "{pad}barrier {:?} if {}   // line {}\n",
+                b.kind,
+                b.guard,
+                b.span.start.line + 1
+            )),
+            Stmt::If(t, e) => {
+                out.push_str(&format!("{pad}if {{\n"));
+                render_stmts(k, t, depth + 1, out);
+                out.push_str(&format!("{pad}}} else {{\n"));
+                render_stmts(k, e, depth + 1, out);
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::Loop(l) => {
+                let vars: Vec<String> = l
+                    .display
+                    .iter()
+                    .map(|(n, e)| format!("{n} = {e}"))
+                    .collect();
+                out.push_str(&format!(
+                    "{pad}loop {} while {} [{}] {{\n",
+                    l.counter,
+                    l.guard,
+                    vars.join(", ")
+                ));
+                render_stmts(k, &l.body, depth + 1, out);
+                out.push_str(&format!("{pad}}}\n"));
+            }
+        }
+    }
+}

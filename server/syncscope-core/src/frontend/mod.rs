@@ -1,1 +1,573 @@
-//! Lowering of the tree-sitter tree to the kernel model.
+//! Front end: the tree-sitter tree of a file → one [`Kernel`] model per
+//! `__global__` function.
+//!
+//! Two stages: [`collect`] walks the translation unit once for what kernels
+//! refer to (macros, `__device__` functions, constants, enums, global arrays,
+//! template instantiations), honouring `#if`/`#ifdef` with the known macros;
+//! then [`lower`] symbolically executes each kernel body into the model.
+
+mod lower;
+
+use crate::model::Kernel;
+use crate::options::Options;
+use crate::report::Span;
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+pub use lower::lower_kernel;
+
+/// A `#define`.
+#[derive(Clone, Debug)]
+pub struct Macro {
+    pub params: Option<Vec<String>>,
+    pub body: String,
+}
+
+/// A `template <int N = 64>` parameter of a kernel or device function.
+#[derive(Clone, Debug)]
+pub struct TemplateParam {
+    pub name: String,
+    pub default: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FunctionDef<'t> {
+    pub name: String,
+    pub node: Node<'t>,
+    pub is_kernel: bool,
+    pub template_params: Vec<TemplateParam>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GlobalArray<'t> {
+    pub name: String,
+    pub declarator: Node<'t>,
+    pub constant: bool,
+}
+
+/// Everything at file level that a kernel may refer to.
+#[derive(Default)]
+pub struct FileContext<'t> {
+    pub macros: HashMap<String, Macro>,
+    pub functions: HashMap<String, FunctionDef<'t>>,
+    pub kernels: Vec<FunctionDef<'t>>,
+    /// Integer constants: `const int`, `constexpr`, enumerators (source text of the value).
+    pub constants: HashMap<String, Node<'t>>,
+    pub enumerators: HashMap<String, i64>,
+    pub global_arrays: Vec<GlobalArray<'t>>,
+    /// Explicit instantiations: kernel name → list of template argument lists.
+    pub instantiations: HashMap<String, Vec<Vec<String>>>,
+}
+
+/// Lowers every kernel of a file. Each result pairs a kernel model with its
+/// definition span; a kernel whose lowering panicked is reported by the caller.
+pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Vec<Kernel> {
+    let cx = collect(text, tree.root_node(), options);
+    cx.kernels
+        .iter()
+        .map(|k| lower_kernel(text, &cx, k, options))
+        .collect()
+}
+
+/// Kernel names and definition spans only (cheap; used to map edits to kernels).
+pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)> {
+    let cx = collect(text, tree.root_node(), &Options::default());
+    cx.kernels
+        .iter()
+        .map(|k| (k.name.clone(), Span::from_node(&k.node)))
+        .collect()
+}
+
+pub fn node_text<'a>(text: &'a str, node: Node) -> &'a str {
+    text.get(node.start_byte()..node.end_byte()).unwrap_or("")
+}
+
+/// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
+pub fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
+    let mut cx = FileContext::default();
+    for (name, value) in &options.defines {
+        cx.macros.insert(
+            name.clone(),
+            Macro {
+                params: None,
+                body: value.clone(),
+            },
+        );
+    }
+    // Iterative, with an explicit stack: hostile input may nest deeply.
+    let mut stack = vec![(root, Vec::<TemplateParam>::new())];
+    while let Some((node, tparams)) = stack.pop() {
+        let mut items = Vec::new();
+        match node.kind() {
+            "translation_unit" | "declaration_list" => {
+                let mut c = node.walk();
+                items.extend(node.named_children(&mut c));
+            }
+            "namespace_definition" | "linkage_specification" => {
+                if let Some(body) = node.child_by_field_name("body") {
+                    if body.kind() == "declaration_list" {
+                        let mut c = body.walk();
+                        items.extend(body.named_children(&mut c));
+                    } else {
+                        items.push(body);
+                    }
+                }
+            }
+            k if k.starts_with("preproc_if") || k == "preproc_else" || k == "preproc_elif" => {
+                items.extend(preproc_branch(text, node, &cx.macros));
+            }
+            "template_declaration" => {
+                let params = template_params(text, node);
+                let mut c = node.walk();
+                for child in node.named_children(&mut c) {
+                    if child.kind() != "template_parameter_list" {
+                        stack.push((child, params.clone()));
+                    }
+                }
+                continue;
+            }
+            _ => {
+                // Depth-first in source order: a macro is known before the
+                // `#if` that tests it.
+                collect_item(text, node, tparams, &mut cx);
+                continue;
+            }
+        }
+        for item in items.into_iter().rev() {
+            stack.push((item, tparams.clone()));
+        }
+    }
+    cx
+}
+
+fn collect_item<'t>(
+    text: &str,
+    node: Node<'t>,
+    tparams: Vec<TemplateParam>,
+    cx: &mut FileContext<'t>,
+) {
+    match node.kind() {
+        "preproc_def" | "preproc_function_def" => {
+            if let Some((name, m)) = macro_def(text, node) {
+                cx.macros.insert(name, m);
+            }
+        }
+        "function_definition" => {
+            let Some(name) = function_name(text, node) else {
+                return;
+            };
+            let is_kernel = has_token(node, "__global__");
+            let def = FunctionDef {
+                name: name.clone(),
+                node,
+                is_kernel,
+                template_params: tparams,
+            };
+            if is_kernel {
+                cx.kernels.push(def.clone());
+            }
+            cx.functions.insert(name, def);
+        }
+        "template_instantiation" => {
+            if let Some(decl) = node.child_by_field_name("declarator") {
+                if let Some((name, args)) = instantiation(text, decl) {
+                    cx.instantiations.entry(name).or_default().push(args);
+                }
+            }
+        }
+        "declaration" => {
+            let is_shared = has_qualifier(text, node, "__shared__");
+            let is_device = has_qualifier(text, node, "__device__");
+            let is_constant = has_qualifier(text, node, "__constant__");
+            let is_const =
+                has_qualifier(text, node, "const") || has_qualifier(text, node, "constexpr");
+            collect_enums(text, node, cx);
+            let mut c = node.walk();
+            for d in node.children_by_field_name("declarator", &mut c) {
+                let (inner, value) = if d.kind() == "init_declarator" {
+                    (
+                        d.child_by_field_name("declarator"),
+                        d.child_by_field_name("value"),
+                    )
+                } else {
+                    (Some(d), None)
+                };
+                let Some(inner) = inner else { continue };
+                let is_array = inner.kind() == "array_declarator";
+                if (is_device || is_constant || is_shared) && (is_array || is_shared) {
+                    if let Some(name) = declarator_name(text, inner) {
+                        cx.global_arrays.push(GlobalArray {
+                            name,
+                            declarator: inner,
+                            constant: is_constant,
+                        });
+                    }
+                } else if is_const && inner.kind() == "identifier" {
+                    if let Some(v) = value {
+                        cx.constants.insert(node_text(text, inner).to_string(), v);
+                    }
+                } else if is_device && inner.kind() == "identifier" {
+                    // A `__device__ int counter;` global scalar: an array of one.
+                    cx.global_arrays.push(GlobalArray {
+                        name: node_text(text, inner).to_string(),
+                        declarator: inner,
+                        constant: false,
+                    });
+                }
+            }
+        }
+        "enum_specifier" | "type_definition" => collect_enums(text, node, cx),
+        _ => {}
+    }
+}
+
+fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "enumerator_list" {
+            let mut next = 0i64;
+            let mut c = n.walk();
+            for e in n.named_children(&mut c) {
+                if e.kind() != "enumerator" {
+                    continue;
+                }
+                let Some(name) = e.child_by_field_name("name") else {
+                    continue;
+                };
+                if let Some(v) = e.child_by_field_name("value") {
+                    if let Some(val) = const_eval(text, v, &cx.macros, &cx.enumerators) {
+                        next = val;
+                    }
+                }
+                cx.enumerators
+                    .insert(node_text(text, name).to_string(), next);
+                next = next.wrapping_add(1);
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+}
+
+pub fn macro_def(text: &str, node: Node) -> Option<(String, Macro)> {
+    let name = node_text(text, node.child_by_field_name("name")?).to_string();
+    let body = node
+        .child_by_field_name("value")
+        .map(|v| node_text(text, v).trim().to_string())
+        .unwrap_or_default();
+    let params = node.child_by_field_name("parameters").map(|p| {
+        let mut c = p.walk();
+        p.named_children(&mut c)
+            .map(|n| node_text(text, n).to_string())
+            .collect()
+    });
+    Some((name, Macro { params, body }))
+}
+
+/// The items of the taken branch of a preprocessor conditional.
+pub fn preproc_branch<'t>(
+    text: &str,
+    node: Node<'t>,
+    macros: &HashMap<String, Macro>,
+) -> Vec<Node<'t>> {
+    let taken = match node.kind() {
+        "preproc_ifdef" => {
+            let name = node
+                .child_by_field_name("name")
+                .map(|n| node_text(text, n))
+                .unwrap_or("");
+            let defined = macros.contains_key(name);
+            let negate = node
+                .child(0)
+                .map(|c| node_text(text, c).starts_with("#ifndef"))
+                .unwrap_or(false);
+            defined != negate
+        }
+        "preproc_if" | "preproc_elif" => node
+            .child_by_field_name("condition")
+            .and_then(|c| const_eval(text, c, macros, &HashMap::new()))
+            .map(|v| v != 0)
+            .unwrap_or(false),
+        "preproc_else" => true,
+        _ => false,
+    };
+    if taken {
+        let mut out = Vec::new();
+        let mut c = node.walk();
+        for (i, child) in node.children(&mut c).enumerate() {
+            let field = node.field_name_for_child(i as u32);
+            if child.is_named() && !matches!(field, Some("condition" | "name" | "alternative")) {
+                out.push(child);
+            }
+        }
+        out
+    } else if let Some(alt) = node.child_by_field_name("alternative") {
+        preproc_branch(text, alt, macros)
+    } else {
+        Vec::new()
+    }
+}
+
+/// Evaluates a constant expression (preprocessor conditions, enumerators,
+/// array sizes). Unknown identifiers are 0 in `#if`, as in C.
+pub fn const_eval(
+    text: &str,
+    node: Node,
+    macros: &HashMap<String, Macro>,
+    enums: &HashMap<String, i64>,
+) -> Option<i64> {
+    const_eval_depth(text, node, macros, enums, 0)
+}
+
+fn const_eval_depth(
+    text: &str,
+    node: Node,
+    macros: &HashMap<String, Macro>,
+    enums: &HashMap<String, i64>,
+    depth: usize,
+) -> Option<i64> {
+    if depth > 64 {
+        return None;
+    }
+    let ev = |n: Node| const_eval_depth(text, n, macros, enums, depth + 1);
+    match node.kind() {
+        "number_literal" => parse_int(node_text(text, node)),
+        "char_literal" => node_text(text, node).chars().nth(1).map(|c| c as i64),
+        "true" => Some(1),
+        "false" => Some(0),
+        "parenthesized_expression" => ev(node.named_child(0)?),
+        "preproc_defined" => {
+            let mut c = node.walk();
+            let name = node.named_children(&mut c).next()?;
+            Some(macros.contains_key(node_text(text, name)) as i64)
+        }
+        "identifier" => {
+            let name = node_text(text, node);
+            if let Some(v) = enums.get(name) {
+                return Some(*v);
+            }
+            match macros.get(name) {
+                Some(m) if m.params.is_none() => {
+                    if m.body.is_empty() {
+                        return Some(0);
+                    }
+                    let tree = crate::syntax::parse(&format!("int __v = ({});", m.body), None);
+                    let decl = tree.root_node().named_child(0)?;
+                    let init = decl.child_by_field_name("declarator")?;
+                    let value = init.child_by_field_name("value")?;
+                    let src = format!("int __v = ({});", m.body);
+                    const_eval_depth(&src, value, macros, enums, depth + 1)
+                }
+                _ => Some(0),
+            }
+        }
+        "unary_expression" => {
+            let v = ev(node.child_by_field_name("argument")?)?;
+            match node_text(text, node.child_by_field_name("operator")?) {
+                "-" => v.checked_neg(),
+                "+" => Some(v),
+                "!" => Some((v == 0) as i64),
+                "~" => Some(!v),
+                _ => None,
+            }
+        }
+        "binary_expression" => {
+            let a = ev(node.child_by_field_name("left")?)?;
+            let b = ev(node.child_by_field_name("right")?)?;
+            let op = node_text(text, node.child_by_field_name("operator")?);
+            crate::model::fold(binop(op)?, a, b)
+        }
+        "conditional_expression" => {
+            let c = ev(node.child_by_field_name("condition")?)?;
+            if c != 0 {
+                ev(node.child_by_field_name("consequence")?)
+            } else {
+                ev(node.child_by_field_name("alternative")?)
+            }
+        }
+        "cast_expression" => ev(node.child_by_field_name("value")?),
+        _ => None,
+    }
+}
+
+pub fn binop(op: &str) -> Option<crate::model::BinOp> {
+    use crate::model::BinOp::*;
+    Some(match op {
+        "+" => Add,
+        "-" => Sub,
+        "*" => Mul,
+        "/" => Div,
+        "%" => Rem,
+        "<<" => Shl,
+        ">>" => Shr,
+        "&" => BitAnd,
+        "|" => BitOr,
+        "^" => BitXor,
+        "<" => Lt,
+        "<=" => Le,
+        ">" => Gt,
+        ">=" => Ge,
+        "==" => Eq,
+        "!=" => Ne,
+        "&&" => And,
+        "||" => Or,
+        _ => return None,
+    })
+}
+
+/// Parses a C integer literal (decimal, hex, octal, binary; `u`/`l` suffixes).
+/// Floating literals and out-of-range values give `None`.
+pub fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim().replace('\'', "");
+    let lower = s.to_ascii_lowercase();
+    let digits = lower.trim_end_matches(['u', 'l']);
+    if let Some(hex) = digits.strip_prefix("0x") {
+        return i64::from_str_radix(hex, 16).ok();
+    }
+    if digits.contains(['.', 'e', 'f', 'p']) {
+        return None;
+    }
+    if let Some(bin) = digits.strip_prefix("0b") {
+        return i64::from_str_radix(bin, 2).ok();
+    }
+    if digits.len() > 1 && digits.starts_with('0') {
+        return i64::from_str_radix(&digits[1..], 8).ok();
+    }
+    digits.parse().ok()
+}
+
+pub fn has_token(node: Node, token: &str) -> bool {
+    let mut c = node.walk();
+    let found = node.children(&mut c).any(|ch| ch.kind() == token);
+    found
+}
+
+/// True if a declaration has the qualifier/specifier `q` among its direct children.
+pub fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
+    let mut c = node.walk();
+    let found = node.children(&mut c).any(|ch| {
+        matches!(
+            ch.kind(),
+            "type_qualifier" | "storage_class_specifier" | "attribute_specifier"
+        ) && node_text(text, ch).trim() == q
+            || ch.kind() == q
+    });
+    found
+}
+
+pub fn function_name(text: &str, def: Node) -> Option<String> {
+    let mut d = def.child_by_field_name("declarator")?;
+    loop {
+        match d.kind() {
+            "function_declarator" | "pointer_declarator" | "reference_declarator" => {
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child(0))?;
+            }
+            "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
+            "qualified_identifier" => {
+                return d
+                    .child_by_field_name("name")
+                    .map(|n| node_text(text, n).to_string())
+            }
+            "template_function" => {
+                return d
+                    .child_by_field_name("name")
+                    .map(|n| node_text(text, n).to_string())
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The identifier a declarator declares (`*p`, `s[4][4]`, `&r`, `x = 1`).
+pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
+    for _ in 0..64 {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
+            _ => {
+                d = d.child_by_field_name("declarator").or_else(|| {
+                    let mut c = d.walk();
+                    let found = d
+                        .named_children(&mut c)
+                        .find(|n| n.kind().contains("declarator") || n.kind() == "identifier");
+                    found
+                })?;
+            }
+        }
+    }
+    None
+}
+
+fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {
+    let mut out = Vec::new();
+    let Some(list) = node.child_by_field_name("parameters") else {
+        return out;
+    };
+    let mut c = list.walk();
+    for p in list.named_children(&mut c) {
+        let name = p
+            .child_by_field_name("declarator")
+            .and_then(|d| declarator_name(text, d))
+            .or_else(|| {
+                let mut c2 = p.walk();
+                let n = p
+                    .named_children(&mut c2)
+                    .find(|n| n.kind() == "type_identifier" || n.kind() == "identifier")
+                    .map(|n| node_text(text, n).to_string());
+                n
+            });
+        let default = p
+            .child_by_field_name("default_value")
+            .or_else(|| p.child_by_field_name("default_type"))
+            .map(|d| node_text(text, d).to_string());
+        if let Some(name) = name {
+            out.push(TemplateParam { name, default });
+        }
+    }
+    out
+}
+
+fn instantiation(text: &str, decl: Node) -> Option<(String, Vec<String>)> {
+    let mut d = decl;
+    for _ in 0..8 {
+        if d.kind() == "template_function" {
+            let name = node_text(text, d.child_by_field_name("name")?).to_string();
+            let args = d.child_by_field_name("arguments")?;
+            let mut c = args.walk();
+            let list = args
+                .named_children(&mut c)
+                .map(|a| node_text(text, a).to_string())
+                .collect();
+            return Some((name, list));
+        }
+        d = d.child_by_field_name("declarator")?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_literals() {
+        assert_eq!(parse_int("42"), Some(42));
+        assert_eq!(parse_int("0x1F"), Some(31));
+        assert_eq!(parse_int("010"), Some(8));
+        assert_eq!(parse_int("256u"), Some(256));
+        assert_eq!(parse_int("1.0f"), None);
+        assert_eq!(parse_int("99999999999999999999999"), None);
+    }
+
+    #[test]
+    fn collects_kernels_macros_and_taken_branches() {
+        let src = "#define A 1\n#if A\n__global__ void k1() {}\n#else\n__global__ void k2() {}\n#endif\n#ifndef B\n__device__ int f() { return 1; }\n#endif\nnamespace n { __global__ void k3() {} }\n";
+        let tree = crate::syntax::parse(src, None);
+        let cx = collect(src, tree.root_node(), &Options::default());
+        let names: Vec<_> = cx.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["k1", "k3"]);
+        assert!(cx.functions.contains_key("f"));
+    }
+}

@@ -1,0 +1,234 @@
+//! A concrete interpreter of the kernel model (a memory-access model in the
+//! spirit of Simulee, seed 004): runs one thread with concrete launch sizes,
+//! indices, parameters and unknown values, and records every access it makes
+//! with the number of barriers of each level it had passed. Witnesses from
+//! the solver are replayed on it before a finding is reported.
+
+use crate::model::{BarrierKind, BinOp, Expr, Kernel, Stmt, UnOp, Var, VarKind};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One access made by a thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub access: usize,
+    pub index: i64,
+    /// Barriers passed before it: [any level (warp), block or grid, grid].
+    pub epochs: [u32; 3],
+}
+
+#[derive(Debug, Default)]
+pub struct Trace {
+    pub events: Vec<Event>,
+    pub barrier_counts: HashMap<usize, u32>,
+    /// False when the step budget ran out or arithmetic overflowed.
+    pub complete: bool,
+}
+
+pub struct Interpreter<'a> {
+    pub lookup: &'a dyn Fn(&Var) -> Option<i64>,
+    pub bitvector: bool,
+    /// Only record these accesses (all when empty).
+    pub only: &'a [usize],
+    pub max_steps: usize,
+}
+
+struct State {
+    counters: HashMap<Arc<str>, i64>,
+    epochs: [u32; 3],
+    steps: usize,
+    trace: Trace,
+}
+
+impl Interpreter<'_> {
+    pub fn run(&self, kernel: &Kernel) -> Trace {
+        let mut st = State {
+            counters: HashMap::new(),
+            epochs: [0; 3],
+            steps: 0,
+            trace: Trace {
+                complete: true,
+                ..Default::default()
+            },
+        };
+        self.stmts(&kernel.body, &mut st);
+        st.trace
+    }
+
+    fn stmts(&self, stmts: &[Stmt], st: &mut State) {
+        for s in stmts {
+            if !st.trace.complete {
+                return;
+            }
+            st.steps += 1;
+            if st.steps > self.max_steps {
+                st.trace.complete = false;
+                return;
+            }
+            match s {
+                Stmt::Access(a) => {
+                    if !self.only.is_empty() && !self.only.contains(&a.id) {
+                        continue;
+                    }
+                    match (self.eval(&a.guard, st), self.eval(&a.index, st)) {
+                        (Some(g), Some(i)) => {
+                            if g != 0 {
+                                st.trace.events.push(Event {
+                                    access: a.id,
+                                    index: i,
+                                    epochs: st.epochs,
+                                });
+                            }
+                        }
+                        (Some(0), None) => {}
+                        _ => st.trace.complete = false,
+                    }
+                }
+                Stmt::Barrier(b) => match self.eval(&b.guard, st) {
+                    Some(0) => {}
+                    Some(_) => {
+                        st.epochs[0] += 1;
+                        if b.kind != BarrierKind::Warp {
+                            st.epochs[1] += 1;
+                        }
+                        if b.kind == BarrierKind::Grid {
+                            st.epochs[2] += 1;
+                        }
+                        *st.trace.barrier_counts.entry(b.id).or_insert(0) += 1;
+                    }
+                    None => st.trace.complete = false,
+                },
+                Stmt::If(t, e) => {
+                    self.stmts(t, st);
+                    self.stmts(e, st);
+                }
+                Stmt::Loop(l) => {
+                    let name = l.counter.name.clone();
+                    let pow2 = matches!(l.counter.kind, VarKind::Counter { pow2: true });
+                    let mut k = 0i64;
+                    loop {
+                        if pow2 && k >= 64 {
+                            break;
+                        }
+                        st.counters.insert(name.clone(), k);
+                        match self.eval(&l.guard, st) {
+                            Some(0) => break,
+                            Some(_) => {}
+                            None => {
+                                st.trace.complete = false;
+                                break;
+                            }
+                        }
+                        self.stmts(&l.body, st);
+                        if !st.trace.complete {
+                            break;
+                        }
+                        k += 1;
+                    }
+                    st.counters.remove(&name);
+                }
+            }
+        }
+    }
+
+    fn var(&self, v: &Var, st: &State) -> Option<i64> {
+        if let VarKind::Counter { .. } = v.kind {
+            if let Some(k) = st.counters.get(&v.name) {
+                return Some(*k);
+            }
+        }
+        (self.lookup)(v)
+    }
+
+    pub fn eval_with(&self, e: &Expr) -> Option<i64> {
+        let st = State {
+            counters: HashMap::new(),
+            epochs: [0; 3],
+            steps: 0,
+            trace: Trace::default(),
+        };
+        self.eval(e, &st)
+    }
+
+    fn eval(&self, e: &Expr, st: &State) -> Option<i64> {
+        let v = match e {
+            Expr::Const(c) => *c,
+            Expr::Var(v) => self.var(v, st)?,
+            Expr::Un(op, a) => {
+                let x = self.eval(a, st)?;
+                match op {
+                    UnOp::Neg => x.checked_neg()?,
+                    UnOp::Not => (x == 0) as i64,
+                    UnOp::BitNot => !x,
+                }
+            }
+            Expr::Pow2(a) => {
+                let x = self.eval(a, st)?;
+                if !(0..63).contains(&x) {
+                    return None;
+                }
+                1i64 << x
+            }
+            Expr::Ite(c, a, b) => {
+                if self.eval(c, st)? != 0 {
+                    self.eval(a, st)?
+                } else {
+                    self.eval(b, st)?
+                }
+            }
+            Expr::Bin(BinOp::And, a, b) => {
+                (self.eval(a, st)? != 0 && self.eval(b, st)? != 0) as i64
+            }
+            Expr::Bin(BinOp::Or, a, b) => (self.eval(a, st)? != 0 || self.eval(b, st)? != 0) as i64,
+            Expr::Bin(op, a, b) => {
+                let x = self.eval(a, st)?;
+                let y = self.eval(b, st)?;
+                apply(*op, x, y, self.bitvector)?
+            }
+        };
+        Some(if self.bitvector { v as i32 as i64 } else { v })
+    }
+}
+
+/// C semantics of one operation (`None`: undefined or overflow).
+pub fn apply(op: BinOp, x: i64, y: i64, bitvector: bool) -> Option<i64> {
+    if bitvector {
+        let (a, b) = (x as i32, y as i32);
+        return Some(match op {
+            BinOp::Add => a.wrapping_add(b) as i64,
+            BinOp::Sub => a.wrapping_sub(b) as i64,
+            BinOp::Mul => a.wrapping_mul(b) as i64,
+            BinOp::Div => a.checked_div(b)? as i64,
+            BinOp::Rem => a.checked_rem(b)? as i64,
+            BinOp::Shl => a.wrapping_shl(b as u32) as i64,
+            BinOp::Shr => a.wrapping_shr(b as u32) as i64,
+            BinOp::BitAnd => (a & b) as i64,
+            BinOp::BitOr => (a | b) as i64,
+            BinOp::BitXor => (a ^ b) as i64,
+            _ => crate::model::fold(op, a as i64, b as i64)?,
+        });
+    }
+    match op {
+        BinOp::Shr => Some(if y >= 63 {
+            if x < 0 {
+                -1
+            } else {
+                0
+            }
+        } else if y < 0 {
+            return None;
+        } else {
+            x >> y
+        }),
+        // Bitwise operations on 32-bit values, as the SMT encoding does.
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+            let (a, b) = (x as i32, y as i32);
+            Some(match op {
+                BinOp::BitAnd => (a & b) as i64,
+                BinOp::BitOr => (a | b) as i64,
+                _ => (a ^ b) as i64,
+            })
+        }
+        _ => crate::model::fold(op, x, y),
+    }
+}

@@ -1,0 +1,577 @@
+//! Encoding of model expressions into SMT-LIB 2 and solving with Z3.
+//!
+//! A query is rendered to SMT-LIB text: the text is exactly what the query
+//! depends on, so its hash is the cache key (edits elsewhere leave it equal).
+//! Integers are mathematical by default; `--bitvector` gives 32-bit
+//! two's-complement semantics.
+
+use crate::cache::{QueryCache, QueryOutcome};
+use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Launch facts that constrain the thread/launch variables of every query.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchEnv {
+    pub block_dim: Option<[u32; 3]>,
+    pub grid_dim: Option<[u32; 3]>,
+    pub block_used: [bool; 3],
+    pub grid_used: [bool; 3],
+    pub max_threads: Option<i64>,
+    pub bitvector: bool,
+}
+
+impl LaunchEnv {
+    /// The fixed value of a launch variable, if the launch or usage fixes it.
+    pub fn fixed(&self, kind: VarKind) -> Option<i64> {
+        match kind {
+            VarKind::BlockDim(d) => match self.block_dim {
+                Some(b) => Some(b[d as usize] as i64),
+                None if !self.block_used[d as usize] => Some(1),
+                None => None,
+            },
+            VarKind::GridDim(d) => match self.grid_dim {
+                Some(g) => Some(g[d as usize] as i64),
+                None if !self.grid_used[d as usize] => Some(1),
+                None => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+pub fn block_dim_var(d: u8) -> Var {
+    Var::new(
+        format!("blockDim.{}", DIMS[d as usize]),
+        VarKind::BlockDim(d),
+    )
+}
+
+pub fn grid_dim_var(d: u8) -> Var {
+    Var::new(format!("gridDim.{}", DIMS[d as usize]), VarKind::GridDim(d))
+}
+
+/// A rendered query: declarations, domain constraints and assertions.
+pub struct Query {
+    pub text: String,
+    pub vars: Vec<Var>,
+    /// Extra assertions that prefer small values (for readable witnesses).
+    pub small: String,
+    pub product_check: bool,
+}
+
+fn sym(v: &Var) -> String {
+    let clean: String = v
+        .name
+        .chars()
+        .map(|c| if c == '|' || c == '\\' { '_' } else { c })
+        .collect();
+    format!("|{clean}|")
+}
+
+pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
+    let mut vars: BTreeSet<Var> = BTreeSet::new();
+    for a in assertions {
+        a.for_each_var(&mut |v| {
+            vars.insert(v.clone());
+        });
+    }
+    // Thread and block indices are bounded by the launch sizes.
+    let mut implied = Vec::new();
+    let mut any_block_dim = false;
+    for v in &vars {
+        match v.kind {
+            VarKind::ThreadIdx(d) => implied.push(block_dim_var(d)),
+            VarKind::BlockIdx(d) => implied.push(grid_dim_var(d)),
+            _ => {}
+        }
+        any_block_dim |= matches!(v.kind, VarKind::BlockDim(_) | VarKind::ThreadIdx(_));
+    }
+    vars.extend(implied);
+    let bv = env.bitvector;
+    let sort = if bv { "(_ BitVec 32)" } else { "Int" };
+    let mut text = String::new();
+    let mut small = String::new();
+    for v in &vars {
+        let _ = writeln!(text, "(declare-const {} {sort})", sym(v));
+    }
+    let c = |n: i64| lit(n, bv);
+    let ge = if bv { "bvsge" } else { ">=" };
+    let le = if bv { "bvsle" } else { "<=" };
+    let lt = if bv { "bvslt" } else { "<" };
+    for v in &vars {
+        let s = sym(v);
+        match v.kind {
+            VarKind::ThreadIdx(d) => {
+                let _ = writeln!(
+                    text,
+                    "(assert (and ({ge} {s} {}) ({lt} {s} {})))",
+                    c(0),
+                    sym(&block_dim_var(d))
+                );
+            }
+            VarKind::BlockIdx(d) => {
+                let _ = writeln!(
+                    text,
+                    "(assert (and ({ge} {s} {}) ({lt} {s} {})))",
+                    c(0),
+                    sym(&grid_dim_var(d))
+                );
+            }
+            VarKind::BlockDim(d) | VarKind::GridDim(d) => match env.fixed(v.kind) {
+                Some(n) => {
+                    let _ = writeln!(text, "(assert (= {s} {}))", c(n));
+                }
+                None => {
+                    let hi = match v.kind {
+                        VarKind::BlockDim(2) => 64,
+                        VarKind::BlockDim(_) => env.max_threads.unwrap_or(1024).clamp(1, 1024),
+                        VarKind::GridDim(0) => i32::MAX as i64,
+                        _ => 65535,
+                    };
+                    let _ = writeln!(
+                        text,
+                        "(assert (and ({ge} {s} {}) ({le} {s} {})))",
+                        c(1),
+                        c(hi)
+                    );
+                    let soft = match v.kind {
+                        VarKind::BlockDim(0) => 64,
+                        VarKind::BlockDim(_) => 4,
+                        _ => 4,
+                    };
+                    let _ = writeln!(small, "(assert ({le} {s} {}))", c(soft));
+                    let _ = d;
+                }
+            },
+            VarKind::Param { lo, hi } | VarKind::Unknown { lo, hi, .. } => {
+                if !bv || (lo >= i32::MIN as i64 && hi <= i32::MAX as i64) {
+                    if lo > i64::MIN {
+                        let _ = writeln!(text, "(assert ({ge} {s} {}))", c(lo));
+                    }
+                    if hi < i64::MAX {
+                        let _ = writeln!(text, "(assert ({le} {s} {}))", c(hi));
+                    }
+                }
+                let _ = writeln!(
+                    small,
+                    "(assert (and ({ge} {s} {}) ({le} {s} {})))",
+                    c(lo.max(-64)),
+                    c(hi.min(1024))
+                );
+            }
+            VarKind::Counter { pow2 } => {
+                let _ = writeln!(text, "(assert ({ge} {s} {}))", c(0));
+                if pow2 {
+                    let _ = writeln!(text, "(assert ({lt} {s} {}))", c(64));
+                }
+                let _ = writeln!(small, "(assert ({le} {s} {}))", c(16));
+            }
+            VarKind::Shared => {}
+        }
+    }
+    // The block holds at most 1024 threads: linear when only x is symbolic.
+    let symbolic_dims: Vec<u8> = (0..3u8)
+        .filter(|d| env.fixed(VarKind::BlockDim(*d)).is_none())
+        .collect();
+    let product_check = any_block_dim && symbolic_dims.len() > 1 && !bv;
+    for a in assertions {
+        let _ = writeln!(text, "(assert {})", enc_bool(a, bv));
+    }
+    Query {
+        text,
+        vars: vars.into_iter().collect(),
+        small,
+        product_check,
+    }
+}
+
+fn lit(n: i64, bv: bool) -> String {
+    if bv {
+        format!("(_ bv{} 32)", (n as i128).rem_euclid(1i128 << 32))
+    } else if n < 0 {
+        format!("(- {})", (n as i128).unsigned_abs())
+    } else {
+        n.to_string()
+    }
+}
+
+fn pow2_chain(e: &str, bv: bool) -> String {
+    if bv {
+        return format!("(bvshl {} {e})", lit(1, true));
+    }
+    let mut s = String::from("0");
+    for i in (0..63).rev() {
+        s = format!("(ite (= {e} {i}) {} {s})", 1i64 << i);
+    }
+    s
+}
+
+pub fn enc_bool(e: &Expr, bv: bool) -> String {
+    match e {
+        Expr::Const(c) => (if *c != 0 { "true" } else { "false" }).to_string(),
+        Expr::Un(UnOp::Not, a) => format!("(not {})", enc_bool(a, bv)),
+        Expr::Bin(BinOp::And, a, b) => format!("(and {} {})", enc_bool(a, bv), enc_bool(b, bv)),
+        Expr::Bin(BinOp::Or, a, b) => format!("(or {} {})", enc_bool(a, bv), enc_bool(b, bv)),
+        Expr::Bin(op, a, b) if op.is_comparison() => {
+            let (x, y) = (enc_int(a, bv), enc_int(b, bv));
+            let f = match (op, bv) {
+                (BinOp::Lt, false) => "<",
+                (BinOp::Le, false) => "<=",
+                (BinOp::Gt, false) => ">",
+                (BinOp::Ge, false) => ">=",
+                (BinOp::Lt, true) => "bvslt",
+                (BinOp::Le, true) => "bvsle",
+                (BinOp::Gt, true) => "bvsgt",
+                (BinOp::Ge, true) => "bvsge",
+                (BinOp::Eq, _) => "=",
+                _ => return format!("(not (= {x} {y}))"),
+            };
+            format!("({f} {x} {y})")
+        }
+        Expr::Ite(c, a, b) => format!(
+            "(ite {} {} {})",
+            enc_bool(c, bv),
+            enc_bool(a, bv),
+            enc_bool(b, bv)
+        ),
+        _ => format!("(not (= {} {}))", enc_int(e, bv), lit(0, bv)),
+    }
+}
+
+pub fn enc_int(e: &Expr, bv: bool) -> String {
+    match e {
+        Expr::Const(c) => lit(*c, bv),
+        Expr::Var(v) => sym(v),
+        Expr::Un(UnOp::Neg, a) => {
+            if bv {
+                format!("(bvneg {})", enc_int(a, bv))
+            } else {
+                format!("(- {})", enc_int(a, bv))
+            }
+        }
+        Expr::Un(UnOp::BitNot, a) => {
+            if bv {
+                format!("(bvnot {})", enc_int(a, bv))
+            } else {
+                format!("(- (- {}) 1)", enc_int(a, bv))
+            }
+        }
+        Expr::Un(UnOp::Not, _) => {
+            format!("(ite {} {} {})", enc_bool(e, bv), lit(1, bv), lit(0, bv))
+        }
+        Expr::Bin(op, ..) if op.is_boolean() => {
+            format!("(ite {} {} {})", enc_bool(e, bv), lit(1, bv), lit(0, bv))
+        }
+        Expr::Ite(c, a, b) => format!(
+            "(ite {} {} {})",
+            enc_bool(c, bv),
+            enc_int(a, bv),
+            enc_int(b, bv)
+        ),
+        Expr::Pow2(a) => pow2_chain(&enc_int(a, bv), bv),
+        Expr::Bin(op, a, b) => {
+            let x = enc_int(a, bv);
+            let y = enc_int(b, bv);
+            if bv {
+                let f = match op {
+                    BinOp::Add => "bvadd",
+                    BinOp::Sub => "bvsub",
+                    BinOp::Mul => "bvmul",
+                    BinOp::Div => "bvsdiv",
+                    BinOp::Rem => "bvsrem",
+                    BinOp::Shl => "bvshl",
+                    BinOp::Shr => "bvashr",
+                    BinOp::BitAnd => "bvand",
+                    BinOp::BitOr => "bvor",
+                    BinOp::BitXor => "bvxor",
+                    BinOp::Min => return format!("(ite (bvslt {x} {y}) {x} {y})"),
+                    BinOp::Max => return format!("(ite (bvsgt {x} {y}) {x} {y})"),
+                    _ => unreachable!("boolean operators are handled above"),
+                };
+                return format!("({f} {x} {y})");
+            }
+            match op {
+                BinOp::Add => format!("(+ {x} {y})"),
+                BinOp::Sub => format!("(- {x} {y})"),
+                BinOp::Mul => format!("(* {x} {y})"),
+                BinOp::Div => match b.as_const() {
+                    Some(c) if c > 0 => format!("(ite (>= {x} 0) (div {x} {c}) (- (div (- {x}) {c})))"),
+                    _ => format!(
+                        "(ite (= (< {x} 0) (< {y} 0)) (div (abs {x}) (abs {y})) (- (div (abs {x}) (abs {y}))))"
+                    ),
+                },
+                BinOp::Rem => match b.as_const() {
+                    Some(c) if c != 0 => {
+                        let c = c.unsigned_abs();
+                        format!("(ite (>= {x} 0) (mod {x} {c}) (- (mod (- {x}) {c})))")
+                    }
+                    _ => format!(
+                        "(ite (>= {x} 0) (mod {x} (abs {y})) (- (mod (- {x}) (abs {y}))))"
+                    ),
+                },
+                BinOp::Shl => match b.as_const() {
+                    Some(c) if (0..63).contains(&c) => format!("(* {x} {})", 1i64 << c),
+                    _ => format!("(* {x} {})", pow2_chain(&y, false)),
+                },
+                BinOp::Shr => match b.as_const() {
+                    Some(c) if (0..63).contains(&c) => format!("(div {x} {})", 1i64 << c),
+                    _ => format!("(div {x} {})", pow2_chain(&y, false)),
+                },
+                BinOp::BitAnd => match (a.as_const(), b.as_const()) {
+                    (_, Some(m)) if m > 0 && (m & (m + 1)) == 0 => format!("(mod {x} {})", m as i128 + 1),
+                    (Some(m), _) if m > 0 && (m & (m + 1)) == 0 => format!("(mod {y} {})", m as i128 + 1),
+                    _ => bitwise("bvand", &x, &y),
+                },
+                BinOp::BitOr => bitwise("bvor", &x, &y),
+                BinOp::BitXor => bitwise("bvxor", &x, &y),
+                BinOp::Min => format!("(ite (< {x} {y}) {x} {y})"),
+                BinOp::Max => format!("(ite (> {x} {y}) {x} {y})"),
+                _ => unreachable!("boolean operators are handled above"),
+            }
+        }
+    }
+}
+
+/// A bitwise operation on mathematical integers through 32-bit vectors
+/// (results read back as signed 32-bit values).
+fn bitwise(f: &str, x: &str, y: &str) -> String {
+    let r = format!("({f} ((_ int2bv 32) {x}) ((_ int2bv 32) {y}))");
+    format!("(let ((r {r})) (- (bv2int r) (ite (bvslt r (_ bv0 32)) 4294967296 0)))")
+}
+
+/// FNV-1a: a stable 64-bit hash of query text (stable across runs and builds).
+pub fn stable_hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.as_bytes().iter().chain(std::iter::once(&0xff)) {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Solver settings that are part of every query's identity.
+#[derive(Clone, Copy, Debug)]
+pub struct SolverConfig {
+    pub timeout_ms: u32,
+    pub rlimit: u32,
+}
+
+/// Counters of one analysis.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct Counters {
+    pub run: u64,
+    pub reused: u64,
+}
+
+/// Solves `assertions`, through the cache.
+pub fn solve(
+    assertions: &[Expr],
+    env: &LaunchEnv,
+    config: SolverConfig,
+    cache: &dyn QueryCache,
+    counters: &mut Counters,
+) -> QueryOutcome {
+    let q = build_query(assertions, env);
+    let key = stable_hash(&[
+        &q.text,
+        &format!("{}/{}/{}", config.timeout_ms, config.rlimit, env.bitvector),
+    ]);
+    if let Some(hit) = cache.get(key) {
+        counters.reused += 1;
+        return hit;
+    }
+    counters.run += 1;
+    let outcome = run_z3(&q, env, config);
+    cache.insert(key, outcome.clone());
+    outcome
+}
+
+fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
+    use z3::{Params, SatResult, Solver};
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", config.timeout_ms.max(1));
+    if config.rlimit > 0 {
+        params.set_u32("rlimit", config.rlimit);
+    }
+    solver.set_params(&params);
+    solver.from_string(q.text.as_str());
+    // First try with small values preferred: witnesses people can read.
+    solver.push();
+    solver.from_string(q.small.as_str());
+    let mut result = solver.check();
+    if result != SatResult::Sat {
+        solver.pop(1);
+        result = solver.check();
+    }
+    match result {
+        SatResult::Unsat => QueryOutcome::Unsat,
+        SatResult::Unknown => QueryOutcome::Unknown(
+            solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "unknown".to_string()),
+        ),
+        SatResult::Sat => {
+            let Some(model) = solver.get_model() else {
+                return QueryOutcome::Unknown("no model".into());
+            };
+            let mut values = Vec::new();
+            for v in &q.vars {
+                let name = sym(v);
+                let value = if env.bitvector {
+                    let c = z3::ast::BV::new_const(name.trim_matches('|'), 32);
+                    model
+                        .eval(&c, true)
+                        .and_then(|x| x.as_u64())
+                        .map(|u| u as u32 as i32 as i64)
+                } else {
+                    let c = z3::ast::Int::new_const(name.trim_matches('|'));
+                    model.eval(&c, true).and_then(|x| x.as_i64())
+                };
+                if let Some(value) = value {
+                    values.push((v.name.to_string(), value));
+                }
+            }
+            // A witness must be a launch the hardware allows (<= 1024 threads).
+            if q.product_check {
+                let get = |d: u8| {
+                    let n = format!("blockDim.{}", DIMS[d as usize]);
+                    values
+                        .iter()
+                        .find(|(k, _)| *k == n)
+                        .map(|(_, v)| *v)
+                        .or(env.fixed(VarKind::BlockDim(d)))
+                        .unwrap_or(1)
+                };
+                let limit = env.max_threads.unwrap_or(1024).min(1024);
+                if get(0).saturating_mul(get(1)).saturating_mul(get(2)) > limit {
+                    let bx = "|blockDim.x|";
+                    let mut product = String::new();
+                    for d in 0..3u8 {
+                        let n = format!("|blockDim.{}|", DIMS[d as usize]);
+                        if q.text.contains(&format!("(declare-const {n}")) {
+                            product.push_str(&format!(" {n}"));
+                        }
+                    }
+                    let _ = bx;
+                    let text = format!("{}(assert (<= (* 1{product}) {limit}))\n", q.text);
+                    let q2 = Query {
+                        text,
+                        vars: q.vars.clone(),
+                        small: String::new(),
+                        product_check: false,
+                    };
+                    return run_z3(&q2, env, config);
+                }
+            }
+            QueryOutcome::Sat(values)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Scope;
+
+    fn env() -> LaunchEnv {
+        LaunchEnv {
+            block_dim: None,
+            grid_dim: None,
+            block_used: [true, false, false],
+            grid_used: [true, false, false],
+            max_threads: None,
+            bitvector: false,
+        }
+    }
+
+    fn tid(t: u8) -> Expr {
+        Expr::Var(Var::new(format!("threadIdx.x#{t}"), VarKind::ThreadIdx(0)))
+    }
+
+    #[test]
+    fn distinct_threads_same_index_is_unsat() {
+        let a = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(tid(1), tid(2)),
+        ];
+        let cache = crate::cache::MemoryCache::default();
+        let mut c = Counters::default();
+        let cfg = SolverConfig {
+            timeout_ms: 2000,
+            rlimit: 0,
+        };
+        assert_eq!(solve(&a, &env(), cfg, &cache, &mut c), QueryOutcome::Unsat);
+        // The second time it comes from the cache.
+        assert_eq!(solve(&a, &env(), cfg, &cache, &mut c), QueryOutcome::Unsat);
+        assert_eq!((c.run, c.reused), (1, 1));
+    }
+
+    #[test]
+    fn neighbour_index_collides() {
+        let a = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(Expr::add(tid(1), Expr::Const(1)), tid(2)),
+        ];
+        let mut c = Counters::default();
+        let cfg = SolverConfig {
+            timeout_ms: 2000,
+            rlimit: 0,
+        };
+        let out = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
+        let QueryOutcome::Sat(values) = out else {
+            panic!("expected sat, got {out:?}")
+        };
+        let get = |n: &str| {
+            values
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| *v)
+                .unwrap()
+        };
+        assert_eq!(get("threadIdx.x#1") + 1, get("threadIdx.x#2"));
+        assert!(get("blockDim.x") > get("threadIdx.x#2"));
+    }
+
+    #[test]
+    fn c_division_and_remainder_truncate() {
+        // (-7) / 2 == -3 and (-7) % 2 == -1 in C.
+        let x = Expr::Var(Var::new(
+            "x",
+            VarKind::Unknown {
+                scope: Scope::Thread,
+                lo: -7,
+                hi: -7,
+            },
+        ));
+        for bv in [false, true] {
+            let mut e = env();
+            e.bitvector = bv;
+            let a = vec![Expr::and(
+                Expr::eq(
+                    Expr::bin(BinOp::Div, x.clone(), Expr::Const(2)),
+                    Expr::Const(-3),
+                ),
+                Expr::eq(
+                    Expr::bin(BinOp::Rem, x.clone(), Expr::Const(2)),
+                    Expr::Const(-1),
+                ),
+            )];
+            let mut c = Counters::default();
+            let cfg = SolverConfig {
+                timeout_ms: 2000,
+                rlimit: 0,
+            };
+            assert!(
+                matches!(
+                    solve(&a, &e, cfg, &crate::cache::NoCache, &mut c),
+                    QueryOutcome::Sat(_)
+                ),
+                "bv={bv}"
+            );
+        }
+    }
+}

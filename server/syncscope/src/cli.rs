@@ -1,0 +1,305 @@
+//! `syncscope check` and `syncscope lsp`.
+//!
+//! Exit status (a contract other tools depend on): 0 no error finding;
+//! 1 error findings (races, divergence; warnings only with --deny-warnings);
+//! 2 usage or I/O error.
+
+use crate::output::{self, FileResult, Format};
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use syncscope_core::{Options, Severity};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "syncscope",
+    version,
+    about = "Proves CUDA kernels free of data races, barrier divergence and redundant barriers."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check files and folders (recursing into *.cu and *.cuh).
+    Check(CheckArgs),
+    /// Start the language server on stdio.
+    Lsp,
+    /// Print the kernel model extracted from a file (for debugging and tests).
+    Model {
+        path: PathBuf,
+        #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+        define: Vec<String>,
+    },
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Fixed block size X[,Y[,Z]] (default: symbolic, any size the hardware allows).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
+    block_dim: Option<[u32; 3]>,
+    /// Fixed grid size X[,Y[,Z]] (default: symbolic).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
+    grid_dim: Option<[u32; 3]>,
+    /// Define a macro (VALUE defaults to 1).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// Exit with status 1 on warnings (redundant barriers) too.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Legacy lockstep warps (warp size 32) instead of independent thread scheduling.
+    #[arg(long)]
+    warp_sync: bool,
+    /// 32-bit bit-vector arithmetic (wrap-around) instead of mathematical integers.
+    #[arg(long)]
+    bitvector: bool,
+    /// Per-query solver timeout in milliseconds (a timeout reports `unknown`).
+    #[arg(long, default_value_t = 2000)]
+    timeout_ms: u32,
+    /// Do not look for redundant barriers.
+    #[arg(long)]
+    no_redundant: bool,
+    /// Files and folders to check.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+fn parse_dim(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("expected X[,Y[,Z]], got `{s}`"));
+    }
+    let mut out = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        let v: u32 = p
+            .parse()
+            .map_err(|_| format!("`{p}` is not a positive integer"))?;
+        if v == 0 {
+            return Err("launch dimensions must be at least 1".into());
+        }
+        out[i] = v;
+    }
+    if out[0] > 1024 || out[1] > 1024 || out[2] > 64 {
+        // Grid sizes are validated separately; block limits are the hardware's.
+    }
+    Ok(out)
+}
+
+pub fn parse_define(d: &str) -> (String, String) {
+    match d.split_once('=') {
+        Some((n, v)) => (n.trim().to_string(), v.to_string()),
+        None => (d.trim().to_string(), "1".to_string()),
+    }
+}
+
+/// Parses the flags of `syncscope check` (without the subcommand), as the
+/// corpus files' `// syncscope-args:` lines do.
+pub fn parse_check_args(flags: &[&str]) -> Result<CheckArgs, String> {
+    let mut argv = vec!["syncscope", "check"];
+    argv.extend_from_slice(flags);
+    argv.push("-");
+    match Cli::try_parse_from(argv) {
+        Ok(Cli {
+            command: Command::Check(a),
+        }) => Ok(a),
+        Ok(_) => Err("not a check command".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Runs the CLI with `args` (including the program name); returns the exit status.
+pub fn main_with_args(args: Vec<OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => 2,
+            };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => {
+            let stdout = std::io::stdout();
+            let stderr = std::io::stderr();
+            let color = output::use_color();
+            check(&args, &mut stdout.lock(), &mut stderr.lock(), color)
+        }
+        Command::Lsp => syncscope_lsp::run_stdio(),
+        Command::Model { path, define } => {
+            let text = match read_source(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
+            };
+            let options = Options {
+                defines: define.iter().map(|d| parse_define(d)).collect(),
+                ..Options::default()
+            };
+            let tree = syncscope_core::parse(&text, None);
+            for k in syncscope_core::frontend::lower_file(&text, &tree, &options) {
+                print!("{}", syncscope_core::model::render(&k));
+            }
+            0
+        }
+    }
+}
+
+/// Reads a source file: a clear error for unreadable, binary or non-UTF-8 input.
+pub fn read_source(path: &Path) -> Result<String, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if bytes.contains(&0) {
+        return Err(format!(
+            "`{}` looks like a binary file (it contains NUL bytes)",
+            path.display()
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "`{}` is not valid UTF-8 (first bad byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut stack = vec![p.clone()];
+            while let Some(dir) = stack.pop() {
+                let entries = match std::fs::read_dir(&dir) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        errors.push(format!("cannot read folder `{}`: {e}", dir.display()));
+                        continue;
+                    }
+                };
+                let mut items: Vec<PathBuf> =
+                    entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                items.sort();
+                for item in items {
+                    if item.is_dir() {
+                        stack.push(item);
+                    } else if matches!(
+                        item.extension().and_then(|e| e.to_str()),
+                        Some("cu" | "cuh")
+                    ) {
+                        out.push(item);
+                    }
+                }
+            }
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            errors.push(format!("no such file or folder: `{}`", p.display()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+pub fn options_from(args: &CheckArgs) -> Options {
+    Options {
+        block_dim: args.block_dim,
+        grid_dim: args.grid_dim,
+        defines: args.define.iter().map(|d| parse_define(d)).collect(),
+        warp_sync: args.warp_sync,
+        bitvector: args.bitvector,
+        timeout_ms: args.timeout_ms.max(1),
+        check_redundant: !args.no_redundant,
+        ..Options::default()
+    }
+}
+
+/// `syncscope check`, writing to the given streams.
+pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
+    let options = options_from(args);
+    let mut io_errors = Vec::new();
+    let files = collect_files(&args.paths, &mut io_errors);
+    let results = analyze_files(&files, &options, &mut io_errors);
+    for e in &io_errors {
+        let _ = writeln!(err, "error: {e}");
+    }
+    let rendered = match args.format {
+        Format::Human => output::human(&results, color),
+        Format::Json => output::json(&results),
+        Format::Sarif => output::sarif(&results),
+    };
+    let _ = out.write_all(rendered.as_bytes());
+    let _ = out.flush();
+    let errors = results
+        .iter()
+        .flat_map(|r| &r.report.findings)
+        .any(|f| f.severity == Severity::Error);
+    let warnings = results
+        .iter()
+        .flat_map(|r| &r.report.findings)
+        .any(|f| f.severity == Severity::Warning);
+    if !io_errors.is_empty() {
+        2
+    } else if errors || (args.deny_warnings && warnings) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Analyses files on all cores (the core also spreads kernels over cores).
+pub fn analyze_files(
+    files: &[PathBuf],
+    options: &Options,
+    io_errors: &mut Vec<String>,
+) -> Vec<FileResult> {
+    let texts: Vec<(PathBuf, Result<String, String>)> =
+        files.iter().map(|f| (f.clone(), read_source(f))).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<FileResult>>> =
+        texts.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(texts.len())
+        .max(1);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((path, text)) = texts.get(i) else {
+                    break;
+                };
+                let Ok(text) = text else { continue };
+                let report = syncscope_core::analyze_source(text, options);
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(FileResult {
+                        path: path.clone(),
+                        text: text.clone(),
+                        report,
+                    });
+                }
+            });
+        }
+    });
+    for (path, text) in &texts {
+        if let Err(e) = text {
+            let _ = path;
+            io_errors.push(e.clone());
+        }
+    }
+    slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().ok().flatten())
+        .collect()
+}

@@ -1,0 +1,304 @@
+//! Rendering of reports: human (rustc-like, with carets and colour), JSON
+//! (the stable contract) and SARIF 2.1.0 (code-scanning upload).
+
+use serde_json::{json, Value};
+use std::fmt::Write;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use syncscope_core::{FileReport, Finding, Severity, Span};
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+}
+
+pub struct FileResult {
+    pub path: PathBuf,
+    pub text: String,
+    pub report: FileReport,
+}
+
+pub fn use_color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
+/// 1-based line and 1-based column in characters.
+pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
+    let offset = (offset as usize).min(text.len());
+    let mut off = offset;
+    while off > 0 && !text.is_char_boundary(off) {
+        off -= 1;
+    }
+    let before = &text[..off];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let col = text[line_start..off].chars().count() + 1;
+    (line, col)
+}
+
+fn range_json(text: &str, span: &Span) -> Value {
+    let (sl, sc) = line_col(text, span.start.offset);
+    let (el, ec) = line_col(text, span.end.offset);
+    json!({"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}})
+}
+
+fn severity_str(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information => "information",
+    }
+}
+
+pub fn finding_json(file: &str, text: &str, f: &Finding) -> Value {
+    let mut v = json!({
+        "kind": f.kind.code(),
+        "severity": severity_str(f.severity),
+        "file": file,
+        "kernel": f.kernel,
+        "message": f.message,
+        "range": range_json(text, &f.span),
+        "related": f.related.iter().map(|r| json!({
+            "file": file,
+            "range": range_json(text, &r.span),
+            "message": r.message,
+        })).collect::<Vec<_>>(),
+    });
+    if let Some(w) = &f.witness {
+        v["witness"] = json!({
+            "threads": w.threads.iter().map(|t| json!({
+                "threadIdx": t.thread_idx,
+                "blockIdx": t.block_idx,
+            })).collect::<Vec<_>>(),
+            "values": w.values.iter().map(|(n, x)| (n.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
+        });
+    }
+    v
+}
+
+pub fn json(results: &[FileResult]) -> String {
+    let mut findings = Vec::new();
+    let mut kernels = Vec::new();
+    for r in results {
+        let file = r.path.display().to_string();
+        for f in &r.report.findings {
+            findings.push(finding_json(&file, &r.text, f));
+        }
+        for k in &r.report.kernels {
+            kernels.push(json!({
+                "file": file,
+                "name": k.name,
+                "status": k.status.as_str(),
+                "millis": k.millis,
+                "queries": k.queries,
+                "range": range_json(&r.text, &k.span),
+            }));
+        }
+    }
+    let mut s = serde_json::to_string_pretty(&json!({"findings": findings, "kernels": kernels}))
+        .unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+const RULES: [(&str, &str); 6] = [
+    ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
+    ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
+    ("redundant-barrier", "A barrier whose removal creates no data race."),
+    ("not-verified", "A construct the model cannot represent; the kernel is not verified."),
+    ("unknown", "The solver could not decide within its limits."),
+    ("syntax-error", "The file does not parse as CUDA."),
+];
+
+pub fn sarif(results: &[FileResult]) -> String {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|(id, d)| {
+            json!({
+                "id": id,
+                "shortDescription": {"text": d},
+                "helpUri": format!("https://github.com/syncscope/syncscope/blob/main/docs/diagnostics.md#{id}"),
+            })
+        })
+        .collect();
+    let region = |text: &str, span: &Span| {
+        let (sl, sc) = line_col(text, span.start.offset);
+        let (el, ec) = line_col(text, span.end.offset);
+        json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+    };
+    let mut out = Vec::new();
+    for r in results {
+        let uri = r.path.display().to_string().replace('\\', "/");
+        for f in &r.report.findings {
+            let level = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Information => "note",
+            };
+            let rule_index = RULES
+                .iter()
+                .position(|(id, _)| *id == f.kind.code())
+                .unwrap_or(0);
+            out.push(json!({
+                "ruleId": f.kind.code(),
+                "ruleIndex": rule_index,
+                "level": level,
+                "message": {"text": f.message},
+                "locations": [{"physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": region(&r.text, &f.span),
+                }}],
+                "relatedLocations": f.related.iter().enumerate().map(|(i, rel)| json!({
+                    "id": i,
+                    "message": {"text": rel.message},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri},
+                        "region": region(&r.text, &rel.span),
+                    }
+                })).collect::<Vec<_>>(),
+            }));
+        }
+    }
+    let doc = json!({
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "syncscope",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/syncscope/syncscope",
+                "rules": rules,
+            }},
+            "results": out,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}
+
+pub fn human(results: &[FileResult], color: bool) -> String {
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut nkernels = 0;
+    for r in results {
+        let file = r.path.display().to_string();
+        let lines: Vec<&str> = r.text.lines().collect();
+        for f in &r.report.findings {
+            let (label, code) = match f.severity {
+                Severity::Error => ("error", "1;31"),
+                Severity::Warning => ("warning", "1;33"),
+                Severity::Information => ("info", "1;36"),
+            };
+            let _ = writeln!(
+                out,
+                "{}{} {}",
+                paint(code, &format!("{label}[{}]", f.kind.code())),
+                paint("1", ":"),
+                paint("1", &f.message)
+            );
+            snippet(&mut out, &file, &r.text, &lines, &f.span, code, color, None);
+            for rel in &f.related {
+                snippet(
+                    &mut out,
+                    &file,
+                    &r.text,
+                    &lines,
+                    &rel.span,
+                    "1;34",
+                    color,
+                    Some(&rel.message),
+                );
+            }
+            if let Some(w) = &f.witness {
+                let vals: Vec<String> =
+                    w.values.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+                let _ = writeln!(out, "   = witness: {}", vals.join(", "));
+            }
+            out.push('\n');
+        }
+        for k in &r.report.kernels {
+            nkernels += 1;
+            *counts.entry(k.status.as_str()).or_insert(0) += 1;
+        }
+    }
+    let summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let _ = writeln!(
+        out,
+        "{} {nkernels} kernel{} in {} file{}: {}",
+        paint("1", "checked"),
+        if nkernels == 1 { "" } else { "s" },
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        if summary.is_empty() {
+            "nothing to verify".to_string()
+        } else {
+            summary.join(", ")
+        }
+    );
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn snippet(
+    out: &mut String,
+    file: &str,
+    text: &str,
+    lines: &[&str],
+    span: &Span,
+    code: &str,
+    color: bool,
+    note: Option<&str>,
+) {
+    let paint = |c: &str, s: &str| {
+        if color {
+            format!("\x1b[{c}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    let (line, col) = line_col(text, span.start.offset);
+    let (end_line, end_col) = line_col(text, span.end.offset);
+    let gutter = line.to_string().len();
+    let _ = writeln!(
+        out,
+        "{}{} {file}:{line}:{col}",
+        " ".repeat(gutter),
+        paint("1;34", "-->")
+    );
+    let Some(src) = lines.get(line - 1) else {
+        return;
+    };
+    let _ = writeln!(out, "{} {}", " ".repeat(gutter), paint("1;34", "|"));
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        paint("1;34", &line.to_string()),
+        paint("1;34", "|"),
+        src
+    );
+    let width = if end_line == line {
+        end_col.saturating_sub(col).max(1)
+    } else {
+        src.chars().count().saturating_sub(col - 1).max(1)
+    };
+    let carets = format!("{}{}", " ".repeat(col - 1), "^".repeat(width));
+    let _ = writeln!(
+        out,
+        "{} {} {}{}",
+        " ".repeat(gutter),
+        paint("1;34", "|"),
+        paint(code, &carets),
+        note.map(|n| format!(" {}", paint(code, n)))
+            .unwrap_or_default()
+    );
+}
