@@ -544,6 +544,9 @@ pub struct Loop {
     pub counter: Var,
     /// The loop's own condition at iteration `counter` (enclosing guards not included).
     pub guard: Expr,
+    /// The first `cond_len` statements of the body come from evaluating the
+    /// condition: they run on the final, failing check too.
+    pub cond_len: usize,
     pub body: Vec<Stmt>,
     pub span: Span,
     /// Named loop variables as closed forms of the counter (for witnesses).

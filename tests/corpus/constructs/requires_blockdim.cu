@@ -28,5 +28,5 @@ __global__ void requires_missing(int *out)
     s[tid] = 1; //~ data-race
     s[tid + 128] = 2; //~ data-race
     __syncthreads();
-    out[blockIdx.x * blockDim.x + tid] = s[255 - tid] + s[127 - tid]; //~ data-race
+    out[blockIdx.x * blockDim.x + tid] = s[255 - tid] + s[127 - tid];
 }

@@ -533,7 +533,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.returned = Expr::or(self.returned.clone(), g);
             }
             "labeled_statement" => {
-                self.unsupported(node, "goto label");
+                // The `goto` itself is reported; the label is harmless alone.
                 let mut c = node.walk();
                 let children: Vec<Node> = node.named_children(&mut c).collect();
                 for ch in children {
@@ -658,7 +658,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                 },
                 Some(v) => {
                     let val = self.eval(v);
-                    self.convert_for_type(&ty, val)
+                    match val {
+                        // `float *p = rows[i];`: a pointer loaded from memory.
+                        Value::Int(_) if contains_kind(inner, "pointer_declarator") => {
+                            Value::Opaque("pointer of unknown origin (loaded from memory)".into())
+                        }
+                        val => self.convert_for_type(&ty, val),
+                    }
                 }
                 None if is_array => Value::Local,
                 None => {
@@ -877,12 +883,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.cond_spans.push((cond_span, enter.clone()));
             self.out.push(Vec::new());
             let mut c2 = case.walk();
+            let value_node = case.child_by_field_name("value");
             let stmts: Vec<Node> = case
                 .named_children(&mut c2)
-                .enumerate()
-                .filter(|(i, _)| case.field_name_for_child(*i as u32) != Some("value"))
-                .map(|(_, n)| n)
-                .filter(|n| case.child_by_field_name("value") != Some(*n))
+                .filter(|n| value_node != Some(*n))
                 .collect();
             for s in stmts {
                 self.statement(s);
@@ -1042,6 +1046,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             Some(c) if kind != "do_statement" => self.eval_cond(c),
             _ => Expr::tru(),
         };
+        // Reads in the condition happen on every check, the failing one too.
+        let cond_len = self.out.last().map(|v| v.len()).unwrap_or(0);
         let guard = if kind == "do_statement" {
             // The condition is checked after each iteration: iteration k runs
             // if k == 0 or the condition held on the values at its start.
@@ -1105,6 +1111,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             id,
             counter: counter.clone(),
             guard,
+            cond_len,
             body,
             span: self.span(node),
             display,
@@ -1355,7 +1362,54 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     fn identifier(&mut self, node: Node) -> Value {
         let name = self.text(node);
+        if let Some(p) = self.scalar_memory(&name) {
+            // `flag` for `__shared__ int flag;`: a read of memory.
+            let lv = LValue::Mem {
+                ptr: p,
+                bounds: Vec::new(),
+            };
+            return self.read_lvalue(&lv, &name, Some(node));
+        }
         self.named_value(&name, node)
+    }
+
+    /// The memory of a shared or global scalar named `name`, if it is one.
+    fn scalar_memory(&mut self, name: &str) -> Option<Ptr> {
+        let is_scalar =
+            |lw: &Self, id: ArrayId| lw.arrays[id].dims.is_empty() && lw.arrays[id].name == name;
+        match self.lookup(name) {
+            Some((_, Value::Ptr(p)))
+                if p.level == 0 && p.offset == Expr::Const(0) && is_scalar(self, p.array) =>
+            {
+                Some(p.clone())
+            }
+            Some(_) => None,
+            None => {
+                if let Some(&id) = self.array_names.get(name) {
+                    return is_scalar(self, id).then(|| Ptr {
+                        array: id,
+                        offset: Expr::Const(0),
+                        inner: Expr::Const(0),
+                        level: 0,
+                    });
+                }
+                if self
+                    .file
+                    .global_arrays
+                    .iter()
+                    .any(|g| g.name == name && g.declarator.kind() == "identifier")
+                {
+                    let id = self.add_array(name, MemorySpace::Global, Vec::new());
+                    return Some(Ptr {
+                        array: id,
+                        offset: Expr::Const(0),
+                        inner: Expr::Const(0),
+                        level: 0,
+                    });
+                }
+                None
+            }
+        }
     }
 
     fn named_value(&mut self, name: &str, node: Node) -> Value {
@@ -1527,6 +1581,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         match node.kind() {
             "identifier" => {
                 let name = self.text(node);
+                if let Some(p) = self.scalar_memory(&name) {
+                    return Some(LValue::Mem {
+                        ptr: p,
+                        bounds: Vec::new(),
+                    });
+                }
                 match self.lookup(&name) {
                     Some((_, Value::Alias(lv))) => Some((**lv).clone()),
                     Some((scope, Value::Local)) => {
@@ -1559,7 +1619,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let idx = self.int_of(idx_v, "index");
                 match base {
                     Value::Ptr(p) => Some(self.subscript(p, idx, &mut bounds)),
-                    Value::Local | Value::Int(_) => Some(LValue::Discard),
+                    Value::Local => Some(LValue::Discard),
+                    // An integer used as a pointer: loaded from memory or
+                    // computed; we cannot know what it points to.
+                    Value::Int(_) => Some(LValue::Opaque("pointer of unknown origin".into())),
                     Value::Opaque(r) => Some(LValue::Opaque(r)),
                     _ => Some(LValue::Discard),
                 }

@@ -80,6 +80,8 @@ pub struct KernelVerifier<'k> {
     accesses: HashMap<usize, &'k Access>,
     loops: HashMap<usize, &'k Loop>,
     config: SolverConfig,
+    /// Barriers found divergent (checked first): replay ignores them.
+    divergent: Vec<usize>,
 }
 
 pub struct KernelOutcome {
@@ -115,6 +117,7 @@ impl<'k> KernelVerifier<'k> {
             cancel,
             accesses,
             loops,
+            divergent: Vec::new(),
             config: SolverConfig {
                 timeout_ms: options.timeout_ms,
                 rlimit: 0,
@@ -140,7 +143,6 @@ impl<'k> KernelVerifier<'k> {
                 format!("not verified: {} (the model cannot represent it)", u.what),
             ));
         }
-        let races = self.find_races(None);
         let mut divergent = Vec::new();
         let mut unknown_barriers = Vec::new();
         for b in k.barriers() {
@@ -164,6 +166,8 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
         }
+        self.divergent = divergent.clone();
+        let races = self.find_races(None);
         for hit in races.pairs.values() {
             findings.push(self.race_finding(hit));
         }
@@ -207,7 +211,7 @@ impl<'k> KernelVerifier<'k> {
                 if self.cancelled() {
                     break;
                 }
-                if self.is_redundant(b, &races) {
+                if self.is_redundant(b) {
                     let what = barrier_name(b);
                     let mut f = Finding::new(
                         FindingKind::RedundantBarrier,
@@ -265,7 +269,22 @@ impl<'k> KernelVerifier<'k> {
         out
     }
 
-    /// Every racing pair of accesses (optionally with one barrier removed).
+    /// Whether uniform `facts` may hold together (unknown counts as yes).
+    fn may_hold(&mut self, facts: &[Expr]) -> bool {
+        !matches!(
+            smt::solve(
+                facts,
+                &self.env,
+                self.config,
+                self.cache,
+                &mut self.counters
+            ),
+            QueryOutcome::Unsat
+        )
+    }
+
+    /// Every racing pair of accesses. With `skip`, the races that removing
+    /// that barrier would create: only pairs of instances it separated.
     pub fn find_races(&mut self, skip: Option<usize>) -> RaceSet {
         let mut set = RaceSet::default();
         for rel in self.relations() {
@@ -283,7 +302,17 @@ impl<'k> KernelVerifier<'k> {
                     }
                 }
             }
-            for iv in intervals(self.kernel, level, skip) {
+            let kernel = self.kernel;
+            let ivs = intervals(kernel, level, skip, &mut |facts| self.may_hold(facts));
+            for iv in ivs {
+                if skip.is_some()
+                    && !iv
+                        .iter()
+                        .any(|i| i.tag != iv[0].tag || !i.skip_loops.is_empty())
+                {
+                    // Nothing in this interval was separated by the barrier.
+                    continue;
+                }
                 let mut by_array: BTreeMap<ArrayId, Vec<Instance>> = BTreeMap::new();
                 for inst in iv {
                     let a = self.accesses[&inst.access];
@@ -297,7 +326,7 @@ impl<'k> KernelVerifier<'k> {
                     if self.cancelled() {
                         return set;
                     }
-                    self.race_group(&group, rel, &mut set);
+                    self.race_group(&group, rel, &mut set, skip);
                 }
             }
         }
@@ -388,7 +417,13 @@ impl<'k> KernelVerifier<'k> {
         out
     }
 
-    fn race_group(&mut self, group: &[Instance], rel: Relation, set: &mut RaceSet) {
+    fn race_group(
+        &mut self,
+        group: &[Instance],
+        rel: Relation,
+        set: &mut RaceSet,
+        skip: Option<usize>,
+    ) {
         let lockstep = self.options.warp_sync && rel == Relation::SameWarp;
         let insts: Vec<&Instance> = group
             .iter()
@@ -448,6 +483,9 @@ impl<'k> KernelVerifier<'k> {
         }
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
+        if skip.is_some() {
+            base.push(self.separated(&insts, rel));
+        }
         // Block pairs already found in other intervals: one report per pair.
         let mut blocked: Vec<(usize, usize)> = Vec::new();
         let block =
@@ -504,6 +542,7 @@ impl<'k> KernelVerifier<'k> {
                         &values,
                         &inst_exprs[i][0],
                         &inst_exprs[j][1],
+                        skip,
                     ) {
                         Some(hit) => {
                             set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
@@ -564,17 +603,21 @@ impl<'k> KernelVerifier<'k> {
         values: &[(String, i64)],
         p_exprs: &(Expr, Expr),
         q_exprs: &(Expr, Expr),
+        skip: Option<usize>,
     ) -> Option<RaceHit> {
         let (p, q) = (pi.access, qj.access);
         let l1 = self.lookup_for(values, 1, rel);
         let l2 = self.lookup_for(values, 2, rel);
         let only = [p, q];
+        let mut skip_list = self.divergent.clone();
+        skip_list.extend(skip);
         let run = |lookup: &dyn Fn(&Var) -> Option<i64>| {
             Interpreter {
                 lookup,
                 bitvector: self.env.bitvector,
                 only: &only,
                 max_steps: 200_000,
+                skip: &skip_list,
             }
             .run(self.kernel)
         };
@@ -603,6 +646,7 @@ impl<'k> KernelVerifier<'k> {
                 bitvector: self.env.bitvector,
                 only: &[],
                 max_steps: 1,
+                skip: &[],
             }
             .eval_with(e)
         };
@@ -658,6 +702,7 @@ impl<'k> KernelVerifier<'k> {
                     bitvector: self.env.bitvector,
                     only: &[],
                     max_steps: 1,
+                    skip: &[],
                 }
                 .eval_with(&x);
                 if let Some(v) = v {
@@ -852,6 +897,7 @@ impl<'k> KernelVerifier<'k> {
                             bitvector: self.env.bitvector,
                             only: &[usize::MAX],
                             max_steps: 200_000,
+                            skip: &[],
                         }
                         .run(self.kernel)
                     };
@@ -866,6 +912,7 @@ impl<'k> KernelVerifier<'k> {
                             bitvector: self.env.bitvector,
                             only: &[],
                             max_steps: 1,
+                            skip: &[],
                         }
                         .eval_with(e)
                     };
@@ -946,12 +993,62 @@ impl<'k> KernelVerifier<'k> {
         f
     }
 
-    fn is_redundant(&mut self, b: &Barrier, baseline: &RaceSet) -> bool {
+    /// A barrier is redundant when no two instances it separates can race
+    /// once it is gone (loop iterations included).
+    fn is_redundant(&mut self, b: &Barrier) -> bool {
         let without = self.find_races(Some(b.id));
-        if !without.unknown.is_empty() || !without.unconfirmed.is_empty() {
-            return false;
+        without.unknown.is_empty() && without.unconfirmed.is_empty() && without.pairs.is_empty()
+    }
+
+    /// The two chosen instances were separated by the skipped barrier.
+    fn separated(&self, insts: &[&Instance], rel: Relation) -> Expr {
+        let sel = |t: u8| Expr::Var(Var::new(format!("sel{t}"), VarKind::Shared));
+        let tag = |t: u8| Expr::Var(Var::new(format!("tag{t}"), VarKind::Shared));
+        let mut out = Vec::new();
+        let mut loops: Vec<Var> = Vec::new();
+        for inst in insts {
+            for l in &inst.skip_loops {
+                if !loops.contains(l) {
+                    loops.push(l.clone());
+                }
+            }
         }
-        without.pairs.keys().all(|k| baseline.pairs.contains_key(k))
+        for (i, inst) in insts.iter().enumerate() {
+            for t in [1u8, 2] {
+                let chosen = Expr::eq(sel(t), Expr::Const(i as i64));
+                let mut facts = vec![Expr::eq(tag(t), Expr::Const(inst.tag))];
+                for (li, l) in loops.iter().enumerate() {
+                    let inl = Expr::Var(Var::new(format!("in{li}_{t}"), VarKind::Shared));
+                    let cnt = Expr::Var(Var::new(format!("cnt{li}_{t}"), VarKind::Shared));
+                    if inst.skip_loops.contains(l) {
+                        facts.push(Expr::eq(inl, Expr::Const(1)));
+                        let c = self.instantiate(&Expr::Var(l.clone()), t, rel, &inst.subst, false);
+                        facts.push(Expr::eq(cnt, c));
+                    } else {
+                        facts.push(Expr::eq(inl, Expr::Const(0)));
+                    }
+                }
+                out.push(Expr::or(Expr::not(chosen), Expr::all(facts)));
+            }
+        }
+        let mut sep = Expr::bin(BinOp::Ne, tag(1), tag(2));
+        for li in 0..loops.len() {
+            let v = |n: &str| Expr::Var(Var::new(n.to_string(), VarKind::Shared));
+            sep = Expr::or(
+                sep,
+                Expr::all([
+                    Expr::eq(v(&format!("in{li}_1")), Expr::Const(1)),
+                    Expr::eq(v(&format!("in{li}_2")), Expr::Const(1)),
+                    Expr::bin(
+                        BinOp::Ne,
+                        v(&format!("cnt{li}_1")),
+                        v(&format!("cnt{li}_2")),
+                    ),
+                ]),
+            );
+        }
+        out.push(sep);
+        Expr::all(out)
     }
 }
 

@@ -40,6 +40,12 @@ pub struct Instance {
     pub subst: Vec<(Var, Expr)>,
     /// Extra constraints for the executing thread.
     pub extra: Vec<Expr>,
+    /// With a barrier skipped: how many times the walk had passed it, and
+    /// the counters of enclosing loops that contain it. Two instances were
+    /// separated by the barrier iff the tags differ or one of those
+    /// counters differs between the two threads.
+    pub tag: i64,
+    pub skip_loops: Vec<Var>,
 }
 
 const MARKER: usize = usize::MAX;
@@ -55,6 +61,8 @@ impl Instance {
                 .map(|(k, e)| (k.clone(), e.subst(&mut f)))
                 .collect(),
             extra: self.extra.iter().map(|e| e.subst(&mut f)).collect(),
+            tag: self.tag,
+            skip_loops: self.skip_loops.clone(),
         }
     }
 }
@@ -62,13 +70,23 @@ impl Instance {
 pub type Interval = Vec<Instance>;
 
 /// The intervals of `kernel` at `level`, ignoring barrier `skip` (used to
-/// ask what removing a barrier would do).
-pub fn intervals(kernel: &Kernel, level: Level, skip: Option<usize>) -> Vec<Interval> {
+/// ask what removing a barrier would do). `may_hold` answers whether a
+/// conjunction of uniform facts is satisfiable (loops that always run at
+/// least once keep their alignment).
+pub fn intervals(
+    kernel: &Kernel,
+    level: Level,
+    skip: Option<usize>,
+    may_hold: &mut dyn FnMut(&[Expr]) -> bool,
+) -> Vec<Interval> {
     let mut b = Builder {
         level,
         skip,
         out: Vec::new(),
         ignore: 0,
+        crossed: 0,
+        skip_loops: Vec::new(),
+        may_hold,
     };
     let open = b.walk(&kernel.body, Vec::new(), &Ctx::default());
     b.emit(open);
@@ -80,17 +98,44 @@ pub fn intervals(kernel: &Kernel, level: Level, skip: Option<usize>) -> Vec<Inte
 struct Ctx {
     subst: Vec<(Var, Expr)>,
     extra: Vec<Expr>,
+    /// Facts that hold here (enclosing synchronized loops' guards).
+    facts: Vec<Expr>,
 }
 
-struct Builder {
+impl Ctx {
+    fn apply(&self, e: &Expr) -> Expr {
+        e.subst(&mut |v: &Var| {
+            self.subst
+                .iter()
+                .find(|(c, _)| c == v)
+                .map(|(_, x)| x.clone())
+        })
+    }
+}
+
+struct Builder<'a> {
     level: Level,
     skip: Option<usize>,
     out: Vec<Interval>,
     /// >0 while walking a loop that cannot be aligned: barriers do not split.
     ignore: usize,
+    crossed: i64,
+    skip_loops: Vec<Var>,
+    may_hold: &'a mut dyn FnMut(&[Expr]) -> bool,
 }
 
-impl Builder {
+fn contains_barrier(stmts: &[Stmt], id: Option<usize>) -> bool {
+    let Some(id) = id else { return false };
+    let mut found = false;
+    crate::model::walk(stmts, &mut |s| {
+        if let Stmt::Barrier(b) = s {
+            found |= b.id == id;
+        }
+    });
+    found
+}
+
+impl Builder<'_> {
     fn splits(&self, stmts: &[Stmt]) -> bool {
         if self.ignore > 0 {
             return false;
@@ -118,17 +163,24 @@ impl Builder {
                     access: a.id,
                     subst: ctx.subst.clone(),
                     extra: ctx.extra.clone(),
+                    tag: self.crossed,
+                    skip_loops: self.skip_loops.clone(),
                 }),
                 Stmt::Barrier(b) => {
-                    if self.ignore == 0 && self.level.splits(b.kind) && Some(b.id) != self.skip {
+                    if Some(b.id) == self.skip {
+                        self.crossed += 1;
+                    } else if self.ignore == 0 && self.level.splits(b.kind) {
                         let done = std::mem::take(&mut open);
                         self.emit(done);
                     }
                 }
                 Stmt::If(t, e) => {
                     if self.splits(t) || self.splits(e) {
+                        let c0 = self.crossed;
                         let mut o1 = self.walk(t, open.clone(), ctx);
+                        let c1 = std::mem::replace(&mut self.crossed, c0);
                         let o2 = self.walk(e, open, ctx);
+                        self.crossed = self.crossed.max(c1);
                         o1.extend(o2);
                         dedup(&mut o1);
                         open = o1;
@@ -138,76 +190,108 @@ impl Builder {
                     }
                 }
                 Stmt::Loop(l) => {
-                    if !self.splits(&l.body) {
-                        open = self.walk(&l.body, open, ctx);
-                        continue;
+                    let holds_skip = contains_barrier(&l.body, self.skip);
+                    if holds_skip {
+                        self.skip_loops.push(l.counter.clone());
                     }
-                    let k = Var::new(format!("{}'", l.counter.name), VarKind::Shared);
-                    let mut ctx_k = ctx.clone();
-                    ctx_k.subst.push((l.counter.clone(), Expr::Var(k.clone())));
-                    let mark = self.out.len();
-                    let marker = Instance {
-                        access: MARKER,
-                        subst: Vec::new(),
-                        extra: Vec::new(),
-                    };
-                    let tail = self.walk(&l.body, vec![marker], &ctx_k);
-                    if tail.iter().any(|i| i.access == MARKER) {
-                        // A path through the body passes no barrier: the
-                        // loop cannot be aligned. Over-approximate: treat it
-                        // as unsynchronized at this level.
-                        self.out.truncate(mark);
-                        self.ignore += 1;
-                        open = self.walk(&l.body, open, ctx);
-                        self.ignore -= 1;
-                        continue;
+                    open = self.walk_loop(l, open, ctx);
+                    if holds_skip {
+                        self.skip_loops.pop();
                     }
-                    let emitted: Vec<Interval> = self.out.drain(mark..).collect();
-                    let mut head = Vec::new();
-                    for iv in emitted {
-                        if iv.iter().any(|i| i.access == MARKER) {
-                            head.extend(iv.into_iter().filter(|i| i.access != MARKER));
-                        } else {
-                            self.out.push(iv);
-                        }
-                    }
-                    let kv = Expr::Var(k.clone());
-                    let guard_at = |e: Expr| {
-                        let c = l.counter.clone();
-                        l.guard.subst(&mut |v: &Var| (*v == c).then(|| e.clone()))
-                    };
-                    // The code before the loop meets its first iteration's head.
-                    let mut first: Interval = open.clone();
-                    first.extend(head.iter().map(|i| i.rebind(&k, &Expr::Const(0))));
-                    self.emit(first);
-                    // Iteration k's tail meets iteration k+1's head.
-                    let next = Expr::add(kv.clone(), Expr::Const(1));
-                    let mut wrap: Interval = tail.clone();
-                    wrap.extend(head.iter().map(|i| i.rebind(&k, &next)));
-                    self.emit(wrap);
-                    // The last iteration's tail meets the code after the loop;
-                    // if the loop may not run at all, so does the code before.
-                    let last = Var::new(format!("{}'last", l.counter.name), VarKind::Shared);
-                    let lv = Expr::Var(last);
-                    let after_last = Expr::not(guard_at(Expr::add(lv.clone(), Expr::Const(1))));
-                    let mut after: Vec<Instance> = tail
-                        .iter()
-                        .map(|i| {
-                            let mut i = i.rebind(&k, &lv);
-                            i.extra.push(after_last.clone());
-                            i
-                        })
-                        .collect();
-                    let zero_trip = Expr::not(guard_at(Expr::Const(0)));
-                    after.extend(open.into_iter().map(|mut i| {
-                        i.extra.push(zero_trip.clone());
-                        i
-                    }));
-                    open = after;
                 }
             }
         }
         open
+    }
+
+    fn walk_loop(
+        &mut self,
+        l: &crate::model::Loop,
+        mut open: Vec<Instance>,
+        ctx: &Ctx,
+    ) -> Vec<Instance> {
+        if !self.splits(&l.body) {
+            return self.walk(&l.body, open, ctx);
+        }
+        let k = Var::new(format!("{}'", l.counter.name), VarKind::Shared);
+        let mut ctx_k = ctx.clone();
+        ctx_k.subst.push((l.counter.clone(), Expr::Var(k.clone())));
+        let guard_k = ctx_k.apply(&l.guard);
+        ctx_k.facts.push(Expr::bin(
+            crate::model::BinOp::Ge,
+            Expr::Var(k.clone()),
+            Expr::Const(0),
+        ));
+        ctx_k.facts.push(guard_k);
+        let mark = self.out.len();
+        let marker = Instance {
+            access: MARKER,
+            subst: Vec::new(),
+            extra: Vec::new(),
+            tag: 0,
+            skip_loops: Vec::new(),
+        };
+        let crossed_before = self.crossed;
+        let tail = self.walk(&l.body, vec![marker], &ctx_k);
+        if tail.iter().any(|i| i.access == MARKER) {
+            // A path through the body passes no barrier: the
+            // loop cannot be aligned. Over-approximate: treat it
+            // as unsynchronized at this level.
+            self.out.truncate(mark);
+            self.crossed = crossed_before;
+            self.ignore += 1;
+            open = self.walk(&l.body, open, ctx);
+            self.ignore -= 1;
+            return open;
+        }
+        let emitted: Vec<Interval> = self.out.drain(mark..).collect();
+        let mut head = Vec::new();
+        for iv in emitted {
+            if iv.iter().any(|i| i.access == MARKER) {
+                head.extend(iv.into_iter().filter(|i| i.access != MARKER));
+            } else {
+                self.out.push(iv);
+            }
+        }
+        let kv = Expr::Var(k.clone());
+        let guard_at = |e: Expr| {
+            let c = l.counter.clone();
+            l.guard.subst(&mut |v: &Var| (*v == c).then(|| e.clone()))
+        };
+        // The code before the loop meets its first iteration's head.
+        let mut first: Interval = open.clone();
+        first.extend(head.iter().map(|i| i.rebind(&k, &Expr::Const(0))));
+        self.emit(first);
+        // Iteration k's tail meets iteration k+1's head.
+        let next = Expr::add(kv.clone(), Expr::Const(1));
+        let mut wrap: Interval = tail.clone();
+        wrap.extend(head.iter().map(|i| i.rebind(&k, &next)));
+        self.emit(wrap);
+        // The last iteration's tail meets the code after the loop;
+        // if the loop may not run at all, so does the code before.
+        let last = Var::new(format!("{}'last", l.counter.name), VarKind::Shared);
+        let lv = Expr::Var(last);
+        let after_last = Expr::not(guard_at(Expr::add(lv.clone(), Expr::Const(1))));
+        let mut after: Vec<Instance> = tail
+            .iter()
+            .map(|i| {
+                let mut i = i.rebind(&k, &lv);
+                i.extra.push(after_last.clone());
+                i
+            })
+            .collect();
+        // Unless the loop provably runs at least once, the code
+        // before it may meet the code after it.
+        let zero_trip = Expr::not(guard_at(Expr::Const(0)));
+        let mut facts = ctx.facts.clone();
+        facts.push(ctx.apply(&zero_trip));
+        if (self.may_hold)(&facts) {
+            after.extend(open.into_iter().map(|mut i| {
+                i.extra.push(zero_trip.clone());
+                i
+            }));
+        }
+        after
     }
 }
 

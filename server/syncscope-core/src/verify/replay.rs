@@ -31,6 +31,9 @@ pub struct Interpreter<'a> {
     /// Only record these accesses (all when empty).
     pub only: &'a [usize],
     pub max_steps: usize,
+    /// Barriers to ignore: a removed one ("what if"), or divergent ones,
+    /// which do not order the threads that skip them.
+    pub skip: &'a [usize],
 }
 
 struct State {
@@ -84,6 +87,7 @@ impl Interpreter<'_> {
                         _ => st.trace.complete = false,
                     }
                 }
+                Stmt::Barrier(b) if self.skip.contains(&b.id) => {}
                 Stmt::Barrier(b) => match self.eval(&b.guard, st) {
                     Some(0) => {}
                     Some(_) => {
@@ -111,6 +115,8 @@ impl Interpreter<'_> {
                             break;
                         }
                         st.counters.insert(name.clone(), k);
+                        let cond_len = l.cond_len.min(l.body.len());
+                        self.stmts(&l.body[..cond_len], st);
                         match self.eval(&l.guard, st) {
                             Some(0) => break,
                             Some(_) => {}
@@ -119,7 +125,7 @@ impl Interpreter<'_> {
                                 break;
                             }
                         }
-                        self.stmts(&l.body, st);
+                        self.stmts(&l.body[cond_len..], st);
                         if !st.trace.complete {
                             break;
                         }

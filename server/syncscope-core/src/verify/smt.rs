@@ -200,7 +200,9 @@ fn pow2_chain(e: &str, bv: bool) -> String {
     if bv {
         return format!("(bvshl {} {e})", lit(1, true));
     }
-    let mut s = String::from("0");
+    // Exponents past 62 give a value beyond any 64-bit index (loop guards
+    // end such loops long before); never 0, which would alias everything.
+    let mut s = String::from("18446744073709551616");
     for i in (0..63).rev() {
         s = format!("(ite (= {e} {i}) {} {s})", 1i64 << i);
     }
