@@ -117,6 +117,7 @@ struct Lowerer<'a, 't> {
     next_barrier: usize,
     next_loop: usize,
     loops: Vec<usize>,
+    loop_counters: Vec<String>,
     unknown_counts: HashMap<String, usize>,
     counter_counts: HashMap<String, usize>,
     unsupported: Vec<Unsupported>,
@@ -151,6 +152,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             next_barrier: 0,
             next_loop: 0,
             loops: Vec::new(),
+            loop_counters: Vec::new(),
             unknown_counts: HashMap::new(),
             counter_counts: HashMap::new(),
             unsupported: Vec::new(),
@@ -200,14 +202,26 @@ impl<'a, 't> Lowerer<'a, 't> {
         g
     }
 
+    /// `⟨counters⟩` of the enclosing loops: a value made inside a loop may
+    /// differ from one iteration to the next (the verifier instantiates it
+    /// per iteration).
+    fn iteration_tag(&self) -> String {
+        if self.loop_counters.is_empty() {
+            String::new()
+        } else {
+            format!("⟨{}⟩", self.loop_counters.join(","))
+        }
+    }
+
     fn fresh_unknown(&mut self, base: &str, scope: Scope) -> Expr {
         let base: String = base
             .chars()
-            .filter(|c| !c.is_whitespace())
+            .filter(|c| !c.is_whitespace() && *c != '⟨' && *c != '⟩')
             .take(40)
             .collect();
+        let tag = self.iteration_tag();
         let n = self.unknown_counts.entry(base.clone()).or_insert(0);
-        let name = format!("{base}#{n}");
+        let name = format!("{base}#{n}{tag}");
         *n += 1;
         Expr::Var(Var::new(
             name,
@@ -220,8 +234,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn fresh_bool(&mut self, base: &str, scope: Scope) -> Expr {
+        let tag = self.iteration_tag();
         let n = self.unknown_counts.entry(base.to_string()).or_insert(0);
-        let name = format!("{base}#{n}");
+        let name = format!("{base}#{n}{tag}");
         *n += 1;
         Expr::Var(Var::new(
             name,
@@ -1019,6 +1034,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let counter = Var::new(format!("{base_name}@{n}"), VarKind::Counter { pow2 });
         *n += 1;
         let k = Expr::Var(counter.clone());
+        self.loop_counters.push(counter.name.to_string());
         let mut display = Vec::new();
         for ((scope, name, v), u) in cands.iter().zip(&updates) {
             let nv = match u {
@@ -1107,6 +1123,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.path.pop();
         let body = self.out.pop().unwrap_or_default();
         self.loops.pop();
+        self.loop_counters.pop();
         self.emit(Stmt::Loop(Loop {
             id,
             counter: counter.clone(),

@@ -357,6 +357,28 @@ impl<'k> KernelVerifier<'k> {
                 },
                 _ => false,
             };
+            if let (VarKind::Unknown { .. }, Some((base, counters))) =
+                (v.kind, split_iteration_tag(&v.name))
+            {
+                // One value per iteration: name it by the iteration it is in.
+                let iters: Vec<String> = counters
+                    .split(',')
+                    .map(|c| match subst.iter().find(|(k, _)| &*k.name == c) {
+                        Some((_, e)) => e.to_string(),
+                        None if counters_shared => c.to_string(),
+                        None => format!("{c}#{t}"),
+                    })
+                    .collect();
+                let base = if per_thread {
+                    format!("{base}#{t}")
+                } else {
+                    base.to_string()
+                };
+                return Some(Expr::Var(Var::new(
+                    format!("{base}[{}]", iters.join(",")),
+                    v.kind,
+                )));
+            }
             per_thread.then(|| Expr::Var(renamed(v, t)))
         })
     }
@@ -588,6 +610,9 @@ impl<'k> KernelVerifier<'k> {
                 VarKind::BlockDim(_) | VarKind::GridDim(_) => {
                     shared.or(env.fixed(v.kind)).or(Some(1))
                 }
+                // A per-iteration value: the model names it by symbolic
+                // iteration, which a concrete run cannot match.
+                VarKind::Unknown { .. } if v.name.contains('⟨') => per.or(shared),
                 _ => per.or(shared).or(Some(0)),
             };
             r
@@ -916,11 +941,14 @@ impl<'k> KernelVerifier<'k> {
                         }
                         .eval_with(e)
                     };
+                    let _ = direct;
                     let confirmed = if t1.complete && t2.complete {
                         c1 != c2
                     } else {
-                        direct(&l1, &b.guard).map(|g| g != 0) == Some(true)
-                            && direct(&l2, &b.guard).map(|g| g != 0) == Some(false)
+                        // Instance level: thread 1's guard holds, thread 2's
+                        // does not, under the witness.
+                        self.eval_model(&base[0], &values) == Some(1)
+                            && self.eval_model(&base[1], &values) == Some(1)
                     };
                     if confirmed {
                         let witness = self.witness(&values, rel, 0);
@@ -939,6 +967,27 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         Divergence::Unknown("the solver's witness did not replay on the concrete model".into())
+    }
+
+    /// Evaluates an instantiated (query-level) expression under a model.
+    fn eval_model(&self, e: &Expr, values: &[(String, i64)]) -> Option<i64> {
+        let env = self.env.clone();
+        let lookup = move |v: &Var| {
+            values
+                .iter()
+                .find(|(k, _)| **k == *v.name)
+                .map(|(_, x)| *x)
+                .or_else(|| env.fixed(v.kind))
+        };
+        Interpreter {
+            lookup: &lookup,
+            bitvector: self.env.bitvector,
+            only: &[],
+            max_steps: 1,
+            skip: &[],
+        }
+        .eval_with(e)
+        .map(|x| (x != 0) as i64)
     }
 
     fn divergence_finding(&self, b: &Barrier, w: Witness) -> Finding {
@@ -1056,6 +1105,12 @@ pub enum Divergence {
     Uniform,
     Divergent(Box<Finding>),
     Unknown(String),
+}
+
+/// `x#0⟨i@0,j@0⟩` → (`x#0`, `i@0,j@0`).
+fn split_iteration_tag(name: &str) -> Option<(&str, &str)> {
+    let (base, rest) = name.split_once('⟨')?;
+    Some((base, rest.strip_suffix('⟩')?))
 }
 
 fn renamed(v: &Var, t: u8) -> Var {

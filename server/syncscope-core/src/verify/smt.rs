@@ -342,6 +342,38 @@ fn bitwise(f: &str, x: &str, y: &str) -> String {
     format!("(let ((r {r})) (- (bv2int r) (ite (bvslt r (_ bv0 32)) 4294967296 0)))")
 }
 
+fn has_bitwise(e: &Expr) -> bool {
+    let mut found = false;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Bin(op, a, b) => {
+                let mask =
+                    |x: &Expr| matches!(x.as_const(), Some(m) if m > 0 && (m & (m + 1)) == 0);
+                found |= matches!(op, BinOp::BitOr | BinOp::BitXor)
+                    || (*op == BinOp::BitAnd && !mask(a) && !mask(b));
+                stack.push(a);
+                stack.push(b);
+            }
+            Expr::Un(op, a) => {
+                found |= *op == UnOp::BitNot;
+                stack.push(a);
+            }
+            Expr::Pow2(a) => stack.push(a),
+            Expr::Ite(c, a, b) => {
+                stack.push(c);
+                stack.push(a);
+                stack.push(b);
+            }
+            _ => {}
+        }
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
 /// FNV-1a: a stable 64-bit hash of query text (stable across runs and builds).
 pub fn stable_hash(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -376,6 +408,18 @@ pub fn solve(
     cache: &dyn QueryCache,
     counters: &mut Counters,
 ) -> QueryOutcome {
+    // Bitwise operations (other than masks) are hard for integer
+    // arithmetic: such queries use 32-bit vectors, C's `int` semantics.
+    let bv_env;
+    let env = if !env.bitvector && assertions.iter().any(has_bitwise) {
+        bv_env = LaunchEnv {
+            bitvector: true,
+            ..env.clone()
+        };
+        &bv_env
+    } else {
+        env
+    };
     let q = build_query(assertions, env);
     let key = stable_hash(&[
         &q.text,
