@@ -65,6 +65,9 @@ pub struct CheckArgs {
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
+    /// Compute verified quick-fixes (listed under `fixes` in JSON output).
+    #[arg(long)]
+    fixes: bool,
     /// Files and folders to check.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -220,6 +223,7 @@ pub fn options_from(args: &CheckArgs) -> Options {
         bitvector: args.bitvector,
         timeout_ms: args.timeout_ms.max(1),
         check_redundant: !args.no_redundant,
+        compute_fixes: args.fixes,
         ..Options::default()
     }
 }

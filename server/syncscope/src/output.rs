@@ -66,6 +66,19 @@ pub fn finding_json(file: &str, text: &str, f: &Finding) -> Value {
             "message": r.message,
         })).collect::<Vec<_>>(),
     });
+    if !f.fixes.is_empty() {
+        v["fixes"] = json!(f
+            .fixes
+            .iter()
+            .map(|x| json!({
+                "title": x.title,
+                "edits": x.edits.iter().map(|e| json!({
+                    "range": range_json(text, &e.span),
+                    "newText": e.new_text,
+                })).collect::<Vec<_>>(),
+            }))
+            .collect::<Vec<_>>());
+    }
     if let Some(w) = &f.witness {
         v["witness"] = json!({
             "threads": w.threads.iter().map(|t| json!({

@@ -1,16 +1,436 @@
-//! Verified quick-fixes (filled in below).
+//! Verified quick-fixes. Each candidate edit is applied to the text, the
+//! edited kernel is verified again, and the fix is offered only if its
+//! finding is gone and no new error appeared.
+//!
+//! - a race: insert `__syncthreads();` between the two accesses, at a
+//!   statement boundary (innermost first, loop bodies included);
+//! - a redundant barrier: remove its statement;
+//! - a divergent barrier directly inside `if (c) { A; __syncthreads(); B; }`:
+//!   split the branch around it (when `A` neither assigns what `c` reads nor
+//!   declares what `B` uses).
+
 use crate::cache::QueryCache;
 use crate::model::Kernel;
 use crate::options::Options;
-use crate::report::Finding;
+use crate::report::*;
+use std::collections::HashSet;
+use tree_sitter::Node;
+
+const MAX_CANDIDATES: usize = 6;
+
+thread_local! {
+    /// Unknown findings of the kernel before the fix: a fix may not add any.
+    static UNKNOWN_BEFORE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+pub fn point_at(text: &str, offset: usize) -> Point {
+    let mut off = offset.min(text.len());
+    while off > 0 && !text.is_char_boundary(off) {
+        off -= 1;
+    }
+    let before = &text[..off];
+    let line = before.matches('\n').count() as u32;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    Point {
+        line,
+        column: (off - line_start) as u32,
+        offset: off as u32,
+    }
+}
+
+fn span_of(text: &str, start: usize, end: usize) -> Span {
+    Span {
+        start: point_at(text, start),
+        end: point_at(text, end),
+    }
+}
+
+fn line_indent(text: &str, offset: usize) -> (usize, String) {
+    let line_start = text[..offset.min(text.len())]
+        .rfind('\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    (line_start, indent)
+}
+
+/// Races as (access text, access text) pairs, for comparing before/after.
+fn race_keys(findings: &[Finding]) -> Vec<(String, String)> {
+    findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::DataRace)
+        .map(|f| {
+            let a = f.message.split('`').nth(3).unwrap_or("").to_string();
+            let b = f.message.split('`').nth(5).unwrap_or("").to_string();
+            if a <= b {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        })
+        .collect()
+}
+
+struct Checker<'a> {
+    text: &'a str,
+    kernel: &'a Kernel,
+    options: Options,
+    cache: &'a dyn QueryCache,
+}
+
+impl Checker<'_> {
+    /// Verifies the kernel after `edits`; returns its findings.
+    fn findings_after(&self, edits: &[TextEdit]) -> Option<Vec<Finding>> {
+        let mut new_text = self.text.to_string();
+        let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+        sorted.sort_by_key(|e| std::cmp::Reverse(e.span.start.offset));
+        for e in sorted {
+            let (s, t) = (e.span.start.offset as usize, e.span.end.offset as usize);
+            if s > t
+                || t > new_text.len()
+                || !new_text.is_char_boundary(s)
+                || !new_text.is_char_boundary(t)
+            {
+                return None;
+            }
+            new_text.replace_range(s..t, &e.new_text);
+        }
+        let tree = crate::syntax::parse(&new_text, None);
+        if tree.root_node().has_error() && !self.text_has_errors() {
+            return None;
+        }
+        let kernels = crate::frontend::lower_file(&new_text, &tree, &self.options);
+        let k = kernels.iter().find(|k| k.name == self.kernel.name)?;
+        let (findings, ..) = super::verify_one(k, &self.options, self.cache, None);
+        Some(findings)
+    }
+
+    fn text_has_errors(&self) -> bool {
+        crate::syntax::parse(self.text, None)
+            .root_node()
+            .has_error()
+    }
+}
 
 pub fn add_fixes(
-    _text: &str,
-    _tree: &tree_sitter::Tree,
-    _kernel: &Kernel,
-    _findings: &mut [Finding],
+    text: &str,
+    tree: &tree_sitter::Tree,
+    kernel: &Kernel,
+    findings: &mut [Finding],
     _races: &[super::engine::RaceHit],
-    _options: &Options,
-    _cache: &dyn QueryCache,
+    options: &Options,
+    cache: &dyn QueryCache,
 ) {
+    let checker = Checker {
+        text,
+        kernel,
+        options: Options {
+            compute_fixes: false,
+            check_redundant: false,
+            ..options.clone()
+        },
+        cache,
+    };
+    let before_races = race_keys(findings);
+    UNKNOWN_BEFORE.with(|u| {
+        u.set(
+            findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::Unknown)
+                .count(),
+        )
+    });
+    let divergent_before = findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::BarrierDivergence)
+        .count();
+    for i in 0..findings.len() {
+        let f = findings[i].clone();
+        let fix = match f.kind {
+            FindingKind::DataRace => race_fix(&checker, tree, &f, &before_races, divergent_before),
+            FindingKind::RedundantBarrier => {
+                removal_fix(&checker, &f, &before_races, divergent_before)
+            }
+            FindingKind::BarrierDivergence => {
+                hoist_fix(&checker, tree, &f, &before_races, divergent_before)
+            }
+            _ => None,
+        };
+        if let Some(fix) = fix {
+            findings[i].fixes.push(fix);
+        }
+    }
+}
+
+/// The fix is good if the race set only shrank (losing `target`, if any)
+/// and divergence did not grow.
+fn acceptable(
+    after: &[Finding],
+    before_races: &[(String, String)],
+    divergent_before: usize,
+    target: Option<&(String, String)>,
+) -> bool {
+    let after_races = race_keys(after);
+    let divergent = after
+        .iter()
+        .filter(|f| f.kind == FindingKind::BarrierDivergence)
+        .count();
+    let not_new = after_races.iter().all(|r| before_races.contains(r));
+    let gone = target.map(|t| !after_races.contains(t)).unwrap_or(true);
+    let unknown = after
+        .iter()
+        .filter(|f| f.kind == FindingKind::Unknown)
+        .count();
+    not_new && gone && divergent <= divergent_before && unknown <= UNKNOWN_BEFORE.with(|u| u.get())
+}
+
+fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {
+    tree.root_node()
+        .descendant_for_byte_range(span.start.offset as usize, span.end.offset as usize)
+}
+
+/// Statements (children of a block) enclosing `node`, innermost first.
+fn enclosing_statements(node: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if p.kind() == "compound_statement" && n.is_named() && n.kind() != "comment" {
+            out.push(n);
+        }
+        if p.kind() == "function_definition" {
+            break;
+        }
+        n = p;
+    }
+    out
+}
+
+fn race_fix(
+    checker: &Checker,
+    tree: &tree_sitter::Tree,
+    f: &Finding,
+    before: &[(String, String)],
+    divergent_before: usize,
+) -> Option<Fix> {
+    let text = checker.text;
+    let other = f.related.first()?;
+    let (first, second) = if f.span.start.offset <= other.span.start.offset {
+        (f.span, other.span)
+    } else {
+        (other.span, f.span)
+    };
+    let a = node_at(tree, &first)?;
+    let b = node_at(tree, &second)?;
+    let target = race_keys(std::slice::from_ref(f)).into_iter().next()?;
+    let mut candidates: Vec<usize> = Vec::new();
+    let push = |pos: usize, c: &mut Vec<usize>| {
+        if !c.contains(&pos) {
+            c.push(pos);
+        }
+    };
+    // Between the two accesses: before a statement holding the later one,
+    // or after a statement holding the earlier one.
+    for s in enclosing_statements(b) {
+        if s.start_byte() >= a.end_byte() {
+            push(s.start_byte(), &mut candidates);
+        }
+    }
+    for s in enclosing_statements(a) {
+        if s.end_byte() <= b.start_byte() {
+            push(s.end_byte(), &mut candidates);
+        }
+    }
+    // Across loop iterations: after the later access, before the earlier one.
+    for s in enclosing_statements(b) {
+        push(s.end_byte(), &mut candidates);
+    }
+    for s in enclosing_statements(a) {
+        push(s.start_byte(), &mut candidates);
+    }
+    for pos in candidates.into_iter().take(MAX_CANDIDATES) {
+        let (line_start, indent) = line_indent(text, pos);
+        let at_line_start = text[line_start..pos].trim().is_empty();
+        let (at, new_text) = if at_line_start {
+            (line_start, format!("{indent}__syncthreads();\n"))
+        } else {
+            (pos, format!("\n{indent}__syncthreads();"))
+        };
+        let edit = TextEdit {
+            span: span_of(text, at, at),
+            new_text,
+        };
+        let after = checker.findings_after(std::slice::from_ref(&edit))?;
+        if acceptable(&after, before, divergent_before, Some(&target)) {
+            let line = point_at(text, at).line + 1;
+            return Some(Fix {
+                title: format!(
+                    "Insert `__syncthreads()` at line {line} to separate the racing accesses"
+                ),
+                edits: vec![edit],
+            });
+        }
+    }
+    None
+}
+
+fn removal_fix(
+    checker: &Checker,
+    f: &Finding,
+    before: &[(String, String)],
+    divergent_before: usize,
+) -> Option<Fix> {
+    let text = checker.text;
+    let tree = crate::syntax::parse(text, None);
+    let node = node_at(&tree, &f.span)?;
+    let stmt = enclosing_statements(node).into_iter().next()?;
+    if stmt.kind() != "expression_statement" {
+        return None;
+    }
+    let (line_start, _) = line_indent(text, stmt.start_byte());
+    let line_end = text[stmt.end_byte()..]
+        .find('\n')
+        .map(|i| stmt.end_byte() + i + 1)
+        .unwrap_or(text.len());
+    let whole_line = text[line_start..stmt.start_byte()].trim().is_empty()
+        && text[stmt.end_byte()..line_end].trim().is_empty();
+    let (s, e) = if whole_line {
+        (line_start, line_end)
+    } else {
+        (stmt.start_byte(), stmt.end_byte())
+    };
+    let edit = TextEdit {
+        span: span_of(text, s, e),
+        new_text: String::new(),
+    };
+    let after = checker.findings_after(std::slice::from_ref(&edit))?;
+    acceptable(&after, before, divergent_before, None).then(|| Fix {
+        title: "Remove redundant `__syncthreads()`".into(),
+        edits: vec![edit],
+    })
+}
+
+fn identifiers(node: Node, text: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" {
+            out.insert(text[n.byte_range()].to_string());
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+fn root_variable(n: Node) -> Option<Node> {
+    match n.kind() {
+        "identifier" => Some(n),
+        "parenthesized_expression" => n.named_child(0).and_then(root_variable),
+        "field_expression" => n.child_by_field_name("argument").and_then(root_variable),
+        _ => None,
+    }
+}
+
+fn assigned_or_declared(nodes: &[Node], text: &str) -> (HashSet<String>, HashSet<String>) {
+    let mut assigned = HashSet::new();
+    let mut declared = HashSet::new();
+    for &root in nodes {
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                // Only variables change: `s[i] = v` writes memory, not `i`.
+                "assignment_expression" => {
+                    if let Some(l) = n.child_by_field_name("left").and_then(root_variable) {
+                        assigned.insert(text[l.byte_range()].to_string());
+                    }
+                }
+                "update_expression" => {
+                    if let Some(a) = n.child_by_field_name("argument").and_then(root_variable) {
+                        assigned.insert(text[a.byte_range()].to_string());
+                    }
+                }
+                "declaration" => {
+                    let mut c = n.walk();
+                    for d in n.children_by_field_name("declarator", &mut c) {
+                        if let Some(name) = crate::frontend::declarator_name(text, d) {
+                            declared.insert(name);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+    }
+    (assigned, declared)
+}
+
+fn hoist_fix(
+    checker: &Checker,
+    tree: &tree_sitter::Tree,
+    f: &Finding,
+    before: &[(String, String)],
+    divergent_before: usize,
+) -> Option<Fix> {
+    let text = checker.text;
+    let node = node_at(tree, &f.span)?;
+    let stmt = enclosing_statements(node).into_iter().next()?;
+    let block = stmt.parent()?;
+    let iff = block.parent()?;
+    if iff.kind() != "if_statement"
+        || iff.child_by_field_name("alternative").is_some()
+        || iff.child_by_field_name("consequence") != Some(block)
+    {
+        return None;
+    }
+    let cond = iff.child_by_field_name("condition")?;
+    let mut c = block.walk();
+    let children: Vec<Node> = block.named_children(&mut c).collect();
+    let idx = children.iter().position(|n| *n == stmt)?;
+    let (pre, post) = (&children[..idx], &children[idx + 1..]);
+    let (assigned, declared) = assigned_or_declared(pre, text);
+    let cond_ids = identifiers(cond, text);
+    if cond_ids.iter().any(|i| assigned.contains(i)) {
+        return None;
+    }
+    let post_ids: HashSet<String> = post.iter().flat_map(|n| identifiers(*n, text)).collect();
+    if declared.iter().any(|d| post_ids.contains(d)) {
+        return None;
+    }
+    let (_, indent) = line_indent(text, iff.start_byte());
+    let header = &text[iff.start_byte()..block.start_byte()];
+    let inner_open = block.start_byte() + 1;
+    let inner_close = block.end_byte().saturating_sub(1);
+    let pre_text = &text[inner_open..stmt.start_byte()];
+    let after_stmt = text[stmt.end_byte()..inner_close].to_string();
+    let mut out = String::new();
+    if !pre.is_empty() {
+        out.push_str(&format!(
+            "{header}{{{}\n{indent}}}\n{indent}",
+            pre_text.trim_end()
+        ));
+    }
+    out.push_str("__syncthreads();");
+    if !post.is_empty() {
+        out.push_str(&format!("\n{indent}{header}{{{after_stmt}}}"));
+    }
+    let edit = TextEdit {
+        span: span_of(text, iff.start_byte(), iff.end_byte()),
+        new_text: out,
+    };
+    let after = checker.findings_after(std::slice::from_ref(&edit))?;
+    let divergent_after = after
+        .iter()
+        .filter(|x| x.kind == FindingKind::BarrierDivergence)
+        .count();
+    (acceptable(&after, before, divergent_before, None) && divergent_after < divergent_before).then(
+        || Fix {
+            title: "Hoist `__syncthreads()` out of the thread-dependent branch".into(),
+            edits: vec![edit],
+        },
+    )
 }
