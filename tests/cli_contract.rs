@@ -1,6 +1,274 @@
-//! The `syncscope check` output contract.
-fn main_placeholder() {}
+//! The `syncscope check` output contract, run in-process through the CLI's
+//! own entry point: JSON shape on every corpus kernel, exit statuses, SARIF,
+//! and hostile input (binary, non-UTF-8, random bytes, missing paths).
+
+use serde_json::Value;
+use std::path::PathBuf;
+use syncscope_tests::*;
+
+/// Runs `syncscope check FLAGS... PATHS...` through the CLI's own code.
+fn run_with(flags: &[&str], paths: &[&str]) -> (i32, String, String) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = match syncscope::cli::parse_check_args(flags) {
+        Ok(mut args) => {
+            args.paths = paths.iter().map(PathBuf::from).collect();
+            syncscope::cli::check(&args, &mut out, &mut err, false)
+        }
+        Err(e) => {
+            err.extend_from_slice(e.as_bytes());
+            2
+        }
+    };
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// Flags first, the last argument is the path.
+fn run(args: &[&str]) -> (i32, String, String) {
+    let (path, flags) = args.split_last().expect("a path");
+    run_with(flags, &[path])
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("syncscope-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn check_range(r: &Value) {
+    for end in ["start", "end"] {
+        let line = r[end]["line"].as_u64().expect("1-based line");
+        let col = r[end]["column"].as_u64().expect("1-based column");
+        assert!(line >= 1 && col >= 1, "positions are 1-based: {r}");
+    }
+}
+
 #[test]
-fn placeholder() {
-    main_placeholder();
+fn json_report_follows_the_contract_on_every_corpus_kernel() {
+    let dir = corpus_dir();
+    let files = cu_files(&dir);
+    let mut kernels_seen = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("utf-8");
+        let e = expectations(&text);
+        let mut flags: Vec<&str> = vec!["--format=json"];
+        flags.extend(e.flags.iter().map(String::as_str));
+        let p = path.to_string_lossy().into_owned();
+        let (code, stdout, stderr) = run_with(&flags, &[&p]);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|err| {
+            panic!(
+                "{}: stdout is not one JSON object ({err}): {stdout}{stderr}",
+                path.display()
+            )
+        });
+        let findings = v["findings"].as_array().expect("findings array");
+        let kernels = v["kernels"].as_array().expect("kernels array");
+        let mut has_error = false;
+        for f in findings {
+            let kind = f["kind"].as_str().expect("kind");
+            assert!(
+                [
+                    "data-race",
+                    "barrier-divergence",
+                    "redundant-barrier",
+                    "not-verified",
+                    "unknown",
+                    "syntax-error"
+                ]
+                .contains(&kind),
+                "{kind}"
+            );
+            let sev = f["severity"].as_str().expect("severity");
+            assert!(["error", "warning", "information"].contains(&sev));
+            has_error |= sev == "error";
+            assert_eq!(f["file"].as_str(), Some(p.as_str()));
+            assert!(f["message"].as_str().is_some_and(|m| !m.is_empty()));
+            check_range(&f["range"]);
+            for r in f["related"].as_array().expect("related list") {
+                check_range(&r["range"]);
+                assert!(r["message"].is_string() && r["file"].is_string());
+            }
+            if kind == "data-race" || kind == "barrier-divergence" {
+                let w = &f["witness"];
+                let threads = w["threads"].as_array().expect("two witness threads");
+                assert_eq!(threads.len(), 2);
+                for t in threads {
+                    assert_eq!(t["threadIdx"].as_array().map(|a| a.len()), Some(3));
+                    assert_eq!(t["blockIdx"].as_array().map(|a| a.len()), Some(3));
+                }
+                let values = w["values"].as_object().expect("witness values");
+                assert!(values.contains_key("blockDim.x") && values.contains_key("gridDim.x"));
+                if kind == "data-race" {
+                    assert!(values.contains_key("index"), "a race names its index");
+                    assert_eq!(
+                        f["related"].as_array().map(|r| r.len()),
+                        Some(1),
+                        "the other access"
+                    );
+                }
+            }
+        }
+        for k in kernels {
+            kernels_seen += 1;
+            assert!(k["name"].is_string() && k["millis"].is_u64() && k["file"].is_string());
+            let status = k["status"].as_str().expect("status");
+            assert!(["verified", "racy", "divergent", "unknown", "not-verified"].contains(&status));
+            assert_eq!(
+                Some(status),
+                e.kernels
+                    .get(k["name"].as_str().unwrap_or(""))
+                    .map(String::as_str)
+            );
+        }
+        assert_eq!(
+            code,
+            if has_error { 1 } else { 0 },
+            "{}: exit status",
+            path.display()
+        );
+    }
+    assert!(kernels_seen >= 40, "{kernels_seen} kernels");
+}
+
+#[test]
+fn sarif_is_2_1_0_with_rules_and_results() {
+    let p = examples_dir().join("racy_scan.cu");
+    let p = p.to_string_lossy().into_owned();
+    let (code, stdout, _) = run(&["--format=sarif", &p]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&stdout).expect("SARIF is JSON");
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "syncscope");
+    assert!(run["tool"]["driver"]["rules"]
+        .as_array()
+        .is_some_and(|r| r.len() == 6));
+    let results = run["results"].as_array().expect("results");
+    assert!(results
+        .iter()
+        .any(|r| r["ruleId"] == "data-race" && r["level"] == "error"));
+    let region = &results[0]["locations"][0]["physicalLocation"]["region"];
+    assert!(region["startLine"].as_u64().is_some_and(|l| l >= 1));
+}
+
+#[test]
+fn human_output_has_carets_and_a_summary() {
+    let p = examples_dir().join("racy_scan.cu");
+    let p = p.to_string_lossy().into_owned();
+    let (code, stdout, _) = run(&[&p]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("error[data-race]"), "{stdout}");
+    assert!(stdout.contains("^^^"), "{stdout}");
+    assert!(
+        stdout.contains("checked 1 kernel in 1 file: 1 racy"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\x1b'), "no colour when not asked");
+}
+
+#[test]
+fn warnings_fail_only_with_deny_warnings() {
+    let d = temp_dir("warn");
+    let f = d.join("w.cu");
+    std::fs::write(
+        &f,
+        "__global__ void k(float *a) {\n  __shared__ float s[64];\n  s[threadIdx.x] = 1.0f;\n  __syncthreads();\n  a[threadIdx.x] = s[threadIdx.x];\n}\n",
+    )
+    .expect("write");
+    let p = f.to_string_lossy().into_owned();
+    let (code, out, _) = run(&["--block-dim=64", "--grid-dim=1", "--format=json", &p]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("redundant-barrier"), "{out}");
+    let (code, _, _) = run(&["--block-dim=64", "--grid-dim=1", "--deny-warnings", &p]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn hostile_input_exits_0_1_or_2_with_a_message() {
+    let d = temp_dir("hostile");
+    let mut seed: u64 = 0x5eed;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as u8
+    };
+    let random: Vec<u8> = (0..4096).map(|_| next()).collect();
+    let printable: Vec<u8> = (0..4096)
+        .map(|_| b" {}[]();=+-*/<>&|!_axyz0123456789\n"[next() as usize % 34])
+        .collect();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("random.cu", random),
+        ("printable.cu", printable),
+        ("nul.cu", b"__global__ void k() {}\0\0".to_vec()),
+        (
+            "latin1.cu",
+            b"// caf\xe9\n__global__ void k() {}\n".to_vec(),
+        ),
+        ("empty.cu", Vec::new()),
+        (
+            "truncated.cu",
+            b"__global__ void k(float *a) { __shared__ float s[4]; s[threadIdx.x".to_vec(),
+        ),
+        (
+            "deep.cu",
+            format!(
+                "__global__ void k(int *a) {{ {} a[0] = 1; {} }}",
+                "if (a[1]) {".repeat(3000),
+                "}".repeat(3000)
+            )
+            .into_bytes(),
+        ),
+        (
+            "huge_constant.cu",
+            b"__global__ void k(int *a) { a[99999999999999999999999 / 0 + (1 << 70)] = 1 % 0; }"
+                .to_vec(),
+        ),
+    ];
+    for (name, bytes) in &cases {
+        let f = d.join(name);
+        std::fs::write(&f, bytes).expect("write");
+        let p = f.to_string_lossy().into_owned();
+        let (code, out, err) = run(&["--timeout-ms=500", &p]);
+        assert!((0..=2).contains(&code), "{name}: exit {code}");
+        assert!(!out.is_empty() || !err.is_empty(), "{name}: says something");
+        if *name == "nul.cu" {
+            assert_eq!(code, 2);
+            assert!(err.contains("binary"), "{err}");
+        }
+        if *name == "latin1.cu" {
+            assert_eq!(code, 2);
+            assert!(err.contains("UTF-8"), "{err}");
+        }
+    }
+    let (code, _, err) = run(&[d.join("does-not-exist.cu").to_string_lossy().as_ref()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no such file"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(
+        syncscope::cli::main_with_args(vec!["syncscope".into(), "check".into()]),
+        2
+    );
+    assert_eq!(
+        syncscope::cli::main_with_args(vec![
+            "syncscope".into(),
+            "check".into(),
+            "--block-dim".into(),
+            "0".into(),
+            "x.cu".into()
+        ]),
+        2
+    );
+    assert_eq!(
+        syncscope::cli::main_with_args(vec!["syncscope".into(), "frobnicate".into()]),
+        2
+    );
 }

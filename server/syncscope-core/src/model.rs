@@ -165,6 +165,7 @@ pub enum Expr {
     Pow2(Arc<Expr>),
 }
 
+#[allow(clippy::should_implement_trait)]
 impl Expr {
     pub fn tru() -> Expr {
         Expr::Const(1)

@@ -60,6 +60,104 @@ impl Options {
     }
 }
 
+/// Launch directives written in the file itself, which apply when the caller
+/// gave none: `// syncscope-args: --block-dim 32,8 -D TILE=32` anywhere, and
+/// GPUVerify-style header comments (`//--blockDim=[32,8] --gridDim=64`).
+pub fn with_file_directives(text: &str, base: &Options) -> Options {
+    let mut out = base.clone();
+    let mut block = None;
+    let mut grid = None;
+    let mut defines = Vec::new();
+    let mut warp_sync = false;
+    let header_end = text
+        .lines()
+        .position(|l| {
+            let t = l.trim();
+            !(t.is_empty() || t.starts_with("//"))
+        })
+        .unwrap_or(usize::MAX);
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        let args = if let Some(rest) = t
+            .split("syncscope-args:")
+            .nth(1)
+            .filter(|_| t.starts_with("//"))
+        {
+            rest
+        } else if i < header_end && t.starts_with("//") && t.contains("--") {
+            t.trim_start_matches('/')
+        } else {
+            continue;
+        };
+        let tokens: Vec<&str> = args.split_whitespace().collect();
+        let mut j = 0;
+        while j < tokens.len() {
+            let tok = tokens[j];
+            let (key, inline) = match tok.split_once('=') {
+                Some((k, v)) if k.starts_with("--") => (k, Some(v)),
+                _ => (tok, None),
+            };
+            let mut value = || {
+                inline.map(str::to_string).or_else(|| {
+                    j += 1;
+                    tokens.get(j).map(|s| s.to_string())
+                })
+            };
+            match key {
+                "--block-dim" | "--blockDim" => block = value().and_then(|v| parse_dims(&v)),
+                "--grid-dim" | "--gridDim" => grid = value().and_then(|v| parse_dims(&v)),
+                "--warp-sync" => warp_sync = true,
+                "-D" => {
+                    if let Some(v) = value() {
+                        defines.push(split_define(&v));
+                    }
+                }
+                d if d.starts_with("-D") && d.len() > 2 => defines.push(split_define(&tok[2..])),
+                _ => {}
+            }
+            j += 1;
+        }
+    }
+    if out.block_dim.is_none() {
+        out.block_dim = block;
+    }
+    if out.grid_dim.is_none() {
+        out.grid_dim = grid;
+    }
+    for (n, v) in defines {
+        if !out.defines.iter().any(|(m, _)| *m == n) {
+            out.defines.push((n, v));
+        }
+    }
+    out.warp_sync |= warp_sync;
+    out
+}
+
+fn split_define(d: &str) -> (String, String) {
+    match d.split_once('=') {
+        Some((n, v)) => (n.to_string(), v.to_string()),
+        None => (d.to_string(), "1".to_string()),
+    }
+}
+
+/// `32`, `32,8`, `[32,8]`, `[32, 8, 1]`.
+pub fn parse_dims(s: &str) -> Option<[u32; 3]> {
+    let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let parts: Vec<&str> = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    let mut out = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p.parse().ok().filter(|v| *v > 0)?;
+    }
+    Some(out)
+}
+
 /// `*` matches any run of characters, `?` one character.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
@@ -90,6 +188,27 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::glob_match;
+    #[test]
+    fn file_directives() {
+        let o = super::with_file_directives(
+            "//pass\n//--blockDim=[32,8] --gridDim=64 -DTILE=32\n__global__ void k() {}\n",
+            &super::Options::default(),
+        );
+        assert_eq!(o.block_dim, Some([32, 8, 1]));
+        assert_eq!(o.grid_dim, Some([64, 1, 1]));
+        assert_eq!(o.defines, vec![("TILE".to_string(), "32".to_string())]);
+        let o = super::with_file_directives(
+            "// syncscope-args: --block-dim 16 -D N=4 --warp-sync\n",
+            &super::Options {
+                block_dim: Some([8, 1, 1]),
+                ..Default::default()
+            },
+        );
+        assert_eq!(o.block_dim, Some([8, 1, 1]), "the caller's launch wins");
+        assert!(o.warp_sync);
+        assert_eq!(o.defines, vec![("N".to_string(), "4".to_string())]);
+    }
+
     #[test]
     fn globs() {
         assert!(glob_match("*", "reduce"));

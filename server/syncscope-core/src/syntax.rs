@@ -76,3 +76,99 @@ pub fn utf16_column(text: &str, line_start: usize, offset: usize) -> u32 {
         .map(|s| s.encode_utf16().count() as u32)
         .unwrap_or(0)
 }
+
+/// Tree-sitter queries shipped in `grammar-queries/`, compiled into the binary.
+pub const QUERIES: [(&str, &str); 2] = [
+    (
+        "kernels.scm",
+        include_str!("../../../grammar-queries/kernels.scm"),
+    ),
+    (
+        "barriers.scm",
+        include_str!("../../../grammar-queries/barriers.scm"),
+    ),
+];
+
+fn query(name: &str) -> Option<tree_sitter::Query> {
+    let (_, src) = QUERIES.iter().find(|(n, _)| *n == name)?;
+    tree_sitter::Query::new(&language(), src).ok()
+}
+
+/// Spans of the barrier calls in a file (cheap: no lowering). The server
+/// uses it to tell edits inside barriers from others; tests use it to check
+/// the model misses no barrier.
+pub fn barrier_calls(tree: &tree_sitter::Tree, text: &str) -> Vec<crate::report::Span> {
+    use tree_sitter::StreamingIterator;
+    let Some(q) = query("barriers.scm") else {
+        return Vec::new();
+    };
+    let idx = q.capture_index_for_name("barrier");
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut out = Vec::new();
+    let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
+    while let Some(m) = matches.next() {
+        for c in m.captures {
+            if Some(c.index) == idx {
+                out.push(Span::from_node(&c.node));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Names of the `__global__` kernels (by query, without lowering).
+pub fn kernel_names(tree: &tree_sitter::Tree, text: &str) -> Vec<String> {
+    use tree_sitter::StreamingIterator;
+    let Some(q) = query("kernels.scm") else {
+        return Vec::new();
+    };
+    let idx = q.capture_index_for_name("kernel");
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut out = Vec::new();
+    let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
+    while let Some(m) = matches.next() {
+        for c in m.captures {
+            if Some(c.index) == idx {
+                if let Some(name) = crate::frontend::function_name(text, c.node) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_query_compiles() {
+        for (name, src) in QUERIES {
+            if let Err(e) = tree_sitter::Query::new(&language(), src) {
+                panic!("{name} does not compile against tree-sitter-cuda: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn queries_find_kernels_and_barriers() {
+        let src = "__global__ void k(float *a) { __syncthreads(); auto b = cg::this_thread_block(); b.sync(); __syncwarp(); }\n__device__ void f() {}\ntemplate <int N> __global__ void t() {}\n";
+        let tree = parse(src, None);
+        assert_eq!(kernel_names(&tree, src), ["k", "t"]);
+        assert_eq!(barrier_calls(&tree, src).len(), 3);
+    }
+
+    #[test]
+    fn syntax_errors_are_findings_not_failures() {
+        let src = "__global__ void ok(int *a) { a[0] = 1; }\n__global__ void bad( { \n";
+        let tree = parse(src, None);
+        let errs = syntax_errors(&tree, src);
+        assert!(!errs.is_empty());
+        assert!(errs
+            .iter()
+            .all(|f| f.kind == crate::report::FindingKind::SyntaxError));
+    }
+}

@@ -1403,7 +1403,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             Some(_) => None,
             None => {
                 if let Some(&id) = self.array_names.get(name) {
-                    return is_scalar(self, id).then(|| Ptr {
+                    return is_scalar(self, id).then_some(Ptr {
                         array: id,
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),

@@ -499,7 +499,7 @@ impl<'k> KernelVerifier<'k> {
         if !kinds.iter().all(|k| k.writes()) {
             base.push(Expr::or(is(1, &|k| k.writes()), is(2, &|k| k.writes())));
         }
-        if kinds.iter().any(|k| *k == AccessKind::Atomic) {
+        if kinds.contains(&AccessKind::Atomic) {
             let atomic = |k: AccessKind| k == AccessKind::Atomic;
             base.push(Expr::not(Expr::and(is(1, &atomic), is(2, &atomic))));
         }
@@ -598,7 +598,7 @@ impl<'k> KernelVerifier<'k> {
             let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, x)| *x);
             let per = get(&format!("{}#{t}", v.name));
             let shared = get(&v.name);
-            let r = match v.kind {
+            match v.kind {
                 VarKind::ThreadIdx(_) => per.or(Some(0)),
                 VarKind::BlockIdx(_) => {
                     if rel.cross_block() {
@@ -614,12 +614,12 @@ impl<'k> KernelVerifier<'k> {
                 // iteration, which a concrete run cannot match.
                 VarKind::Unknown { .. } if v.name.contains('⟨') => per.or(shared),
                 _ => per.or(shared).or(Some(0)),
-            };
-            r
+            }
         }
     }
 
     /// Replays a race witness; returns the confirmed race.
+    #[allow(clippy::too_many_arguments)]
     fn confirm_race(
         &self,
         pi: &Instance,

@@ -147,20 +147,19 @@ pub fn add_fixes(
         .iter()
         .filter(|f| f.kind == FindingKind::BarrierDivergence)
         .count();
-    for i in 0..findings.len() {
-        let f = findings[i].clone();
+    for f in findings.iter_mut() {
         let fix = match f.kind {
-            FindingKind::DataRace => race_fix(&checker, tree, &f, &before_races, divergent_before),
+            FindingKind::DataRace => race_fix(&checker, tree, f, &before_races, divergent_before),
             FindingKind::RedundantBarrier => {
-                removal_fix(&checker, &f, &before_races, divergent_before)
+                removal_fix(&checker, f, &before_races, divergent_before)
             }
             FindingKind::BarrierDivergence => {
-                hoist_fix(&checker, tree, &f, &before_races, divergent_before)
+                hoist_fix(&checker, tree, f, &before_races, divergent_before)
             }
             _ => None,
         };
         if let Some(fix) = fix {
-            findings[i].fixes.push(fix);
+            f.fixes.push(fix);
         }
     }
 }

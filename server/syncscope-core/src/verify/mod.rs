@@ -58,6 +58,7 @@ fn analyze_file_here(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> FileReport {
+    let options = &crate::options::with_file_directives(text, options);
     let mut report = FileReport {
         findings: crate::syntax::syntax_errors(tree, text),
         ..Default::default()
@@ -144,27 +145,24 @@ pub fn verify_one(
 ) -> Outcome {
     let start = std::time::Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let v = engine::KernelVerifier::new(kernel, options, cache, cancel);
-        let counters_cell = std::cell::Cell::new((0u64, 0u64));
-        let outcome = {
-            let v = v;
-            let out = run_counting(v, &counters_cell);
-            out
-        };
-        (outcome, counters_cell.get())
+        engine::KernelVerifier::new(kernel, options, cache, cancel).run()
     }));
     match result {
-        Ok((outcome, (run, reused))) => (
-            outcome.findings,
-            outcome.report,
-            outcome.races,
-            Stats {
-                queries_run: run,
-                queries_reused: reused,
-                kernels_analysed: 1,
-                kernels_reused: 0,
-            },
-        ),
+        Ok(outcome) => {
+            let reused = outcome.report.queries_reused as u64;
+            let run = outcome.report.queries as u64 - reused;
+            (
+                outcome.findings,
+                outcome.report,
+                outcome.races,
+                Stats {
+                    queries_run: run,
+                    queries_reused: reused,
+                    kernels_analysed: 1,
+                    kernels_reused: 0,
+                },
+            )
+        }
         Err(p) => {
             let msg = panic_message(p);
             let f = Finding::new(
@@ -187,16 +185,4 @@ pub fn verify_one(
             (vec![f], report, Vec::new(), Stats::default())
         }
     }
-}
-
-fn run_counting(
-    v: engine::KernelVerifier,
-    cell: &std::cell::Cell<(u64, u64)>,
-) -> engine::KernelOutcome {
-    let out = v.run();
-    cell.set((
-        out.report.queries as u64 - out.report.queries_reused as u64,
-        out.report.queries_reused as u64,
-    ));
-    out
 }
