@@ -361,12 +361,20 @@ impl Expr {
         }
     }
 
-    /// Number of nodes (bounded walk used to refuse pathological growth).
+    /// Number of nodes of the tree (shared subtrees count every time).
     pub fn size(&self) -> usize {
+        self.size_up_to(usize::MAX)
+    }
+
+    /// `size()`, but stops counting past `limit` (cheap on huge shared DAGs).
+    pub fn size_up_to(&self, limit: usize) -> usize {
         let mut n = 0;
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
             n += 1;
+            if n > limit {
+                return n;
+            }
             match e {
                 Expr::Const(_) | Expr::Var(_) => {}
                 Expr::Un(_, a) | Expr::Pow2(a) => stack.push(a),
@@ -590,32 +598,29 @@ pub struct Kernel {
 impl Kernel {
     /// Every access, in program order.
     pub fn accesses(&self) -> Vec<&Access> {
-        let mut out = Vec::new();
-        walk(&self.body, &mut |s| {
-            if let Stmt::Access(a) = s {
-                out.push(a);
-            }
-        });
-        out
+        self.collect(|s| match s {
+            Stmt::Access(a) => Some(a),
+            _ => None,
+        })
     }
 
     pub fn barriers(&self) -> Vec<&Barrier> {
-        let mut out = Vec::new();
-        walk(&self.body, &mut |s| {
-            if let Stmt::Barrier(b) = s {
-                out.push(b);
-            }
-        });
-        out
+        self.collect(|s| match s {
+            Stmt::Barrier(b) => Some(b),
+            _ => None,
+        })
     }
 
     pub fn loops(&self) -> Vec<&Loop> {
+        self.collect(|s| match s {
+            Stmt::Loop(l) => Some(l),
+            _ => None,
+        })
+    }
+
+    fn collect<'a, T>(&'a self, pick: impl Fn(&'a Stmt) -> Option<&'a T>) -> Vec<&'a T> {
         let mut out = Vec::new();
-        walk(&self.body, &mut |s| {
-            if let Stmt::Loop(l) = s {
-                out.push(l);
-            }
-        });
+        walk(&self.body, &mut |s| out.extend(pick(s)));
         out
     }
 }

@@ -8,17 +8,28 @@ pub fn language() -> tree_sitter::Language {
     tree_sitter_cuda::LANGUAGE.into()
 }
 
+thread_local! {
+    /// One parser per thread: creating one per parse dominates small parses
+    /// (macro bodies are parsed as snippets).
+    static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new({
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&language())
+            .expect("tree-sitter-cuda is compatible with the linked tree-sitter");
+        parser
+    });
+}
+
 pub fn parse(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&language())
-        .expect("tree-sitter-cuda is compatible with the linked tree-sitter");
-    // tree-sitter returns None only on cancellation or timeout, neither of
-    // which we set; fall back to a fresh parse if an old tree misbehaves.
-    parser
-        .parse(text, old)
-        .or_else(|| parser.parse(text, None))
-        .expect("parse without timeout or cancellation")
+    PARSER.with(|p| {
+        let mut parser = p.borrow_mut();
+        // tree-sitter returns None only on cancellation or timeout, neither
+        // of which we set; fall back to a fresh parse if an old tree misbehaves.
+        parser
+            .parse(text, old)
+            .or_else(|| parser.parse(text, None))
+            .expect("parse without timeout or cancellation")
+    })
 }
 
 /// Every ERROR and MISSING node, outermost first, as syntax findings.

@@ -253,7 +253,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn bound(&mut self, e: Expr, scope_hint: Scope) -> Expr {
-        if e.size() > MAX_EXPR {
+        if e.size_up_to(MAX_EXPR) > MAX_EXPR {
             let s = e.scope().max(scope_hint);
             self.fresh_unknown("big", s)
         } else {
@@ -375,11 +375,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.exhausted {
             self.unsupported(node, "kernel too large to model within the step budget");
         }
-        let text = self.src.to_string();
         let body = std::mem::take(self.out.last_mut().expect("output"));
         let mut block_used = [true, false, false];
         let mut grid_used = [false, false, false];
-        dims_used(&text[node.byte_range()], &mut block_used, &mut grid_used);
+        let text = self.src.clone();
+        dims_used(node_text(&text, node), &mut block_used, &mut grid_used);
         for f in self.file.functions.values() {
             if !f.is_kernel {
                 dims_used(node_text(&text, f.node), &mut block_used, &mut grid_used);
@@ -1204,8 +1204,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.eval_inner(node)
         };
         self.depth -= 1;
+        // Expression growth is bounded where it happens (branch merges),
+        // not here: measuring every intermediate value is quadratic.
         match v {
-            Value::Int(e) => Value::Int(self.bound(e, Scope::Thread)),
             Value::Alias(lv) => match *lv {
                 LValue::Local { .. } | LValue::Mem { .. } => {
                     self.read_lvalue(&lv, "ref", Some(node))
@@ -1449,12 +1450,21 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         if let Some(m) = self.file.macros.get(name) {
             if m.params.is_none() && self.macro_depth < 16 {
+                if let Some(v) = self.file.macro_constants.borrow().get(name) {
+                    return Value::Int(Expr::Const(*v));
+                }
                 let body = m.body.clone();
                 let span = self.span(node);
                 if body.is_empty() {
                     return Value::Int(Expr::Const(1));
                 }
                 if let Some(v) = self.eval_snippet(&body, Some(span)) {
+                    if let Value::Int(Expr::Const(c)) = v {
+                        self.file
+                            .macro_constants
+                            .borrow_mut()
+                            .insert(name.to_string(), c);
+                    }
                     return v;
                 }
             }
@@ -1847,6 +1857,12 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn write_lvalue(&mut self, lv: &LValue, value: Value, node: Node, kind: AccessKind) {
         match lv {
             LValue::Local { scope, name } => {
+                // Straight-line code like `x = x + x;` repeated grows a
+                // value exponentially: past a bound it becomes unknown.
+                let value = match value {
+                    Value::Int(e) => Value::Int(self.bound(e, Scope::Thread)),
+                    v => v,
+                };
                 if let Some(s) = self.scopes.get_mut(*scope) {
                     s.insert(name.clone(), value);
                 }

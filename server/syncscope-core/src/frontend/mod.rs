@@ -57,6 +57,8 @@ pub struct FileContext<'t> {
     pub global_arrays: Vec<GlobalArray<'t>>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
+    /// Object-like macros already expanded to a constant (shared by kernels).
+    pub macro_constants: std::cell::RefCell<HashMap<String, i64>>,
 }
 
 /// Lowers every kernel of a file. Each result pairs a kernel model with its

@@ -1,0 +1,225 @@
+//! Benchmarks (`cargo bench -p syncscope-tests`): front-end speed on a
+//! 5,000-line file, corpus throughput, and the five synthetic families of
+//! Faial's Claim 2 at sizes 1..50. Prints markdown tables for
+//! docs/benchmarks.md. Medians over repeated runs; one run of this binary
+//! gives every figure, so ratios are measured under the same conditions.
+
+use std::time::Instant;
+use syncscope_core::{cache::NoCache, Options};
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// A realistic 5,000-line file: many kernels of the corpus's shapes.
+fn big_file(lines: usize) -> String {
+    let mut s = String::from("#define TILE 16\n#define N 256\n");
+    let mut i = 0;
+    while s.lines().count() < lines {
+        s.push_str(&format!(
+            "__global__ void reduce_{i}(float *out, const float *in, int n) {{\n\
+             \x20   __shared__ float sdata[N];\n\
+             \x20   unsigned int tid = threadIdx.x;\n\
+             \x20   unsigned int g = blockIdx.x * blockDim.x + tid;\n\
+             \x20   sdata[tid] = g < n ? in[g] : 0.0f;\n\
+             \x20   __syncthreads();\n\
+             \x20   for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {{\n\
+             \x20       if (tid < s) sdata[tid] += sdata[tid + s];\n\
+             \x20       __syncthreads();\n\
+             \x20   }}\n\
+             \x20   if (tid == 0) out[blockIdx.x] = sdata[0];\n\
+             }}\n\n\
+             __global__ void tile_{i}(float *c, const float *a, const float *b, int w) {{\n\
+             \x20   __shared__ float as[TILE][TILE];\n\
+             \x20   __shared__ float bs[TILE][TILE];\n\
+             \x20   int tx = threadIdx.x, ty = threadIdx.y;\n\
+             \x20   int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n\
+             \x20   float sum = 0.0f;\n\
+             \x20   for (int t = 0; t < w / TILE; ++t) {{\n\
+             \x20       as[ty][tx] = a[row * w + t * TILE + tx];\n\
+             \x20       bs[ty][tx] = b[(t * TILE + ty) * w + col];\n\
+             \x20       __syncthreads();\n\
+             \x20       for (int k = 0; k < TILE; ++k)\n\
+             \x20           sum += as[ty][k] * bs[k][tx];\n\
+             \x20       __syncthreads();\n\
+             \x20   }}\n\
+             \x20   c[row * w + col] = sum;\n\
+             }}\n\n"
+        ));
+        i += 1;
+    }
+    s
+}
+
+fn family(name: &str, n: usize) -> String {
+    let mut body = String::new();
+    match name {
+        "accesses" => {
+            for i in 1..=n {
+                body.push_str(&format!(
+                    "    x += s[tid + {i} * T];\n    s[tid + {} * T] = x;\n",
+                    i
+                ));
+            }
+        }
+        "barriers" => {
+            for _ in 0..n {
+                body.push_str("    s[tid] = x;\n    __syncthreads();\n");
+            }
+        }
+        "conditionals" => {
+            for i in 0..n {
+                body.push_str(&format!("    if (tid == {i}) s[tid] = x;\n"));
+            }
+        }
+        "unsync-loops" => {
+            for i in 0..n {
+                body.push_str(&format!(
+                    "{}for (int i{i} = 0; i{i} < n; i{i}++) {{\n",
+                    "    ".repeat(i + 1)
+                ));
+                body.push_str(&format!("{}s[tid] = x;\n", "    ".repeat(i + 2)));
+            }
+            for i in (0..n).rev() {
+                body.push_str(&format!("{}}}\n", "    ".repeat(i + 1)));
+            }
+        }
+        _ => {
+            for i in 0..n {
+                body.push_str(&format!(
+                    "{}for (int i{i} = 0; i{i} < n; i{i}++) {{\n",
+                    "    ".repeat(i + 1)
+                ));
+                body.push_str(&format!(
+                    "{}s[tid] = x;\n{}__syncthreads();\n",
+                    "    ".repeat(i + 2),
+                    "    ".repeat(i + 2)
+                ));
+            }
+            for i in (0..n).rev() {
+                body.push_str(&format!("{}}}\n", "    ".repeat(i + 1)));
+            }
+        }
+    }
+    format!(
+        "// syncscope-args: --block-dim 256\n#define T 256\n__global__ void k(int n, int *in) {{\n    __shared__ int s[{}];\n    int tid = threadIdx.x;\n    int x = in[tid];\n{body}}}\n",
+        256 * (2 * n + 2)
+    )
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let frontend_only = std::env::args().any(|a| a == "--frontend-only");
+    let reps = if quick { 3 } else { 10 };
+
+    // 1. Front end on a 5,000-line file.
+    let text = big_file(5000);
+    let mut times = Vec::new();
+    let mut kernels = 0;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let tree = syncscope_core::parse(&text, None);
+        let k = syncscope_core::frontend::lower_file(&text, &tree, &Options::default());
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        kernels = k.len();
+    }
+    let mut parse_only = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        let _ = syncscope_core::parse(&text, None);
+        parse_only.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!("## Front end\n");
+    println!("parse alone: {:.1} ms (median)\n", median(&mut parse_only));
+    println!("| input | kernels | median parse + model (ms) |\n|---|---|---|");
+    println!(
+        "| {} lines | {kernels} | {:.1} |\n",
+        text.lines().count(),
+        median(&mut times)
+    );
+    if frontend_only {
+        return;
+    }
+
+    // 2. Corpus throughput (cold cache: every query solved).
+    let dir = syncscope_tests::corpus_dir();
+    let mut per_kernel = Vec::new();
+    let mut queries = Vec::new();
+    let t_all = Instant::now();
+    for path in syncscope_tests::cu_files(&dir) {
+        let text = std::fs::read_to_string(&path).expect("corpus file");
+        let e = syncscope_tests::expectations(&text);
+        let options = syncscope_tests::options_for(&e);
+        let tree = syncscope_core::parse(&text, None);
+        let report = syncscope_core::analyze(&text, &tree, &options, &NoCache, None);
+        for k in &report.kernels {
+            per_kernel.push(k.millis as f64);
+            queries.push(k.queries as f64);
+        }
+    }
+    let wall = t_all.elapsed().as_secs_f64();
+    let n = per_kernel.len();
+    println!("## Corpus (cold cache)\n");
+    println!("| kernels | median ms/kernel | p95 | max | median queries/kernel | total wall (s) |\n|---|---|---|---|---|---|");
+    println!(
+        "| {n} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |\n",
+        median(&mut per_kernel.clone()),
+        percentile(&mut per_kernel.clone(), 0.95),
+        per_kernel.iter().cloned().fold(0.0, f64::max),
+        median(&mut queries),
+        wall
+    );
+
+    // 3. Faial Claim 2 families.
+    println!("## Scalability (Faial Claim 2 families, race-free; ms, median of {reps})\n");
+    let sizes: &[usize] = if quick {
+        &[1, 10, 25]
+    } else {
+        &[1, 10, 20, 30, 40, 50]
+    };
+    print!("| family |");
+    for s in sizes {
+        print!(" {s} |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(sizes.len()));
+    for fam in [
+        "accesses",
+        "barriers",
+        "conditionals",
+        "unsync-loops",
+        "sync-loops",
+    ] {
+        print!("| {fam} |");
+        for &size in sizes {
+            let src = family(fam, size);
+            let mut t = Vec::new();
+            let mut status = String::new();
+            for _ in 0..reps.min(5) {
+                let start = Instant::now();
+                let r = syncscope_core::analyze(
+                    &src,
+                    &syncscope_core::parse(&src, None),
+                    &Options::default(),
+                    &NoCache,
+                    None,
+                );
+                t.push(start.elapsed().as_secs_f64() * 1e3);
+                status = r
+                    .kernels
+                    .first()
+                    .map(|k| k.status.as_str().to_string())
+                    .unwrap_or_default();
+            }
+            let mark = if status == "verified" { "" } else { " (!)" };
+            print!(" {:.0}{mark} |", median(&mut t));
+        }
+        println!();
+    }
+}
