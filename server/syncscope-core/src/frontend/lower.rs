@@ -380,13 +380,22 @@ impl<'a, 't> Lowerer<'a, 't> {
         let mut grid_used = [false, false, false];
         let text = self.src.clone();
         dims_used(node_text(&text, node), &mut block_used, &mut grid_used);
-        for f in self.file.functions.values() {
-            if !f.is_kernel {
-                dims_used(node_text(&text, f.node), &mut block_used, &mut grid_used);
+        // Device functions and macros: scanned once per file.
+        let shared = *self.file.helper_dims.get_or_init(|| {
+            let (mut b, mut g) = ([false; 3], [false; 3]);
+            for f in self.file.functions.values() {
+                if !f.is_kernel {
+                    dims_used(node_text(&text, f.node), &mut b, &mut g);
+                }
             }
-        }
-        for m in self.file.macros.values() {
-            dims_used(&m.body, &mut block_used, &mut grid_used);
+            for m in self.file.macros.values() {
+                dims_used(&m.body, &mut b, &mut g);
+            }
+            (b, g)
+        });
+        for d in 0..3 {
+            block_used[d] |= shared.0[d];
+            grid_used[d] |= shared.1[d];
         }
         Kernel {
             name: def.name.clone(),

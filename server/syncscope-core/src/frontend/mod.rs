@@ -59,6 +59,8 @@ pub struct FileContext<'t> {
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
     /// Object-like macros already expanded to a constant (shared by kernels).
     pub macro_constants: std::cell::RefCell<HashMap<String, i64>>,
+    /// Launch dimensions mentioned by device functions and macros.
+    pub helper_dims: std::cell::OnceCell<([bool; 3], [bool; 3])>,
 }
 
 /// Lowers every kernel of a file. Each result pairs a kernel model with its
