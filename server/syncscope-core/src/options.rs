@@ -104,15 +104,15 @@ pub fn with_file_directives(text: &str, base: &Options) -> Options {
                 })
             };
             match key {
-                "--block-dim" | "--blockDim" => block = value().and_then(|v| parse_dims(&v)),
-                "--grid-dim" | "--gridDim" => grid = value().and_then(|v| parse_dims(&v)),
+                "--block-dim" | "--blockDim" => block = value().and_then(|v| parse_dims(&v).ok()),
+                "--grid-dim" | "--gridDim" => grid = value().and_then(|v| parse_dims(&v).ok()),
                 "--warp-sync" => warp_sync = true,
                 "-D" => {
                     if let Some(v) = value() {
-                        defines.push(split_define(&v));
+                        defines.push(parse_define(&v));
                     }
                 }
-                d if d.starts_with("-D") && d.len() > 2 => defines.push(split_define(&tok[2..])),
+                d if d.starts_with("-D") && d.len() > 2 => defines.push(parse_define(&tok[2..])),
                 _ => {}
             }
             j += 1;
@@ -133,29 +133,32 @@ pub fn with_file_directives(text: &str, base: &Options) -> Options {
     out
 }
 
-fn split_define(d: &str) -> (String, String) {
+/// `NAME=VALUE` or `NAME` (value `1`), as `-D` takes it.
+pub fn parse_define(d: &str) -> (String, String) {
     match d.split_once('=') {
-        Some((n, v)) => (n.to_string(), v.to_string()),
-        None => (d.to_string(), "1".to_string()),
+        Some((n, v)) => (n.trim().to_string(), v.to_string()),
+        None => (d.trim().to_string(), "1".to_string()),
     }
 }
 
-/// `32`, `32,8`, `[32,8]`, `[32, 8, 1]`.
-pub fn parse_dims(s: &str) -> Option<[u32; 3]> {
+/// Launch dimensions: `32`, `32,8`, `[32,8]`, `[32, 8, 1]`.
+pub fn parse_dims(s: &str) -> Result<[u32; 3], String> {
     let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let parts: Vec<&str> = inner
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
     if parts.is_empty() || parts.len() > 3 {
-        return None;
+        return Err(format!("expected X[,Y[,Z]], got `{s}`"));
     }
     let mut out = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
-        out[i] = p.parse().ok().filter(|v| *v > 0)?;
+        let v: u32 = p
+            .parse()
+            .map_err(|_| format!("`{p}` is not a positive integer"))?;
+        if v == 0 {
+            return Err("launch dimensions must be at least 1".into());
+        }
+        out[i] = v;
     }
-    Some(out)
+    Ok(out)
 }
 
 /// `*` matches any run of characters, `?` one character.

@@ -74,31 +74,7 @@ pub struct CheckArgs {
 }
 
 fn parse_dim(s: &str) -> Result<[u32; 3], String> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("expected X[,Y[,Z]], got `{s}`"));
-    }
-    let mut out = [1u32; 3];
-    for (i, p) in parts.iter().enumerate() {
-        let v: u32 = p
-            .parse()
-            .map_err(|_| format!("`{p}` is not a positive integer"))?;
-        if v == 0 {
-            return Err("launch dimensions must be at least 1".into());
-        }
-        out[i] = v;
-    }
-    if out[0] > 1024 || out[1] > 1024 || out[2] > 64 {
-        // Grid sizes are validated separately; block limits are the hardware's.
-    }
-    Ok(out)
-}
-
-pub fn parse_define(d: &str) -> (String, String) {
-    match d.split_once('=') {
-        Some((n, v)) => (n.trim().to_string(), v.to_string()),
-        None => (d.trim().to_string(), "1".to_string()),
-    }
+    syncscope_core::options::parse_dims(s)
 }
 
 /// Parses the flags of `syncscope check` (without the subcommand), as the
@@ -145,7 +121,10 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
                 }
             };
             let options = Options {
-                defines: define.iter().map(|d| parse_define(d)).collect(),
+                defines: define
+                    .iter()
+                    .map(|d| syncscope_core::options::parse_define(d))
+                    .collect(),
                 ..Options::default()
             };
             let tree = syncscope_core::parse(&text, None);
@@ -218,7 +197,11 @@ pub fn options_from(args: &CheckArgs) -> Options {
     Options {
         block_dim: args.block_dim,
         grid_dim: args.grid_dim,
-        defines: args.define.iter().map(|d| parse_define(d)).collect(),
+        defines: args
+            .define
+            .iter()
+            .map(|d| syncscope_core::options::parse_define(d))
+            .collect(),
         warp_sync: args.warp_sync,
         bitvector: args.bitvector,
         timeout_ms: args.timeout_ms.max(1),
@@ -296,9 +279,8 @@ pub fn analyze_files(
             });
         }
     });
-    for (path, text) in &texts {
+    for (_, text) in &texts {
         if let Err(e) = text {
-            let _ = path;
             io_errors.push(e.clone());
         }
     }

@@ -192,14 +192,17 @@ pub fn sarif(results: &[FileResult]) -> String {
     s
 }
 
+/// ANSI colour `code` around `s` when `color` is on.
+fn paint(color: bool, code: &str, s: &str) -> String {
+    if color {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
 pub fn human(results: &[FileResult], color: bool) -> String {
-    let paint = |code: &str, s: &str| {
-        if color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    };
+    let paint = |code: &str, s: &str| paint(color, code, s);
     let mut out = String::new();
     let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut nkernels = 0;
@@ -272,13 +275,7 @@ fn snippet(
     color: bool,
     note: Option<&str>,
 ) {
-    let paint = |c: &str, s: &str| {
-        if color {
-            format!("\x1b[{c}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    };
+    let paint = |code: &str, s: &str| paint(color, code, s);
     let (line, col) = line_col(text, span.start.offset);
     let (end_line, end_col) = line_col(text, span.end.offset);
     let gutter = line.to_string().len();

@@ -1625,10 +1625,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 match self.lookup(&name) {
                     Some((_, Value::Alias(lv))) => Some((**lv).clone()),
-                    Some((scope, Value::Local)) => {
-                        let _ = scope;
-                        Some(LValue::Discard)
-                    }
+                    Some((_, Value::Local)) => Some(LValue::Discard),
                     Some((scope, _)) => Some(LValue::Local { scope, name }),
                     None => match self.named_value(&name, node) {
                         // `__shared__ int flag;` and `__device__ int g;`: arrays of one.
@@ -2235,8 +2232,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             _ => {}
         }
-        if let Some(base) = atomic_base(name) {
-            let _ = base;
+        if atomic_base(name).is_some() {
             let mut ptr_value = None;
             for (i, a) in args.iter().enumerate() {
                 let v = self.eval(*a);

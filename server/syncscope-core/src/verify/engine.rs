@@ -213,13 +213,12 @@ impl<'k> KernelVerifier<'k> {
                 }
                 if self.is_redundant(b) {
                     let what = barrier_name(b);
-                    let mut f = Finding::new(
+                    let f = Finding::new(
                         FindingKind::RedundantBarrier,
                         Some(&k.name),
                         b.span,
                         format!("redundant barrier: removing this `{what}` creates no data race"),
                     );
-                    f.related = Vec::new();
                     findings.push(f);
                 }
             }
@@ -908,14 +907,6 @@ impl<'k> KernelVerifier<'k> {
                 QueryOutcome::Sat(values) => {
                     let l1 = self.lookup_for(&values, 1, rel);
                     let l2 = self.lookup_for(&values, 2, rel);
-                    // Counters are shared: both threads are in the same iteration.
-                    let shared_lookup = |t: &dyn Fn(&Var) -> Option<i64>, v: &Var| {
-                        if matches!(v.kind, VarKind::Counter { .. }) {
-                            values.iter().find(|(k, _)| **k == *v.name).map(|(_, x)| *x)
-                        } else {
-                            t(v)
-                        }
-                    };
                     let run = |lookup: &dyn Fn(&Var) -> Option<i64>| {
                         Interpreter {
                             lookup,
@@ -930,18 +921,6 @@ impl<'k> KernelVerifier<'k> {
                     let t2 = run(&l2);
                     let c1 = t1.barrier_counts.get(&b.id).copied().unwrap_or(0);
                     let c2 = t2.barrier_counts.get(&b.id).copied().unwrap_or(0);
-                    let direct = |t: &dyn Fn(&Var) -> Option<i64>, e: &Expr| {
-                        let look = |v: &Var| shared_lookup(t, v);
-                        Interpreter {
-                            lookup: &look,
-                            bitvector: self.env.bitvector,
-                            only: &[],
-                            max_steps: 1,
-                            skip: &[],
-                        }
-                        .eval_with(e)
-                    };
-                    let _ = direct;
                     let confirmed = if t1.complete && t2.complete {
                         c1 != c2
                     } else {

@@ -9,6 +9,7 @@
 //!   split the branch around it (when `A` neither assigns what `c` reads nor
 //!   declares what `B` uses).
 
+use super::engine::RaceHit;
 use crate::cache::QueryCache;
 use crate::model::Kernel;
 use crate::options::Options;
@@ -17,11 +18,6 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 const MAX_CANDIDATES: usize = 6;
-
-thread_local! {
-    /// Unknown findings of the kernel before the fix: a fix may not add any.
-    static UNKNOWN_BEFORE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
 
 pub fn point_at(text: &str, offset: usize) -> Point {
     let mut off = offset.min(text.len());
@@ -57,21 +53,32 @@ fn line_indent(text: &str, offset: usize) -> (usize, String) {
     (line_start, indent)
 }
 
-/// Races as (access text, access text) pairs, for comparing before/after.
-fn race_keys(findings: &[Finding]) -> Vec<(String, String)> {
-    findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::DataRace)
-        .map(|f| {
-            let a = f.message.split('`').nth(3).unwrap_or("").to_string();
-            let b = f.message.split('`').nth(5).unwrap_or("").to_string();
-            if a <= b {
-                (a, b)
-            } else {
-                (b, a)
-            }
-        })
-        .collect()
+/// What a fix is judged by: the kernel's racing pairs (by the source text
+/// of the two accesses, stable across edits) and its counts of divergent
+/// barriers and undecided findings.
+struct Summary {
+    races: Vec<(String, String)>,
+    divergent: usize,
+    unknown: usize,
+}
+
+impl Summary {
+    fn new(kernel: &Kernel, findings: &[Finding], races: &[RaceHit]) -> Summary {
+        let count = |k: FindingKind| findings.iter().filter(|f| f.kind == k).count();
+        Summary {
+            races: races.iter().filter_map(|r| race_key(kernel, r)).collect(),
+            divergent: count(FindingKind::BarrierDivergence),
+            unknown: count(FindingKind::Unknown),
+        }
+    }
+}
+
+/// A race as its two accesses' source texts, in order.
+fn race_key(kernel: &Kernel, r: &RaceHit) -> Option<(String, String)> {
+    let accesses = kernel.accesses();
+    let text = |id: usize| accesses.iter().find(|a| a.id == id).map(|a| a.text.clone());
+    let (a, b) = (text(r.first)?, text(r.second)?);
+    Some(if a <= b { (a, b) } else { (b, a) })
 }
 
 struct Checker<'a> {
@@ -82,8 +89,8 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// Verifies the kernel after `edits`; returns its findings.
-    fn findings_after(&self, edits: &[TextEdit]) -> Option<Vec<Finding>> {
+    /// Verifies the kernel after `edits`.
+    fn after(&self, edits: &[TextEdit]) -> Option<Summary> {
         let mut new_text = self.text.to_string();
         let mut sorted: Vec<&TextEdit> = edits.iter().collect();
         sorted.sort_by_key(|e| std::cmp::Reverse(e.span.start.offset));
@@ -104,8 +111,8 @@ impl Checker<'_> {
         }
         let kernels = crate::frontend::lower_file(&new_text, &tree, &self.options);
         let k = kernels.iter().find(|k| k.name == self.kernel.name)?;
-        let (findings, ..) = super::verify_one(k, &self.options, self.cache, None);
-        Some(findings)
+        let (findings, _, races, _) = super::verify_one(k, &self.options, self.cache, None);
+        Some(Summary::new(k, &findings, &races))
     }
 
     fn text_has_errors(&self) -> bool {
@@ -120,7 +127,7 @@ pub fn add_fixes(
     tree: &tree_sitter::Tree,
     kernel: &Kernel,
     findings: &mut [Finding],
-    _races: &[super::engine::RaceHit],
+    races: &[RaceHit],
     options: &Options,
     cache: &dyn QueryCache,
 ) {
@@ -134,28 +141,18 @@ pub fn add_fixes(
         },
         cache,
     };
-    let before_races = race_keys(findings);
-    UNKNOWN_BEFORE.with(|u| {
-        u.set(
-            findings
-                .iter()
-                .filter(|f| f.kind == FindingKind::Unknown)
-                .count(),
-        )
-    });
-    let divergent_before = findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::BarrierDivergence)
-        .count();
+    let before = Summary::new(kernel, findings, races);
     for f in findings.iter_mut() {
         let fix = match f.kind {
-            FindingKind::DataRace => race_fix(&checker, tree, f, &before_races, divergent_before),
-            FindingKind::RedundantBarrier => {
-                removal_fix(&checker, f, &before_races, divergent_before)
+            FindingKind::DataRace => {
+                let target = races
+                    .iter()
+                    .find(|r| same_race(kernel, r, f))
+                    .and_then(|r| race_key(kernel, r));
+                target.and_then(|t| race_fix(&checker, tree, f, &before, &t))
             }
-            FindingKind::BarrierDivergence => {
-                hoist_fix(&checker, tree, f, &before_races, divergent_before)
-            }
+            FindingKind::RedundantBarrier => removal_fix(&checker, f, &before),
+            FindingKind::BarrierDivergence => hoist_fix(&checker, tree, f, &before),
             _ => None,
         };
         if let Some(fix) = fix {
@@ -164,26 +161,23 @@ pub fn add_fixes(
     }
 }
 
+/// Whether the race finding `f` reports `r` (its two accesses' spans).
+fn same_race(kernel: &Kernel, r: &RaceHit, f: &Finding) -> bool {
+    let accesses = kernel.accesses();
+    let span = |id: usize| accesses.iter().find(|a| a.id == id).map(|a| a.span);
+    let (Some(p), Some(q)) = (span(r.first), span(r.second)) else {
+        return false;
+    };
+    let other = f.related.first().map(|x| x.span);
+    (f.span == p && other == Some(q)) || (f.span == q && other == Some(p))
+}
+
 /// The fix is good if the race set only shrank (losing `target`, if any)
-/// and divergence did not grow.
-fn acceptable(
-    after: &[Finding],
-    before_races: &[(String, String)],
-    divergent_before: usize,
-    target: Option<&(String, String)>,
-) -> bool {
-    let after_races = race_keys(after);
-    let divergent = after
-        .iter()
-        .filter(|f| f.kind == FindingKind::BarrierDivergence)
-        .count();
-    let not_new = after_races.iter().all(|r| before_races.contains(r));
-    let gone = target.map(|t| !after_races.contains(t)).unwrap_or(true);
-    let unknown = after
-        .iter()
-        .filter(|f| f.kind == FindingKind::Unknown)
-        .count();
-    not_new && gone && divergent <= divergent_before && unknown <= UNKNOWN_BEFORE.with(|u| u.get())
+/// and neither divergence nor undecided findings grew.
+fn acceptable(after: &Summary, before: &Summary, target: Option<&(String, String)>) -> bool {
+    let not_new = after.races.iter().all(|r| before.races.contains(r));
+    let gone = target.map(|t| !after.races.contains(t)).unwrap_or(true);
+    not_new && gone && after.divergent <= before.divergent && after.unknown <= before.unknown
 }
 
 fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {
@@ -211,8 +205,8 @@ fn race_fix(
     checker: &Checker,
     tree: &tree_sitter::Tree,
     f: &Finding,
-    before: &[(String, String)],
-    divergent_before: usize,
+    before: &Summary,
+    target: &(String, String),
 ) -> Option<Fix> {
     let text = checker.text;
     let other = f.related.first()?;
@@ -223,7 +217,6 @@ fn race_fix(
     };
     let a = node_at(tree, &first)?;
     let b = node_at(tree, &second)?;
-    let target = race_keys(std::slice::from_ref(f)).into_iter().next()?;
     let mut candidates: Vec<usize> = Vec::new();
     let push = |pos: usize, c: &mut Vec<usize>| {
         if !c.contains(&pos) {
@@ -261,8 +254,8 @@ fn race_fix(
             span: span_of(text, at, at),
             new_text,
         };
-        let after = checker.findings_after(std::slice::from_ref(&edit))?;
-        if acceptable(&after, before, divergent_before, Some(&target)) {
+        let after = checker.after(std::slice::from_ref(&edit))?;
+        if acceptable(&after, before, Some(target)) {
             let line = point_at(text, at).line + 1;
             return Some(Fix {
                 title: format!(
@@ -275,12 +268,7 @@ fn race_fix(
     None
 }
 
-fn removal_fix(
-    checker: &Checker,
-    f: &Finding,
-    before: &[(String, String)],
-    divergent_before: usize,
-) -> Option<Fix> {
+fn removal_fix(checker: &Checker, f: &Finding, before: &Summary) -> Option<Fix> {
     let text = checker.text;
     let tree = crate::syntax::parse(text, None);
     let node = node_at(&tree, &f.span)?;
@@ -304,8 +292,8 @@ fn removal_fix(
         span: span_of(text, s, e),
         new_text: String::new(),
     };
-    let after = checker.findings_after(std::slice::from_ref(&edit))?;
-    acceptable(&after, before, divergent_before, None).then(|| Fix {
+    let after = checker.after(std::slice::from_ref(&edit))?;
+    acceptable(&after, before, None).then(|| Fix {
         title: "Remove redundant `__syncthreads()`".into(),
         edits: vec![edit],
     })
@@ -372,8 +360,7 @@ fn hoist_fix(
     checker: &Checker,
     tree: &tree_sitter::Tree,
     f: &Finding,
-    before: &[(String, String)],
-    divergent_before: usize,
+    before: &Summary,
 ) -> Option<Fix> {
     let text = checker.text;
     let node = node_at(tree, &f.span)?;
@@ -421,15 +408,9 @@ fn hoist_fix(
         span: span_of(text, iff.start_byte(), iff.end_byte()),
         new_text: out,
     };
-    let after = checker.findings_after(std::slice::from_ref(&edit))?;
-    let divergent_after = after
-        .iter()
-        .filter(|x| x.kind == FindingKind::BarrierDivergence)
-        .count();
-    (acceptable(&after, before, divergent_before, None) && divergent_after < divergent_before).then(
-        || Fix {
-            title: "Hoist `__syncthreads()` out of the thread-dependent branch".into(),
-            edits: vec![edit],
-        },
-    )
+    let after = checker.after(std::slice::from_ref(&edit))?;
+    (acceptable(&after, before, None) && after.divergent < before.divergent).then(|| Fix {
+        title: "Hoist `__syncthreads()` out of the thread-dependent branch".into(),
+        edits: vec![edit],
+    })
 }

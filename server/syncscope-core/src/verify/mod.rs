@@ -108,7 +108,6 @@ pub fn verify_kernels(
         .min(kernels.len())
         .max(1);
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<Outcome>> = (0..kernels.len()).map(|_| None).collect();
     let slots: Vec<std::sync::Mutex<Option<Outcome>>> = (0..kernels.len())
         .map(|_| std::sync::Mutex::new(None))
         .collect();
@@ -126,11 +125,10 @@ pub fn verify_kernels(
                 });
         }
     });
-    for (i, slot) in slots.into_iter().enumerate() {
-        results[i] = slot.into_inner().ok().flatten();
-    }
-    results
+    // A slot left empty (its worker could not start) is verified here.
+    slots
         .into_iter()
+        .map(|slot| slot.into_inner().ok().flatten())
         .zip(kernels)
         .map(|(r, k)| r.unwrap_or_else(|| verify_one(k, options, cache, cancel)))
         .collect()

@@ -118,7 +118,7 @@ pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
                     sym(&grid_dim_var(d))
                 );
             }
-            VarKind::BlockDim(d) | VarKind::GridDim(d) => match env.fixed(v.kind) {
+            VarKind::BlockDim(_) | VarKind::GridDim(_) => match env.fixed(v.kind) {
                 Some(n) => {
                     let _ = writeln!(text, "(assert (= {s} {}))", c(n));
                 }
@@ -141,7 +141,6 @@ pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
                         _ => 4,
                     };
                     let _ = writeln!(small, "(assert ({le} {s} {}))", c(soft));
-                    let _ = d;
                 }
             },
             VarKind::Param { lo, hi } | VarKind::Unknown { lo, hi, .. } => {
@@ -494,7 +493,6 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
                 };
                 let limit = env.max_threads.unwrap_or(1024).min(1024);
                 if get(0).saturating_mul(get(1)).saturating_mul(get(2)) > limit {
-                    let bx = "|blockDim.x|";
                     let mut product = String::new();
                     for d in 0..3u8 {
                         let n = format!("|blockDim.{}|", DIMS[d as usize]);
@@ -502,7 +500,6 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
                             product.push_str(&format!(" {n}"));
                         }
                     }
-                    let _ = bx;
                     let text = format!("{}(assert (<= (* 1{product}) {limit}))\n", q.text);
                     let q2 = Query {
                         text,
