@@ -5,7 +5,7 @@
 //! gives every figure, so ratios are measured under the same conditions.
 
 use std::time::Instant;
-use syncscope_core::{cache::NoCache, Options};
+use syncscope_core::{cache::MemoryCache, Options};
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -147,7 +147,8 @@ fn main() {
         return;
     }
 
-    // 2. Corpus throughput (cold cache: every query solved).
+    // 2. Corpus throughput (cold cache: a fresh cache per file, as one
+    //    `syncscope check` run starts with).
     let dir = syncscope_tests::corpus_dir();
     let mut per_kernel = Vec::new();
     let mut queries = Vec::new();
@@ -157,7 +158,7 @@ fn main() {
         let e = syncscope_tests::expectations(&text);
         let options = syncscope_tests::options_for(&e);
         let tree = syncscope_core::parse(&text, None);
-        let report = syncscope_core::analyze(&text, &tree, &options, &NoCache, None);
+        let report = syncscope_core::analyze(&text, &tree, &options, &MemoryCache::default(), None);
         for k in &report.kernels {
             per_kernel.push(k.millis as f64);
             queries.push(k.queries as f64);
@@ -202,12 +203,13 @@ fn main() {
             let mut t = Vec::new();
             let mut status = String::new();
             for _ in 0..reps.min(5) {
+                // A fresh (cold) cache per run, as `syncscope check` starts.
                 let start = Instant::now();
                 let r = syncscope_core::analyze(
                     &src,
                     &syncscope_core::parse(&src, None),
                     &Options::default(),
-                    &NoCache,
+                    &MemoryCache::default(),
                     None,
                 );
                 t.push(start.elapsed().as_secs_f64() * 1e3);

@@ -300,6 +300,40 @@ impl Expr {
         }
     }
 
+    /// Whether the expression leaves linear arithmetic: a product, quotient
+    /// or remainder of two non-constants, a shift by a non-constant, `2^e`.
+    pub fn is_nonlinear(&self) -> bool {
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Const(_) | Expr::Var(_) => {}
+                Expr::Pow2(a) => {
+                    if a.as_const().is_none() {
+                        return true;
+                    }
+                }
+                Expr::Un(_, a) => stack.push(a),
+                Expr::Bin(op, a, b) => {
+                    let both = a.as_const().is_none() && b.as_const().is_none();
+                    let by_var = b.as_const().is_none();
+                    match op {
+                        BinOp::Mul | BinOp::Div | BinOp::Rem if both => return true,
+                        BinOp::Shl | BinOp::Shr if by_var => return true,
+                        _ => {}
+                    }
+                    stack.push(a);
+                    stack.push(b);
+                }
+                Expr::Ite(c, a, b) => {
+                    stack.push(c);
+                    stack.push(a);
+                    stack.push(b);
+                }
+            }
+        }
+        false
+    }
+
     /// Visits every variable.
     pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
         // Iterative: expressions built by long straight-line code can be deep.

@@ -26,6 +26,12 @@ pub struct Options {
     pub bitvector: bool,
     /// Per-query Z3 timeout in milliseconds; a timeout yields `unknown`.
     pub timeout_ms: u32,
+    /// Z3 resource limit per query (deterministic, unlike time); 0 = none.
+    /// A backstop under the timeout: a check that exhausts it is `unknown`.
+    pub rlimit: u32,
+    /// Time budget for verifying one kernel in milliseconds: once spent,
+    /// the remaining queries are `unknown` (never `verified`).
+    pub kernel_budget_ms: u32,
     /// Report barriers whose removal creates no race.
     pub check_redundant: bool,
     /// Compute verified quick-fixes for findings (costs extra queries).
@@ -42,6 +48,8 @@ impl Default for Options {
             warp_sync: false,
             bitvector: false,
             timeout_ms: 2000,
+            rlimit: 50_000_000,
+            kernel_budget_ms: 10_000,
             check_redundant: true,
             compute_fixes: false,
         }

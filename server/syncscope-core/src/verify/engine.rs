@@ -66,8 +66,10 @@ pub struct RaceSet {
     pub pairs: BTreeMap<(usize, usize), RaceHit>,
     /// (first access of the group, reason) for undecided groups.
     pub unknown: Vec<(usize, String)>,
-    /// Pairs the solver found whose witnesses did not replay.
-    pub unconfirmed: Vec<(usize, usize)>,
+    /// Pairs the solver found whose witnesses did not replay, with the
+    /// relation of the two threads (another relation may still confirm
+    /// the pair: threads of different blocks, say).
+    pub unconfirmed: Vec<(usize, usize, Relation)>,
 }
 
 pub struct KernelVerifier<'k> {
@@ -79,9 +81,11 @@ pub struct KernelVerifier<'k> {
     pub cancel: Option<&'k AtomicBool>,
     accesses: HashMap<usize, &'k Access>,
     loops: HashMap<usize, &'k Loop>,
-    config: SolverConfig,
+    config: SolverConfig<'k>,
     /// Barriers found divergent (checked first): replay ignores them.
     divergent: Vec<usize>,
+    /// (array, relation) → no conflicting pair ever, barriers or not.
+    independent: HashMap<(ArrayId, Relation), bool>,
 }
 
 pub struct KernelOutcome {
@@ -118,17 +122,29 @@ impl<'k> KernelVerifier<'k> {
             accesses,
             loops,
             divergent: Vec::new(),
+            independent: HashMap::new(),
             config: SolverConfig {
                 timeout_ms: options.timeout_ms,
-                rlimit: 0,
+                rlimit: options.rlimit,
+                cancel,
+                deadline: (options.kernel_budget_ms > 0).then(|| {
+                    Instant::now()
+                        + std::time::Duration::from_millis(options.kernel_budget_ms as u64)
+                }),
             },
         }
     }
 
+    /// The analysis must stop: cancelled, or the kernel's budget is spent.
     fn cancelled(&self) -> bool {
         self.cancel
             .map(|c| c.load(Ordering::Relaxed))
             .unwrap_or(false)
+            || self.out_of_budget()
+    }
+
+    fn out_of_budget(&self) -> bool {
+        self.config.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     pub fn run(mut self) -> KernelOutcome {
@@ -171,7 +187,13 @@ impl<'k> KernelVerifier<'k> {
         for hit in races.pairs.values() {
             findings.push(self.race_finding(hit));
         }
-        for (p, q) in &races.unconfirmed {
+        let unconfirmed: std::collections::BTreeSet<(usize, usize)> = races
+            .unconfirmed
+            .iter()
+            .map(|(p, q, _)| (*p, *q))
+            .filter(|pair| !races.pairs.contains_key(pair))
+            .collect();
+        for (p, q) in &unconfirmed {
             let a = self.accesses[p];
             let b = self.accesses[q];
             let mut f = Finding::new(
@@ -222,6 +244,17 @@ impl<'k> KernelVerifier<'k> {
                     findings.push(f);
                 }
             }
+        }
+        if self.out_of_budget() {
+            findings.push(Finding::new(
+                FindingKind::Unknown,
+                Some(&k.name),
+                k.span,
+                format!(
+                    "unknown: verification of `{}` stopped after its time budget ({} ms); what it found so far is reported, nothing else is proven",
+                    k.name, self.options.kernel_budget_ms
+                ),
+            ));
         }
         let has = |kind: FindingKind| findings.iter().any(|f| f.kind == kind);
         let status = if has(FindingKind::BarrierDivergence) {
@@ -302,6 +335,26 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
             let kernel = self.kernel;
+            // Arrays no barrier matters for need no interval at all.
+            let mut arrays: Vec<ArrayId> = kernel
+                .accesses()
+                .iter()
+                .filter(|a| {
+                    !(rel.cross_block() && kernel.arrays[a.array].space == MemorySpace::Shared)
+                })
+                .map(|a| a.array)
+                .collect();
+            arrays.sort_unstable();
+            arrays.dedup();
+            let mut dependent = Vec::new();
+            for array in arrays {
+                if !self.barrier_independent(array, rel) {
+                    dependent.push(array);
+                }
+            }
+            if dependent.is_empty() {
+                continue;
+            }
             let ivs = intervals(kernel, level, skip, &mut |facts| self.may_hold(facts));
             for iv in ivs {
                 if skip.is_some()
@@ -321,7 +374,10 @@ impl<'k> KernelVerifier<'k> {
                     }
                     by_array.entry(a.array).or_default().push(inst);
                 }
-                for (_, group) in by_array {
+                for (array, group) in by_array {
+                    if !dependent.contains(&array) {
+                        continue;
+                    }
                     if self.cancelled() {
                         return set;
                     }
@@ -438,13 +494,16 @@ impl<'k> KernelVerifier<'k> {
         out
     }
 
-    fn race_group(
-        &mut self,
-        group: &[Instance],
+    /// The grouped two-thread query of `group` (one array, one interval):
+    /// selectors `sel1`/`sel2` pick each thread's access, both happen and
+    /// their indices meet in `index`. `None` when no pair can race (no
+    /// write, or atomics only).
+    fn group_query<'g>(
+        &self,
+        group: &'g [Instance],
         rel: Relation,
-        set: &mut RaceSet,
         skip: Option<usize>,
-    ) {
+    ) -> Option<GroupQuery<'g>> {
         let lockstep = self.options.warp_sync && rel == Relation::SameWarp;
         let insts: Vec<&Instance> = group
             .iter()
@@ -455,11 +514,9 @@ impl<'k> KernelVerifier<'k> {
             .map(|i| self.accesses[&i.access].kind)
             .collect();
         if !kinds.iter().any(|k| k.writes()) || kinds.iter().all(|k| *k == AccessKind::Atomic) {
-            return;
+            return None;
         }
-        // Pairs already known racy need no new query.
         let n = insts.len() as i64;
-        let sel = |t: u8| Expr::Var(Var::new(format!("sel{t}"), VarKind::Shared));
         let idx = Expr::Var(Var::new("index", VarKind::Shared));
         let mut base = Vec::new();
         base.push(Expr::bin(BinOp::Ge, sel(1), Expr::Const(0)));
@@ -507,6 +564,71 @@ impl<'k> KernelVerifier<'k> {
         if skip.is_some() {
             base.push(self.separated(&insts, rel));
         }
+        Some(GroupQuery {
+            insts,
+            base,
+            inst_exprs,
+        })
+    }
+
+    /// Whether no two threads related by `rel` can ever touch the same
+    /// element of `array` with a conflicting pair of accesses, whatever the
+    /// barriers: one query over every access of the array with every loop
+    /// counter free per thread. Each barrier interval's query only adds
+    /// constraints to this one (shared iterations, alignment facts), so
+    /// unsat here means unsat in every interval, with or without any
+    /// barrier. Memoised per kernel.
+    fn barrier_independent(&mut self, array: ArrayId, rel: Relation) -> bool {
+        if let Some(&known) = self.independent.get(&(array, rel)) {
+            return known;
+        }
+        let group: Vec<Instance> = self
+            .kernel
+            .accesses()
+            .into_iter()
+            .filter(|a| a.array == array)
+            .map(|a| Instance {
+                access: a.id,
+                subst: Vec::new(),
+                extra: Vec::new(),
+                tag: 0,
+                skip_loops: Vec::new(),
+            })
+            .collect();
+        let independent = match self.group_query(&group, rel, None) {
+            None => true,
+            Some(q) => {
+                // A pre-check: a short budget, undecided means "check
+                // interval by interval" as before.
+                let config = SolverConfig {
+                    timeout_ms: self.config.timeout_ms.min(PRECHECK_TIMEOUT_MS),
+                    ..self.config
+                };
+                matches!(
+                    smt::solve(&q.base, &self.env, config, self.cache, &mut self.counters),
+                    QueryOutcome::Unsat
+                )
+            }
+        };
+        self.independent.insert((array, rel), independent);
+        independent
+    }
+
+    fn race_group(
+        &mut self,
+        group: &[Instance],
+        rel: Relation,
+        set: &mut RaceSet,
+        skip: Option<usize>,
+    ) {
+        let Some(GroupQuery {
+            insts,
+            mut base,
+            inst_exprs,
+        }) = self.group_query(group, rel, skip)
+        else {
+            return;
+        };
         // Block pairs already found in other intervals: one report per pair.
         let mut blocked: Vec<(usize, usize)> = Vec::new();
         let block =
@@ -524,7 +646,13 @@ impl<'k> KernelVerifier<'k> {
                     }
                 }
             };
-        for &(p, q) in set.pairs.keys().chain(set.unconfirmed.iter()) {
+        let failed_here = set
+            .unconfirmed
+            .iter()
+            .filter(|(_, _, r)| *r == rel)
+            .map(|(p, q, _)| (*p, *q));
+        let done: Vec<(usize, usize)> = set.pairs.keys().copied().chain(failed_here).collect();
+        for (p, q) in done {
             if insts.iter().any(|i| i.access == p) && insts.iter().any(|i| i.access == q) {
                 block(&mut base, p, q, &mut blocked);
             }
@@ -573,7 +701,7 @@ impl<'k> KernelVerifier<'k> {
                             let tries = retries.entry((p, q)).or_insert(0);
                             *tries += 1;
                             if *tries >= 3 {
-                                set.unconfirmed.push((p.min(q), p.max(q)));
+                                set.unconfirmed.push((p.min(q), p.max(q), rel));
                                 block(&mut base, p, q, &mut blocked);
                             } else {
                                 // Ask for a different witness of the same pair.
@@ -891,6 +1019,11 @@ impl<'k> KernelVerifier<'k> {
         }
         let g1 = self.instantiate(&b.guard, 1, rel, &[], true);
         let g2 = self.instantiate(&b.guard, 2, rel, &[], true);
+        if g1 == g2 {
+            // Nothing per-thread is left once the iteration is shared: both
+            // threads evaluate the same condition (exact, no solver needed).
+            return Divergence::Uniform;
+        }
         let mut base = vec![g1, Expr::not(g2)];
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, true));
@@ -1030,7 +1163,6 @@ impl<'k> KernelVerifier<'k> {
 
     /// The two chosen instances were separated by the skipped barrier.
     fn separated(&self, insts: &[&Instance], rel: Relation) -> Expr {
-        let sel = |t: u8| Expr::Var(Var::new(format!("sel{t}"), VarKind::Shared));
         let tag = |t: u8| Expr::Var(Var::new(format!("tag{t}"), VarKind::Shared));
         let mut out = Vec::new();
         let mut loops: Vec<Var> = Vec::new();
@@ -1078,6 +1210,22 @@ impl<'k> KernelVerifier<'k> {
         out.push(sep);
         Expr::all(out)
     }
+}
+
+/// A grouped race query and what its selectors refer to.
+struct GroupQuery<'g> {
+    insts: Vec<&'g Instance>,
+    base: Vec<Expr>,
+    /// Per instance, per thread: the instantiated guard and index.
+    inst_exprs: Vec<Vec<(Expr, Expr)>>,
+}
+
+/// The solver time for the barrier-independence pre-check (ms).
+const PRECHECK_TIMEOUT_MS: u32 = 500;
+
+/// The selector of thread `t`'s access in a grouped race query.
+fn sel(t: u8) -> Expr {
+    Expr::Var(Var::new(format!("sel{t}"), VarKind::Shared))
 }
 
 pub enum Divergence {

@@ -7,6 +7,7 @@ pub mod fixes;
 pub mod intervals;
 pub mod replay;
 pub mod smt;
+mod watchdog;
 
 use crate::cache::QueryCache;
 use crate::model::Kernel;

@@ -9,6 +9,8 @@ use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
 use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// Launch facts that constrain the thread/launch variables of every query.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +60,9 @@ pub struct Query {
     /// Extra assertions that prefer small values (for readable witnesses).
     pub small: String,
     pub product_check: bool,
+    /// Nonlinear integer arithmetic: solved by Z3's incremental core, which
+    /// handles it far better than the default non-incremental tactic.
+    pub nonlinear: bool,
 }
 
 fn sym(v: &Var) -> String {
@@ -182,6 +187,7 @@ pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
         vars: vars.into_iter().collect(),
         small,
         product_check,
+        nonlinear: !bv && assertions.iter().any(Expr::is_nonlinear),
     }
 }
 
@@ -385,12 +391,43 @@ pub fn stable_hash(parts: &[&str]) -> u64 {
     h
 }
 
-/// Solver settings that are part of every query's identity.
+/// Solver settings: the limits are part of every query's identity; the
+/// cancel flag and the kernel's deadline only stop a check early (such
+/// outcomes are never cached).
 #[derive(Clone, Copy, Debug)]
-pub struct SolverConfig {
+pub struct SolverConfig<'a> {
     pub timeout_ms: u32,
     pub rlimit: u32,
+    pub cancel: Option<&'a AtomicBool>,
+    pub deadline: Option<Instant>,
 }
+
+impl SolverConfig<'_> {
+    /// Limits only: no cancellation, no kernel deadline.
+    pub fn limits(timeout_ms: u32, rlimit: u32) -> SolverConfig<'static> {
+        SolverConfig {
+            timeout_ms,
+            rlimit,
+            cancel: None,
+            deadline: None,
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    fn out_of_budget(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// The `unknown` reason of a check stopped because its analysis was
+/// cancelled (not cached).
+pub const CANCELLED: &str = "cancelled";
+/// The `unknown` reason of a check stopped by the kernel's time budget (not
+/// cached).
+pub const OUT_OF_BUDGET: &str = "the kernel's time budget ran out";
 
 /// Counters of one analysis.
 #[derive(Default, Clone, Copy, Debug)]
@@ -419,6 +456,21 @@ pub fn solve(
     } else {
         env
     };
+    // Launch sizes the user (or the usage policy) fixed become constants:
+    // `blockIdx.x * gridDim.y` with a fixed grid is linear, which Z3 decides
+    // quickly and completely; left symbolic it is nonlinear and may come
+    // back `unknown`. (Integer mode only: folding in i64 is not 32-bit
+    // wrap-around.)
+    let folded;
+    let assertions = if env.bitvector {
+        assertions
+    } else {
+        folded = assertions
+            .iter()
+            .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
+            .collect::<Vec<_>>();
+        &folded[..]
+    };
     let q = build_query(assertions, env);
     let key = stable_hash(&[
         &q.text,
@@ -428,56 +480,136 @@ pub fn solve(
         counters.reused += 1;
         return hit;
     }
+    if config.cancelled() {
+        return QueryOutcome::Unknown(CANCELLED.into());
+    }
+    if config.out_of_budget() {
+        return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
+    }
     counters.run += 1;
     let outcome = run_z3(&q, env, config);
-    cache.insert(key, outcome.clone());
+    let stopped =
+        matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
+    if !stopped {
+        cache.insert(key, outcome.clone());
+    }
     outcome
 }
 
+/// Time for the small-values solve of a satisfiable query (ms).
+const SMALL_MODEL_MS: u32 = 300;
+/// Time the incremental core gets on a linear query before the
+/// non-incremental solver takes over (ms).
+const INCREMENTAL_SLICE_MS: u32 = 150;
+/// The literal that switches the small-value preferences on.
+const SMALL: &str = "|small!|";
+
 fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     use z3::{Params, SatResult, Solver};
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", config.timeout_ms.max(1));
-    if config.rlimit > 0 {
-        params.set_u32("rlimit", config.rlimit);
-    }
-    solver.set_params(&params);
-    solver.from_string(q.text.as_str());
-    // First try with small values preferred: witnesses people can read.
-    solver.push();
-    solver.from_string(q.small.as_str());
-    let mut result = solver.check();
-    if result != SatResult::Sat {
-        solver.pop(1);
-        result = solver.check();
+    let started = Instant::now();
+    // Fresh solvers, one per query: no state carries from one query to the
+    // next. Two ways to solve, because Z3 4.8's two engines fail on
+    // different queries:
+    // - the incremental core (selected by a `push`) answers most queries in
+    //   well under a millisecond and handles nonlinear arithmetic;
+    // - the non-incremental solver pays ~10 ms of preprocessing per query,
+    //   but its tactics decide linear index-injectivity queries (tiled
+    //   transposes with fixed sizes) in milliseconds where the incremental
+    //   core can take seconds.
+    // So: the incremental core first; a linear query it cannot finish in
+    // a short slice goes to the non-incremental solver for the rest of the
+    // time.
+    let text = format!(
+        "(declare-const {SMALL} Bool)\n{}{}",
+        q.text,
+        q.small
+            .lines()
+            .filter_map(|l| l.strip_prefix("(assert ").and_then(|l| l.strip_suffix(')')))
+            .map(|c| format!("(assert (=> {SMALL} {c}))\n"))
+            .collect::<String>()
+    );
+    let solver_for = |incremental: bool| {
+        let solver = Solver::new();
+        if incremental {
+            solver.push();
+        }
+        let mut params = Params::new();
+        if config.rlimit > 0 {
+            params.set_u32("rlimit", config.rlimit);
+        }
+        solver.set_params(&params);
+        solver.from_string(text.as_str());
+        solver
+    };
+    let check = |solver: &Solver, limit_ms: u32, small: bool| {
+        let timeout = Instant::now() + Duration::from_millis(limit_ms.max(1) as u64);
+        let deadline = config.deadline.map_or(timeout, |d| d.min(timeout));
+        let _guard = super::watchdog::watch(
+            z3::Context::thread_local().get_z3_context(),
+            deadline,
+            config.cancel,
+        );
+        if small {
+            solver.check_assumptions(&[z3::ast::Bool::new_const(SMALL.trim_matches('|'))])
+        } else {
+            solver.check()
+        }
+    };
+    let remaining = || {
+        config
+            .timeout_ms
+            .saturating_sub(started.elapsed().as_millis() as u32)
+    };
+    let interrupted = |solver: &Solver| {
+        matches!(
+            solver.get_reason_unknown().as_deref(),
+            Some("canceled" | "interrupted")
+        )
+    };
+    let mut solver = solver_for(true);
+    let slice = if q.nonlinear {
+        config.timeout_ms
+    } else {
+        config.timeout_ms.min(INCREMENTAL_SLICE_MS)
+    };
+    let mut result = check(&solver, slice, false);
+    if result == SatResult::Unknown
+        && !q.nonlinear
+        && interrupted(&solver)
+        && !config.cancelled()
+        && !config.out_of_budget()
+        && remaining() > 0
+    {
+        solver = solver_for(false);
+        result = check(&solver, remaining(), false);
     }
     match result {
         SatResult::Unsat => QueryOutcome::Unsat,
-        SatResult::Unknown => QueryOutcome::Unknown(
-            solver
+        SatResult::Unknown => {
+            let reason = solver
                 .get_reason_unknown()
-                .unwrap_or_else(|| "unknown".to_string()),
-        ),
+                .unwrap_or_else(|| "unknown".to_string());
+            QueryOutcome::Unknown(if !interrupted(&solver) {
+                reason
+            } else if config.cancelled() {
+                CANCELLED.to_string()
+            } else if config.out_of_budget() {
+                OUT_OF_BUDGET.to_string()
+            } else {
+                format!("timeout after {} ms", config.timeout_ms)
+            })
+        }
         SatResult::Sat => {
-            let Some(model) = solver.get_model() else {
+            let Some(mut values) = model_values(&solver, q, env) else {
                 return QueryOutcome::Unknown("no model".into());
             };
-            let mut values = Vec::new();
-            for v in &q.vars {
-                let name = sym(v);
-                let value = if env.bitvector {
-                    let c = z3::ast::BV::new_const(name.trim_matches('|'), 32);
-                    model
-                        .eval(&c, true)
-                        .and_then(|x| x.as_u64())
-                        .map(|u| u as u32 as i32 as i64)
-                } else {
-                    let c = z3::ast::Int::new_const(name.trim_matches('|'));
-                    model.eval(&c, true).and_then(|x| x.as_i64())
-                };
-                if let Some(value) = value {
-                    values.push((v.name.to_string(), value));
+            // Prefer small values: witnesses people can read. A short try
+            // on the same solver; the first model stands if it fails.
+            if !q.small.is_empty()
+                && check(&solver, config.timeout_ms.min(SMALL_MODEL_MS), true) == SatResult::Sat
+            {
+                if let Some(small) = model_values(&solver, q, env) {
+                    values = small;
                 }
             }
             // A witness must be a launch the hardware allows (<= 1024 threads).
@@ -504,8 +636,9 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
                     let q2 = Query {
                         text,
                         vars: q.vars.clone(),
-                        small: String::new(),
+                        small: q.small.clone(),
                         product_check: false,
+                        nonlinear: true,
                     };
                     return run_z3(&q2, env, config);
                 }
@@ -513,6 +646,29 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             QueryOutcome::Sat(values)
         }
     }
+}
+
+/// The values of the query's variables in the solver's model.
+fn model_values(solver: &z3::Solver, q: &Query, env: &LaunchEnv) -> Option<Vec<(String, i64)>> {
+    let model = solver.get_model()?;
+    let mut values = Vec::new();
+    for v in &q.vars {
+        let name = sym(v);
+        let value = if env.bitvector {
+            let c = z3::ast::BV::new_const(name.trim_matches('|'), 32);
+            model
+                .eval(&c, true)
+                .and_then(|x| x.as_u64())
+                .map(|u| u as u32 as i32 as i64)
+        } else {
+            let c = z3::ast::Int::new_const(name.trim_matches('|'));
+            model.eval(&c, true).and_then(|x| x.as_i64())
+        };
+        if let Some(value) = value {
+            values.push((v.name.to_string(), value));
+        }
+    }
+    Some(values)
 }
 
 #[cfg(test)]
@@ -543,10 +699,7 @@ mod tests {
         ];
         let cache = crate::cache::MemoryCache::default();
         let mut c = Counters::default();
-        let cfg = SolverConfig {
-            timeout_ms: 2000,
-            rlimit: 0,
-        };
+        let cfg = SolverConfig::limits(2000, 0);
         assert_eq!(solve(&a, &env(), cfg, &cache, &mut c), QueryOutcome::Unsat);
         // The second time it comes from the cache.
         assert_eq!(solve(&a, &env(), cfg, &cache, &mut c), QueryOutcome::Unsat);
@@ -560,10 +713,7 @@ mod tests {
             Expr::eq(Expr::add(tid(1), Expr::Const(1)), tid(2)),
         ];
         let mut c = Counters::default();
-        let cfg = SolverConfig {
-            timeout_ms: 2000,
-            rlimit: 0,
-        };
+        let cfg = SolverConfig::limits(2000, 0);
         let out = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
         let QueryOutcome::Sat(values) = out else {
             panic!("expected sat, got {out:?}")
@@ -604,10 +754,7 @@ mod tests {
                 ),
             )];
             let mut c = Counters::default();
-            let cfg = SolverConfig {
-                timeout_ms: 2000,
-                rlimit: 0,
-            };
+            let cfg = SolverConfig::limits(2000, 0);
             assert!(
                 matches!(
                     solve(&a, &e, cfg, &crate::cache::NoCache, &mut c),
