@@ -1,11 +1,13 @@
 //! The analysis actor: one tokio task that owns the scheduling of analyses.
 //!
 //! Handlers apply edits to documents synchronously and send [`Event`]s here.
-//! Per document the actor debounces edits, cancels obsolete runs (their
-//! `cancel` flag is set and their result discarded), runs the core analysis
-//! on blocking threads (documents in parallel), and publishes diagnostics for
-//! exactly the version that was analysed, never for a stale one. Syntax errors
-//! are published at once, verification results when they are ready.
+//! Per document the actor starts an analysis at once when the document is
+//! idle, debounces edits that arrive while one is running or pending, cancels
+//! obsolete runs (their `cancel` flag is set and their result discarded), runs
+//! the core analysis on blocking threads (documents in parallel), and
+//! publishes diagnostics for exactly the version that was analysed, never for
+//! a stale one. Syntax errors are published at once, verification results
+//! when they are ready.
 
 use crate::config::Effective;
 use crate::document::{Encoding, LineIndex, Snapshot};
@@ -228,21 +230,26 @@ impl Actor {
                 encoding,
             } => {
                 let key = uri.as_str().to_string();
-                let due = Some(Instant::now() + self.debounce);
+                let now = Instant::now();
                 let doc = self.docs.entry(key).or_insert_with(|| DocState {
                     uri: uri.clone(),
                     snapshot: snapshot.clone(),
                     encoding,
                     generation: next_generation(),
-                    due,
+                    due: None,
                     cancel: None,
                     last_verification: Vec::new(),
                     published_syntax: false,
                 });
+                // Leading edge: an edit to an idle document (no analysis
+                // running or pending) is analysed at once; edits that come
+                // while one is running or pending are coalesced by the
+                // debounce, and the obsolete run is cancelled.
+                let idle = doc.cancel.is_none() && doc.due.is_none();
                 doc.obsolete_running();
                 doc.snapshot = snapshot;
                 doc.encoding = encoding;
-                doc.due = due;
+                doc.due = Some(if idle { now } else { now + self.debounce });
                 // Syntax errors at once (cheap), with the last verification
                 // diagnostics kept until fresh ones arrive.
                 let syntax = syntax_diagnostics(&uri, &doc.snapshot, encoding);
