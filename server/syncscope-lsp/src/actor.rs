@@ -19,7 +19,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncscope_core::{
-    FileReport, Finding, FindingKind, KernelReport, Options, QueryCache, QueryOutcome, Stats,
+    FileReport, Finding, FindingKind, KernelOutcome, KernelReport, Options, QueryCache,
+    QueryOutcome, Stats,
 };
 use tokio::sync::{mpsc, oneshot};
 use tower_lsp_server::lsp_types::{
@@ -30,22 +31,36 @@ use tower_lsp_server::Client;
 
 /// Analyses running longer than this get a `$/progress` report.
 const PROGRESS_AFTER: Duration = Duration::from_millis(200);
-/// The cache is cleared when it grows past this many queries.
+/// The query cache is cleared when it grows past this many queries.
 const CACHE_LIMIT: usize = 500_000;
+/// The kernel cache is cleared when it grows past this many kernel results.
+const KERNEL_CACHE_LIMIT: usize = 20_000;
 
-/// The query cache shared by every analysis of the server.
+/// The query and kernel caches shared by every analysis of the server.
 #[derive(Default)]
-pub struct SharedCache(DashMap<u64, QueryOutcome>);
+pub struct SharedCache {
+    queries: DashMap<u64, QueryOutcome>,
+    kernels: DashMap<u64, Arc<KernelOutcome>>,
+}
 
 impl QueryCache for SharedCache {
     fn get(&self, key: u64) -> Option<QueryOutcome> {
-        self.0.get(&key).map(|v| v.clone())
+        self.queries.get(&key).map(|v| v.clone())
     }
     fn insert(&self, key: u64, outcome: QueryOutcome) {
-        if self.0.len() >= CACHE_LIMIT {
-            self.0.clear();
+        if self.queries.len() >= CACHE_LIMIT {
+            self.queries.clear();
         }
-        self.0.insert(key, outcome);
+        self.queries.insert(key, outcome);
+    }
+    fn get_kernel(&self, key: u64) -> Option<Arc<KernelOutcome>> {
+        self.kernels.get(&key).map(|v| v.clone())
+    }
+    fn insert_kernel(&self, key: u64, outcome: Arc<KernelOutcome>) {
+        if self.kernels.len() >= KERNEL_CACHE_LIMIT {
+            self.kernels.clear();
+        }
+        self.kernels.insert(key, outcome);
     }
 }
 
