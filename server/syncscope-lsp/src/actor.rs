@@ -22,7 +22,7 @@ use syncscope_core::{
     FileReport, Finding, FindingKind, KernelOutcome, KernelReport, Options, QueryCache,
     QueryOutcome, Stats,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 use tower_lsp_server::lsp_types::{
     notification::Notification, request::WorkDoneProgressCreate, Diagnostic, MessageType,
     NumberOrString, Uri, WorkDoneProgressCreateParams,
@@ -33,6 +33,10 @@ use tower_lsp_server::Client;
 const PROGRESS_AFTER: Duration = Duration::from_millis(200);
 /// The query cache is cleared when it grows past this many queries.
 const CACHE_LIMIT: usize = 500_000;
+/// At most this many files are analysed at the same time (each analysis
+/// already verifies its kernels on every core); the others wait their turn.
+/// Bounds peak memory when many files are opened at once.
+const CONCURRENT_ANALYSES: usize = 2;
 /// The kernel cache is cleared when it grows past this many kernel results.
 const KERNEL_CACHE_LIMIT: usize = 20_000;
 
@@ -105,6 +109,7 @@ pub struct Shared {
     pub supports_progress: AtomicBool,
     pub supports_lens_refresh: AtomicBool,
     progress_ids: AtomicU64,
+    analysis_slots: Arc<Semaphore>,
 }
 
 impl Shared {
@@ -117,6 +122,7 @@ impl Shared {
             supports_progress: AtomicBool::new(false),
             supports_lens_refresh: AtomicBool::new(false),
             progress_ids: AtomicU64::new(0),
+            analysis_slots: Arc::new(Semaphore::new(CONCURRENT_ANALYSES)),
         }
     }
 
@@ -492,6 +498,14 @@ async fn run_analysis(
     snapshot: Snapshot,
     cancel: Arc<AtomicBool>,
 ) {
+    // Wait for a slot; a run made obsolete meanwhile never starts (its result
+    // would be discarded anyway).
+    let Ok(_slot) = shared.analysis_slots.clone().acquire_owned().await else {
+        return;
+    };
+    if cancel.load(Ordering::SeqCst) {
+        return;
+    }
     let cache = shared.cache.clone();
     let flag = cancel.clone();
     let handle = tokio::task::spawn_blocking(move || {
