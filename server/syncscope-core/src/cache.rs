@@ -2,8 +2,9 @@
 //! they depend on. The server keeps one across edits, so an edit re-runs only
 //! the queries whose inputs changed.
 
+use crate::report::{Finding, KernelReport};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The outcome of one query, independent of source positions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,9 +17,24 @@ pub enum QueryOutcome {
     Unknown(String),
 }
 
+/// The complete result of one kernel (findings with their quick-fixes, and
+/// its report), with byte offsets relative to the start of its definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelOutcome {
+    pub findings: Vec<Finding>,
+    pub report: KernelReport,
+}
+
 pub trait QueryCache: Send + Sync {
     fn get(&self, key: u64) -> Option<QueryOutcome>;
     fn insert(&self, key: u64, outcome: QueryOutcome);
+    /// Whole-kernel results by the hash of the kernel's model, source text and
+    /// options (see `verify::kernel_key`): a kernel an edit did not touch is
+    /// not verified again. Caches that keep none return `None`.
+    fn get_kernel(&self, _key: u64) -> Option<Arc<KernelOutcome>> {
+        None
+    }
+    fn insert_kernel(&self, _key: u64, _outcome: Arc<KernelOutcome>) {}
 }
 
 /// A simple in-process cache (the CLI's; the server uses a concurrent map).

@@ -657,6 +657,39 @@ impl Kernel {
         walk(&self.body, &mut |s| out.extend(pick(s)));
         out
     }
+
+    /// Moves every span of the model by `delta` bytes (lines and columns are
+    /// kept): the model of the same definition at another offset.
+    pub fn shift_offsets(&mut self, delta: i64) {
+        fn stmts(body: &mut [Stmt], delta: i64) {
+            for s in body {
+                match s {
+                    Stmt::Access(a) => a.span.shift_offsets(delta),
+                    Stmt::Barrier(b) => {
+                        b.span.shift_offsets(delta);
+                        b.stmt_span.shift_offsets(delta);
+                        for (span, _) in &mut b.conditions {
+                            span.shift_offsets(delta);
+                        }
+                    }
+                    Stmt::If(a, b) => {
+                        stmts(a, delta);
+                        stmts(b, delta);
+                    }
+                    Stmt::Loop(l) => {
+                        l.span.shift_offsets(delta);
+                        stmts(&mut l.body, delta);
+                    }
+                }
+            }
+        }
+        self.span.shift_offsets(delta);
+        self.def_span.shift_offsets(delta);
+        for u in &mut self.unsupported {
+            u.span.shift_offsets(delta);
+        }
+        stmts(&mut self.body, delta);
+    }
 }
 
 /// Pre-order walk over statements.

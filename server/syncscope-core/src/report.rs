@@ -43,6 +43,13 @@ impl Span {
     pub fn contains(&self, offset: u32) -> bool {
         self.start.offset <= offset && offset <= self.end.offset
     }
+
+    /// Moves both ends by `delta` bytes (lines and columns are kept).
+    pub fn shift_offsets(&mut self, delta: i64) {
+        for p in [&mut self.start, &mut self.end] {
+            p.offset = (i64::from(p.offset) + delta).clamp(0, i64::from(u32::MAX)) as u32;
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -147,6 +154,18 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// Moves every span of the finding (related locations and quick-fix
+    /// edits included) by `delta` bytes.
+    pub fn shift_offsets(&mut self, delta: i64) {
+        self.span.shift_offsets(delta);
+        for r in &mut self.related {
+            r.span.shift_offsets(delta);
+        }
+        for e in self.fixes.iter_mut().flat_map(|f| &mut f.edits) {
+            e.span.shift_offsets(delta);
+        }
+    }
+
     pub fn new(kind: FindingKind, kernel: Option<&str>, span: Span, message: String) -> Finding {
         Finding {
             kind,

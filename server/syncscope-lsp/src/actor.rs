@@ -1,11 +1,13 @@
 //! The analysis actor: one tokio task that owns the scheduling of analyses.
 //!
 //! Handlers apply edits to documents synchronously and send [`Event`]s here.
-//! Per document the actor debounces edits, cancels obsolete runs (their
-//! `cancel` flag is set and their result discarded), runs the core analysis
-//! on blocking threads (documents in parallel), and publishes diagnostics for
-//! exactly the version that was analysed, never for a stale one. Syntax errors
-//! are published at once, verification results when they are ready.
+//! Per document the actor starts an analysis at once when the document is
+//! idle, debounces edits that arrive while one is running or pending, cancels
+//! obsolete runs (their `cancel` flag is set and their result discarded), runs
+//! the core analysis on blocking threads (documents in parallel), and
+//! publishes diagnostics for exactly the version that was analysed, never for
+//! a stale one. Syntax errors are published at once, verification results
+//! when they are ready.
 
 use crate::config::Effective;
 use crate::document::{Encoding, LineIndex, Snapshot};
@@ -17,9 +19,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncscope_core::{
-    FileReport, Finding, FindingKind, KernelReport, Options, QueryCache, QueryOutcome, Stats,
+    FileReport, Finding, FindingKind, KernelOutcome, KernelReport, Options, QueryCache,
+    QueryOutcome, Stats,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Semaphore};
 use tower_lsp_server::lsp_types::{
     notification::Notification, request::WorkDoneProgressCreate, Diagnostic, MessageType,
     NumberOrString, Uri, WorkDoneProgressCreateParams,
@@ -28,22 +31,40 @@ use tower_lsp_server::Client;
 
 /// Analyses running longer than this get a `$/progress` report.
 const PROGRESS_AFTER: Duration = Duration::from_millis(200);
-/// The cache is cleared when it grows past this many queries.
+/// The query cache is cleared when it grows past this many queries.
 const CACHE_LIMIT: usize = 500_000;
+/// At most this many files are analysed at the same time (each analysis
+/// already verifies its kernels on every core); the others wait their turn.
+/// Bounds peak memory when many files are opened at once.
+const CONCURRENT_ANALYSES: usize = 2;
+/// The kernel cache is cleared when it grows past this many kernel results.
+const KERNEL_CACHE_LIMIT: usize = 20_000;
 
-/// The query cache shared by every analysis of the server.
+/// The query and kernel caches shared by every analysis of the server.
 #[derive(Default)]
-pub struct SharedCache(DashMap<u64, QueryOutcome>);
+pub struct SharedCache {
+    queries: DashMap<u64, QueryOutcome>,
+    kernels: DashMap<u64, Arc<KernelOutcome>>,
+}
 
 impl QueryCache for SharedCache {
     fn get(&self, key: u64) -> Option<QueryOutcome> {
-        self.0.get(&key).map(|v| v.clone())
+        self.queries.get(&key).map(|v| v.clone())
     }
     fn insert(&self, key: u64, outcome: QueryOutcome) {
-        if self.0.len() >= CACHE_LIMIT {
-            self.0.clear();
+        if self.queries.len() >= CACHE_LIMIT {
+            self.queries.clear();
         }
-        self.0.insert(key, outcome);
+        self.queries.insert(key, outcome);
+    }
+    fn get_kernel(&self, key: u64) -> Option<Arc<KernelOutcome>> {
+        self.kernels.get(&key).map(|v| v.clone())
+    }
+    fn insert_kernel(&self, key: u64, outcome: Arc<KernelOutcome>) {
+        if self.kernels.len() >= KERNEL_CACHE_LIMIT {
+            self.kernels.clear();
+        }
+        self.kernels.insert(key, outcome);
     }
 }
 
@@ -88,6 +109,7 @@ pub struct Shared {
     pub supports_progress: AtomicBool,
     pub supports_lens_refresh: AtomicBool,
     progress_ids: AtomicU64,
+    analysis_slots: Arc<Semaphore>,
 }
 
 impl Shared {
@@ -100,6 +122,7 @@ impl Shared {
             supports_progress: AtomicBool::new(false),
             supports_lens_refresh: AtomicBool::new(false),
             progress_ids: AtomicU64::new(0),
+            analysis_slots: Arc::new(Semaphore::new(CONCURRENT_ANALYSES)),
         }
     }
 
@@ -228,21 +251,26 @@ impl Actor {
                 encoding,
             } => {
                 let key = uri.as_str().to_string();
-                let due = Some(Instant::now() + self.debounce);
+                let now = Instant::now();
                 let doc = self.docs.entry(key).or_insert_with(|| DocState {
                     uri: uri.clone(),
                     snapshot: snapshot.clone(),
                     encoding,
                     generation: next_generation(),
-                    due,
+                    due: None,
                     cancel: None,
                     last_verification: Vec::new(),
                     published_syntax: false,
                 });
+                // Leading edge: an edit to an idle document (no analysis
+                // running or pending) is analysed at once; edits that come
+                // while one is running or pending are coalesced by the
+                // debounce, and the obsolete run is cancelled.
+                let idle = doc.cancel.is_none() && doc.due.is_none();
                 doc.obsolete_running();
                 doc.snapshot = snapshot;
                 doc.encoding = encoding;
-                doc.due = due;
+                doc.due = Some(if idle { now } else { now + self.debounce });
                 // Syntax errors at once (cheap), with the last verification
                 // diagnostics kept until fresh ones arrive.
                 let syntax = syntax_diagnostics(&uri, &doc.snapshot, encoding);
@@ -470,6 +498,14 @@ async fn run_analysis(
     snapshot: Snapshot,
     cancel: Arc<AtomicBool>,
 ) {
+    // Wait for a slot; a run made obsolete meanwhile never starts (its result
+    // would be discarded anyway).
+    let Ok(_slot) = shared.analysis_slots.clone().acquire_owned().await else {
+        return;
+    };
+    if cancel.load(Ordering::SeqCst) {
+        return;
+    }
     let cache = shared.cache.clone();
     let flag = cancel.clone();
     let handle = tokio::task::spawn_blocking(move || {

@@ -11,8 +11,10 @@ use syncscope_core::{LaunchOverride, Options};
 /// The name of the configuration file at the workspace root.
 pub const FILE_NAME: &str = "syncscope.toml";
 
-/// Default debounce between an edit and its analysis.
-pub const DEFAULT_DEBOUNCE_MS: u64 = 50;
+/// Default debounce between an edit and its analysis, for edits that arrive
+/// while an analysis of the document is running or pending (an edit to an
+/// idle document is analysed at once).
+pub const DEFAULT_DEBOUNCE_MS: u64 = 20;
 
 /// A macro value: strings, integers and booleans are accepted.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

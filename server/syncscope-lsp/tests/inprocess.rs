@@ -110,7 +110,9 @@ async fn syntax_errors_are_published_and_cleared_by_an_incremental_edit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn obsolete_versions_are_never_published() {
     let (mut c, server) = start();
-    // A long debounce makes sure all edits arrive before any analysis starts.
+    // The open is analysed at once (leading edge); a long debounce makes sure
+    // all edits arrive before the next analysis starts, so the first run is
+    // cancelled and its result must never be published.
     c.initialize(
         None,
         json!({ "initializationOptions": { "debounceMs": 400 } }),
