@@ -149,6 +149,27 @@ impl Builder<'_> {
         found
     }
 
+    /// An instance from before a conditional that reaches its end past
+    /// `branch`, whose top level has a splitting barrier, went through the
+    /// other branch: its thread did not reach that barrier. Without this
+    /// constraint it would meet the code after the barrier in `branch` even
+    /// when both threads took `branch` (a uniform condition).
+    fn skipped_branch(&self, before: &[Instance], branch: &[Stmt], out: &mut [Instance]) {
+        let Some(guard) = branch.iter().find_map(|s| match s {
+            Stmt::Barrier(b) if self.level.splits(b.kind) && Some(b.id) != self.skip => {
+                Some(&b.guard)
+            }
+            _ => None,
+        }) else {
+            return;
+        };
+        for i in out.iter_mut() {
+            if before.contains(i) {
+                i.extra.push(Expr::not(guard.clone()));
+            }
+        }
+    }
+
     fn emit(&mut self, mut iv: Interval) {
         dedup(&mut iv);
         if !iv.is_empty() {
@@ -179,8 +200,10 @@ impl Builder<'_> {
                         let c0 = self.crossed;
                         let mut o1 = self.walk(t, open.clone(), ctx);
                         let c1 = std::mem::replace(&mut self.crossed, c0);
-                        let o2 = self.walk(e, open, ctx);
+                        let mut o2 = self.walk(e, open.clone(), ctx);
                         self.crossed = self.crossed.max(c1);
+                        self.skipped_branch(&open, t, &mut o2);
+                        self.skipped_branch(&open, e, &mut o1);
                         o1.extend(o2);
                         dedup(&mut o1);
                         open = o1;
