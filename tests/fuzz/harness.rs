@@ -488,7 +488,7 @@ fn protocol_seed(i: usize, t: &str) -> Vec<u8> {
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -496,7 +496,7 @@ impl Rng {
         self.0 >> 33
     }
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() as usize) % n.max(1)
+        (self.next_u64() as usize) % n.max(1)
     }
 }
 
@@ -539,7 +539,7 @@ pub fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
         match rng.below(5) {
             0 if !v.is_empty() => {
                 let i = at.min(v.len() - 1);
-                v[i] = rng.next() as u8;
+                v[i] = rng.next_u64() as u8;
             }
             1 => {
                 let end = (at + rng.below(40)).min(v.len());

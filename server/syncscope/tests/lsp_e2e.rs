@@ -655,8 +655,12 @@ async fn pathological_documents_leave_the_server_answering() {
         if uri.ends_with("unclosed.cu") {
             // No kernel survives; the syntax error is what is reported.
             assert!(!with_code(&diags, "syntax-error").is_empty(), "{diags:#?}");
-        } else {
+        } else if uri.ends_with("deep.cu") {
+            // The racy write inside is never called verified.
             assert_ne!(status["verdict"], "verified", "{uri}: {status}");
+        } else {
+            let n = if uri.ends_with("many.cu") { 2000 } else { 1 };
+            assert_eq!(status["kernels"].as_array().map(Vec::len), Some(n), "{uri}");
         }
     }
     c.shutdown_and_exit().await;
