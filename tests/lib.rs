@@ -3,6 +3,9 @@
 //! `// syncscope-args: <flags>`, `// expect-kernel: <name> <status>`, and
 //! `//~ <kind>...` at the end of a line that a finding must touch.
 
+#[path = "fuzz/harness.rs"]
+pub mod fuzz;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};

@@ -282,71 +282,7 @@ async fn garbage_and_bad_requests_leave_the_server_answering() {
         "__global__ void k(float *a) {\n    a[threadIdx.x] = 1.0f;\n}\n",
     );
 
-    // Not JSON, a JSON non-request, a header without body length.
-    c.send_raw(b"Content-Length: 12\r\n\r\nthis is junk");
-    c.send_raw(b"Content-Length: 7\r\n\r\n[1,2,3]");
-    c.send_raw(b"Content-Length: 2\r\n\r\n{}");
-    // No Content-Length at all, then an invalid request with an id.
-    c.send_raw(b"X-Junk: 1\r\n\r\n");
-    c.send_raw(b"Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":5}");
-    let r = c.response(77).await;
-    assert_eq!(r["error"]["code"], -32600, "{r}");
-    let (_, parse_error) = c
-        .wait_for(0, "parse error response", |m| m["error"]["code"] == -32700)
-        .await;
-    assert_eq!(parse_error["id"], Value::Null);
-    // Unknown method.
-    let id = c.send_request("syncscope/doesNotExist", Some(json!({})));
-    let r = c.response(id).await;
-    assert_eq!(r["error"]["code"], -32601, "{r}");
-    // Requests on a document that is not open.
-    let none = c
-        .request(
-            "textDocument/hover",
-            json!({ "textDocument": { "uri": "file:///nowhere.cu" }, "position": { "line": 0, "character": 0 } }),
-        )
-        .await;
-    assert_eq!(none, Value::Null);
-    c.did_change(
-        "file:///nowhere.cu",
-        3,
-        json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "x" }]),
-    );
-    c.notify(
-        "textDocument/didClose",
-        json!({ "textDocument": { "uri": "file:///nowhere.cu" } }),
-    );
-    // Out-of-range positions everywhere.
-    let far = json!({ "line": 100000, "character": 100000 });
-    c.request(
-        "textDocument/hover",
-        json!({ "textDocument": { "uri": uri }, "position": far }),
-    )
-    .await;
-    c.request(
-        "textDocument/codeAction",
-        json!({ "textDocument": { "uri": uri }, "range": { "start": far, "end": { "line": 0, "character": 0 } }, "context": { "diagnostics": [] } }),
-    )
-    .await;
-    c.did_change(
-        uri,
-        2,
-        json!([{ "range": { "start": far, "end": far }, "text": "// tail\n" }]),
-    );
-    // Invalid params for a known method.
-    let id = c.send_request("textDocument/hover", Some(json!({ "bogus": true })));
-    assert!(c.response(id).await.get("error").is_some());
-
-    // The server still answers and analyses.
-    let stats = c.request("syncscope/stats", Value::Null).await;
-    for key in [
-        "queriesRun",
-        "queriesReused",
-        "kernelsAnalysed",
-        "kernelsReused",
-    ] {
-        assert!(stats[key].is_u64(), "{key} in {stats}");
-    }
+    abuse(&mut c, uri, 2).await;
     c.wait_analysis(0, uri, 2).await;
     c.notify(
         "textDocument/didClose",

@@ -140,16 +140,20 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
 pub fn read_source(path: &Path) -> Result<String, String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    decode_source(&path.display().to_string(), bytes)
+}
+
+/// Decodes the bytes of a source file named `name`: binary (NUL bytes) and
+/// non-UTF-8 input are refused with a message naming the file.
+pub fn decode_source(name: &str, bytes: Vec<u8>) -> Result<String, String> {
     if bytes.contains(&0) {
         return Err(format!(
-            "`{}` looks like a binary file (it contains NUL bytes)",
-            path.display()
+            "`{name}` looks like a binary file (it contains NUL bytes)"
         ));
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
-            "`{}` is not valid UTF-8 (first bad byte at offset {})",
-            path.display(),
+            "`{name}` is not valid UTF-8 (first bad byte at offset {})",
             e.utf8_error().valid_up_to()
         )
     })

@@ -453,57 +453,435 @@ async fn malformed_input_and_bad_requests_leave_the_server_answering() {
     let uri = "file:///tmp/e2e/robust.cu";
     c.did_open(uri, 1, SHIFT);
 
-    c.send_raw(b"Content-Length: 12\r\n\r\nthis is junk");
-    c.send_raw(b"Content-Length: 7\r\n\r\n[1,2,3]");
-    c.send_raw(b"X-No-Length: 1\r\n\r\n");
-    c.send_raw(b"Content-Length: 2\r\n\r\n{}");
-    let (_, parse_error) = c
-        .wait_for(0, "parse error response", |m| m["error"]["code"] == -32700)
-        .await;
-    assert_eq!(parse_error["id"], Value::Null);
-
-    let id = c.send_request("syncscope/noSuchMethod", Some(json!({})));
-    assert_eq!(c.response(id).await["error"]["code"], -32601);
-
-    let r = c
-        .request(
-            "textDocument/hover",
-            json!({ "textDocument": { "uri": "file:///tmp/e2e/not-open.cu" }, "position": { "line": 0, "character": 0 } }),
-        )
-        .await;
-    assert_eq!(r, Value::Null);
-    c.did_change(
-        "file:///tmp/e2e/not-open.cu",
-        2,
-        json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "x" }]),
-    );
-    let far = json!({ "line": 4000000000u64, "character": 4000000000u64 });
-    c.request(
-        "textDocument/hover",
-        json!({ "textDocument": { "uri": uri }, "position": far }),
-    )
-    .await;
-    c.request(
-        "textDocument/codeAction",
-        json!({ "textDocument": { "uri": uri }, "range": { "start": far, "end": far }, "context": { "diagnostics": [] } }),
-    )
-    .await;
-    c.did_change(
-        uri,
-        2,
-        json!([{ "range": { "start": far, "end": { "line": 0, "character": 99999 } }, "text": "\n// appended\n" }]),
-    );
-
-    let stats = c.request("syncscope/stats", Value::Null).await;
-    for key in [
-        "queriesRun",
-        "queriesReused",
-        "kernelsAnalysed",
-        "kernelsReused",
-    ] {
-        assert!(stats[key].is_u64(), "{key} in {stats}");
-    }
-    c.wait_analysis(0, uri, 2).await;
+    abuse(&mut c, uri, 2).await;
+    let (_, diags) = c.wait_analysis(0, uri, 2).await;
+    let text = format!("{SHIFT}\n// tail\n");
+    let fresh = "file:///tmp/e2e/robust_fresh.cu";
+    let since = c.mark();
+    c.did_open(fresh, 1, &text);
+    let (_, fresh_diags) = c.wait_analysis(since, fresh, 1).await;
+    assert_eq!(summary(&diags), summary(&fresh_diags));
     c.shutdown_and_exit().await;
     assert_eq!(exit_code(child).await, 0);
+}
+
+/// One of the edits of [`a_thousand_edits_in_a_second_end_in_the_final_texts_diagnostics`],
+/// as an LSP text edit against `text` (ASCII, `\n` line ends).
+fn random_edit(text: &str, rng: &mut u64) -> Value {
+    let mut next = |n: usize| {
+        *rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*rng >> 33) as usize) % n.max(1)
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let pos = |l: usize, c: usize| json!({ "line": l, "character": c });
+    let edit =
+        |s: Value, e: Value, t: &str| json!({ "range": { "start": s, "end": e }, "newText": t });
+    let comments: Vec<usize> = (0..lines.len())
+        .filter(|&l| lines[l].starts_with("// e"))
+        .collect();
+    let stray: Vec<(usize, usize)> = (0..lines.len())
+        .filter_map(|l| lines[l].find('@').map(|c| (l, c)))
+        .collect();
+    match next(4) {
+        // Insert a comment line; delete one.
+        0 => {
+            let l = next(lines.len());
+            edit(pos(l, 0), pos(l, 0), &format!("// e{}\n", next(1000)))
+        }
+        1 if !comments.is_empty() => {
+            let l = comments[next(comments.len())];
+            edit(pos(l, 0), pos(l + 1, 0), "")
+        }
+        // Type a stray character (a syntax error) and remove it later.
+        2 if stray.is_empty() => {
+            let l = next(lines.len());
+            let c = next(lines[l].len() + 1);
+            edit(pos(l, c), pos(l, c), "@")
+        }
+        _ if !stray.is_empty() => {
+            let (l, c) = stray[0];
+            edit(pos(l, c), pos(l, c + 1), "")
+        }
+        _ => edit(pos(0, 0), pos(0, 0), "// e0\n"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_edits_in_a_second_end_in_the_final_texts_diagnostics() {
+    let (mut c, child) = spawn();
+    c.initialize(None, json!({})).await;
+    let uri = "file:///tmp/e2e/thousand.cu";
+    let mut text = format!("{SHIFT}{DIVERGE}");
+    let since = c.mark();
+    c.did_open(uri, 1, &text);
+    let mut rng = 42u64;
+    let started = std::time::Instant::now();
+    for v in 2..=1001 {
+        // Mostly one change per message, sometimes two (the second in the
+        // coordinates the first leaves).
+        let mut changes = Vec::new();
+        for _ in 0..if v % 7 == 0 { 2 } else { 1 } {
+            let e = random_edit(&text, &mut rng);
+            text = apply_edits(&text, std::slice::from_ref(&e));
+            changes.push(json!({ "range": e["range"], "text": e["newText"] }));
+        }
+        c.did_change(uri, v, Value::Array(changes));
+    }
+    // The last edits remove any stray character, so the final text parses.
+    let mut v = 1001;
+    while let Some((l, col)) = text
+        .split('\n')
+        .enumerate()
+        .find_map(|(l, s)| s.find('@').map(|c| (l, c)))
+    {
+        v += 1;
+        let e = json!({ "range": { "start": { "line": l, "character": col }, "end": { "line": l, "character": col + 1 } }, "newText": "" });
+        text = apply_edits(&text, std::slice::from_ref(&e));
+        c.did_change(uri, v, json!([{ "range": e["range"], "text": "" }]));
+    }
+    let sent = started.elapsed();
+    assert!(
+        sent < Duration::from_secs(1),
+        "sending took {sent:?}: not a second's burst"
+    );
+    let (status, diags) = c.wait_analysis(since, uri, v).await;
+    assert_eq!(status["version"], v);
+    assert!(
+        with_code(&diags, "syntax-error").is_empty(),
+        "{diags:#?}\n{text}"
+    );
+    // No diagnostics for an obsolete version after a newer one.
+    let mut last = 0;
+    for m in &c.log[since..] {
+        if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri {
+            let pv = m["params"]["version"].as_i64().unwrap_or(0);
+            assert!(pv >= last, "diagnostics for v{pv} after v{last}");
+            last = pv;
+        }
+    }
+    // The server's final text is the client's: same diagnostics as a fresh
+    // open of it, and the findings are where the text has them.
+    let fresh = "file:///tmp/e2e/thousand_fresh.cu";
+    let since = c.mark();
+    c.did_open(fresh, 1, &text);
+    let (fresh_status, fresh_diags) = c.wait_analysis(since, fresh, 1).await;
+    assert_eq!(summary(&diags), summary(&fresh_diags));
+    assert_eq!(status["kernels"], fresh_status["kernels"]);
+    let race = with_code(&diags, "data-race");
+    assert_eq!(race.len(), 1, "{diags:#?}");
+    let line = race[0]["range"]["start"]["line"].as_u64().unwrap() as usize;
+    assert!(
+        text.split('\n').nth(line).unwrap().contains("s["),
+        "the race points at line {line} of\n{text}"
+    );
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lifecycle_follows_the_specification() {
+    let (mut c, child) = spawn();
+    // Before initialize: requests are refused with ServerNotInitialized.
+    let id = c.send_request("syncscope/stats", None);
+    assert_eq!(c.response(id).await["error"]["code"], -32002);
+    c.initialize(None, json!({})).await;
+    // A second initialize is an invalid request.
+    let id = c.send_request("initialize", Some(json!({ "capabilities": {} })));
+    assert!(c.response(id).await.get("error").is_some());
+    let uri = "file:///tmp/e2e/lifecycle.cu";
+    c.did_open(uri, 1, SHIFT);
+    let id = c.send_request("shutdown", None);
+    let r = c.response(id).await;
+    assert_eq!(r["result"], Value::Null, "{r}");
+    // After shutdown: requests are refused with InvalidRequest.
+    let id = c.send_request(
+        "textDocument/hover",
+        Some(json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 0 } })),
+    );
+    assert_eq!(c.response(id).await["error"]["code"], -32600);
+    let id = c.send_request("shutdown", None);
+    assert_eq!(c.response(id).await["error"]["code"], -32600);
+    c.notify("exit", Value::Null);
+    assert_eq!(exit_code(child).await, 0, "exit after shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pathological_documents_leave_the_server_answering() {
+    let (mut c, child) = spawn();
+    c.initialize(None, json!({})).await;
+    let n = 10_000;
+    let docs = [
+        (
+            "file:///tmp/e2e/deep.cu",
+            format!(
+                "__global__ void k(int *a) {{ {} a[0] = threadIdx.x; {} }}\n",
+                "if (a[1]) {".repeat(n),
+                "}".repeat(n)
+            ),
+        ),
+        (
+            "file:///tmp/e2e/unclosed.cu",
+            format!("__global__ void k(int *a) {{ {}", "(".repeat(n)),
+        ),
+        (
+            "file:///tmp/e2e/many.cu",
+            (0..2000)
+                .map(|i| format!("__global__ void k{i}(int *a) {{ a[threadIdx.x] = {i}; }}\n"))
+                .collect(),
+        ),
+        (
+            "file:///tmp/e2e/big.cu",
+            "// padding padding padding padding padding padding padding\n".repeat(40_000)
+                + "__global__ void k(int *a) { a[threadIdx.x] = 1; }\n",
+        ),
+    ];
+    let since = c.mark();
+    for (uri, text) in &docs {
+        c.did_open(uri, 1, text);
+    }
+    for (uri, _) in &docs {
+        let r = c
+            .request(
+                "textDocument/hover",
+                json!({ "textDocument": { "uri": uri }, "position": { "line": 0, "character": 12 } }),
+            )
+            .await;
+        assert!(r.is_null() || r.is_object(), "{r}");
+    }
+    for (uri, _) in &docs {
+        let (status, diags) = c.wait_analysis(since, uri, 1).await;
+        if uri.ends_with("unclosed.cu") {
+            // No kernel survives; the syntax error is what is reported.
+            assert!(!with_code(&diags, "syntax-error").is_empty(), "{diags:#?}");
+        } else if uri.ends_with("deep.cu") {
+            // The racy write inside is never called verified.
+            assert_ne!(status["verdict"], "verified", "{uri}: {status}");
+        } else {
+            let n = if uri.ends_with("many.cu") { 2000 } else { 1 };
+            assert_eq!(status["kernels"].as_array().map(Vec::len), Some(n), "{uri}");
+        }
+    }
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+}
+
+/// Every file under `dir` (links not followed): path → (link target or
+/// length, modification time, content).
+fn snapshot(dir: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            let key = p.to_string_lossy().into_owned();
+            if meta.file_type().is_symlink() {
+                out.insert(key, format!("-> {:?}", std::fs::read_link(&p).unwrap()));
+            } else if meta.is_dir() {
+                out.insert(key, format!("dir {:?}", meta.modified().ok()));
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.insert(
+                    key,
+                    format!(
+                        "{} bytes, {:?}, {:?}",
+                        bytes.len(),
+                        meta.modified().ok(),
+                        String::from_utf8_lossy(&bytes)
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_writes_nothing_runs_nothing_and_reads_no_outside_config() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = temp_dir("untouched").canonicalize().unwrap();
+    let root = base.join("ws");
+    let home = base.join("home");
+    let traps = base.join("bin");
+    for d in [
+        &root,
+        &home.join(".config/syncscope"),
+        &traps,
+        &root.join("sub"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    // Configuration outside the root, all invalid: read, it would be reported.
+    let bad = "block-dim = \"outside the root\"\n";
+    std::fs::write(base.join("syncscope.toml"), bad).unwrap();
+    std::fs::write(base.join("outside.toml"), bad).unwrap();
+    std::fs::write(home.join(".config/syncscope/syncscope.toml"), bad).unwrap();
+    std::fs::write(home.join(".syncscope.toml"), bad).unwrap();
+    // The root's syncscope.toml is a link to a file outside the root.
+    std::os::unix::fs::symlink(base.join("outside.toml"), root.join("syncscope.toml")).unwrap();
+    // Programs a verifier might be tempted to run: each leaves a mark.
+    let marks = base.join("marks");
+    for name in [
+        "nvcc", "clang", "clang++", "gcc", "g++", "cc", "cpp", "z3", "git", "make", "cmake",
+        "python3", "node",
+    ] {
+        for dir in [&traps, &root] {
+            let p = dir.join(name);
+            std::fs::write(
+                &p,
+                format!(
+                    "#!/bin/sh\nmkdir -p '{}' && touch '{}/{name}'\n",
+                    marks.display(),
+                    marks.display()
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    std::fs::write(root.join("Makefile"), "all:\n\ttouch made\n").unwrap();
+    std::fs::write(root.join("shift.cu"), SHIFT).unwrap();
+    std::fs::write(root.join("sub/diverge.cuh"), DIVERGE).unwrap();
+    let before = snapshot(&base);
+
+    let path = format!(
+        "{}:{}",
+        traps.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_syncscope"))
+        .arg("lsp")
+        .current_dir(&root)
+        .env("PATH", path)
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn syncscope lsp");
+    let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let mut c = LspClient::new(stdout, stdin);
+    let root_uri = file_uri(&root);
+    c.initialize(
+        Some(&root_uri),
+        json!({ "capabilities": { "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } } }),
+    )
+    .await;
+    let shift = format!("{root_uri}/shift.cu");
+    let diverge = format!("{root_uri}/sub/diverge.cuh");
+    let since = c.mark();
+    c.did_open(&shift, 1, SHIFT);
+    c.did_open(&diverge, 1, DIVERGE);
+    let (status, diags) = c.wait_analysis(since, &shift, 1).await;
+    assert_eq!(status["verdict"], "racy", "default options: {status}");
+    c.wait_analysis(since, &diverge, 1).await;
+    // Ask for fixes (the server only proposes edits), save, re-verify,
+    // announce a config change, edit.
+    let race = with_code(&diags, "data-race")[0].clone();
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": shift }, "range": race["range"], "context": { "diagnostics": [race] } }),
+        )
+        .await;
+    assert!(actions.as_array().is_some_and(|a| !a.is_empty()));
+    c.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": shift } }),
+    );
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": format!("{root_uri}/syncscope.toml"), "type": 2 }] }),
+    );
+    c.request(
+        "workspace/executeCommand",
+        json!({ "command": "syncscope.verifyFile", "arguments": [shift] }),
+    )
+    .await;
+    let since = c.mark();
+    c.did_change(
+        &shift,
+        2,
+        json!([{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": "// edited\n" }]),
+    );
+    c.wait_analysis(since, &shift, 2).await;
+    c.shutdown_and_exit().await;
+    assert_eq!(child.wait().await.unwrap().code(), Some(0));
+
+    // No configuration outside the root was read: nothing was reported on
+    // any file but the two open documents.
+    for m in &c.log {
+        if m["method"] == "textDocument/publishDiagnostics" {
+            let u = m["params"]["uri"].as_str().unwrap_or("");
+            assert!(
+                u == shift || u == diverge || m["params"]["diagnostics"] == json!([]),
+                "diagnostics on {u}: {m}"
+            );
+        }
+        if m["method"] == "window/showMessage" {
+            assert_ne!(m["params"]["type"], 1, "an error was shown: {m}");
+        }
+    }
+    assert!(
+        !marks.exists(),
+        "the server ran a program: {:?}",
+        std::fs::read_dir(&marks).map(|d| d.count())
+    );
+    assert_eq!(
+        snapshot(&base),
+        before,
+        "files changed under {}",
+        base.display()
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Defence in depth for the above: the server and core sources have no way
+/// to write files or start processes.
+#[test]
+fn server_and_core_sources_neither_write_files_nor_spawn_processes() {
+    let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for krate in ["syncscope-core/src", "syncscope-lsp/src"] {
+        let mut stack = vec![server.join(krate)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).unwrap();
+                // Unit tests (at the end of a file) may create fixtures.
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                for (i, line) in code.lines().enumerate() {
+                    for bad in [
+                        "fs::write",
+                        "File::create",
+                        "OpenOptions",
+                        "create_dir",
+                        "remove_file",
+                        "remove_dir",
+                        "fs::rename",
+                        "fs::copy",
+                        "process::Command",
+                        "Command::new",
+                        "env::var(\"HOME",
+                        "home_dir",
+                    ] {
+                        if line.contains(bad) && !line.trim_start().starts_with("//") {
+                            found.push(format!("{}:{}: {}", p.display(), i + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }

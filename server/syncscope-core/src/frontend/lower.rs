@@ -1227,6 +1227,11 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn eval_inner(&mut self, node: Node) -> Value {
+        // A node the parser made up (MISSING) or could not parse (ERROR) has
+        // no meaning: an unknown, never a variable named by its (empty) text.
+        if node.is_missing() || node.is_error() {
+            return Value::Int(self.fresh_unknown("syntax-error", Scope::Thread));
+        }
         match node.kind() {
             "number_literal" => {
                 let t = self.text(node);

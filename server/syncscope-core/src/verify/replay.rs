@@ -114,6 +114,13 @@ impl Interpreter<'_> {
                         if pow2 && k >= 64 {
                             break;
                         }
+                        // Every iteration is a step: a loop with an empty
+                        // body (`while (1) {}`) must not spin forever.
+                        st.steps += 1;
+                        if st.steps > self.max_steps {
+                            st.trace.complete = false;
+                            break;
+                        }
                         st.counters.insert(name.clone(), k);
                         let cond_len = l.cond_len.min(l.body.len());
                         self.stmts(&l.body[..cond_len], st);

@@ -32,32 +32,46 @@ fn frame(body: &[u8]) -> Vec<u8> {
     v
 }
 
-async fn read_message<R: AsyncRead + Unpin>(r: &mut BufReader<R>) -> Option<Value> {
+/// Reads one message. The framing is checked strictly — only
+/// `Content-Length`/`Content-Type` headers, then exactly that many bytes of
+/// JSON — since the server's output must be nothing but protocol. A
+/// violation is returned as `Err` (and fails the test that waits next).
+async fn read_message<R: AsyncRead + Unpin>(r: &mut BufReader<R>) -> Option<Result<Value, String>> {
     let mut len = None;
     loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).await.ok()? == 0 {
+        let mut line = Vec::new();
+        if r.read_until(b'\n', &mut line).await.ok()? == 0 {
             return None;
+        }
+        let Ok(line) = String::from_utf8(line) else {
+            return Some(Err("non-UTF-8 header line".into()));
+        };
+        if !line.ends_with("\r\n") {
+            return Some(Err(format!("header line not ended by CRLF: {line:?}")));
         }
         let line = line.trim_end();
         if line.is_empty() {
             break;
         }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("content-length") {
-                len = value.trim().parse::<usize>().ok();
+        match line.split_once(": ") {
+            Some((name, value)) if name.eq_ignore_ascii_case("content-length") => {
+                len = value.parse::<usize>().ok();
             }
+            Some((name, _)) if name.eq_ignore_ascii_case("content-type") => {}
+            _ => return Some(Err(format!("not a protocol header: {line:?}"))),
         }
     }
-    let mut body = vec![0; len?];
+    let Some(len) = len else {
+        return Some(Err("a header block without Content-Length".into()));
+    };
+    let mut body = vec![0; len];
     r.read_exact(&mut body).await.ok()?;
-    match serde_json::from_slice(&body) {
-        Ok(v) => Some(v),
-        Err(e) => panic!(
+    Some(serde_json::from_slice(&body).map_err(|e| {
+        format!(
             "server sent invalid JSON ({e}): {}",
             String::from_utf8_lossy(&body)
-        ),
-    }
+        )
+    }))
 }
 
 impl LspClient {
@@ -80,6 +94,10 @@ impl LspClient {
         tokio::spawn(async move {
             let mut r = BufReader::new(reader);
             while let Some(msg) = read_message(&mut r).await {
+                let msg = match msg {
+                    Ok(m) => m,
+                    Err(violation) => json!({ "protocolViolation": violation }),
+                };
                 // Answer server→client requests (progress tokens, registrations,
                 // refreshes) like a well-behaved client.
                 if msg.get("method").is_some() {
@@ -133,6 +151,9 @@ impl LspClient {
     async fn pump(&mut self, deadline: Instant) -> bool {
         match timeout_at(deadline, self.inbox.recv()).await {
             Ok(Some(msg)) => {
+                if let Some(v) = msg.get("protocolViolation") {
+                    panic!("the server's output is not pure protocol: {v}");
+                }
                 if msg.get("method").is_none() {
                     if let Some(id) = msg.get("id").and_then(Value::as_i64) {
                         self.responses.insert(id, msg);
@@ -365,4 +386,115 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
 
 pub fn file_uri(path: &std::path::Path) -> String {
     format!("file://{}", path.display())
+}
+
+/// The protocol abuse both the in-process and the stdio tests send: malformed
+/// headers, invalid JSON, invalid messages, unknown methods, requests and
+/// edits for unopened documents, out-of-range positions, invalid params, a
+/// stray response and cancellation. `uri` is open; its text gets a last,
+/// out-of-range edit to `version` (appending `// tail`). Checks every answer
+/// the specification asks for, then that the server still answers requests.
+pub async fn abuse(c: &mut LspClient, uri: &str, version: i64) {
+    let since = c.mark();
+    // Header blocks without a usable length are skipped (each ends in a
+    // blank line, so the next message is framed again).
+    c.send_raw(b"X-No-Length: 1\r\n\r\n");
+    c.send_raw(b"Content-Length: abc\r\n\r\n");
+    c.send_raw(b"Content-Length: -5\r\n\r\n");
+    c.send_raw(b"garbage without a colon\r\n\r\n");
+    c.send_raw(b"\r\n\r\n\r\n");
+    // Not JSON first: its -32700 (id null) is checked below. Only the first
+    // of several id-less invalid messages in a row is answered (see
+    // docs/reliability.md, open bugs), so the others are checked for not
+    // taking the server down.
+    c.send_raw(b"Content-Length: 12\r\n\r\nthis is junk");
+    let (_, parse_error) = c
+        .wait_for(since, "parse error response", |m| {
+            m["error"]["code"] == -32700
+        })
+        .await;
+    assert_eq!(parse_error["id"], Value::Null);
+    // Lower-case headers and a Content-Type are fine; `{}` is no message.
+    c.send_raw(
+        b"content-length: 2\r\ncontent-type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}",
+    );
+    // Not UTF-8, not an object, a bad method with an id.
+    c.send_raw(b"Content-Length: 4\r\n\r\n\xff\xfe\xfd\xfc");
+    c.send_raw(b"Content-Length: 7\r\n\r\n[1,2,3]");
+    c.send_raw(b"Content-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":5}");
+    let r = c.response(77).await;
+    assert_eq!(r["error"]["code"], -32600, "invalid request: {r}");
+    // Unknown methods: an error for a request, silence for a notification.
+    c.notify("syncscope/noSuchNotification", json!({}));
+    c.notify("$/noSuchNotification", json!({ "x": 1 }));
+    let id = c.send_request("syncscope/noSuchMethod", Some(json!({})));
+    assert_eq!(c.response(id).await["error"]["code"], -32601);
+    // A response to a request the server never made; a cancellation of a
+    // request that does not exist.
+    c.send(&json!({ "jsonrpc": "2.0", "id": 987654, "result": null }));
+    c.notify("$/cancelRequest", json!({ "id": 123456 }));
+    // Documents that are not open.
+    let nowhere = "file:///tmp/syncscope-abuse/not-open.cu";
+    let zero = json!({ "line": 0, "character": 0 });
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": nowhere }, "position": zero }),
+        )
+        .await;
+    assert_eq!(r, Value::Null);
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": nowhere }, "range": { "start": zero, "end": zero }, "context": { "diagnostics": [] } }),
+        )
+        .await;
+    assert!(r.is_null() || r == json!([]), "{r}");
+    let r = c
+        .request(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": nowhere } }),
+        )
+        .await;
+    assert!(r.is_null() || r == json!([]), "{r}");
+    c.did_change(
+        nowhere,
+        2,
+        json!([{ "range": { "start": zero, "end": zero }, "text": "x" }]),
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": nowhere } }),
+    );
+    // Out-of-range positions everywhere.
+    let far = json!({ "line": 4000000000u64, "character": 4000000000u64 });
+    c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": far }),
+    )
+    .await;
+    c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": { "start": far, "end": zero }, "context": { "diagnostics": [] } }),
+    )
+    .await;
+    // Invalid params for a known method.
+    let id = c.send_request("textDocument/hover", Some(json!({ "bogus": true })));
+    let r = c.response(id).await;
+    assert_eq!(r["error"]["code"], -32602, "invalid params: {r}");
+    c.did_change(
+        uri,
+        version,
+        json!([{ "range": { "start": far, "end": far }, "text": "\n// tail\n" }]),
+    );
+    // Still answering.
+    let stats = c.request("syncscope/stats", Value::Null).await;
+    for key in [
+        "queriesRun",
+        "queriesReused",
+        "kernelsAnalysed",
+        "kernelsReused",
+    ] {
+        assert!(stats[key].is_u64(), "{key} in {stats}");
+    }
 }
