@@ -671,6 +671,8 @@ fn all_threads(l: &Launch) -> Vec<(i64, i64)> {
 
 struct Outcome {
     problems: Vec<String>,
+    /// `unknown` findings: precision lost, not soundness.
+    unknowns: Vec<String>,
     concrete_pairs: usize,
     symbolic_pairs: usize,
 }
@@ -699,6 +701,7 @@ fn check(k: &Kernel) -> Outcome {
     let report = syncscope_core::analyze_source(&src, &options);
     let id_of = |line: u32| ids.get(&(line as usize)).copied();
     let mut symbolic = BTreeSet::new();
+    let mut unknowns = Vec::new();
     for f in &report.findings {
         match f.kind {
             FindingKind::DataRace => {
@@ -748,6 +751,12 @@ fn check(k: &Kernel) -> Outcome {
                     ));
                 }
             }
+            // An honest `unknown` (a witness that did not replay) loses
+            // precision, not soundness: a concrete race it stands for is
+            // still caught below as "not reported symbolically".
+            FindingKind::Unknown => {
+                unknowns.push(format!("line {}: {}", f.span.start.line + 1, f.message))
+            }
             kind => problems.push(format!(
                 "unexpected {} finding at line {}: {}",
                 kind.code(),
@@ -770,8 +779,12 @@ fn check(k: &Kernel) -> Outcome {
     if !problems.is_empty() {
         problems.push(format!("kernel:\n{src}"));
     }
+    if !unknowns.is_empty() {
+        unknowns.push(format!("kernel:\n{src}"));
+    }
     Outcome {
         problems,
+        unknowns,
         concrete_pairs: concrete.len(),
         symbolic_pairs: symbolic.len(),
     }
@@ -783,12 +796,16 @@ const KERNELS: u64 = 300;
 fn symbolic_and_concrete_races_agree() {
     let start = std::time::Instant::now();
     let mut failures = Vec::new();
+    let mut imprecise = Vec::new();
     let (mut racy, mut symbolic_only, mut pairs) = (0, 0, 0);
     for seed in 0..KERNELS {
         let k = generate(seed);
         let out = check(&k);
         if !out.problems.is_empty() {
             failures.push(format!("seed {seed}:\n  {}", out.problems.join("\n  ")));
+        }
+        if !out.unknowns.is_empty() {
+            imprecise.push(format!("seed {seed}:\n  {}", out.unknowns.join("\n  ")));
         }
         racy += (out.concrete_pairs > 0) as u64;
         symbolic_only += (out.symbolic_pairs > out.concrete_pairs) as u64;
@@ -798,6 +815,17 @@ fn symbolic_and_concrete_races_agree() {
         "differential: {KERNELS} kernels in {:.1} s: {racy} race at small sizes ({pairs} racing pairs), \
          {symbolic_only} have races only at larger sizes",
         start.elapsed().as_secs_f64()
+    );
+    eprintln!(
+        "{} kernels with `unknown` findings (witnesses that did not replay):\n{}",
+        imprecise.len(),
+        imprecise.join("\n\n")
+    );
+    // Precision floor: at most 2% of the kernels may end `unknown`.
+    assert!(
+        imprecise.len() as u64 * 50 <= KERNELS,
+        "{} of {KERNELS} kernels have `unknown` findings (more than 2%)",
+        imprecise.len()
     );
     assert!(
         failures.is_empty(),
