@@ -11,7 +11,7 @@ use crate::model::*;
 use crate::options::Options;
 use crate::report::*;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// How the two threads of a query relate.
@@ -78,7 +78,6 @@ pub struct KernelVerifier<'k> {
     pub options: &'k Options,
     pub cache: &'k dyn QueryCache,
     pub counters: Counters,
-    pub cancel: Option<&'k AtomicBool>,
     accesses: HashMap<usize, &'k Access>,
     loops: HashMap<usize, &'k Loop>,
     config: SolverConfig<'k>,
@@ -118,7 +117,6 @@ impl<'k> KernelVerifier<'k> {
             options,
             cache,
             counters: Counters::default(),
-            cancel,
             accesses,
             loops,
             divergent: Vec::new(),
@@ -137,14 +135,7 @@ impl<'k> KernelVerifier<'k> {
 
     /// The analysis must stop: cancelled, or the kernel's budget is spent.
     fn cancelled(&self) -> bool {
-        self.cancel
-            .map(|c| c.load(Ordering::Relaxed))
-            .unwrap_or(false)
-            || self.out_of_budget()
-    }
-
-    fn out_of_budget(&self) -> bool {
-        self.config.deadline.is_some_and(|d| Instant::now() >= d)
+        self.config.cancelled() || self.config.out_of_budget()
     }
 
     pub fn run(mut self) -> KernelOutcome {
@@ -245,7 +236,7 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
         }
-        if self.out_of_budget() {
+        if self.config.out_of_budget() {
             findings.push(Finding::new(
                 FindingKind::Unknown,
                 Some(&k.name),

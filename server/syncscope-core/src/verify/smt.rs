@@ -413,11 +413,13 @@ impl SolverConfig<'_> {
         }
     }
 
-    fn cancelled(&self) -> bool {
+    /// The analysis was cancelled (an edit made it obsolete).
+    pub(crate) fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
-    fn out_of_budget(&self) -> bool {
+    /// The kernel's time budget is spent.
+    pub(crate) fn out_of_budget(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
