@@ -57,8 +57,9 @@ pub fn grid_dim_var(d: u8) -> Var {
 pub struct Query {
     pub text: String,
     pub vars: Vec<Var>,
-    /// Extra assertions that prefer small values (for readable witnesses).
-    pub small: String,
+    /// Constraints that prefer small values (for readable witnesses),
+    /// asserted under an assumption literal after a first model.
+    pub small: Vec<String>,
     pub product_check: bool,
     /// Nonlinear integer arithmetic: solved by Z3's incremental core, which
     /// handles it far better than the default non-incremental tactic.
@@ -96,7 +97,7 @@ pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
     let bv = env.bitvector;
     let sort = if bv { "(_ BitVec 32)" } else { "Int" };
     let mut text = String::new();
-    let mut small = String::new();
+    let mut small = Vec::new();
     for v in &vars {
         let _ = writeln!(text, "(declare-const {} {sort})", sym(v));
     }
@@ -145,7 +146,7 @@ pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
                         VarKind::BlockDim(_) => 4,
                         _ => 4,
                     };
-                    let _ = writeln!(small, "(assert ({le} {s} {}))", c(soft));
+                    small.push(format!("({le} {s} {})", c(soft)));
                 }
             },
             VarKind::Param { lo, hi } | VarKind::Unknown { lo, hi, .. } => {
@@ -157,19 +158,18 @@ pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
                         let _ = writeln!(text, "(assert ({le} {s} {}))", c(hi));
                     }
                 }
-                let _ = writeln!(
-                    small,
-                    "(assert (and ({ge} {s} {}) ({le} {s} {})))",
+                small.push(format!(
+                    "(and ({ge} {s} {}) ({le} {s} {}))",
                     c(lo.max(-64)),
                     c(hi.min(1024))
-                );
+                ));
             }
             VarKind::Counter { pow2 } => {
                 let _ = writeln!(text, "(assert ({ge} {s} {}))", c(0));
                 if pow2 {
                     let _ = writeln!(text, "(assert ({lt} {s} {}))", c(64));
                 }
-                let _ = writeln!(small, "(assert ({le} {s} {}))", c(16));
+                small.push(format!("({le} {s} {})", c(16)));
             }
             VarKind::Shared => {}
         }
@@ -525,8 +525,7 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
         "(declare-const {SMALL} Bool)\n{}{}",
         q.text,
         q.small
-            .lines()
-            .filter_map(|l| l.strip_prefix("(assert ").and_then(|l| l.strip_suffix(')')))
+            .iter()
             .map(|c| format!("(assert (=> {SMALL} {c}))\n"))
             .collect::<String>()
     );
