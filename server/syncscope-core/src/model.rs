@@ -300,27 +300,18 @@ impl Expr {
         }
     }
 
-    /// Whether the expression leaves linear arithmetic: a product, quotient
-    /// or remainder of two non-constants, a shift by a non-constant, `2^e`.
-    pub fn is_nonlinear(&self) -> bool {
+    /// Whether `pred` holds for some node (pre-order, stops at the first).
+    pub fn any_node(&self, pred: &mut impl FnMut(&Expr) -> bool) -> bool {
+        // Iterative: expressions built by long straight-line code can be deep.
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
+            if pred(e) {
+                return true;
+            }
             match e {
                 Expr::Const(_) | Expr::Var(_) => {}
-                Expr::Pow2(a) => {
-                    if a.as_const().is_none() {
-                        return true;
-                    }
-                }
-                Expr::Un(_, a) => stack.push(a),
-                Expr::Bin(op, a, b) => {
-                    let both = a.as_const().is_none() && b.as_const().is_none();
-                    let by_var = b.as_const().is_none();
-                    match op {
-                        BinOp::Mul | BinOp::Div | BinOp::Rem if both => return true,
-                        BinOp::Shl | BinOp::Shr if by_var => return true,
-                        _ => {}
-                    }
+                Expr::Un(_, a) | Expr::Pow2(a) => stack.push(a),
+                Expr::Bin(_, a, b) => {
                     stack.push(a);
                     stack.push(b);
                 }
@@ -334,26 +325,27 @@ impl Expr {
         false
     }
 
+    /// Whether the expression leaves linear arithmetic: a product, quotient
+    /// or remainder of two non-constants, a shift by a non-constant, `2^e`.
+    pub fn is_nonlinear(&self) -> bool {
+        self.any_node(&mut |e| match e {
+            Expr::Pow2(a) => a.as_const().is_none(),
+            Expr::Bin(BinOp::Mul | BinOp::Div | BinOp::Rem, a, b) => {
+                a.as_const().is_none() && b.as_const().is_none()
+            }
+            Expr::Bin(BinOp::Shl | BinOp::Shr, _, b) => b.as_const().is_none(),
+            _ => false,
+        })
+    }
+
     /// Visits every variable.
     pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
-        // Iterative: expressions built by long straight-line code can be deep.
-        let mut stack = vec![self];
-        while let Some(e) = stack.pop() {
-            match e {
-                Expr::Const(_) => {}
-                Expr::Var(v) => f(v),
-                Expr::Un(_, a) | Expr::Pow2(a) => stack.push(a),
-                Expr::Bin(_, a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
-                Expr::Ite(c, a, b) => {
-                    stack.push(c);
-                    stack.push(a);
-                    stack.push(b);
-                }
+        self.any_node(&mut |e| {
+            if let Expr::Var(v) = e {
+                f(v);
             }
-        }
+            false
+        });
     }
 
     pub fn vars(&self) -> BTreeSet<Var> {
@@ -372,9 +364,7 @@ impl Expr {
     }
 
     pub fn mentions(&self, pred: &mut impl FnMut(&Var) -> bool) -> bool {
-        let mut found = false;
-        self.for_each_var(&mut |v| found |= pred(v));
-        found
+        self.any_node(&mut |e| matches!(e, Expr::Var(v) if pred(v)))
     }
 
     /// Replaces variables by `f`'s answer (None keeps the variable).
