@@ -20,9 +20,21 @@ pub enum QueryOutcome {
 /// The complete result of one kernel (findings with their quick-fixes, and
 /// its report), with byte offsets relative to the start of its definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelOutcome {
+pub struct KernelResult {
     pub findings: Vec<Finding>,
     pub report: KernelReport,
+}
+
+impl KernelResult {
+    /// The same result with every span moved by `delta` bytes (between
+    /// offsets relative to the kernel's definition and file offsets).
+    pub fn shifted(mut self, delta: i64) -> KernelResult {
+        self.findings
+            .iter_mut()
+            .for_each(|f| f.shift_offsets(delta));
+        self.report.span.shift_offsets(delta);
+        self
+    }
 }
 
 pub trait QueryCache: Send + Sync {
@@ -31,10 +43,10 @@ pub trait QueryCache: Send + Sync {
     /// Whole-kernel results by the hash of the kernel's model, source text and
     /// options (see `verify::kernel_key`): a kernel an edit did not touch is
     /// not verified again. Caches that keep none return `None`.
-    fn get_kernel(&self, _key: u64) -> Option<Arc<KernelOutcome>> {
+    fn get_kernel(&self, _key: u64) -> Option<Arc<KernelResult>> {
         None
     }
-    fn insert_kernel(&self, _key: u64, _outcome: Arc<KernelOutcome>) {}
+    fn insert_kernel(&self, _key: u64, _outcome: Arc<KernelResult>) {}
 }
 
 /// A simple in-process cache (the CLI's; the server uses a concurrent map).

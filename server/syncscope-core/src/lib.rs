@@ -17,7 +17,7 @@ pub mod report;
 pub mod syntax;
 pub mod verify;
 
-pub use cache::{KernelOutcome, MemoryCache, QueryCache, QueryOutcome};
+pub use cache::{KernelResult, MemoryCache, QueryCache, QueryOutcome};
 pub use options::{LaunchOverride, Options};
 pub use report::*;
 

@@ -221,6 +221,8 @@ pub struct Stats {
     pub queries_reused: u64,
     pub kernels_analysed: u64,
     pub kernels_reused: u64,
+    /// Kernels whose verification stopped at its time budget.
+    pub kernels_over_budget: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -229,6 +231,7 @@ impl std::ops::AddAssign for Stats {
         self.queries_reused += o.queries_reused;
         self.kernels_analysed += o.kernels_analysed;
         self.kernels_reused += o.kernels_reused;
+        self.kernels_over_budget += o.kernels_over_budget;
     }
 }
 

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncscope_core::{
-    FileReport, Finding, FindingKind, KernelOutcome, KernelReport, Options, QueryCache,
+    FileReport, Finding, FindingKind, KernelReport, KernelResult, Options, QueryCache,
     QueryOutcome, Stats,
 };
 use tokio::sync::{mpsc, oneshot, Semaphore};
@@ -44,7 +44,7 @@ const KERNEL_CACHE_LIMIT: usize = 20_000;
 #[derive(Default)]
 pub struct SharedCache {
     queries: DashMap<u64, QueryOutcome>,
-    kernels: DashMap<u64, Arc<KernelOutcome>>,
+    kernels: DashMap<u64, Arc<KernelResult>>,
 }
 
 impl QueryCache for SharedCache {
@@ -57,10 +57,10 @@ impl QueryCache for SharedCache {
         }
         self.queries.insert(key, outcome);
     }
-    fn get_kernel(&self, key: u64) -> Option<Arc<KernelOutcome>> {
+    fn get_kernel(&self, key: u64) -> Option<Arc<KernelResult>> {
         self.kernels.get(&key).map(|v| v.clone())
     }
-    fn insert_kernel(&self, key: u64, outcome: Arc<KernelOutcome>) {
+    fn insert_kernel(&self, key: u64, outcome: Arc<KernelResult>) {
         if self.kernels.len() >= KERNEL_CACHE_LIMIT {
             self.kernels.clear();
         }

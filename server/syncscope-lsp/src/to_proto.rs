@@ -473,6 +473,7 @@ mod tests {
             queries_reused: 2,
             kernels_analysed: 3,
             kernels_reused: 4,
+            kernels_over_budget: 0,
         });
         assert_eq!(st["queriesReused"], 2);
         assert_eq!(st["kernelsReused"], 4);

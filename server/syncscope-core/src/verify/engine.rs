@@ -91,6 +91,8 @@ pub struct KernelOutcome {
     pub findings: Vec<Finding>,
     pub report: KernelReport,
     pub races: Vec<RaceHit>,
+    /// The kernel's time budget ran out: the result is incomplete.
+    pub over_budget: bool,
 }
 
 impl<'k> KernelVerifier<'k> {
@@ -236,7 +238,8 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
         }
-        if self.config.out_of_budget() {
+        let over_budget = self.config.out_of_budget();
+        if over_budget {
             findings.push(Finding::new(
                 FindingKind::Unknown,
                 Some(&k.name),
@@ -271,6 +274,7 @@ impl<'k> KernelVerifier<'k> {
             findings,
             report,
             races: races.pairs.into_values().collect(),
+            over_budget,
         }
     }
 

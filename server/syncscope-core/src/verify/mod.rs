@@ -9,7 +9,7 @@ pub mod replay;
 pub mod smt;
 mod watchdog;
 
-use crate::cache::{KernelOutcome, QueryCache};
+use crate::cache::{KernelResult, QueryCache};
 use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::*;
@@ -90,25 +90,22 @@ fn analyze_file_here(
         .iter()
         .map(|k| kernel_key(text, k, options_hash))
         .collect();
-    let reused: Vec<Option<Arc<KernelOutcome>>> =
+    let reused: Vec<Option<Arc<KernelResult>>> =
         keys.iter().map(|&key| cache.get_kernel(key)).collect();
-    let todo: Vec<Kernel> = kernels
+    let todo: Vec<&Kernel> = kernels
         .iter()
         .zip(&reused)
         .filter(|(_, r)| r.is_none())
-        .map(|(k, _)| k.clone())
+        .map(|(k, _)| k)
         .collect();
     let mut outcomes = verify_kernels(&todo, options, cache, cancel).into_iter();
     let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
     for ((kernel, key), reused) in kernels.iter().zip(keys).zip(reused) {
         let base = i64::from(kernel.def_span.start.offset);
         if let Some(r) = reused {
-            let mut findings = r.findings.clone();
-            findings.iter_mut().for_each(|f| f.shift_offsets(base));
-            let mut kreport = r.report.clone();
-            kreport.span.shift_offsets(base);
-            report.findings.extend(findings);
-            report.kernels.push(kreport);
+            let r = KernelResult::clone(&r).shifted(base);
+            report.findings.extend(r.findings);
+            report.kernels.push(r.report);
             report.stats.kernels_reused += 1;
             continue;
         }
@@ -118,17 +115,14 @@ fn analyze_file_here(
         if options.compute_fixes && live() {
             fixes::add_fixes(text, tree, kernel, &mut findings, &races, options, cache);
         }
-        // Only a run that was never cancelled is complete enough to keep.
-        if live() {
-            let mut kept = KernelOutcome {
+        // Only a complete run is kept: never cancelled, within its budget
+        // (a budget is wall-clock time: the next run may finish).
+        if live() && stats.kernels_over_budget == 0 {
+            let kept = KernelResult {
                 findings: findings.clone(),
                 report: kreport.clone(),
             };
-            kept.findings
-                .iter_mut()
-                .for_each(|f| f.shift_offsets(-base));
-            kept.report.span.shift_offsets(-base);
-            cache.insert_kernel(key, Arc::new(kept));
+            cache.insert_kernel(key, Arc::new(kept.shifted(-base)));
         }
         report.findings.extend(findings);
         report.kernels.push(kreport);
@@ -160,7 +154,7 @@ type Outcome = (Vec<Finding>, KernelReport, Vec<engine::RaceHit>, Stats);
 
 /// Verifies kernels in parallel on worker threads (one Z3 context each).
 pub fn verify_kernels(
-    kernels: &[Kernel],
+    kernels: &[&Kernel],
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
@@ -221,6 +215,7 @@ pub fn verify_one(
                     queries_reused: reused,
                     kernels_analysed: 1,
                     kernels_reused: 0,
+                    kernels_over_budget: outcome.over_budget as u64,
                 },
             )
         }
@@ -259,7 +254,7 @@ mod tests {
     #[derive(Default)]
     struct KernelCache {
         queries: MemoryCache,
-        kernels: Mutex<HashMap<u64, Arc<KernelOutcome>>>,
+        kernels: Mutex<HashMap<u64, Arc<KernelResult>>>,
     }
 
     impl QueryCache for KernelCache {
@@ -269,10 +264,10 @@ mod tests {
         fn insert(&self, key: u64, outcome: QueryOutcome) {
             self.queries.insert(key, outcome)
         }
-        fn get_kernel(&self, key: u64) -> Option<Arc<KernelOutcome>> {
+        fn get_kernel(&self, key: u64) -> Option<Arc<KernelResult>> {
             self.kernels.lock().unwrap().get(&key).cloned()
         }
-        fn insert_kernel(&self, key: u64, outcome: Arc<KernelOutcome>) {
+        fn insert_kernel(&self, key: u64, outcome: Arc<KernelResult>) {
             self.kernels.lock().unwrap().insert(key, outcome);
         }
     }
@@ -320,5 +315,22 @@ mod tests {
         let edited = run(&file("abc", 2), &cache);
         assert_eq!(edited.stats.kernels_reused, 1);
         assert_eq!(edited.stats.kernels_analysed, 1);
+    }
+
+    #[test]
+    fn a_kernel_stopped_by_its_budget_is_not_kept_for_reuse() {
+        // Nonlinear indices the solver cannot decide within the budget.
+        let text = "__global__ void hard(int *a, int n, int m) {\n    int x = threadIdx.x + n, y = blockIdx.x + m;\n    a[x*x*x + y*y*y + n*n*n] = 1;\n    a[y*y*y*x + 7*n*m*x] = 2;\n}\n";
+        let options = Options {
+            timeout_ms: 20_000,
+            kernel_budget_ms: 200,
+            ..Options::default()
+        };
+        let cache = KernelCache::default();
+        let tree = crate::parse(text, None);
+        let r = analyze_file(text, &tree, &options, &cache, None);
+        assert_eq!(r.stats.kernels_over_budget, 1);
+        assert_eq!(r.kernels[0].status, KernelStatus::Unknown);
+        assert!(cache.kernels.lock().unwrap().is_empty());
     }
 }
