@@ -15,14 +15,21 @@ use support::*;
 use tokio::process::{Child, Command};
 
 fn spawn() -> (LspClient, Child) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_syncscope"))
+    spawn_with(|_| {})
+}
+
+/// `syncscope lsp` on stdio, after `configure` sets its directory or
+/// environment.
+fn spawn_with(configure: impl FnOnce(&mut Command)) -> (LspClient, Child) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_syncscope"));
+    command
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn syncscope lsp");
+        .kill_on_drop(true);
+    configure(&mut command);
+    let mut child = command.spawn().expect("spawn syncscope lsp");
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
     (LspClient::new(stdout, stdin), child)
@@ -753,20 +760,12 @@ async fn the_server_writes_nothing_runs_nothing_and_reads_no_outside_config() {
         traps.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_syncscope"))
-        .arg("lsp")
-        .current_dir(&root)
-        .env("PATH", path)
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn syncscope lsp");
-    let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-    let mut c = LspClient::new(stdout, stdin);
+    let (mut c, mut child) = spawn_with(|cmd| {
+        cmd.current_dir(&root)
+            .env("PATH", path)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"));
+    });
     let root_uri = file_uri(&root);
     c.initialize(
         Some(&root_uri),
