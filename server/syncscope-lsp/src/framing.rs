@@ -19,6 +19,20 @@ pub const INVALID_METHOD: &str = "syncscope/invalidMessage";
 /// Largest accepted message body (bytes).
 const MAX_BODY: u64 = 256 << 20;
 
+/// Exactly what tower-lsp's codec decodes a body into (its private
+/// `jsonrpc::Message`): the sanitiser must reject whatever the codec would,
+/// because the codec's first decoding error ends the server's input. Decoding
+/// the raw bytes into these types (not a `serde_json::Value` first) matters:
+/// a `Value` silently keeps the last of two duplicate keys, a derived
+/// struct rejects them.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+#[allow(dead_code)] // only whether it decodes is used
+enum CodecMessage {
+    Response(Response),
+    Request(Request),
+}
+
 /// What to forward for a message body: the body itself when valid, else a
 /// replacement request.
 pub fn sanitize(body: &[u8]) -> Vec<u8> {
@@ -28,12 +42,15 @@ pub fn sanitize(body: &[u8]) -> Vec<u8> {
             return replacement(Value::Null, "parse", &e.to_string());
         }
     };
-    let valid_request = serde_json::from_value::<Request>(value.clone()).is_ok()
-        && value.get("method").is_some_and(Value::is_string);
+    // The codec reads the body as a `str` first, then decodes it.
+    let codec_decodes =
+        std::str::from_utf8(body).is_ok() && serde_json::from_slice::<CodecMessage>(body).is_ok();
+    let valid_request = value.get("method").is_some_and(Value::is_string)
+        && serde_json::from_slice::<Request>(body).is_ok();
     let valid_response = value.get("method").is_none()
         && (value.get("result").is_some() || value.get("error").is_some())
-        && serde_json::from_value::<Response>(value.clone()).is_ok();
-    if valid_request || valid_response {
+        && serde_json::from_slice::<Response>(body).is_ok();
+    if codec_decodes && (valid_request || valid_response) {
         return body.to_vec();
     }
     let id = match value.get("id") {
@@ -167,6 +184,14 @@ mod tests {
                 String::from_utf8_lossy(junk)
             );
         }
+        // Duplicate keys: a `Value` keeps the last, the codec refuses the
+        // message (found by the `protocol` fuzz target: the server's input
+        // ended there).
+        let v = parsed(
+            br#"{"jsonrpc":"2.0","method":"a","id":3,"method":"textDocument/codeLens","id":2,"params":{}}"#,
+        );
+        assert_eq!(v["method"], INVALID_METHOD);
+        assert_eq!(v["params"]["kind"], "invalid");
         let v = parsed(br#"{"jsonrpc":"2.0","id":7,"method":5}"#);
         assert_eq!(v["id"], 7);
         assert_eq!(v["params"]["kind"], "invalid");
