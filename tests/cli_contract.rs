@@ -57,6 +57,7 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
         let text = std::fs::read_to_string(path).expect("utf-8");
         let e = expectations(&text);
         let mut flags: Vec<&str> = vec!["--format=json"];
+        flags.extend(VERDICT_LIMITS);
         flags.extend(e.flags.iter().map(String::as_str));
         let p = path.to_string_lossy().into_owned();
         let (code, stdout, stderr) = run_with(&flags, &[&p]);
@@ -122,7 +123,10 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                 Some(status),
                 e.kernels
                     .get(k["name"].as_str().unwrap_or(""))
-                    .map(String::as_str)
+                    .map(String::as_str),
+                "{}: kernel {}",
+                path.display(),
+                k["name"]
             );
         }
         assert_eq!(

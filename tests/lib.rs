@@ -78,8 +78,18 @@ pub fn expectations(text: &str) -> Expectations {
     e
 }
 
+/// Solver limits for tests that assert verdicts: generous, so that a loaded
+/// CI machine cannot turn a slow `verified` into `unknown`. Timing is the
+/// benchmarks' business (`docs/benchmarks.md`), not the tests'.
+pub const VERDICT_LIMITS: [&str; 2] = ["--timeout-ms=30000", "--kernel-budget-ms=120000"];
+
+/// The options a fixture's `syncscope-args` select, with [`VERDICT_LIMITS`].
 pub fn options_for(e: &Expectations) -> Options {
-    let flags: Vec<&str> = e.flags.iter().map(String::as_str).collect();
+    let flags: Vec<&str> = VERDICT_LIMITS
+        .iter()
+        .copied()
+        .chain(e.flags.iter().map(String::as_str))
+        .collect();
     let args = syncscope::cli::parse_check_args(&flags).expect("valid syncscope-args");
     syncscope::cli::options_from(&args)
 }

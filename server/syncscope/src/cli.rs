@@ -62,6 +62,9 @@ pub struct CheckArgs {
     /// Per-query solver timeout in milliseconds (a timeout reports `unknown`).
     #[arg(long, default_value_t = 2000)]
     timeout_ms: u32,
+    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`).
+    #[arg(long, default_value_t = 10_000)]
+    kernel_budget_ms: u32,
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
@@ -209,6 +212,7 @@ pub fn options_from(args: &CheckArgs) -> Options {
         warp_sync: args.warp_sync,
         bitvector: args.bitvector,
         timeout_ms: args.timeout_ms.max(1),
+        kernel_budget_ms: args.kernel_budget_ms.max(1),
         check_redundant: !args.no_redundant,
         compute_fixes: args.fixes,
         ..Options::default()
