@@ -183,3 +183,60 @@ mod tests {
             .all(|f| f.kind == crate::report::FindingKind::SyntaxError));
     }
 }
+
+/// Field lookup by name without tree-sitter's per-call name search.
+///
+/// `Node::child_by_field_name` resolves the name with a linear `strncmp` scan
+/// over the grammar's field names on every call, which was the largest single
+/// cost of lowering (about an eighth of it). The ids of the fields the front
+/// end uses are resolved once.
+pub trait FieldExt<'t> {
+    fn field(&self, name: &'static str) -> Option<tree_sitter::Node<'t>>;
+}
+
+/// The fields the front end asks for (any other name falls back to the
+/// grammar's lookup).
+const FIELDS: [&str; 24] = [
+    "declarator",
+    "value",
+    "argument",
+    "name",
+    "operator",
+    "condition",
+    "left",
+    "body",
+    "parameters",
+    "arguments",
+    "alternative",
+    "right",
+    "consequence",
+    "type",
+    "indices",
+    "function",
+    "field",
+    "update",
+    "size",
+    "initializer",
+    "index",
+    "default_value",
+    "default_type",
+    "label",
+];
+
+fn field_id(name: &str) -> Option<u16> {
+    static IDS: std::sync::OnceLock<[Option<u16>; FIELDS.len()]> = std::sync::OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let lang = language();
+        FIELDS.map(|f| lang.field_id_for_name(f).map(|id| id.get()))
+    });
+    match FIELDS.iter().position(|f| *f == name) {
+        Some(i) => ids[i],
+        None => language().field_id_for_name(name).map(|id| id.get()),
+    }
+}
+
+impl<'t> FieldExt<'t> for tree_sitter::Node<'t> {
+    fn field(&self, name: &'static str) -> Option<tree_sitter::Node<'t>> {
+        self.child_by_field_id(field_id(name)?)
+    }
+}

@@ -16,6 +16,7 @@ use super::{
 use crate::model::*;
 use crate::options::Options;
 use crate::report::Span;
+use crate::syntax::FieldExt;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -343,7 +344,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let node = def.node;
         self.kernel_name = def.name.clone();
         let name_node = node
-            .child_by_field_name("declarator")
+            .field("declarator")
             .and_then(|d| find_identifier(d, &self.src, &def.name));
         let span = name_node
             .map(|n| Span::from_node(&n))
@@ -360,16 +361,16 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         self.bind_template_params(def, None);
         if let Some(params) = node
-            .child_by_field_name("declarator")
+            .field("declarator")
             .and_then(find_function_declarator)
-            .and_then(|f| f.child_by_field_name("parameters"))
+            .and_then(|f| f.field("parameters"))
         {
             let mut c = params.walk();
             for p in params.named_children(&mut c) {
                 self.kernel_param(p);
             }
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             self.statement(body);
         }
         if self.exhausted {
@@ -450,7 +451,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn kernel_param(&mut self, p: Node) {
-        let Some(decl) = p.child_by_field_name("declarator") else {
+        let Some(decl) = p.field("declarator") else {
             return;
         };
         let Some(name) = declarator_name(&self.src, decl) else {
@@ -458,10 +459,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         };
         let is_pointer =
             contains_kind(decl, "pointer_declarator") || contains_kind(decl, "array_declarator");
-        let ty = p
-            .child_by_field_name("type")
-            .map(|t| self.text(t))
-            .unwrap_or_default();
+        let ty = p.field("type").map(|t| self.text(t)).unwrap_or_default();
         if is_pointer {
             let id = self.add_array(&name, MemorySpace::Global, vec![None]);
             let v = self.base_ptr(id);
@@ -611,18 +609,12 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn declaration(&mut self, node: Node) {
         let shared = has_qualifier(&self.src, node, "__shared__");
         let is_extern = has_qualifier(&self.src, node, "extern");
-        let ty = node
-            .child_by_field_name("type")
-            .map(|t| self.text(t))
-            .unwrap_or_default();
+        let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
             let (inner, value) = if d.kind() == "init_declarator" {
-                (
-                    d.child_by_field_name("declarator"),
-                    d.child_by_field_name("value"),
-                )
+                (d.field("declarator"), d.field("value"))
             } else {
                 (Some(d), None)
             };
@@ -716,14 +708,12 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn array_dims(&mut self, mut d: Node) -> Vec<Option<i64>> {
         let mut dims = Vec::new();
         while d.kind() == "array_declarator" {
-            let size = d
-                .child_by_field_name("size")
-                .and_then(|s| match self.eval(s) {
-                    Value::Int(Expr::Const(c)) if c > 0 => Some(c),
-                    _ => None,
-                });
+            let size = d.field("size").and_then(|s| match self.eval(s) {
+                Value::Int(Expr::Const(c)) if c > 0 => Some(c),
+                _ => None,
+            });
             dims.push(size);
-            match d.child_by_field_name("declarator") {
+            match d.field("declarator") {
                 Some(inner) => d = inner,
                 None => break,
             }
@@ -733,11 +723,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn if_statement(&mut self, node: Node) {
-        let cond_node = node.child_by_field_name("condition").map(|c| {
-            c.child_by_field_name("value")
-                .or_else(|| c.named_child(0))
-                .unwrap_or(c)
-        });
+        let cond_node = node
+            .field("condition")
+            .map(|c| c.field("value").or_else(|| c.named_child(0)).unwrap_or(c));
         let cond = match cond_node {
             Some(c) => self.eval_cond(c),
             None => Expr::tru(),
@@ -745,8 +733,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         let cond_span = cond_node
             .map(|c| self.span(c))
             .unwrap_or_else(|| self.span(node));
-        let then_node = node.child_by_field_name("consequence");
-        let else_node = node.child_by_field_name("alternative").map(|e| {
+        let then_node = node.field("consequence");
+        let else_node = node.field("alternative").map(|e| {
             if e.kind() == "else_clause" {
                 e.named_child(0).unwrap_or(e)
             } else {
@@ -848,11 +836,10 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn switch_statement(&mut self, node: Node) {
-        let Some(cond_node) = node.child_by_field_name("condition").map(|c| {
-            c.child_by_field_name("value")
-                .or_else(|| c.named_child(0))
-                .unwrap_or(c)
-        }) else {
+        let Some(cond_node) = node
+            .field("condition")
+            .map(|c| c.field("value").or_else(|| c.named_child(0)).unwrap_or(c))
+        else {
             return;
         };
         let v = match self.eval(cond_node) {
@@ -860,7 +847,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             _ => self.fresh_unknown("switch", Scope::Thread),
         };
         let cond_span = self.span(cond_node);
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             return;
         };
         let mut c = body.walk();
@@ -870,7 +857,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             .collect();
         let mut values = Vec::new();
         for case in &cases {
-            if let Some(val) = case.child_by_field_name("value") {
+            if let Some(val) = case.field("value") {
                 let e = match self.eval(val) {
                     Value::Int(e) => e,
                     _ => self.fresh_unknown("case", Scope::Grid),
@@ -907,7 +894,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.cond_spans.push((cond_span, enter.clone()));
             self.out.push(Vec::new());
             let mut c2 = case.walk();
-            let value_node = case.child_by_field_name("value");
+            let value_node = case.field("value");
             let stmts: Vec<Node> = case
                 .named_children(&mut c2)
                 .filter(|n| value_node != Some(*n))
@@ -940,7 +927,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let kind = node.kind();
         self.push_scope();
         if kind == "for_statement" {
-            if let Some(init) = node.child_by_field_name("initializer") {
+            if let Some(init) = node.field("initializer") {
                 if init.kind() == "declaration" {
                     self.declaration(init);
                 } else {
@@ -948,17 +935,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
-        let cond_node = node.child_by_field_name("condition").map(|c| {
+        let cond_node = node.field("condition").map(|c| {
             if c.kind() == "condition_clause" {
-                c.child_by_field_name("value")
-                    .or_else(|| c.named_child(0))
-                    .unwrap_or(c)
+                c.field("value").or_else(|| c.named_child(0)).unwrap_or(c)
             } else {
                 c
             }
         });
-        let update_node = node.child_by_field_name("update");
-        let body_node = node.child_by_field_name("body");
+        let update_node = node.field("update");
+        let body_node = node.field("body");
 
         // Candidates: locals the loop may assign.
         let mut names = HashSet::new();
@@ -1250,7 +1235,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             "string_literal" | "concatenated_string" | "raw_string_literal" => Value::Local,
             "identifier" => self.identifier(node),
             "field_expression" => self.field(node),
-            "qualified_identifier" => match node.child_by_field_name("name") {
+            "qualified_identifier" => match node.field("name") {
                 Some(n) => self.eval(n),
                 None => Value::Int(self.fresh_unknown("qualified", Scope::Grid)),
             },
@@ -1259,10 +1244,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 None => Value::Int(Expr::Const(0)),
             },
             "comma_expression" => {
-                if let Some(l) = node.child_by_field_name("left") {
+                if let Some(l) = node.field("left") {
                     self.eval(l);
                 }
-                match node.child_by_field_name("right") {
+                match node.field("right") {
                     Some(r) => self.eval(r),
                     None => Value::Int(Expr::Const(0)),
                 }
@@ -1278,7 +1263,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             "pointer_expression" => {
                 // `&x`
-                let Some(arg) = node.child_by_field_name("argument") else {
+                let Some(arg) = node.field("argument") else {
                     return Value::Opaque("address".into());
                 };
                 match self.lvalue(arg) {
@@ -1294,10 +1279,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             "binary_expression" => self.binary(node),
             "unary_expression" => {
                 let op = node
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .map(|o| self.text(o))
                     .unwrap_or_default();
-                let v = match node.child_by_field_name("argument") {
+                let v = match node.field("argument") {
                     Some(a) => self.eval(a),
                     None => Value::Int(Expr::Const(0)),
                 };
@@ -1310,12 +1295,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 })
             }
             "conditional_expression" => self.conditional(node),
-            "cast_expression" => match node.child_by_field_name("value") {
+            "cast_expression" => match node.field("value") {
                 Some(v) => {
-                    let ty = node
-                        .child_by_field_name("type")
-                        .map(|t| self.text(t))
-                        .unwrap_or_default();
+                    let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
                     let val = self.eval(v);
                     self.convert_for_type(&ty, val)
                 }
@@ -1362,7 +1344,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Local
             }
             "compound_literal_expression" => Value::Local,
-            "template_function" => match node.child_by_field_name("name") {
+            "template_function" => match node.field("name") {
                 Some(n) => self.eval(n),
                 None => Value::Local,
             },
@@ -1387,7 +1369,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn is_address_of(&self, node: Node) -> bool {
         node.kind() == "pointer_expression"
             && node
-                .child_by_field_name("operator")
+                .field("operator")
                 .map(|o| node_text(&self.src, o) == "&")
                 .unwrap_or(false)
     }
@@ -1464,8 +1446,15 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         if let Some(m) = self.file.macros.get(name) {
             if m.params.is_none() && self.macro_depth < 16 {
-                if let Some(v) = self.file.macro_constants.borrow().get(name) {
-                    return Value::Int(Expr::Const(*v));
+                let known = self
+                    .file
+                    .macro_constants
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(name)
+                    .copied();
+                if let Some(v) = known {
+                    return Value::Int(Expr::Const(v));
                 }
                 let body = m.body.clone();
                 let span = self.span(node);
@@ -1476,7 +1465,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                     if let Value::Int(Expr::Const(c)) = v {
                         self.file
                             .macro_constants
-                            .borrow_mut()
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
                             .insert(name.to_string(), c);
                     }
                     return v;
@@ -1534,8 +1524,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             let value = tree
                 .root_node()
                 .named_child(0)
-                .and_then(|d| d.child_by_field_name("declarator"))
-                .and_then(|d| d.child_by_field_name("value"));
+                .and_then(|d| d.field("declarator"))
+                .and_then(|d| d.field("value"));
             if let Some(v) = value {
                 result = Some(self.eval(v));
             }
@@ -1546,7 +1536,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let Some(b) = tree2
                 .root_node()
                 .named_child(0)
-                .and_then(|f| f.child_by_field_name("body"))
+                .and_then(|f| f.field("body"))
             {
                 self.statement(b);
                 result = Some(Value::Int(Expr::Const(0)));
@@ -1559,15 +1549,15 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn field(&mut self, node: Node) -> Value {
-        let Some(arg) = node.child_by_field_name("argument") else {
+        let Some(arg) = node.field("argument") else {
             return Value::Local;
         };
         let field = node
-            .child_by_field_name("field")
+            .field("field")
             .map(|f| self.text(f))
             .unwrap_or_default();
         let op = node
-            .child_by_field_name("operator")
+            .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
         if op == "->" {
@@ -1644,11 +1634,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             "parenthesized_expression" => node.named_child(0).and_then(|n| self.lvalue(n)),
             "subscript_expression" => {
-                let arg = node.child_by_field_name("argument")?;
+                let arg = node.field("argument")?;
                 let idx_node = node
-                    .child_by_field_name("indices")
+                    .field("indices")
                     .and_then(|l| l.named_child(0))
-                    .or_else(|| node.child_by_field_name("index"))?;
+                    .or_else(|| node.field("index"))?;
                 let (base, mut bounds) = match self.lvalue_base(arg) {
                     Some(b) => b,
                     None => return Some(LValue::Discard),
@@ -1666,7 +1656,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             "pointer_expression" if !self.is_address_of(node) => {
-                let arg = node.child_by_field_name("argument")?;
+                let arg = node.field("argument")?;
                 match self.eval(arg) {
                     Value::Ptr(p) => {
                         let mut bounds = Vec::new();
@@ -1681,9 +1671,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             "field_expression" => {
-                let arg = node.child_by_field_name("argument")?;
+                let arg = node.field("argument")?;
                 let op = node
-                    .child_by_field_name("operator")
+                    .field("operator")
                     .map(|o| self.text(o))
                     .unwrap_or_default();
                 if op == "->" {
@@ -1702,12 +1692,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                 }
             }
-            "cast_expression" => node
-                .child_by_field_name("value")
-                .and_then(|v| self.lvalue(v)),
-            "qualified_identifier" => node
-                .child_by_field_name("name")
-                .and_then(|n| self.lvalue(n)),
+            "cast_expression" => node.field("value").and_then(|v| self.lvalue(v)),
+            "qualified_identifier" => node.field("name").and_then(|n| self.lvalue(n)),
             _ => {
                 self.eval(node);
                 None
@@ -1719,10 +1705,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// collected from outer subscripts of a multi-dimensional array.
     fn lvalue_base(&mut self, arg: Node) -> Option<(Value, Vec<Expr>)> {
         if arg.kind() == "subscript_expression" {
-            let inner_arg = arg.child_by_field_name("argument")?;
-            let idx_node = arg
-                .child_by_field_name("indices")
-                .and_then(|l| l.named_child(0))?;
+            let inner_arg = arg.field("argument")?;
+            let idx_node = arg.field("indices").and_then(|l| l.named_child(0))?;
             let (base, mut bounds) = self.lvalue_base(inner_arg)?;
             let idx_v = self.eval(idx_node);
             let idx = self.int_of(idx_v, "index");
@@ -1891,14 +1875,11 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn assignment(&mut self, node: Node) -> Value {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return Value::Int(Expr::Const(0));
         };
         let op = node
-            .child_by_field_name("operator")
+            .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_else(|| "=".into());
         let rhs = self.eval(right);
@@ -1918,11 +1899,11 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn update(&mut self, node: Node) -> Value {
-        let Some(arg) = node.child_by_field_name("argument") else {
+        let Some(arg) = node.field("argument") else {
             return Value::Int(Expr::Const(0));
         };
         let op = node
-            .child_by_field_name("operator")
+            .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
         let Some(lv) = self.lvalue(arg) else {
@@ -1997,13 +1978,10 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     fn binary(&mut self, node: Node) -> Value {
         let op = node
-            .child_by_field_name("operator")
+            .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
-        let (Some(l), Some(r)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(l), Some(r)) = (node.field("left"), node.field("right")) else {
             return Value::Int(Expr::Const(0));
         };
         if op == "&&" || op == "||" {
@@ -2032,7 +2010,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn conditional(&mut self, node: Node) -> Value {
-        let Some(c) = node.child_by_field_name("condition") else {
+        let Some(c) = node.field("condition") else {
             return Value::Int(Expr::Const(0));
         };
         let cond = self.eval_cond(c);
@@ -2042,23 +2020,19 @@ impl<'a, 't> Lowerer<'a, 't> {
             lw.path.pop();
             v
         };
-        let a = branch(self, node.child_by_field_name("consequence"), cond.clone());
-        let b = branch(
-            self,
-            node.child_by_field_name("alternative"),
-            Expr::not(cond.clone()),
-        );
+        let a = branch(self, node.field("consequence"), cond.clone());
+        let b = branch(self, node.field("alternative"), Expr::not(cond.clone()));
         self.merge_value(&cond, a, b)
     }
 
     // ----- calls -----------------------------------------------------------
 
     fn call(&mut self, node: Node) -> Value {
-        let Some(func) = node.child_by_field_name("function") else {
+        let Some(func) = node.field("function") else {
             return Value::Int(Expr::Const(0));
         };
         let args: Vec<Node> = node
-            .child_by_field_name("arguments")
+            .field("arguments")
             .map(|a| {
                 let mut c = a.walk();
                 a.named_children(&mut c)
@@ -2069,11 +2043,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         // Method calls on cooperative groups: `block.sync()`, `g.thread_rank()`.
         if func.kind() == "field_expression" {
             let field = func
-                .child_by_field_name("field")
+                .field("field")
                 .map(|f| self.text(f))
                 .unwrap_or_default();
             let base = func
-                .child_by_field_name("argument")
+                .field("argument")
                 .map(|a| self.eval(a))
                 .unwrap_or(Value::Local);
             if let Value::Group(g) = base {
@@ -2089,21 +2063,19 @@ impl<'a, 't> Lowerer<'a, 't> {
             "qualified_identifier" => {
                 let mut n = func;
                 let mut targs = None;
-                while let Some(inner) = n.child_by_field_name("name") {
+                while let Some(inner) = n.field("name") {
                     n = inner;
                     if n.kind() == "template_function" {
-                        targs = n.child_by_field_name("arguments");
-                        n = n.child_by_field_name("name").unwrap_or(n);
+                        targs = n.field("arguments");
+                        n = n.field("name").unwrap_or(n);
                         break;
                     }
                 }
                 (self.text(n), targs)
             }
             "template_function" => (
-                func.child_by_field_name("name")
-                    .map(|n| self.text(n))
-                    .unwrap_or_default(),
-                func.child_by_field_name("arguments"),
+                func.field("name").map(|n| self.text(n)).unwrap_or_default(),
+                func.field("arguments"),
             ),
             "parenthesized_expression" => {
                 for a in &args {
@@ -2410,9 +2382,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let fnode = def.node;
         let params: Vec<Node> = fnode
-            .child_by_field_name("declarator")
+            .field("declarator")
             .and_then(find_function_declarator)
-            .and_then(|f| f.child_by_field_name("parameters"))
+            .and_then(|f| f.field("parameters"))
             .map(|p| {
                 let mut c = p.walk();
                 p.named_children(&mut c).collect()
@@ -2421,7 +2393,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         // Arguments are evaluated in the caller's frame.
         let mut bound = Vec::new();
         for (i, p) in params.iter().enumerate() {
-            let Some(decl) = p.child_by_field_name("declarator") else {
+            let Some(decl) = p.field("declarator") else {
                 continue;
             };
             let Some(pname) = declarator_name(&self.src, decl) else {
@@ -2471,7 +2443,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             // Accesses inside the callee point at their own lines; a race
             // message names the callee's statement, which is what to fix.
         }
-        if let Some(body) = fnode.child_by_field_name("body") {
+        if let Some(body) = fnode.field("body") {
             self.statement(body);
         }
         self.span_override = saved_override;
@@ -2634,7 +2606,7 @@ fn contains_kind(node: Node, kind: &str) -> bool {
             return true;
         }
         if n.kind() == "init_declarator" {
-            if let Some(d) = n.child_by_field_name("declarator") {
+            if let Some(d) = n.field("declarator") {
                 stack.push(d);
             }
             continue;
@@ -2777,23 +2749,21 @@ fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> 
     while let Some(n) = stack.pop() {
         match n.kind() {
             "assignment_expression" => {
-                if let Some(l) = n.child_by_field_name("left") {
+                if let Some(l) = n.field("left") {
                     if let Some(id) = root_identifier(l) {
                         out.insert(node_text(src, id).to_string());
                     }
                 }
             }
             "update_expression" => {
-                if let Some(a) = n.child_by_field_name("argument") {
+                if let Some(a) = n.field("argument") {
                     if let Some(id) = root_identifier(a) {
                         out.insert(node_text(src, id).to_string());
                     }
                 }
             }
-            "pointer_expression"
-                if n.child_by_field_name("operator").map(|o| node_text(src, o)) == Some("&") =>
-            {
-                if let Some(a) = n.child_by_field_name("argument") {
+            "pointer_expression" if n.field("operator").map(|o| node_text(src, o)) == Some("&") => {
+                if let Some(a) = n.field("argument") {
                     if a.kind() == "identifier" {
                         out.insert(node_text(src, a).to_string());
                     }
@@ -2801,27 +2771,25 @@ fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> 
             }
             "call_expression" => {
                 // Arguments bound to reference parameters of known functions.
-                let fname = n
-                    .child_by_field_name("function")
-                    .map(|f| node_text(src, f).to_string());
+                let fname = n.field("function").map(|f| node_text(src, f).to_string());
                 if let Some(def) = fname.and_then(|f| file.functions.get(&f)) {
                     let params: Vec<bool> = def
                         .node
-                        .child_by_field_name("declarator")
+                        .field("declarator")
                         .and_then(find_function_declarator)
-                        .and_then(|f| f.child_by_field_name("parameters"))
+                        .and_then(|f| f.field("parameters"))
                         .map(|p| {
                             let mut c = p.walk();
                             p.named_children(&mut c)
                                 .map(|pd| {
-                                    pd.child_by_field_name("declarator")
+                                    pd.field("declarator")
                                         .map(|d| contains_kind(d, "reference_declarator"))
                                         .unwrap_or(false)
                                 })
                                 .collect()
                         })
                         .unwrap_or_default();
-                    if let Some(args) = n.child_by_field_name("arguments") {
+                    if let Some(args) = n.field("arguments") {
                         let mut c = args.walk();
                         for (i, a) in args.named_children(&mut c).enumerate() {
                             if params.get(i).copied().unwrap_or(false) && a.kind() == "identifier" {

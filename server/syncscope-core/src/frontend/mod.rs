@@ -11,6 +11,7 @@ mod lower;
 use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::Span;
+use crate::syntax::FieldExt;
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -57,21 +58,75 @@ pub struct FileContext<'t> {
     pub global_arrays: Vec<GlobalArray<'t>>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
-    /// Object-like macros already expanded to a constant (shared by kernels).
-    pub macro_constants: std::cell::RefCell<HashMap<String, i64>>,
+    /// Object-like macros already expanded to a constant (shared by kernels,
+    /// which may be lowered on several threads).
+    pub macro_constants: std::sync::Mutex<HashMap<String, i64>>,
     /// Launch dimensions mentioned by device functions and macros.
-    pub helper_dims: std::cell::OnceCell<([bool; 3], [bool; 3])>,
+    pub helper_dims: std::sync::OnceLock<([bool; 3], [bool; 3])>,
 }
 
 /// Lowers every kernel of a file. Each result pairs a kernel model with its
 /// definition span; a kernel whose lowering panicked is reported by the caller.
+///
+/// Files with many kernels are lowered on several threads (kernels are
+/// independent given the file context); the result is in source order.
 pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Vec<Kernel> {
     let cx = collect(text, tree.root_node(), options);
-    cx.kernels
-        .iter()
-        .map(|k| lower_kernel(text, &cx, k, options))
-        .collect()
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(cx.kernels.len() / PARALLEL_MIN_KERNELS)
+        .min(8);
+    if workers <= 1 {
+        return cx
+            .kernels
+            .iter()
+            .map(|k| lower_kernel(text, &cx, k, options))
+            .collect();
+    }
+    let chunk = cx.kernels.len().div_ceil(workers);
+    let lowered: Option<Vec<Vec<Kernel>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = cx
+            .kernels
+            .chunks(chunk)
+            .map(|defs| {
+                let cx = &cx;
+                std::thread::Builder::new()
+                    .name("syncscope-lower".into())
+                    .stack_size(LOWER_STACK)
+                    .spawn_scoped(s, move || {
+                        defs.iter()
+                            .map(|k| lower_kernel(text, cx, k, options))
+                            .collect::<Vec<_>>()
+                    })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().map_err(|p| std::panic::resume_unwind(p)).ok(),
+                Err(_) => None,
+            })
+            .collect()
+    });
+    match lowered {
+        Some(parts) => parts.into_iter().flatten().collect(),
+        // A thread could not be started: lower here.
+        None => cx
+            .kernels
+            .iter()
+            .map(|k| lower_kernel(text, &cx, k, options))
+            .collect(),
+    }
 }
+
+/// Fewest kernels per lowering thread (below it a thread costs more than it
+/// saves).
+const PARALLEL_MIN_KERNELS: usize = 16;
+
+/// Stack of a lowering thread: lowering recurses on the syntax tree (its
+/// depth is bounded in the front end), like the analysis threads.
+const LOWER_STACK: usize = 256 << 20;
 
 /// Kernel names and definition spans only (cheap; used to map edits to kernels).
 pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)> {
@@ -108,7 +163,7 @@ pub fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext
                 items.extend(node.named_children(&mut c));
             }
             "namespace_definition" | "linkage_specification" => {
-                if let Some(body) = node.child_by_field_name("body") {
+                if let Some(body) = node.field("body") {
                     if body.kind() == "declaration_list" {
                         let mut c = body.walk();
                         items.extend(body.named_children(&mut c));
@@ -173,7 +228,7 @@ fn collect_item<'t>(
             cx.functions.insert(name, def);
         }
         "template_instantiation" => {
-            if let Some(decl) = node.child_by_field_name("declarator") {
+            if let Some(decl) = node.field("declarator") {
                 if let Some((name, args)) = instantiation(text, decl) {
                     cx.instantiations.entry(name).or_default().push(args);
                 }
@@ -189,10 +244,7 @@ fn collect_item<'t>(
             let mut c = node.walk();
             for d in node.children_by_field_name("declarator", &mut c) {
                 let (inner, value) = if d.kind() == "init_declarator" {
-                    (
-                        d.child_by_field_name("declarator"),
-                        d.child_by_field_name("value"),
-                    )
+                    (d.field("declarator"), d.field("value"))
                 } else {
                     (Some(d), None)
                 };
@@ -235,10 +287,10 @@ fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {
                 if e.kind() != "enumerator" {
                     continue;
                 }
-                let Some(name) = e.child_by_field_name("name") else {
+                let Some(name) = e.field("name") else {
                     continue;
                 };
-                if let Some(v) = e.child_by_field_name("value") {
+                if let Some(v) = e.field("value") {
                     if let Some(val) = const_eval(text, v, &cx.macros, &cx.enumerators) {
                         next = val;
                     }
@@ -255,12 +307,12 @@ fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {
 }
 
 pub fn macro_def(text: &str, node: Node) -> Option<(String, Macro)> {
-    let name = node_text(text, node.child_by_field_name("name")?).to_string();
+    let name = node_text(text, node.field("name")?).to_string();
     let body = node
-        .child_by_field_name("value")
+        .field("value")
         .map(|v| node_text(text, v).trim().to_string())
         .unwrap_or_default();
-    let params = node.child_by_field_name("parameters").map(|p| {
+    let params = node.field("parameters").map(|p| {
         let mut c = p.walk();
         p.named_children(&mut c)
             .map(|n| node_text(text, n).to_string())
@@ -277,10 +329,7 @@ pub fn preproc_branch<'t>(
 ) -> Vec<Node<'t>> {
     let taken = match node.kind() {
         "preproc_ifdef" => {
-            let name = node
-                .child_by_field_name("name")
-                .map(|n| node_text(text, n))
-                .unwrap_or("");
+            let name = node.field("name").map(|n| node_text(text, n)).unwrap_or("");
             let defined = macros.contains_key(name);
             let negate = node
                 .child(0)
@@ -289,7 +338,7 @@ pub fn preproc_branch<'t>(
             defined != negate
         }
         "preproc_if" | "preproc_elif" => node
-            .child_by_field_name("condition")
+            .field("condition")
             .and_then(|c| const_eval(text, c, macros, &HashMap::new()))
             .map(|v| v != 0)
             .unwrap_or(false),
@@ -306,7 +355,7 @@ pub fn preproc_branch<'t>(
             }
         }
         out
-    } else if let Some(alt) = node.child_by_field_name("alternative") {
+    } else if let Some(alt) = node.field("alternative") {
         preproc_branch(text, alt, macros)
     } else {
         Vec::new()
@@ -358,8 +407,8 @@ fn const_eval_depth(
                     }
                     let tree = crate::syntax::parse(&format!("int __v = ({});", m.body), None);
                     let decl = tree.root_node().named_child(0)?;
-                    let init = decl.child_by_field_name("declarator")?;
-                    let value = init.child_by_field_name("value")?;
+                    let init = decl.field("declarator")?;
+                    let value = init.field("value")?;
                     let src = format!("int __v = ({});", m.body);
                     const_eval_depth(&src, value, macros, enums, depth + 1)
                 }
@@ -367,8 +416,8 @@ fn const_eval_depth(
             }
         }
         "unary_expression" => {
-            let v = ev(node.child_by_field_name("argument")?)?;
-            match node_text(text, node.child_by_field_name("operator")?) {
+            let v = ev(node.field("argument")?)?;
+            match node_text(text, node.field("operator")?) {
                 "-" => v.checked_neg(),
                 "+" => Some(v),
                 "!" => Some((v == 0) as i64),
@@ -377,20 +426,20 @@ fn const_eval_depth(
             }
         }
         "binary_expression" => {
-            let a = ev(node.child_by_field_name("left")?)?;
-            let b = ev(node.child_by_field_name("right")?)?;
-            let op = node_text(text, node.child_by_field_name("operator")?);
+            let a = ev(node.field("left")?)?;
+            let b = ev(node.field("right")?)?;
+            let op = node_text(text, node.field("operator")?);
             crate::model::fold(binop(op)?, a, b)
         }
         "conditional_expression" => {
-            let c = ev(node.child_by_field_name("condition")?)?;
+            let c = ev(node.field("condition")?)?;
             if c != 0 {
-                ev(node.child_by_field_name("consequence")?)
+                ev(node.field("consequence")?)
             } else {
-                ev(node.child_by_field_name("alternative")?)
+                ev(node.field("alternative")?)
             }
         }
-        "cast_expression" => ev(node.child_by_field_name("value")?),
+        "cast_expression" => ev(node.field("value")?),
         _ => None,
     }
 }
@@ -461,25 +510,17 @@ pub fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
 }
 
 pub fn function_name(text: &str, def: Node) -> Option<String> {
-    let mut d = def.child_by_field_name("declarator")?;
+    let mut d = def.field("declarator")?;
     loop {
         match d.kind() {
             "function_declarator" | "pointer_declarator" | "reference_declarator" => {
-                d = d
-                    .child_by_field_name("declarator")
-                    .or_else(|| d.named_child(0))?;
+                d = d.field("declarator").or_else(|| d.named_child(0))?;
             }
             "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
             "qualified_identifier" => {
-                return d
-                    .child_by_field_name("name")
-                    .map(|n| node_text(text, n).to_string())
+                return d.field("name").map(|n| node_text(text, n).to_string())
             }
-            "template_function" => {
-                return d
-                    .child_by_field_name("name")
-                    .map(|n| node_text(text, n).to_string())
-            }
+            "template_function" => return d.field("name").map(|n| node_text(text, n).to_string()),
             _ => return None,
         }
     }
@@ -491,7 +532,7 @@ pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
         match d.kind() {
             "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
             _ => {
-                d = d.child_by_field_name("declarator").or_else(|| {
+                d = d.field("declarator").or_else(|| {
                     let mut c = d.walk();
                     let found = d
                         .named_children(&mut c)
@@ -506,13 +547,13 @@ pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
 
 fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {
     let mut out = Vec::new();
-    let Some(list) = node.child_by_field_name("parameters") else {
+    let Some(list) = node.field("parameters") else {
         return out;
     };
     let mut c = list.walk();
     for p in list.named_children(&mut c) {
         let name = p
-            .child_by_field_name("declarator")
+            .field("declarator")
             .and_then(|d| declarator_name(text, d))
             .or_else(|| {
                 let mut c2 = p.walk();
@@ -523,8 +564,8 @@ fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {
                 n
             });
         let default = p
-            .child_by_field_name("default_value")
-            .or_else(|| p.child_by_field_name("default_type"))
+            .field("default_value")
+            .or_else(|| p.field("default_type"))
             .map(|d| node_text(text, d).to_string());
         if let Some(name) = name {
             out.push(TemplateParam { name, default });
@@ -537,8 +578,8 @@ fn instantiation(text: &str, decl: Node) -> Option<(String, Vec<String>)> {
     let mut d = decl;
     for _ in 0..8 {
         if d.kind() == "template_function" {
-            let name = node_text(text, d.child_by_field_name("name")?).to_string();
-            let args = d.child_by_field_name("arguments")?;
+            let name = node_text(text, d.field("name")?).to_string();
+            let args = d.field("arguments")?;
             let mut c = args.walk();
             let list = args
                 .named_children(&mut c)
@@ -546,7 +587,7 @@ fn instantiation(text: &str, decl: Node) -> Option<(String, Vec<String>)> {
                 .collect();
             return Some((name, list));
         }
-        d = d.child_by_field_name("declarator")?;
+        d = d.field("declarator")?;
     }
     None
 }

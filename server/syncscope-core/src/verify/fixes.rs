@@ -14,6 +14,7 @@ use crate::cache::QueryCache;
 use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::*;
+use crate::syntax::FieldExt;
 use std::collections::HashSet;
 use tree_sitter::Node;
 
@@ -316,7 +317,7 @@ fn root_variable(n: Node) -> Option<Node> {
     match n.kind() {
         "identifier" => Some(n),
         "parenthesized_expression" => n.named_child(0).and_then(root_variable),
-        "field_expression" => n.child_by_field_name("argument").and_then(root_variable),
+        "field_expression" => n.field("argument").and_then(root_variable),
         _ => None,
     }
 }
@@ -330,12 +331,12 @@ fn assigned_or_declared(nodes: &[Node], text: &str) -> (HashSet<String>, HashSet
             match n.kind() {
                 // Only variables change: `s[i] = v` writes memory, not `i`.
                 "assignment_expression" => {
-                    if let Some(l) = n.child_by_field_name("left").and_then(root_variable) {
+                    if let Some(l) = n.field("left").and_then(root_variable) {
                         assigned.insert(text[l.byte_range()].to_string());
                     }
                 }
                 "update_expression" => {
-                    if let Some(a) = n.child_by_field_name("argument").and_then(root_variable) {
+                    if let Some(a) = n.field("argument").and_then(root_variable) {
                         assigned.insert(text[a.byte_range()].to_string());
                     }
                 }
@@ -368,12 +369,12 @@ fn hoist_fix(
     let block = stmt.parent()?;
     let iff = block.parent()?;
     if iff.kind() != "if_statement"
-        || iff.child_by_field_name("alternative").is_some()
-        || iff.child_by_field_name("consequence") != Some(block)
+        || iff.field("alternative").is_some()
+        || iff.field("consequence") != Some(block)
     {
         return None;
     }
-    let cond = iff.child_by_field_name("condition")?;
+    let cond = iff.field("condition")?;
     let mut c = block.walk();
     let children: Vec<Node> = block.named_children(&mut c).collect();
     let idx = children.iter().position(|n| *n == stmt)?;
