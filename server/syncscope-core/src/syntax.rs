@@ -151,39 +151,6 @@ pub fn kernel_names(tree: &tree_sitter::Tree, text: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_grammar_query_compiles() {
-        for (name, src) in QUERIES {
-            if let Err(e) = tree_sitter::Query::new(&language(), src) {
-                panic!("{name} does not compile against tree-sitter-cuda: {e}");
-            }
-        }
-    }
-
-    #[test]
-    fn queries_find_kernels_and_barriers() {
-        let src = "__global__ void k(float *a) { __syncthreads(); auto b = cg::this_thread_block(); b.sync(); __syncwarp(); }\n__device__ void f() {}\ntemplate <int N> __global__ void t() {}\n";
-        let tree = parse(src, None);
-        assert_eq!(kernel_names(&tree, src), ["k", "t"]);
-        assert_eq!(barrier_calls(&tree, src).len(), 3);
-    }
-
-    #[test]
-    fn syntax_errors_are_findings_not_failures() {
-        let src = "__global__ void ok(int *a) { a[0] = 1; }\n__global__ void bad( { \n";
-        let tree = parse(src, None);
-        let errs = syntax_errors(&tree, src);
-        assert!(!errs.is_empty());
-        assert!(errs
-            .iter()
-            .all(|f| f.kind == crate::report::FindingKind::SyntaxError));
-    }
-}
-
 /// Field lookup by name without tree-sitter's per-call name search.
 ///
 /// `Node::child_by_field_name` resolves the name with a linear `strncmp` scan
@@ -238,5 +205,38 @@ fn field_id(name: &str) -> Option<u16> {
 impl<'t> FieldExt<'t> for tree_sitter::Node<'t> {
     fn field(&self, name: &'static str) -> Option<tree_sitter::Node<'t>> {
         self.child_by_field_id(field_id(name)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_query_compiles() {
+        for (name, src) in QUERIES {
+            if let Err(e) = tree_sitter::Query::new(&language(), src) {
+                panic!("{name} does not compile against tree-sitter-cuda: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn queries_find_kernels_and_barriers() {
+        let src = "__global__ void k(float *a) { __syncthreads(); auto b = cg::this_thread_block(); b.sync(); __syncwarp(); }\n__device__ void f() {}\ntemplate <int N> __global__ void t() {}\n";
+        let tree = parse(src, None);
+        assert_eq!(kernel_names(&tree, src), ["k", "t"]);
+        assert_eq!(barrier_calls(&tree, src).len(), 3);
+    }
+
+    #[test]
+    fn syntax_errors_are_findings_not_failures() {
+        let src = "__global__ void ok(int *a) { a[0] = 1; }\n__global__ void bad( { \n";
+        let tree = parse(src, None);
+        let errs = syntax_errors(&tree, src);
+        assert!(!errs.is_empty());
+        assert!(errs
+            .iter()
+            .all(|f| f.kind == crate::report::FindingKind::SyntaxError));
     }
 }
