@@ -24,23 +24,40 @@ pub fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
 }
 
-/// 1-based line and 1-based column in characters.
-pub fn line_col(text: &str, offset: u32) -> (usize, usize) {
-    let offset = (offset as usize).min(text.len());
-    let mut off = offset;
-    while off > 0 && !text.is_char_boundary(off) {
-        off -= 1;
-    }
-    let before = &text[..off];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let col = text[line_start..off].chars().count() + 1;
-    (line, col)
+/// Line starts of a file, computed once: every location of a report is
+/// converted through it (scanning from the start of the file for each one
+/// made a report of 10,000 kernels quadratic).
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
 }
 
-fn range_json(text: &str, span: &Span) -> Value {
-    let (sl, sc) = line_col(text, span.start.offset);
-    let (el, ec) = line_col(text, span.end.offset);
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { text, starts }
+    }
+
+    /// 1-based line and 1-based column in characters.
+    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+        let text = self.text;
+        let mut off = (offset as usize).min(text.len());
+        while off > 0 && !text.is_char_boundary(off) {
+            off -= 1;
+        }
+        // The last line start at or before `off`.
+        let line = self.starts.partition_point(|&s| s <= off);
+        let line_start = self.starts[line - 1];
+        let col = text[line_start..off].chars().count() + 1;
+        (line, col)
+    }
+}
+
+fn range_json(index: &LineIndex, span: &Span) -> Value {
+    let (sl, sc) = index.line_col(span.start.offset);
+    let (el, ec) = index.line_col(span.end.offset);
     json!({"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}})
 }
 
@@ -52,7 +69,7 @@ fn severity_str(s: Severity) -> &'static str {
     }
 }
 
-pub fn finding_json(file: &str, text: &str, f: &Finding) -> Value {
+pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
     let mut v = json!({
         "kind": f.kind.code(),
         "severity": severity_str(f.severity),
@@ -96,8 +113,9 @@ pub fn json(results: &[FileResult]) -> String {
     let mut kernels = Vec::new();
     for r in results {
         let file = r.path.display().to_string();
+        let index = LineIndex::new(&r.text);
         for f in &r.report.findings {
-            findings.push(finding_json(&file, &r.text, f));
+            findings.push(finding_json(&file, &index, f));
         }
         for k in &r.report.kernels {
             kernels.push(json!({
@@ -106,7 +124,7 @@ pub fn json(results: &[FileResult]) -> String {
                 "status": k.status.as_str(),
                 "millis": k.millis,
                 "queries": k.queries,
-                "range": range_json(&r.text, &k.span),
+                "range": range_json(&index, &k.span),
             }));
         }
     }
@@ -136,14 +154,15 @@ pub fn sarif(results: &[FileResult]) -> String {
             })
         })
         .collect();
-    let region = |text: &str, span: &Span| {
-        let (sl, sc) = line_col(text, span.start.offset);
-        let (el, ec) = line_col(text, span.end.offset);
+    let region = |index: &LineIndex, span: &Span| {
+        let (sl, sc) = index.line_col(span.start.offset);
+        let (el, ec) = index.line_col(span.end.offset);
         json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
     };
     let mut out = Vec::new();
     for r in results {
         let uri = r.path.display().to_string().replace('\\', "/");
+        let index = LineIndex::new(&r.text);
         for f in &r.report.findings {
             let level = match f.severity {
                 Severity::Error => "error",
@@ -161,14 +180,14 @@ pub fn sarif(results: &[FileResult]) -> String {
                 "message": {"text": f.message},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": uri},
-                    "region": region(&r.text, &f.span),
+                    "region": region(&index, &f.span),
                 }}],
                 "relatedLocations": f.related.iter().enumerate().map(|(i, rel)| json!({
                     "id": i,
                     "message": {"text": rel.message},
                     "physicalLocation": {
                         "artifactLocation": {"uri": uri},
-                        "region": region(&r.text, &rel.span),
+                        "region": region(&index, &rel.span),
                     }
                 })).collect::<Vec<_>>(),
             }));
@@ -209,6 +228,7 @@ pub fn human(results: &[FileResult], color: bool) -> String {
     for r in results {
         let file = r.path.display().to_string();
         let lines: Vec<&str> = r.text.lines().collect();
+        let index = LineIndex::new(&r.text);
         for f in &r.report.findings {
             let (label, code) = match f.severity {
                 Severity::Error => ("error", "1;31"),
@@ -222,12 +242,12 @@ pub fn human(results: &[FileResult], color: bool) -> String {
                 paint("1", ":"),
                 paint("1", &f.message)
             );
-            snippet(&mut out, &file, &r.text, &lines, &f.span, code, color, None);
+            snippet(&mut out, &file, &index, &lines, &f.span, code, color, None);
             for rel in &f.related {
                 snippet(
                     &mut out,
                     &file,
-                    &r.text,
+                    &index,
                     &lines,
                     &rel.span,
                     "1;34",
@@ -268,7 +288,7 @@ pub fn human(results: &[FileResult], color: bool) -> String {
 fn snippet(
     out: &mut String,
     file: &str,
-    text: &str,
+    index: &LineIndex,
     lines: &[&str],
     span: &Span,
     code: &str,
@@ -276,8 +296,8 @@ fn snippet(
     note: Option<&str>,
 ) {
     let paint = |code: &str, s: &str| paint(color, code, s);
-    let (line, col) = line_col(text, span.start.offset);
-    let (end_line, end_col) = line_col(text, span.end.offset);
+    let (line, col) = index.line_col(span.start.offset);
+    let (end_line, end_col) = index.line_col(span.end.offset);
     let gutter = line.to_string().len();
     let _ = writeln!(
         out,
@@ -311,4 +331,39 @@ fn snippet(
         note.map(|n| format!(" {}", paint(code, n)))
             .unwrap_or_default()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+
+    /// The definition: 1 + the newlines before the offset; 1 + the
+    /// characters since the last newline.
+    fn by_scanning(text: &str, off: usize) -> (usize, usize) {
+        let before = &text[..off];
+        let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+        (
+            before.matches('\n').count() + 1,
+            text[line_start..off].chars().count() + 1,
+        )
+    }
+
+    #[test]
+    fn line_index_agrees_with_scanning_at_every_offset() {
+        for text in ["", "a", "\n", "ab\ncd\n", "é\n\nxÿz\n€", "\n\nend"] {
+            let index = LineIndex::new(text);
+            for off in 0..=text.len() + 2 {
+                let clamped = off.min(text.len());
+                let mut b = clamped;
+                while !text.is_char_boundary(b) {
+                    b -= 1;
+                }
+                assert_eq!(
+                    index.line_col(off as u32),
+                    by_scanning(text, b),
+                    "{text:?} at {off}"
+                );
+            }
+        }
+    }
 }

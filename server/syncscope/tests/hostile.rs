@@ -188,6 +188,7 @@ fn ten_thousand_deep_nesting_does_not_overflow_the_stack() {
         ("blocks", wrap("{", "}")),
         ("ifs", wrap("if (a[1] > 0) {", "}")),
         ("whiles", wrap("while (a[1]) {", "}")),
+        ("fors", wrap("for (int i = 0; i < 2; i++) {", "}")),
         (
             "parens",
             expr(format!("{}1{}", "(".repeat(N), ")".repeat(N))),
@@ -228,6 +229,38 @@ fn ten_thousand_deep_nesting_does_not_overflow_the_stack() {
             problems.push(format!("{name}: {kernels:?} {findings:?}"));
         }
         eprintln!("{name}: {kernels:?} in {:?}", r.took);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn loops_that_never_end_are_checked_in_time() {
+    let d = temp_dir("endless");
+    let cases = [
+        // The replay ran this loop to its step budget, then compared every
+        // pair of the two threads' events (>60 s).
+        (
+            "zero_step",
+            "__global__ void k(int *a) {\n    for (int i = 0; i < 10; i += 0) a[threadIdx.x] = i;\n    a[0] += 1;\n}\n",
+        ),
+        (
+            "empty_while",
+            "__global__ void k(int *a) {\n    while (1) {}\n    a[0] = threadIdx.x;\n}\n",
+        ),
+        (
+            "for_ever",
+            "__global__ void k(int *a) {\n    for (;;) { a[threadIdx.x] += 1; }\n    a[0] = threadIdx.x;\n}\n",
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, text) in cases {
+        let p = write(&d, &format!("{name}.cu"), text);
+        let (r, kernels, _) = json_report(&p);
+        eprintln!("{name}: {kernels:?} in {:?}", r.took);
+        if kernels.len() != 1 {
+            problems.push(format!("{name}: {kernels:?}"));
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let _ = std::fs::remove_dir_all(&d);

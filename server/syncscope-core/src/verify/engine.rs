@@ -10,7 +10,7 @@ use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::*;
 use crate::options::Options;
 use crate::report::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -772,18 +772,26 @@ impl<'k> KernelVerifier<'k> {
         let t2 = run(&l2);
         let e = rel.epoch();
         let lockstep = self.options.warp_sync && rel == Relation::SameWarp;
-        let mut found = None;
-        'outer: for a in t1.events.iter().filter(|x| x.access == p) {
-            for b in t2.events.iter().filter(|x| x.access == q) {
-                if a.index == b.index
-                    && a.epochs[e] == b.epochs[e]
-                    && (!lockstep || a.epochs == b.epochs)
-                {
-                    found = Some(a.index);
-                    break 'outer;
-                }
-            }
+        // The second thread's events of `q` by (index, epoch): a loop that
+        // runs to the step budget yields hundreds of thousands of events, so
+        // no pairwise scan.
+        let mut by_slot: HashMap<(i64, u32), HashSet<[u32; 3]>> = HashMap::new();
+        for b in t2.events.iter().filter(|x| x.access == q) {
+            by_slot
+                .entry((b.index, b.epochs[e]))
+                .or_default()
+                .insert(b.epochs);
         }
+        let found = t1
+            .events
+            .iter()
+            .filter(|x| x.access == p)
+            .find(|a| {
+                by_slot
+                    .get(&(a.index, a.epochs[e]))
+                    .is_some_and(|bs| !lockstep || bs.contains(&a.epochs))
+            })
+            .map(|a| a.index);
         // Instance-level replay: the two accesses happen and collide under
         // the witness (used when the whole run exceeds the step budget).
         let all_vals = |name: &str| values.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
