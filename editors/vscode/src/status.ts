@@ -1,7 +1,14 @@
 // The `syncscope/status` notification and its status-bar rendering.
 // Pure logic: no `vscode` import.
 
-export type Verdict = 'verified' | 'racy' | 'divergent' | 'unknown' | 'not-verified' | 'analysing';
+export type Verdict =
+  | 'verified'
+  | 'racy'
+  | 'divergent'
+  | 'unknown'
+  | 'not-verified'
+  | 'syntax-error'
+  | 'analysing';
 
 export interface KernelStatus {
   name: string;
@@ -29,6 +36,7 @@ const VERDICTS: Record<Verdict, { icon: string; label: string; severity: Severit
   divergent: { icon: '$(error)', label: 'barrier divergence', severity: 'error' },
   unknown: { icon: '$(question)', label: 'unknown', severity: 'warning' },
   'not-verified': { icon: '$(circle-slash)', label: 'not verified', severity: 'warning' },
+  'syntax-error': { icon: '$(error)', label: 'syntax error', severity: 'error' },
   analysing: { icon: '$(sync~spin)', label: 'analysing…', severity: 'progress' },
 };
 
@@ -63,7 +71,7 @@ export function formatStatus(p: StatusParams | undefined): StatusView {
   const kernels = Array.isArray(p.kernels) ? p.kernels.filter((k) => k && typeof k.name === 'string') : [];
 
   let suffix = '';
-  if (kernels.length > 0 && p.verdict !== 'analysing') {
+  if (kernels.length > 0 && p.verdict !== 'analysing' && p.verdict !== 'syntax-error') {
     if (p.verdict === 'verified') {
       suffix = ` (${plural(kernels.length, 'kernel')})`;
     } else {
@@ -78,7 +86,9 @@ export function formatStatus(p: StatusParams | undefined): StatusView {
   for (const k of kernels) {
     lines.push(`${k.name}: ${k.status}`);
   }
-  if (kernels.length === 0 && p.verdict !== 'analysing') {
+  if (p.verdict === 'syntax-error') {
+    lines.push('The file has syntax errors: it is not fully analysed.');
+  } else if (kernels.length === 0 && p.verdict !== 'analysing') {
     lines.push('No kernels in this file.');
   }
   lines.push('', 'Click to re-verify this file.');

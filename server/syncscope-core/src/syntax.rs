@@ -163,7 +163,7 @@ pub trait FieldExt<'t> {
 
 /// The fields the front end asks for (any other name falls back to the
 /// grammar's lookup).
-const FIELDS: [&str; 24] = [
+const FIELDS: [&str; 26] = [
     "declarator",
     "value",
     "argument",
@@ -188,6 +188,8 @@ const FIELDS: [&str; 24] = [
     "default_value",
     "default_type",
     "label",
+    "designator",
+    "scope",
 ];
 
 fn field_id(name: &str) -> Option<u16> {

@@ -446,7 +446,7 @@ impl Actor {
         let verdict = if extra.is_some() {
             "unknown"
         } else {
-            to_proto::verdict(&kernels)
+            to_proto::verdict(&kernels, doc.published_syntax)
         };
         let status = to_proto::status(&uri, snap.version, verdict, &kernels);
         self.shared.results.insert(

@@ -209,14 +209,21 @@ fn rank(s: KernelStatus) -> u8 {
     }
 }
 
-/// The verdict of a file: its worst kernel status, "verified" without kernels.
-pub fn verdict(kernels: &[KernelReport]) -> &'static str {
-    kernels
+/// The verdict of a file: its worst kernel status, "verified" without
+/// kernels. A file with syntax errors is never "verified" (a kernel may be
+/// lost in them): unless a kernel is racy or divergent, its verdict is
+/// "syntax-error".
+pub fn verdict(kernels: &[KernelReport], syntax_errors: bool) -> &'static str {
+    let worst = kernels
         .iter()
         .map(|k| k.status)
         .max_by_key(|s| rank(*s))
-        .unwrap_or(KernelStatus::Verified)
-        .as_str()
+        .unwrap_or(KernelStatus::Verified);
+    if syntax_errors && rank(worst) < rank(KernelStatus::Divergent) {
+        "syntax-error"
+    } else {
+        worst.as_str()
+    }
 }
 
 /// The `syncscope/status` params.
@@ -442,15 +449,28 @@ mod tests {
             "r".into(),
         );
         assert_eq!(lens_title(&racy, &[f]), "✗ racy (1 race; 14 queries, 9 ms)");
-        assert_eq!(verdict(&[]), "verified");
-        assert_eq!(verdict(&[ok.clone(), racy.clone()]), "racy");
+        assert_eq!(verdict(&[], false), "verified");
+        assert_eq!(verdict(&[ok.clone(), racy.clone()], false), "racy");
         assert_eq!(
-            verdict(&[ok.clone(), kernel("c", KernelStatus::Unknown)]),
+            verdict(&[ok.clone(), kernel("c", KernelStatus::Unknown)], false),
             "unknown"
         );
         assert_eq!(
-            verdict(&[kernel("d", KernelStatus::NotVerified), ok.clone()]),
+            verdict(&[kernel("d", KernelStatus::NotVerified), ok.clone()], false),
             "not-verified"
+        );
+        // Open bug 5: every kernel lost to syntax errors is not "verified".
+        assert_eq!(verdict(&[], true), "syntax-error");
+        assert_eq!(verdict(std::slice::from_ref(&ok), true), "syntax-error");
+        assert_eq!(
+            verdict(&[kernel("e", KernelStatus::Unknown)], true),
+            "syntax-error"
+        );
+        // A race found elsewhere in the file still shows.
+        assert_eq!(verdict(&[ok.clone(), racy.clone()], true), "racy");
+        assert_eq!(
+            verdict(&[kernel("f", KernelStatus::Divergent)], true),
+            "divergent"
         );
         let s = status(&uri(), 3, "racy", &[racy]);
         assert_eq!(s["kernels"][0]["status"], "racy");

@@ -86,9 +86,10 @@ async fn syntax_errors_are_published_and_cleared_by_an_incremental_edit() {
     assert_eq!(d["range"]["start"]["line"], 1);
     let (status, diags) = c.wait_analysis(since, uri, 1).await;
     assert!(diags.iter().any(|d| d["code"] == "syntax-error"));
+    // A file with a syntax error is never "verified" (`a[0] = ;` leaves a
+    // racy write to a[0], which still shows).
     assert!(
-        ["verified", "racy", "divergent", "unknown", "not-verified"]
-            .contains(&status["verdict"].as_str().unwrap()),
+        ["syntax-error", "racy", "divergent"].contains(&status["verdict"].as_str().unwrap()),
         "{status}"
     );
     // Fix it: insert `1` at line 1, column 11 (incremental change).
@@ -103,6 +104,44 @@ async fn syntax_errors_are_published_and_cleared_by_an_incremental_edit() {
         diags.iter().all(|d| d["code"] != "syntax-error"),
         "{diags:?}"
     );
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+}
+
+/// Open bug 5: a file whose kernels are all lost to syntax errors had the
+/// file verdict "verified"; so did a kernel analysed despite a syntax error
+/// in its parameter list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_with_syntax_errors_is_never_verified() {
+    let (mut c, server) = start();
+    c.initialize(None, json!({})).await;
+    let cases = [
+        (
+            "file:///tmp/inprocess/lost.cu",
+            "__global__ void k(int *a) [ a[threadIdx.x] = 1; }\n",
+            0,
+        ),
+        (
+            "file:///tmp/inprocess/kept.cu",
+            "__global__ void k(int *a { a[threadIdx.x] = 1; }\n",
+            1,
+        ),
+    ];
+    for (uri, text, kernels) in cases {
+        let since = c.mark();
+        c.did_open(uri, 1, text);
+        let (status, diags) = c.wait_analysis(since, uri, 1).await;
+        assert!(
+            diags.iter().any(|d| d["code"] == "syntax-error"),
+            "{diags:?}"
+        );
+        assert_eq!(
+            status["kernels"].as_array().map(Vec::len),
+            Some(kernels),
+            "{status}"
+        );
+        assert_eq!(status["verdict"], "syntax-error", "{status}");
+    }
     c.shutdown_and_exit().await;
     assert!(finished(server).await);
 }

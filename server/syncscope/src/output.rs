@@ -225,6 +225,7 @@ pub fn human(results: &[FileResult], color: bool) -> String {
     let mut out = String::new();
     let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut nkernels = 0;
+    let mut syntax_files = 0;
     for r in results {
         let file = r.path.display().to_string();
         let lines: Vec<&str> = r.text.lines().collect();
@@ -266,8 +267,23 @@ pub fn human(results: &[FileResult], color: bool) -> String {
             nkernels += 1;
             *counts.entry(k.status.as_str()).or_insert(0) += 1;
         }
+        if r.report
+            .findings
+            .iter()
+            .any(|f| f.kind == syncscope_core::FindingKind::SyntaxError)
+        {
+            syntax_files += 1;
+        }
     }
-    let summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let mut summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    // A file that does not parse is never "nothing to verify": a kernel may
+    // be lost in its syntax errors.
+    if syntax_files > 0 {
+        summary.push(format!(
+            "{syntax_files} file{} with syntax errors (not fully analysed)",
+            if syntax_files == 1 { "" } else { "s" }
+        ));
+    }
     let _ = writeln!(
         out,
         "{} {nkernels} kernel{} in {} file{}: {}",
@@ -335,7 +351,30 @@ fn snippet(
 
 #[cfg(test)]
 mod tests {
-    use super::LineIndex;
+    use super::*;
+
+    /// Open bug 5, CLI side: a file whose kernel is lost to a syntax error
+    /// was summarised as "nothing to verify".
+    #[test]
+    fn the_summary_counts_files_with_syntax_errors() {
+        let text = "__global__ void k(int *a) [ a[threadIdx.x] = 1; }\n".to_string();
+        let report = syncscope_core::analyze_source(&text, &Default::default());
+        let out = human(
+            &[FileResult {
+                path: "lost.cu".into(),
+                text,
+                report,
+            }],
+            false,
+        );
+        assert!(
+            out.contains(
+                "checked 0 kernels in 1 file: 1 file with syntax errors (not fully analysed)"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("nothing to verify"), "{out}");
+    }
 
     /// The definition: 1 + the newlines before the offset; 1 + the
     /// characters since the last newline.

@@ -48,6 +48,7 @@ test('every verdict has a rendering', () => {
     divergent: ['$(error) Syncscope: barrier divergence', 'error'],
     unknown: ['$(question) Syncscope: unknown', 'warning'],
     'not-verified': ['$(circle-slash) Syncscope: not verified', 'warning'],
+    'syntax-error': ['$(error) Syncscope: syntax error', 'error'],
     analysing: ['$(sync~spin) Syncscope: analysing…', 'progress'],
   };
   for (const [verdict, [text, severity]] of Object.entries(expected)) {
@@ -60,6 +61,12 @@ test('every verdict has a rendering', () => {
     formatStatus({ uri, version: 1, verdict: 'analysing', kernels: [{ name: 'k', status: 'analysing' }] }).text,
     '$(sync~spin) Syncscope: analysing…',
   );
+});
+
+test('a file with syntax errors shows no kernel count and says why', () => {
+  const v = formatStatus({ uri, version: 2, verdict: 'syntax-error', kernels: [{ name: 'k', status: 'verified' }] });
+  assert.equal(v.text, '$(error) Syncscope: syntax error');
+  assert.match(v.tooltip, /syntax errors: it is not fully analysed/);
 });
 
 test('unknown verdict strings are shown as-is', () => {

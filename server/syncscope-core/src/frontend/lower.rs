@@ -11,7 +11,7 @@
 
 use super::{
     binop, const_eval, declarator_name, has_qualifier, node_text, parse_int, preproc_branch,
-    FileContext, FunctionDef,
+    struct_type_name, FileContext, FunctionDef,
 };
 use crate::model::*;
 use crate::options::Options;
@@ -72,6 +72,21 @@ enum Value {
     Alias(Box<LValue>),
     /// A pointer of unknown origin.
     Opaque(String),
+    /// An object of a struct the file defines (its type). Its members are
+    /// locals of the same scope named `object.member` (nested objects:
+    /// `object.inner.member`), so branches merge and loops summarise them
+    /// like any other local.
+    Object(String),
+}
+
+/// A modelled object: the scope its members live in, its path, its type.
+type ObjRef = (usize, String, String);
+
+/// How an argument binds to a parameter of an inlined function.
+enum Bound {
+    Value(Value),
+    /// A by-value object: a copy of this one (`None`: of an untracked value).
+    Copy(String, Option<ObjRef>),
 }
 
 struct Frame {
@@ -338,6 +353,345 @@ impl<'a, 't> Lowerer<'a, 't> {
         })
     }
 
+    // ----- objects -------------------------------------------------------
+
+    fn object_at(&self, scope: usize, path: &str) -> Option<ObjRef> {
+        match self.scopes.get(scope)?.get(path)? {
+            Value::Object(ty) => Some((scope, path.to_string(), ty.clone())),
+            _ => None,
+        }
+    }
+
+    /// The modelled object an expression designates: `acc`, a reference to
+    /// it, `this`, `*this`, `acc.inner`.
+    fn object_path(&self, node: Node) -> Option<ObjRef> {
+        match node.kind() {
+            "identifier" | "this" => {
+                let name = self.text(node);
+                match self.lookup(&name)? {
+                    (s, Value::Object(ty)) => Some((s, name, ty.clone())),
+                    (_, Value::Alias(lv)) => match &**lv {
+                        LValue::Local { scope, name } => self.object_at(*scope, name),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            "parenthesized_expression" => self.object_path(node.named_child(0)?),
+            "pointer_expression" if !self.is_address_of(node) => {
+                let arg = node.field("argument")?;
+                if arg.kind() == "this" {
+                    self.object_path(arg)
+                } else {
+                    None
+                }
+            }
+            "field_expression" => {
+                let (scope, path, _) = self.member_base(node)?;
+                let field = self.text(node.field("field")?);
+                self.object_at(scope, &format!("{path}.{field}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The modelled object whose member a field expression names:
+    /// `acc.p`, `this->p`.
+    fn member_base(&self, node: Node) -> Option<ObjRef> {
+        let arg = node.field("argument")?;
+        let op = node
+            .field("operator")
+            .map(|o| self.text(o))
+            .unwrap_or_default();
+        if op == "->" && arg.kind() != "this" {
+            return None;
+        }
+        self.object_path(arg)
+    }
+
+    /// Declares the members of a new object `path` of struct `ty` in
+    /// `scope`, uninitialised.
+    fn init_object(&mut self, scope: usize, path: &str, ty: &str, depth: usize) {
+        let fields = self
+            .file
+            .structs
+            .get(ty)
+            .map(|s| s.fields.clone())
+            .unwrap_or_default();
+        self.scopes[scope].insert(path.to_string(), Value::Object(ty.to_string()));
+        for f in fields {
+            let key = format!("{path}.{}", f.name);
+            match &f.struct_type {
+                _ if f.array => {
+                    self.scopes[scope].insert(key, Value::Local);
+                }
+                Some(sub) if depth < 8 => self.init_object(scope, &key, sub, depth + 1),
+                _ => {
+                    let u = self.fresh_unknown(&format!("uninit_{key}"), Scope::Thread);
+                    self.scopes[scope].insert(key, Value::Int(u));
+                }
+            }
+        }
+    }
+
+    /// The member keys of an object (nested members included), sorted.
+    fn object_keys(&self, obj: &ObjRef) -> Vec<String> {
+        let prefix = format!("{}.", obj.1);
+        let mut keys: Vec<String> = self
+            .scopes
+            .get(obj.0)
+            .map(|s| {
+                s.keys()
+                    .filter(|k| k.starts_with(&prefix))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        keys.sort();
+        keys
+    }
+
+    /// Copies the members of `src` into `dst`; without `src` (a value the
+    /// model does not track, e.g. returned by a function) every member
+    /// becomes unknown, and a pointer member a pointer of unknown origin.
+    fn copy_object(&mut self, dst: &ObjRef, src: Option<&ObjRef>) {
+        for key in self.object_keys(dst) {
+            let suffix = key[dst.1.len()..].to_string();
+            let old = self.scopes[dst.0].get(&key).cloned();
+            let v = match src {
+                Some(s) => self
+                    .scopes
+                    .get(s.0)
+                    .and_then(|sc| sc.get(&format!("{}{suffix}", s.1)))
+                    .cloned(),
+                None => None,
+            };
+            let v = match (v, old) {
+                (Some(v), _) => v,
+                (None, Some(o @ (Value::Object(_) | Value::Local))) => o,
+                (None, _) if self.member_is_pointer(dst, &suffix) => Value::Opaque(format!(
+                    "pointer member `{}{suffix}` of a `{}` value the model does not track",
+                    dst.1, dst.2
+                )),
+                (None, _) => Value::Int(self.fresh_unknown(&key, Scope::Thread)),
+            };
+            self.scopes[dst.0].insert(key, v);
+        }
+    }
+
+    /// Whether `.a.b` names a pointer member of `obj`'s struct.
+    fn member_is_pointer(&self, obj: &ObjRef, suffix: &str) -> bool {
+        let mut ty = obj.2.clone();
+        let parts: Vec<&str> = suffix.trim_start_matches('.').split('.').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let Some(f) = self
+                .file
+                .structs
+                .get(&ty)
+                .and_then(|s| s.fields.iter().find(|f| f.name == *part))
+            else {
+                return false;
+            };
+            if i + 1 == parts.len() {
+                return f.pointer;
+            }
+            match &f.struct_type {
+                Some(t) => ty = t.clone(),
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether an object (or an object nested in it) holds a pointer.
+    fn object_holds_pointer(&self, obj: &ObjRef) -> bool {
+        self.object_keys(obj).iter().any(|k| {
+            matches!(
+                self.scopes[obj.0].get(k),
+                Some(Value::Ptr(_) | Value::Opaque(_))
+            ) || self.member_is_pointer(obj, &k[obj.1.len()..])
+        })
+    }
+
+    /// Initialises the new object `obj` declared by `decl` from `init`:
+    /// a constructor (inlined), an aggregate initialiser, or a copy.
+    fn construct(&mut self, decl: Node, obj: &ObjRef, init: Option<Node>) {
+        let ty = obj.2.clone();
+        let (has_ctor, has_dtor) = self
+            .file
+            .structs
+            .get(&ty)
+            .map(|s| (s.has_constructor, s.has_destructor))
+            .unwrap_or((false, false));
+        if has_dtor {
+            self.unsupported(
+                decl,
+                format!("destructor of `{ty}` (it runs at the end of the scope)"),
+            );
+        }
+        let items: Option<Vec<Node>> = init
+            .filter(|v| matches!(v.kind(), "initializer_list" | "argument_list"))
+            .map(|v| {
+                let mut c = v.walk();
+                v.named_children(&mut c)
+                    .filter(|n| n.kind() != "comment")
+                    .collect()
+            });
+        match (init, items) {
+            (_, Some(items)) => {
+                // `Acc b{a}` / `Acc b(a)` with `a` an `Acc`: a copy.
+                if items.len() == 1 {
+                    if let Some(src) = self.object_path(items[0]).filter(|o| o.2 == ty) {
+                        if !has_ctor || self.copy_constructor(&ty).is_none() {
+                            self.copy_object(obj, Some(&src));
+                            return;
+                        }
+                    }
+                }
+                if has_ctor {
+                    self.method_call(obj.clone(), &ty.clone(), decl, &items);
+                } else {
+                    self.aggregate_init(obj, &items);
+                }
+            }
+            (Some(v), None) => {
+                if let Some(src) = self.object_path(v).filter(|o| o.2 == ty) {
+                    self.copy_object(obj, Some(&src));
+                } else if has_ctor {
+                    // `Acc a = s;`: a converting constructor.
+                    self.method_call(obj.clone(), &ty.clone(), decl, &[v]);
+                } else {
+                    self.eval(v);
+                    self.copy_object(obj, None);
+                }
+            }
+            (None, None) => {
+                if has_ctor {
+                    self.method_call(obj.clone(), &ty.clone(), decl, &[]);
+                }
+            }
+        }
+    }
+
+    fn copy_constructor(&self, ty: &str) -> Option<FunctionDef<'t>> {
+        let defs = self.file.structs.get(ty)?.methods.get(ty)?;
+        defs.iter()
+            .find(|d| {
+                let params = function_params(d.node);
+                params.len() == 1
+                    && params[0]
+                        .field("type")
+                        .and_then(|t| struct_type_name(&self.src, t))
+                        .as_deref()
+                        == Some(ty)
+            })
+            .cloned()
+    }
+
+    /// `Acc a{p, 3}` / `Acc a = {.p = p}` without a constructor: members in
+    /// declaration order.
+    fn aggregate_init(&mut self, obj: &ObjRef, items: &[Node]) {
+        let fields = self
+            .file
+            .structs
+            .get(&obj.2)
+            .map(|s| s.fields.clone())
+            .unwrap_or_default();
+        let mut next = 0;
+        for it in items {
+            let (field, value) = if it.kind() == "initializer_pair" {
+                let name = it
+                    .field("designator")
+                    .map(|d| self.text(d).trim_start_matches('.').trim().to_string());
+                let idx = name.and_then(|n| fields.iter().position(|f| f.name == n));
+                (idx, it.field("value"))
+            } else {
+                (Some(next), Some(*it))
+            };
+            let Some(value) = value else { continue };
+            match field.and_then(|i| fields.get(i).map(|f| (i, f.clone()))) {
+                Some((i, f)) => {
+                    next = i + 1;
+                    let key = format!("{}.{}", obj.1, f.name);
+                    if let Some(sub) = self.object_at(obj.0, &key) {
+                        let init = (value.kind() == "initializer_list").then_some(value);
+                        match init {
+                            Some(list) => self.construct(list, &sub, Some(list)),
+                            None => self.construct(value, &sub, Some(value)),
+                        }
+                    } else if f.array {
+                        self.eval(value);
+                    } else {
+                        let v = self.eval(value);
+                        self.write_lvalue(
+                            &LValue::Local {
+                                scope: obj.0,
+                                name: key,
+                            },
+                            v,
+                            value,
+                            AccessKind::Write,
+                        );
+                    }
+                }
+                None => {
+                    self.eval(value);
+                }
+            }
+        }
+    }
+
+    /// A member function called on a modelled object: inlined with the
+    /// object's members bound. `name` is the struct's own name for a
+    /// constructor.
+    fn method_call(&mut self, obj: ObjRef, name: &str, node: Node, args: &[Node]) -> Value {
+        let ty = obj.2.clone();
+        let defs = self
+            .file
+            .structs
+            .get(&ty)
+            .and_then(|s| s.methods.get(name))
+            .cloned()
+            .unwrap_or_default();
+        let fits: Vec<&FunctionDef<'t>> = defs
+            .iter()
+            .filter(|d| {
+                let params = function_params(d.node);
+                let required = params
+                    .iter()
+                    .filter(|p| p.kind() != "optional_parameter_declaration")
+                    .count();
+                let variadic = params.iter().any(|p| p.kind() == "variadic_parameter");
+                required <= args.len() && (args.len() <= params.len() || variadic)
+            })
+            .collect();
+        let what = if name == ty {
+            format!("constructor of `{ty}`")
+        } else {
+            format!("method call `{ty}::{name}`")
+        };
+        let def = match fits.as_slice() {
+            [one] => (*one).clone(),
+            [] => {
+                for a in args {
+                    self.eval(*a);
+                }
+                self.unsupported(node, format!("{what} (body not available)"));
+                self.copy_object(&obj, None);
+                return Value::Int(self.fresh_unknown(name, Scope::Thread));
+            }
+            _ => {
+                for a in args {
+                    self.eval(*a);
+                }
+                self.unsupported(node, format!("{what} (overloaded)"));
+                self.copy_object(&obj, None);
+                return Value::Int(self.fresh_unknown(name, Scope::Thread));
+            }
+        };
+        self.inline(&def, node, args, None, Some(obj))
+    }
+
     // ----- kernel ----------------------------------------------------------
 
     fn kernel(&mut self, def: &FunctionDef<'t>) -> Kernel {
@@ -386,6 +740,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             let (mut b, mut g) = ([false; 3], [false; 3]);
             for f in self.file.functions.values() {
                 if !f.is_kernel {
+                    dims_used(node_text(&text, f.node), &mut b, &mut g);
+                }
+            }
+            for s in self.file.structs.values() {
+                for f in s.methods.values().flatten() {
                     dims_used(node_text(&text, f.node), &mut b, &mut g);
                 }
             }
@@ -467,6 +826,27 @@ impl<'a, 't> Lowerer<'a, 't> {
         } else if let Some((lo, hi)) = int_range(&ty) {
             let v = Expr::Var(Var::new(name.clone(), VarKind::Param { lo, hi }));
             self.declare(&name, Value::Int(v));
+        } else if let Some(sty) = p
+            .field("type")
+            .and_then(|t| struct_type_name(&self.src, t))
+            .filter(|t| self.file.structs.contains_key(t) && decl.kind() == "identifier")
+        {
+            // A struct passed by value: its members are grid-uniform unknowns;
+            // a pointer member points we do not know where.
+            let scope = self.scopes.len() - 1;
+            self.init_object(scope, &name, &sty, 0);
+            let obj = (scope, name.clone(), sty);
+            for key in self.object_keys(&obj) {
+                let suffix = key[name.len()..].to_string();
+                let v = match self.scopes[scope].get(&key) {
+                    Some(Value::Object(_) | Value::Local) => continue,
+                    _ if self.member_is_pointer(&obj, &suffix) => {
+                        Value::Opaque(format!("pointer member `{key}` of a struct parameter"))
+                    }
+                    _ => Value::Int(self.fresh_unknown(&key, Scope::Grid)),
+                };
+                self.scopes[scope].insert(key, v);
+            }
         } else if is_scalar_type(&ty) {
             // Floating-point parameters: grid-uniform values of no integer range.
             let v = Expr::Var(Var::new(
@@ -610,6 +990,10 @@ impl<'a, 't> Lowerer<'a, 't> {
         let shared = has_qualifier(&self.src, node, "__shared__");
         let is_extern = has_qualifier(&self.src, node, "extern");
         let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
+        let struct_ty = node
+            .field("type")
+            .and_then(|t| struct_type_name(&self.src, t))
+            .filter(|t| self.file.structs.contains_key(t));
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
@@ -651,6 +1035,20 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             let is_array = inner.kind() == "array_declarator";
             let is_ref = contains_kind(inner, "reference_declarator");
+            if inner.kind() == "identifier" {
+                // An object: of a struct type of the file, or a copy of one
+                // (`auto b = a;`).
+                let copied = value
+                    .filter(|v| !matches!(v.kind(), "initializer_list" | "argument_list"))
+                    .and_then(|v| self.object_path(v));
+                let obj_ty = struct_ty.clone().or_else(|| copied.map(|o| o.2));
+                if let Some(oty) = obj_ty {
+                    let scope = self.scopes.len() - 1;
+                    self.init_object(scope, &name, &oty, 0);
+                    self.construct(d, &(scope, name.clone(), oty), value);
+                    continue;
+                }
+            }
             let value = match value {
                 Some(v) if v.kind() == "initializer_list" || v.kind() == "argument_list" => {
                     // Aggregate initialisers: evaluate for reads.
@@ -679,6 +1077,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                         Value::Int(_) if contains_kind(inner, "pointer_declarator") => {
                             Value::Opaque("pointer of unknown origin (loaded from memory)".into())
                         }
+                        // `auto b = make();`: an object the model does not track.
+                        Value::Object(oty) if inner.kind() == "identifier" => {
+                            let scope = self.scopes.len() - 1;
+                            let obj = (scope, name.clone(), oty.clone());
+                            self.init_object(scope, &name, &oty, 0);
+                            self.copy_object(&obj, None);
+                            continue;
+                        }
+                        // A pointer to an object: not modelled.
+                        Value::Object(oty) => Value::Opaque(format!("pointer to a `{oty}` object")),
                         val => self.convert_for_type(&ty, val),
                     }
                 }
@@ -910,10 +1318,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             bodies.push(stmts);
         }
         self.scopes = before;
+        let mut assigned: Vec<String> = assigned.into_iter().collect();
+        assigned.sort();
         for name in assigned {
-            if let Some((scope, Value::Int(_))) = self.lookup(&name).map(|(s, v)| (s, v.clone())) {
-                let u = self.fresh_unknown(&format!("{name}@switch"), Scope::Thread);
-                self.scopes[scope].insert(name, Value::Int(u));
+            for (scope, target) in self.resolve_assigned(&name) {
+                if let Some(Value::Int(_)) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
+                    let u = self.fresh_unknown(&format!("{target}@switch"), Scope::Thread);
+                    self.scopes[scope].insert(target, Value::Int(u));
+                }
             }
         }
         for b in bodies {
@@ -951,14 +1363,20 @@ impl<'a, 't> Lowerer<'a, 't> {
             names.extend(assigned_names(n, &self.src, self.file));
         }
         let mut cands: Vec<(usize, String, Value)> = Vec::new();
+        let mut seen = HashSet::new();
         for name in names {
-            if let Some((scope, v)) = self.lookup(&name) {
-                if matches!(v, Value::Int(_) | Value::Ptr(_)) {
-                    cands.push((scope, name.clone(), v.clone()));
+            for (scope, target) in self.resolve_assigned(&name) {
+                if !seen.insert((scope, target.clone())) {
+                    continue;
+                }
+                if let Some(v) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
+                    if matches!(v, Value::Int(_) | Value::Ptr(_)) {
+                        cands.push((scope, target, v.clone()));
+                    }
                 }
             }
         }
-        cands.sort_by(|a, b| a.1.cmp(&b.1));
+        cands.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
 
         if self.dry > 0 {
             // Inside another loop's dry run: summarise without descending.
@@ -970,49 +1388,73 @@ impl<'a, 't> Lowerer<'a, 't> {
             return;
         }
 
-        // Pass 1: a dry run of one iteration from symbolic entry values.
+        // Pass 1: a dry run of one iteration from symbolic entry values. A
+        // candidate the iteration leaves unchanged keeps its value: when
+        // some are, and another's update could not be classified, the dry
+        // run is repeated with those at their actual values (`i += step`
+        // with `step` a member of an object a method call may change).
         let saved_scopes = self.scopes.clone();
         let saved_counts = self.unknown_counts.clone();
         let saved_returned = self.returned.clone();
-        let mut entry_vars = Vec::new();
-        for (scope, name, v) in &cands {
-            let (ev, marker) = entry_value(name, v);
-            entry_vars.push(marker);
-            self.scopes[*scope].insert(name.clone(), ev);
-        }
-        self.dry += 1;
-        self.out.push(Vec::new());
-        self.frames.push(Frame {
-            is_loop: true,
-            broke: Expr::fals(),
-            continued: Expr::fals(),
-            thread_exit: false,
-        });
-        if let Some(c) = cond_node {
-            self.eval(c);
-        }
-        if let Some(b) = body_node {
-            self.statement(b);
-        }
-        if let Some(u) = update_node {
-            self.eval(u);
-        }
-        let frame = self.frames.pop().expect("loop frame");
-        let thread_exit = frame.thread_exit
-            || self.returned.scope() == Scope::Thread && self.returned != saved_returned;
-        let mut updates = Vec::new();
-        for (scope, name, v) in &cands {
-            let end = self.scopes[*scope]
-                .get(name)
-                .cloned()
-                .unwrap_or(Value::Local);
-            updates.push(classify(name, v, &end));
-        }
-        self.out.pop();
-        self.dry -= 1;
-        self.scopes = saved_scopes;
-        self.unknown_counts = saved_counts;
-        self.returned = saved_returned.clone();
+        let mut fixed = vec![false; cands.len()];
+        let mut round = 0;
+        let (updates, thread_exit) = loop {
+            for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
+                if !keep {
+                    let (ev, _) = entry_value(name, v);
+                    self.scopes[*scope].insert(name.clone(), ev);
+                }
+            }
+            self.dry += 1;
+            self.out.push(Vec::new());
+            self.frames.push(Frame {
+                is_loop: true,
+                broke: Expr::fals(),
+                continued: Expr::fals(),
+                thread_exit: false,
+            });
+            if let Some(c) = cond_node {
+                self.eval(c);
+            }
+            if let Some(b) = body_node {
+                self.statement(b);
+            }
+            if let Some(u) = update_node {
+                self.eval(u);
+            }
+            let frame = self.frames.pop().expect("loop frame");
+            let thread_exit = frame.thread_exit
+                || self.returned.scope() == Scope::Thread && self.returned != saved_returned;
+            let mut updates = Vec::new();
+            for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
+                if *keep {
+                    updates.push(Update::Unchanged);
+                    continue;
+                }
+                let end = self.scopes[*scope]
+                    .get(name)
+                    .cloned()
+                    .unwrap_or(Value::Local);
+                updates.push(classify(name, v, &end));
+            }
+            self.out.pop();
+            self.dry -= 1;
+            self.scopes = saved_scopes.clone();
+            self.unknown_counts = saved_counts.clone();
+            self.returned = saved_returned.clone();
+            round += 1;
+            let unchanged: Vec<usize> = (0..cands.len())
+                .filter(|i| !fixed[*i] && matches!(updates[*i], Update::Unchanged))
+                .collect();
+            let havoc = updates.iter().any(|u| matches!(u, Update::Havoc(_)));
+            if round == 1 && havoc && !unchanged.is_empty() {
+                for i in unchanged {
+                    fixed[i] = true;
+                }
+                continue;
+            }
+            break (updates, thread_exit);
+        };
 
         // Pass 2: the loop over a symbolic iteration counter.
         let pow2 = updates
@@ -1148,6 +1590,33 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.pop_scope();
     }
 
+    /// The locals a name that code assigns stands for: itself; the variable
+    /// a reference (or a member inside a method) aliases; every member of an
+    /// object (`acc`, `acc.inner`; a method call may change any of them).
+    fn resolve_assigned(&self, name: &str) -> Vec<(usize, String)> {
+        let (root, rest) = match name.find('.') {
+            Some(i) => (&name[..i], &name[i..]),
+            None => (name, ""),
+        };
+        let (scope, mut target) = match self.lookup(root) {
+            Some((_, Value::Alias(lv))) => match &**lv {
+                LValue::Local { scope, name } => (*scope, name.clone()),
+                _ => return Vec::new(),
+            },
+            Some((scope, _)) => (scope, root.to_string()),
+            None => return Vec::new(),
+        };
+        target.push_str(rest);
+        match self.object_at(scope, &target) {
+            Some(obj) => self
+                .object_keys(&obj)
+                .into_iter()
+                .map(|k| (scope, k))
+                .collect(),
+            None => vec![(scope, target)],
+        }
+    }
+
     fn havoc_value(&mut self, name: &str, v: &Value, scope: Scope) -> Value {
         match v {
             Value::Ptr(p) => {
@@ -1171,7 +1640,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             Value::Ptr(_) | Value::Local | Value::Group(_) | Value::Dim3(_) | Value::Alias(_) => {
                 Expr::tru()
             }
-            Value::Opaque(_) => self.fresh_bool("cond", Scope::Thread),
+            Value::Opaque(_) | Value::Object(_) => self.fresh_bool("cond", Scope::Thread),
         }
     }
 
@@ -1286,6 +1755,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Some(a) => self.eval(a),
                     None => Value::Int(Expr::Const(0)),
                 };
+                if let Value::Object(ty) = &v {
+                    let what = format!("operator `{op}` on a `{ty}` object");
+                    self.unsupported(node, what);
+                }
                 let e = self.int_of(v, "unary");
                 Value::Int(match op.as_str() {
                     "-" => Expr::un(UnOp::Neg, e),
@@ -1560,6 +2033,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
+        if let Some((scope, path, _)) = self.member_base(node) {
+            // `acc.p`, `this->p`: the member's local.
+            let key = format!("{path}.{field}");
+            return match self.scopes.get(scope).and_then(|s| s.get(&key)) {
+                Some(v) => v.clone(),
+                None => Value::Int(self.fresh_unknown(&key, Scope::Thread)),
+            };
+        }
         if op == "->" {
             return match self.lvalue(node) {
                 Some(lv) => {
@@ -1652,6 +2133,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // computed; we cannot know what it points to.
                     Value::Int(_) => Some(LValue::Opaque("pointer of unknown origin".into())),
                     Value::Opaque(r) => Some(LValue::Opaque(r)),
+                    Value::Object(ty) => Some(LValue::Opaque(format!(
+                        "subscript of a `{ty}` object (operator[])"
+                    ))),
                     _ => Some(LValue::Discard),
                 }
             }
@@ -1676,6 +2160,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                     .field("operator")
                     .map(|o| self.text(o))
                     .unwrap_or_default();
+                if let Some((scope, path, _)) = self.member_base(node) {
+                    let field = self.text(node.field("field")?);
+                    let key = format!("{path}.{field}");
+                    return Some(match self.scopes.get(scope).and_then(|s| s.get(&key)) {
+                        Some(Value::Local) | None => LValue::Discard,
+                        Some(_) => LValue::Local { scope, name: key },
+                    });
+                }
                 if op == "->" {
                     match self.eval(arg) {
                         Value::Ptr(p) => {
@@ -1683,6 +2175,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                             Some(self.subscript(p, Expr::Const(0), &mut b))
                         }
                         Value::Opaque(r) => Some(LValue::Opaque(r)),
+                        // An integer used as a pointer: we cannot know
+                        // what it points to.
+                        Value::Int(e) if !matches!(e, Expr::Const(_)) => {
+                            Some(LValue::Opaque("pointer of unknown origin".into()))
+                        }
+                        Value::Object(ty) => {
+                            Some(LValue::Opaque(format!("pointer to a `{ty}` object")))
+                        }
                         _ => Some(LValue::Discard),
                     }
                 } else {
@@ -1822,12 +2322,17 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     fn read_lvalue(&mut self, lv: &LValue, text: &str, node: Option<Node>) -> Value {
         match lv {
-            LValue::Local { scope, name } => self
-                .scopes
-                .get(*scope)
-                .and_then(|s| s.get(name))
-                .cloned()
-                .unwrap_or(Value::Local),
+            LValue::Local { scope, name } => {
+                match self.scopes.get(*scope).and_then(|s| s.get(name)).cloned() {
+                    Some(v) => v,
+                    // A member the object does not have: unknown (a pointer
+                    // made of it is of unknown origin).
+                    None if name.contains('.') => {
+                        Value::Int(self.fresh_unknown(name, Scope::Thread))
+                    }
+                    None => Value::Local,
+                }
+            }
             LValue::Mem { ptr, bounds } => {
                 self.record_access(AccessKind::Read, ptr, bounds, node, text);
                 let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
@@ -1882,6 +2387,27 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_else(|| "=".into());
+        if let Some(dst) = self.object_path(left) {
+            let user_op = self
+                .file
+                .structs
+                .get(&dst.2)
+                .is_some_and(|s| s.methods.contains_key(&format!("operator{op}")));
+            if op != "=" || user_op {
+                self.eval(right);
+                self.unsupported(node, format!("operator `{op}` on a `{}` object", dst.2));
+                self.copy_object(&dst, None);
+                return Value::Object(dst.2);
+            }
+            match self.object_path(right).filter(|s| s.2 == dst.2) {
+                Some(src) => self.copy_object(&dst, Some(&src)),
+                None => {
+                    self.eval(right);
+                    self.copy_object(&dst, None);
+                }
+            }
+            return Value::Object(dst.2);
+        }
         let rhs = self.eval(right);
         let Some(lv) = self.lvalue(left) else {
             return rhs;
@@ -1906,6 +2432,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
+        if let Some(obj) = self.object_path(arg) {
+            self.unsupported(node, format!("operator `{op}` on a `{}` object", obj.2));
+            self.copy_object(&obj, None);
+            return Value::Int(self.fresh_unknown(&op, Scope::Thread));
+        }
         let Some(lv) = self.lvalue(arg) else {
             return Value::Int(Expr::Const(0));
         };
@@ -2003,6 +2534,14 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let a = self.eval(l);
         let b = self.eval(r);
+        if let Value::Object(ty) = match (&a, &b) {
+            (Value::Object(_), _) => &a,
+            _ => &b,
+        } {
+            let what = format!("operator `{op}` on a `{ty}` object");
+            self.unsupported(node, what);
+            return Value::Int(self.fresh_unknown(&op, Scope::Thread));
+        }
         match binop(&op) {
             Some(bop) => self.arith(bop, a, b),
             None => Value::Int(self.fresh_unknown(&op, Scope::Thread)),
@@ -2040,12 +2579,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                     .collect()
             })
             .unwrap_or_default();
-        // Method calls on cooperative groups: `block.sync()`, `g.thread_rank()`.
         if func.kind() == "field_expression" {
             let field = func
                 .field("field")
                 .map(|f| self.text(f))
                 .unwrap_or_default();
+            // A method of a modelled object: inlined with its members bound.
+            if let Some(obj) = self.member_base(func) {
+                return self.method_call(obj, &field, node, &args);
+            }
+            // Methods of cooperative groups: `block.sync()`, `g.thread_rank()`.
             let base = func
                 .field("argument")
                 .map(|a| self.eval(a))
@@ -2056,10 +2599,52 @@ impl<'a, 't> Lowerer<'a, 't> {
             for a in &args {
                 self.eval(*a);
             }
+            // Any other method may write memory through the object's
+            // members or through `this`: never silently ignored.
+            let op = func
+                .field("operator")
+                .map(|o| self.text(o))
+                .unwrap_or_default();
+            let target = match base {
+                Value::Object(ty) => format!("a `{ty}` object the model does not track"),
+                _ if op == "->" => "an object through a pointer".to_string(),
+                _ => "a value the model does not track".to_string(),
+            };
+            self.unsupported(
+                node,
+                format!("method call `{}` on {target}", short(&self.text(func))),
+            );
             return Value::Int(self.fresh_unknown(&field, Scope::Thread));
         }
         let (name, template_args) = match func.kind() {
-            "identifier" => (self.text(func), None),
+            "identifier" => {
+                let name = self.text(func);
+                if let Some((_, v)) = self.lookup(&name) {
+                    // A local, a parameter or a member called like a function:
+                    // a function pointer or an object with `operator()`.
+                    let what = match v {
+                        Value::Object(ty) => format!("call of a `{ty}` object (`operator()`)"),
+                        _ => format!("call through the function pointer `{name}`"),
+                    };
+                    for a in &args {
+                        self.eval(*a);
+                    }
+                    self.unsupported(node, what);
+                    return Value::Int(self.fresh_unknown("fnptr", Scope::Thread));
+                }
+                // Inside a method: another method of the same object.
+                if let Some(this) = self.this_object() {
+                    let is_method = self
+                        .file
+                        .structs
+                        .get(&this.2)
+                        .is_some_and(|s| s.declared.contains(&name));
+                    if is_method {
+                        return self.method_call(this, &name, node, &args);
+                    }
+                }
+                (name, None)
+            }
             "qualified_identifier" => {
                 let mut n = func;
                 let mut targs = None;
@@ -2084,10 +2669,34 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.unsupported(node, "call through a function pointer");
                 return Value::Int(self.fresh_unknown("fnptr", Scope::Thread));
             }
+            // `float(x)`, `unsigned(x)`: a functional cast.
+            "primitive_type" | "sized_type_specifier" => {
+                let ty = self.text(func);
+                let mut last = Value::Int(Expr::Const(0));
+                for a in &args {
+                    last = self.eval(*a);
+                }
+                return self.convert_for_type(&ty, last);
+            }
+            "type_identifier" if !self.file.structs.contains_key(&self.text(func)) => {
+                for a in &args {
+                    self.eval(*a);
+                }
+                return Value::Int(self.fresh_unknown("cast", Scope::Thread));
+            }
             _ => {
                 for a in &args {
                     self.eval(*a);
                 }
+                let what = if func.kind() == "type_identifier" {
+                    format!("temporary `{}` object", self.text(func))
+                } else {
+                    format!(
+                        "call through the function pointer `{}`",
+                        short(&self.text(func))
+                    )
+                };
+                self.unsupported(node, what);
                 return Value::Int(self.fresh_unknown("call", Scope::Thread));
             }
         };
@@ -2260,11 +2869,60 @@ impl<'a, 't> Lowerer<'a, 't> {
                     .map(|n| self.text(n))
                     .collect::<Vec<_>>()
             });
-            return self.inline(&def, node, args, targs);
+            return self.inline(&def, node, args, targs, None);
         }
         // An opaque call: its arguments are still evaluated.
         let mut scope = Scope::Grid;
         for a in args {
+            // An object holding a pointer: the callee may write through it.
+            if let Some(obj) = self.object_path(*a) {
+                if self.object_holds_pointer(&obj) {
+                    self.unsupported(
+                        node,
+                        format!(
+                            "call to `{name}` (body not available) with a `{}` object holding a pointer",
+                            obj.2
+                        ),
+                    );
+                }
+                scope = Scope::Thread;
+                continue;
+            }
+            // `&x` of a local: the callee may write `x`.
+            if self.is_address_of(*a) {
+                if let Some(target) = a.field("argument").filter(|t| t.kind() == "identifier") {
+                    if let Some(obj) = self.object_path(target) {
+                        self.unsupported(
+                            node,
+                            format!(
+                                "call to `{name}` (body not available) with the address of a `{}` object",
+                                obj.2
+                            ),
+                        );
+                        scope = Scope::Thread;
+                        continue;
+                    }
+                    if let Some(LValue::Local {
+                        scope: s,
+                        name: local,
+                    }) = self.lvalue(target)
+                    {
+                        let old = self.scopes.get(s).and_then(|sc| sc.get(&local)).cloned();
+                        let new = match old {
+                            Some(Value::Ptr(_) | Value::Opaque(_)) => Value::Opaque(format!(
+                                "pointer `{local}` set by a call to `{name}` (body not available)"
+                            )),
+                            Some(Value::Int(_)) => Value::Int(
+                                self.fresh_unknown(&format!("{local}@{name}"), Scope::Thread),
+                            ),
+                            _ => continue,
+                        };
+                        self.scopes[s].insert(local, new);
+                        scope = Scope::Thread;
+                        continue;
+                    }
+                }
+            }
             match self.eval(*a) {
                 Value::Int(e) => scope = scope.max(e.scope()),
                 Value::Ptr(p) => {
@@ -2276,6 +2934,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                         node,
                         format!(
                             "call to `{name}` (body not available) with a pointer into `{arr}`"
+                        ),
+                    );
+                    scope = Scope::Thread;
+                }
+                Value::Opaque(r) if !is_side_effect_free_math(name) => {
+                    self.unsupported(
+                        node,
+                        format!(
+                            "call to `{name}` (body not available) with a pointer argument: {r}"
                         ),
                     );
                     scope = Scope::Thread;
@@ -2366,17 +3033,81 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.emit(Stmt::Barrier(b));
     }
 
+    /// A constructor's member initialisers: `Acc(float *q) : p(q), n(0) {}`.
+    fn member_initializers(&mut self, fnode: Node, obj: &ObjRef) {
+        let mut c = fnode.walk();
+        let Some(list) = fnode
+            .named_children(&mut c)
+            .find(|n| n.kind() == "field_initializer_list")
+        else {
+            return;
+        };
+        let mut c = list.walk();
+        let inits: Vec<Node> = list
+            .named_children(&mut c)
+            .filter(|n| n.kind() == "field_initializer")
+            .collect();
+        for fi in inits {
+            let mut c2 = fi.walk();
+            let parts: Vec<Node> = fi.named_children(&mut c2).collect();
+            let (Some(field), Some(value)) = (parts.first(), parts.last()) else {
+                continue;
+            };
+            let key = format!("{}.{}", obj.1, self.text(*field));
+            if let Some(sub) = self.object_at(obj.0, &key) {
+                self.construct(fi, &sub, Some(*value));
+                continue;
+            }
+            let mut c3 = value.walk();
+            let items: Vec<Node> = value
+                .named_children(&mut c3)
+                .filter(|n| n.kind() != "comment")
+                .collect();
+            let mut v = Value::Int(Expr::Const(0));
+            for it in items {
+                v = self.eval(it);
+            }
+            match self.scopes.get(obj.0).and_then(|s| s.get(&key)) {
+                Some(Value::Local) | None => {}
+                Some(_) => self.write_lvalue(
+                    &LValue::Local {
+                        scope: obj.0,
+                        name: key,
+                    },
+                    v,
+                    fi,
+                    AccessKind::Write,
+                ),
+            }
+        }
+    }
+
+    /// The object `this` designates inside a method being inlined.
+    fn this_object(&self) -> Option<ObjRef> {
+        match self.lookup("this")? {
+            (_, Value::Alias(lv)) => match &**lv {
+                LValue::Local { scope, name } => self.object_at(*scope, name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn inline(
         &mut self,
         def: &FunctionDef<'t>,
         call: Node,
         args: &[Node],
         targs: Option<Vec<String>>,
+        this: Option<ObjRef>,
     ) -> Value {
         if self.call_stack.contains(&def.name) || self.call_stack.len() > 24 {
             self.unsupported(call, format!("recursive call to `{}`", def.name));
             for a in args {
                 self.eval(*a);
+            }
+            if let Some(obj) = &this {
+                self.copy_object(obj, None);
             }
             return Value::Int(self.fresh_unknown(&def.name, Scope::Thread));
         }
@@ -2402,11 +3133,28 @@ impl<'a, 't> Lowerer<'a, 't> {
             let Some(arg) = args.get(i) else {
                 bound.push((
                     pname,
-                    Value::Int(self.fresh_unknown("default_arg", Scope::Thread)),
+                    Bound::Value(Value::Int(self.fresh_unknown("default_arg", Scope::Thread))),
                 ));
                 continue;
             };
             let is_ref = contains_kind(decl, "reference_declarator");
+            let is_ptr = contains_kind(decl, "pointer_declarator");
+            if !is_ref && !is_ptr {
+                // An object passed by value: a copy.
+                if let Some(src) = self.object_path(*arg) {
+                    bound.push((pname, Bound::Copy(src.2.clone(), Some(src))));
+                    continue;
+                }
+                let param_ty = p
+                    .field("type")
+                    .and_then(|t| struct_type_name(&self.src, t))
+                    .filter(|t| self.file.structs.contains_key(t));
+                if let Some(ty) = param_ty {
+                    self.eval(*arg);
+                    bound.push((pname, Bound::Copy(ty, None)));
+                    continue;
+                }
+            }
             let v = if is_ref {
                 match self.lvalue(*arg) {
                     Some(lv) => Value::Alias(Box::new(lv)),
@@ -2418,10 +3166,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Value::Alias(lv) if !contains_kind(decl, "pointer_declarator") => {
                         self.read_lvalue(&lv, "arg", None)
                     }
+                    Value::Object(ty) => {
+                        bound.push((pname, Bound::Copy(ty, None)));
+                        continue;
+                    }
                     v => v,
                 }
             };
-            bound.push((pname, v));
+            bound.push((pname, Bound::Value(v)));
         }
         for a in args.iter().skip(params.len()) {
             self.eval(*a);
@@ -2433,8 +3185,37 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.scopes.push(HashMap::new());
         self.frame_base = self.scopes.len() - 1;
         self.bind_template_params(def, targs);
-        for (n, v) in bound {
-            self.declare(&n, v);
+        if let Some((scope, path, ty)) = &this {
+            // `this` and the members, as references to the object's locals.
+            let alias = |name: String| {
+                Value::Alias(Box::new(LValue::Local {
+                    scope: *scope,
+                    name,
+                }))
+            };
+            self.declare("this", alias(path.clone()));
+            let fields = self
+                .file
+                .structs
+                .get(ty)
+                .map(|s| s.fields.clone())
+                .unwrap_or_default();
+            for f in fields {
+                self.declare(&f.name, alias(format!("{path}.{}", f.name)));
+            }
+        }
+        let frame = self.scopes.len() - 1;
+        for (n, b) in bound {
+            match b {
+                Bound::Value(v) => self.declare(&n, v),
+                Bound::Copy(ty, src) => {
+                    self.init_object(frame, &n, &ty, 0);
+                    self.copy_object(&(frame, n.clone(), ty), src.as_ref());
+                }
+            }
+        }
+        if let Some(obj) = &this {
+            self.member_initializers(fnode, obj);
         }
         self.call_stack.push(def.name.clone());
         self.ret_values.push(None);
@@ -2621,6 +3402,32 @@ fn contains_kind(node: Node, kind: &str) -> bool {
     false
 }
 
+/// The parameter declarations of a function definition.
+fn function_params(fnode: Node) -> Vec<Node> {
+    fnode
+        .field("declarator")
+        .and_then(find_function_declarator)
+        .and_then(|f| f.field("parameters"))
+        .map(|p| {
+            let mut c = p.walk();
+            p.named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Source text for a message: one line, at most 60 characters.
+fn short(text: &str) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        one_line
+    }
+}
+
 fn find_function_declarator(node: Node) -> Option<Node> {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
@@ -2755,15 +3562,15 @@ fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> 
         match n.kind() {
             "assignment_expression" => {
                 if let Some(l) = n.field("left") {
-                    if let Some(id) = root_identifier(l) {
-                        out.insert(node_text(src, id).to_string());
+                    if let Some(path) = local_path(l, src) {
+                        out.insert(path);
                     }
                 }
             }
             "update_expression" => {
                 if let Some(a) = n.field("argument") {
-                    if let Some(id) = root_identifier(a) {
-                        out.insert(node_text(src, id).to_string());
+                    if let Some(path) = local_path(a, src) {
+                        out.insert(path);
                     }
                 }
             }
@@ -2775,6 +3582,39 @@ fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> 
                 }
             }
             "call_expression" => {
+                // A method may change any member of its object; any call
+                // inside a method may be one of `this`'s.
+                match n.field("function") {
+                    Some(f) if f.kind() == "field_expression" => {
+                        if let Some(path) = f.field("argument").and_then(|a| local_path(a, src)) {
+                            out.insert(path);
+                        }
+                        out.insert("this".to_string());
+                    }
+                    Some(_) => {
+                        out.insert("this".to_string());
+                    }
+                    None => {}
+                }
+                // Arguments of a method (it may take them by reference), and
+                // members passed to any call (objects by reference).
+                let is_method = n.field("function").is_some_and(|f| {
+                    f.kind() == "field_expression"
+                        || file
+                            .structs
+                            .values()
+                            .any(|s| s.declared.iter().any(|m| m == node_text(src, f)))
+                });
+                if let Some(args) = n.field("arguments") {
+                    let mut c = args.walk();
+                    for a in args.named_children(&mut c) {
+                        if let Some(path) =
+                            local_path(a, src).filter(|p| is_method || p.contains('.'))
+                        {
+                            out.insert(path);
+                        }
+                    }
+                }
                 // Arguments bound to reference parameters of known functions.
                 let fname = n.field("function").map(|f| node_text(src, f).to_string());
                 if let Some(def) = fname.and_then(|f| file.functions.get(&f)) {
@@ -2814,11 +3654,26 @@ fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> 
     out
 }
 
-/// The variable at the root of an lvalue: `x`, not `s` in `s[i]` (memory).
-fn root_identifier(node: Node) -> Option<Node> {
+/// The local an lvalue names: `x`, `acc.p` (a member), `p` for `this->p`;
+/// not `s` in `s[i]` (memory).
+fn local_path(node: Node, src: &str) -> Option<String> {
     match node.kind() {
-        "identifier" => Some(node),
-        "parenthesized_expression" => node.named_child(0).and_then(root_identifier),
+        "identifier" => Some(node_text(src, node).to_string()),
+        "this" => Some("this".to_string()),
+        "parenthesized_expression" => node.named_child(0).and_then(|n| local_path(n, src)),
+        "field_expression" => {
+            let arg = node.field("argument")?;
+            let field = node_text(src, node.field("field")?);
+            let op = node
+                .field("operator")
+                .map(|o| node_text(src, o))
+                .unwrap_or("");
+            match op {
+                "->" if arg.kind() == "this" => Some(field.to_string()),
+                "." => Some(format!("{}.{field}", local_path(arg, src)?)),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

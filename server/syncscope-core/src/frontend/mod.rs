@@ -39,6 +39,36 @@ pub struct FunctionDef<'t> {
     pub template_params: Vec<TemplateParam>,
 }
 
+/// A data member of a struct or class.
+#[derive(Clone, Debug)]
+pub struct StructField {
+    pub name: String,
+    /// The struct type of a by-value member (`Inner in;`), if it is one of
+    /// the file's modelled structs.
+    pub struct_type: Option<String>,
+    /// An array member: a thread-private aggregate inside the object.
+    pub array: bool,
+    /// A pointer member.
+    pub pointer: bool,
+}
+
+/// A struct or class defined in the file whose objects the front end can
+/// model: no base classes, not a template.
+#[derive(Clone, Debug, Default)]
+pub struct StructDef<'t> {
+    pub name: String,
+    /// Non-static data members, in declaration order.
+    pub fields: Vec<StructField>,
+    /// Member functions with a body (in the class or out of line), by name;
+    /// constructors under the struct's own name. Each `FunctionDef::name` is
+    /// `Struct::method`.
+    pub methods: HashMap<String, Vec<FunctionDef<'t>>>,
+    /// Member functions declared in the class (with or without a body).
+    pub declared: Vec<String>,
+    pub has_destructor: bool,
+    pub has_constructor: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct GlobalArray<'t> {
     pub name: String,
@@ -56,6 +86,8 @@ pub struct FileContext<'t> {
     pub constants: HashMap<String, Node<'t>>,
     pub enumerators: HashMap<String, i64>,
     pub global_arrays: Vec<GlobalArray<'t>>,
+    /// Structs and classes whose objects can be modelled, by name.
+    pub structs: HashMap<String, StructDef<'t>>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
     /// Object-like macros already expanded to a constant (shared by kernels,
@@ -212,6 +244,21 @@ fn collect_item<'t>(
             }
         }
         "function_definition" => {
+            if let Some((owner, method)) = member_definition(text, node, cx) {
+                let def = FunctionDef {
+                    name: format!("{owner}::{method}"),
+                    node,
+                    is_kernel: false,
+                    template_params: tparams,
+                };
+                if let Some(sd) = cx.structs.get_mut(&owner) {
+                    if method == owner {
+                        sd.has_constructor = true;
+                    }
+                    sd.methods.entry(method).or_default().push(def);
+                }
+                return;
+            }
             let Some(name) = function_name(text, node) else {
                 return;
             };
@@ -234,7 +281,31 @@ fn collect_item<'t>(
                 }
             }
         }
+        "struct_specifier" | "class_specifier" if tparams.is_empty() => {
+            collect_struct(text, node, None, cx);
+        }
+        "type_definition" => {
+            // `typedef struct { ... } Acc;`
+            if let Some(ty) = node.field("type") {
+                let mut c = node.walk();
+                let alias = node
+                    .children_by_field_name("declarator", &mut c)
+                    .find(|d| d.kind() == "type_identifier")
+                    .map(|d| node_text(text, d).to_string());
+                if matches!(ty.kind(), "struct_specifier" | "class_specifier") {
+                    collect_struct(text, ty, alias, cx);
+                }
+            }
+            collect_enums(text, node, cx);
+        }
         "declaration" => {
+            if let Some(ty) = node.field("type") {
+                // `struct Acc { ... } acc;`
+                if matches!(ty.kind(), "struct_specifier" | "class_specifier") && tparams.is_empty()
+                {
+                    collect_struct(text, ty, None, cx);
+                }
+            }
             let is_shared = has_qualifier(text, node, "__shared__");
             let is_device = has_qualifier(text, node, "__device__");
             let is_constant = has_qualifier(text, node, "__constant__");
@@ -272,9 +343,188 @@ fn collect_item<'t>(
                 }
             }
         }
-        "enum_specifier" | "type_definition" => collect_enums(text, node, cx),
+        "enum_specifier" => collect_enums(text, node, cx),
         _ => {}
     }
+}
+
+/// Records a struct or class definition (with a body) whose objects the front
+/// end can model. One with base classes is left out: its members are not all
+/// known, and a method call on its objects is reported as not verified.
+fn collect_struct<'t>(text: &str, spec: Node<'t>, alias: Option<String>, cx: &mut FileContext<'t>) {
+    let Some(body) = spec.field("body") else {
+        return;
+    };
+    let Some(name) = spec
+        .field("name")
+        .map(|n| node_text(text, n).to_string())
+        .or(alias)
+    else {
+        return;
+    };
+    let mut c = spec.walk();
+    if spec
+        .children(&mut c)
+        .any(|ch| ch.kind() == "base_class_clause")
+    {
+        return;
+    }
+    collect_enums(text, body, cx);
+    let mut sd = StructDef {
+        name: name.clone(),
+        ..Default::default()
+    };
+    let mut c = body.walk();
+    let members: Vec<Node<'t>> = body.named_children(&mut c).collect();
+    for m in members {
+        let m = if m.kind() == "template_declaration" {
+            let mut c2 = m.walk();
+            let inner = m
+                .named_children(&mut c2)
+                .find(|ch| ch.kind() != "template_parameter_list");
+            match inner {
+                Some(i) => i,
+                None => continue,
+            }
+        } else {
+            m
+        };
+        match m.kind() {
+            "function_definition" => {
+                let decl = m.field("declarator");
+                if decl.is_some_and(|d| contains_destructor(d)) {
+                    sd.has_destructor = true;
+                    continue;
+                }
+                let Some(mname) = function_name(text, m) else {
+                    continue;
+                };
+                if mname == name {
+                    sd.has_constructor = true;
+                }
+                sd.declared.push(mname.clone());
+                sd.methods
+                    .entry(mname.clone())
+                    .or_default()
+                    .push(FunctionDef {
+                        name: format!("{name}::{mname}"),
+                        node: m,
+                        is_kernel: false,
+                        template_params: Vec::new(),
+                    });
+            }
+            "field_declaration" | "declaration" => {
+                if has_qualifier(text, m, "static") {
+                    continue;
+                }
+                let ty = m.field("type");
+                let mut c2 = m.walk();
+                let decls: Vec<Node> = m.children_by_field_name("declarator", &mut c2).collect();
+                for d in decls {
+                    if contains_destructor(d) {
+                        sd.has_destructor = true;
+                        continue;
+                    }
+                    if is_function_declarator(d) {
+                        // A member function declared here, defined out of line.
+                        if let Some(n) = declarator_name(text, d) {
+                            if n == name {
+                                sd.has_constructor = true;
+                            }
+                            sd.declared.push(n);
+                        }
+                        continue;
+                    }
+                    let Some(fname) = declarator_name(text, d) else {
+                        continue;
+                    };
+                    let array = declarator_kinds(d).contains(&"array_declarator");
+                    let by_value = !declarator_kinds(d)
+                        .iter()
+                        .any(|k| matches!(*k, "pointer_declarator" | "reference_declarator"));
+                    let struct_type = ty
+                        .filter(|_| by_value && !array)
+                        .and_then(|t| struct_type_name(text, t))
+                        .filter(|t| cx.structs.contains_key(t));
+                    let pointer = declarator_kinds(d).contains(&"pointer_declarator");
+                    sd.fields.push(StructField {
+                        name: fname,
+                        struct_type,
+                        array,
+                        pointer,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    cx.structs.insert(name, sd);
+}
+
+/// The struct name a type node names (`Acc`, `struct Acc`, `ns::Acc`).
+pub fn struct_type_name(text: &str, ty: Node) -> Option<String> {
+    match ty.kind() {
+        "type_identifier" => Some(node_text(text, ty).to_string()),
+        "struct_specifier" | "class_specifier" => {
+            ty.field("name").and_then(|n| struct_type_name(text, n))
+        }
+        "qualified_identifier" => ty.field("name").and_then(|n| struct_type_name(text, n)),
+        _ => None,
+    }
+}
+
+/// `Acc::put` in `void Acc::put(...) { ... }` for a struct of the file:
+/// (owner, method).
+fn member_definition(text: &str, def: Node, cx: &FileContext) -> Option<(String, String)> {
+    let mut d = def.field("declarator")?;
+    for _ in 0..8 {
+        match d.kind() {
+            "function_declarator" | "pointer_declarator" | "reference_declarator" => {
+                d = d.field("declarator")?;
+            }
+            "qualified_identifier" => {
+                let owner = node_text(text, d.field("scope")?).to_string();
+                let name = d.field("name")?;
+                if !cx.structs.contains_key(&owner) {
+                    return None;
+                }
+                if name.kind() == "destructor_name" {
+                    return None;
+                }
+                return Some((owner, node_text(text, name).to_string()));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The kinds along a declarator's chain (`*p[4]`: pointer, array, ...).
+fn declarator_kinds(d: Node) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut cur = Some(d);
+    for _ in 0..64 {
+        let Some(n) = cur else { break };
+        out.push(n.kind());
+        cur = n.field("declarator");
+    }
+    out
+}
+
+fn is_function_declarator(d: Node) -> bool {
+    declarator_kinds(d).contains(&"function_declarator")
+}
+
+fn contains_destructor(d: Node) -> bool {
+    let mut stack = vec![d];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "destructor_name" {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
 }
 
 fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {
