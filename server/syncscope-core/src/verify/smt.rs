@@ -509,9 +509,8 @@ const SMALL: &str = "|small!|";
 fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     use z3::{Params, SatResult, Solver};
     let started = Instant::now();
-    // Fresh solvers, one per query: no state carries from one query to the
-    // next. Two ways to solve, because Z3 4.8's two engines fail on
-    // different queries:
+    // Two ways to solve, because Z3 4.8's two engines fail on different
+    // queries:
     // - the incremental core (selected by a `push`) answers most queries in
     //   well under a millisecond and handles nonlinear arithmetic;
     // - the non-incremental solver pays ~10 ms of preprocessing per query,
@@ -519,8 +518,15 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     //   transposes with fixed sizes) in milliseconds where the incremental
     //   core can take seconds.
     // So: the incremental core first; a linear query it cannot finish in
-    // a short slice goes to the non-incremental solver for the rest of the
-    // time.
+    // a short slice goes to a fresh non-incremental solver for the rest of
+    // the time.
+    //
+    // The incremental core is one warm solver per thread, each query in its
+    // own push/pop scope: setting up a fresh one (its first `push`, its
+    // parameters, its teardown) cost about 80% of a typical query. No
+    // assertion outlives its scope; a solver that was interrupted or gave
+    // up is not reused, and a query it gives up on ("incomplete") is asked
+    // again of a fresh one, so that no answer depends on what it saw before.
     let text = format!(
         "(declare-const {SMALL} Bool)\n{}{}",
         q.text,
@@ -539,7 +545,6 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             params.set_u32("rlimit", config.rlimit);
         }
         solver.set_params(&params);
-        solver.from_string(text.as_str());
         solver
     };
     let check = |solver: &Solver, limit_ms: u32, small: bool| {
@@ -567,23 +572,32 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             Some("canceled" | "interrupted")
         )
     };
-    let mut solver = solver_for(true);
+    let mut warm = WarmSolver::take(config.rlimit, || solver_for(true));
+    warm.solver().from_string(text.as_str());
     let slice = if q.nonlinear {
         config.timeout_ms
     } else {
         config.timeout_ms.min(INCREMENTAL_SLICE_MS)
     };
-    let mut result = check(&solver, slice, false);
-    if result == SatResult::Unknown
-        && !q.nonlinear
-        && interrupted(&solver)
-        && !config.cancelled()
-        && !config.out_of_budget()
-        && remaining() > 0
-    {
-        solver = solver_for(false);
-        result = check(&solver, remaining(), false);
+    let mut result = check(warm.solver(), slice, false);
+    let mut other: Option<Solver> = None;
+    if result == SatResult::Unknown {
+        warm.reusable = false;
+        let more_time = !config.cancelled() && !config.out_of_budget() && remaining() > 0;
+        if !interrupted(warm.solver()) && more_time {
+            // Gave up ("incomplete"): once more on a fresh incremental core.
+            let fresh = solver_for(true);
+            fresh.from_string(text.as_str());
+            result = check(&fresh, remaining(), false);
+            other = Some(fresh);
+        } else if !q.nonlinear && more_time {
+            let fresh = solver_for(false);
+            fresh.from_string(text.as_str());
+            result = check(&fresh, remaining(), false);
+            other = Some(fresh);
+        }
     }
+    let solver: &Solver = other.as_ref().unwrap_or(warm.solver());
     match result {
         SatResult::Unsat => QueryOutcome::Unsat,
         SatResult::Unknown => {
@@ -646,6 +660,56 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             }
             QueryOutcome::Sat(values)
         }
+    }
+}
+
+thread_local! {
+    /// This thread's warm incremental solver and the rlimit it was made
+    /// with (see [`run_z3`]).
+    static WARM: std::cell::RefCell<Option<(z3::Solver, u32)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A warm solver taken out of [`WARM`] for one query, inside a scope of its
+/// own; the scope is popped and the solver put back when the query is done
+/// (unless it must not be reused).
+struct WarmSolver {
+    solver: Option<z3::Solver>,
+    rlimit: u32,
+    reusable: bool,
+}
+
+impl WarmSolver {
+    fn take(rlimit: u32, make: impl FnOnce() -> z3::Solver) -> WarmSolver {
+        let solver = WARM
+            .with(|w| w.borrow_mut().take())
+            .filter(|(_, r)| *r == rlimit)
+            .map(|(s, _)| s)
+            .unwrap_or_else(make);
+        solver.push();
+        WarmSolver {
+            solver: Some(solver),
+            rlimit,
+            reusable: true,
+        }
+    }
+
+    fn solver(&self) -> &z3::Solver {
+        self.solver.as_ref().expect("taken only on drop")
+    }
+}
+
+impl Drop for WarmSolver {
+    fn drop(&mut self) {
+        let Some(solver) = self.solver.take() else {
+            return;
+        };
+        if !self.reusable || std::thread::panicking() {
+            return;
+        }
+        solver.pop(1);
+        let rlimit = self.rlimit;
+        WARM.with(|w| *w.borrow_mut() = Some((solver, rlimit)));
     }
 }
 
