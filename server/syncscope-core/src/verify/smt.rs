@@ -604,7 +604,7 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             let reason = solver
                 .get_reason_unknown()
                 .unwrap_or_else(|| "unknown".to_string());
-            QueryOutcome::Unknown(if !interrupted(&solver) {
+            QueryOutcome::Unknown(if !interrupted(solver) {
                 reason
             } else if config.cancelled() {
                 CANCELLED.to_string()
@@ -615,15 +615,15 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             })
         }
         SatResult::Sat => {
-            let Some(mut values) = model_values(&solver, q, env) else {
+            let Some(mut values) = model_values(solver, q, env) else {
                 return QueryOutcome::Unknown("no model".into());
             };
             // Prefer small values: witnesses people can read. A short try
             // on the same solver; the first model stands if it fails.
             if !q.small.is_empty()
-                && check(&solver, config.timeout_ms.min(SMALL_MODEL_MS), true) == SatResult::Sat
+                && check(solver, config.timeout_ms.min(SMALL_MODEL_MS), true) == SatResult::Sat
             {
-                if let Some(small) = model_values(&solver, q, env) {
+                if let Some(small) = model_values(solver, q, env) {
                     values = small;
                 }
             }
