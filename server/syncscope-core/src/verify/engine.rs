@@ -70,6 +70,10 @@ pub struct RaceSet {
     /// relation of the two threads (another relation may still confirm
     /// the pair: threads of different blocks, say).
     pub unconfirmed: Vec<(usize, usize, Relation)>,
+    /// With a barrier skipped (the redundancy check): some race query was
+    /// satisfiable, so the barrier is needed. The search stops there: no
+    /// witness is confirmed or reported for a barrier that is kept.
+    pub needed: bool,
 }
 
 pub struct KernelVerifier<'k> {
@@ -131,6 +135,7 @@ impl<'k> KernelVerifier<'k> {
                     Instant::now()
                         + std::time::Duration::from_millis(options.kernel_budget_ms as u64)
                 }),
+                small_values: true,
             },
         }
     }
@@ -377,6 +382,9 @@ impl<'k> KernelVerifier<'k> {
                         return set;
                     }
                     self.race_group(&group, rel, &mut set, skip);
+                    if skip.is_some() && (set.needed || !set.unknown.is_empty()) {
+                        return set;
+                    }
                 }
             }
         }
@@ -597,6 +605,7 @@ impl<'k> KernelVerifier<'k> {
                 // interval by interval" as before.
                 let config = SolverConfig {
                     timeout_ms: self.config.timeout_ms.min(PRECHECK_TIMEOUT_MS),
+                    small_values: false,
                     ..self.config
                 };
                 matches!(
@@ -653,18 +662,22 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
+        // The redundancy check only asks whether any race query is
+        // satisfiable: no witness, no replay.
+        let config = SolverConfig {
+            small_values: skip.is_none(),
+            ..self.config
+        };
         for _round in 0..64 {
             if self.cancelled() {
                 return;
             }
-            match smt::solve(
-                &base,
-                &self.env,
-                self.config,
-                self.cache,
-                &mut self.counters,
-            ) {
+            match smt::solve(&base, &self.env, config, self.cache, &mut self.counters) {
                 QueryOutcome::Unsat => return,
+                QueryOutcome::Sat(_) if skip.is_some() => {
+                    set.needed = true;
+                    return;
+                }
                 QueryOutcome::Unknown(reason) => {
                     set.unknown.push((insts[0].access, reason));
                     return;
@@ -1161,7 +1174,10 @@ impl<'k> KernelVerifier<'k> {
     /// once it is gone (loop iterations included).
     fn is_redundant(&mut self, b: &Barrier) -> bool {
         let without = self.find_races(Some(b.id));
-        without.unknown.is_empty() && without.unconfirmed.is_empty() && without.pairs.is_empty()
+        !without.needed
+            && without.unknown.is_empty()
+            && without.unconfirmed.is_empty()
+            && without.pairs.is_empty()
     }
 
     /// The two chosen instances were separated by the skipped barrier.

@@ -400,6 +400,9 @@ pub struct SolverConfig<'a> {
     pub rlimit: u32,
     pub cancel: Option<&'a AtomicBool>,
     pub deadline: Option<Instant>,
+    /// Look for a model with small values (a readable witness) when the
+    /// query is satisfiable. Off where only sat/unsat matters.
+    pub small_values: bool,
 }
 
 impl SolverConfig<'_> {
@@ -410,6 +413,7 @@ impl SolverConfig<'_> {
             rlimit,
             cancel: None,
             deadline: None,
+            small_values: true,
         }
     }
 
@@ -473,10 +477,16 @@ pub fn solve(
             .collect::<Vec<_>>();
         &folded[..]
     };
-    let q = build_query(assertions, env);
+    let mut q = build_query(assertions, env);
+    if !config.small_values {
+        q.small.clear();
+    }
     let key = stable_hash(&[
         &q.text,
-        &format!("{}/{}/{}", config.timeout_ms, config.rlimit, env.bitvector),
+        &format!(
+            "{}/{}/{}/{}",
+            config.timeout_ms, config.rlimit, env.bitvector, config.small_values
+        ),
     ]);
     if let Some(hit) = cache.get(key) {
         counters.reused += 1;
@@ -489,7 +499,27 @@ pub fn solve(
         return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
     }
     counters.run += 1;
+    let t0 = Instant::now();
     let outcome = run_z3(&q, env, config);
+    // Profiling aid (docs/benchmarks.md): every query run, its time and
+    // outcome appended to the file this names.
+    if let Ok(path) = std::env::var("SYNCSCOPE_DEBUG_QUERIES") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(
+                f,
+                "=== {} ms nonlinear={} {:?}\n{}",
+                t0.elapsed().as_millis(),
+                q.nonlinear,
+                outcome,
+                q.text
+            );
+        }
+    }
     let stopped =
         matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
     if !stopped {
