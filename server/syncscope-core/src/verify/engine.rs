@@ -135,7 +135,7 @@ impl<'k> KernelVerifier<'k> {
                     Instant::now()
                         + std::time::Duration::from_millis(options.kernel_budget_ms as u64)
                 }),
-                small_values: true,
+                witness: true,
             },
         }
     }
@@ -658,7 +658,7 @@ impl<'k> KernelVerifier<'k> {
                 // interval by interval" as before.
                 let config = SolverConfig {
                     timeout_ms: self.config.timeout_ms.min(PRECHECK_TIMEOUT_MS),
-                    small_values: false,
+                    witness: false,
                     ..self.config
                 };
                 matches!(
@@ -718,7 +718,7 @@ impl<'k> KernelVerifier<'k> {
         // The redundancy check only asks whether any race query is
         // satisfiable: no witness, no replay.
         let config = SolverConfig {
-            small_values: skip.is_none(),
+            witness: skip.is_none(),
             ..self.config
         };
         for _round in 0..64 {

@@ -400,9 +400,10 @@ pub struct SolverConfig<'a> {
     pub rlimit: u32,
     pub cancel: Option<&'a AtomicBool>,
     pub deadline: Option<Instant>,
-    /// Look for a model with small values (a readable witness) when the
-    /// query is satisfiable. Off where only sat/unsat matters.
-    pub small_values: bool,
+    /// A satisfying model will be shown as a witness: prefer small values
+    /// (readable) and take the model from a fresh solver (reproducible).
+    /// Off where only sat/unsat matters.
+    pub witness: bool,
 }
 
 impl SolverConfig<'_> {
@@ -413,7 +414,7 @@ impl SolverConfig<'_> {
             rlimit,
             cancel: None,
             deadline: None,
-            small_values: true,
+            witness: true,
         }
     }
 
@@ -478,14 +479,14 @@ pub fn solve(
         &folded[..]
     };
     let mut q = build_query(assertions, env);
-    if !config.small_values {
+    if !config.witness {
         q.small.clear();
     }
     let key = stable_hash(&[
         &q.text,
         &format!(
             "{}/{}/{}/{}",
-            config.timeout_ms, config.rlimit, env.bitvector, config.small_values
+            config.timeout_ms, config.rlimit, env.bitvector, config.witness
         ),
     ]);
     if let Some(hit) = cache.get(key) {
@@ -556,7 +557,8 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     // parameters, its teardown) cost about 80% of a typical query. No
     // assertion outlives its scope; a solver that was interrupted or gave
     // up is not reused, and a query it gives up on ("incomplete") is asked
-    // again of a fresh one, so that no answer depends on what it saw before.
+    // again of a fresh one, so that no answer depends on what it saw
+    // before. Witness models come from a fresh solver too (below).
     let text = format!(
         "(declare-const {SMALL} Bool)\n{}{}",
         q.text,
@@ -645,18 +647,41 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             })
         }
         SatResult::Sat => {
-            let Some(mut values) = model_values(solver, q, env) else {
+            // The model, preferring small values (witnesses people can
+            // read): a short try on the same solver; the first model stands
+            // if it fails.
+            let witness_of = |solver: &Solver| {
+                let mut values = model_values(solver, q, env)?;
+                if !q.small.is_empty()
+                    && check(solver, config.timeout_ms.min(SMALL_MODEL_MS), true) == SatResult::Sat
+                {
+                    if let Some(small) = model_values(solver, q, env) {
+                        values = small;
+                    }
+                }
+                Some(values)
+            };
+            // A witness that will be shown is solved again in a fresh Z3
+            // context: models depend on the context's history (the order
+            // its terms were made in), and the same kernel must give the
+            // same witness in a fresh analysis and after any edits.
+            let reproducible = config
+                .witness
+                .then(|| {
+                    z3::with_z3_config(&z3::Config::new(), || {
+                        let fresh = solver_for(true);
+                        fresh.from_string(text.as_str());
+                        if check(&fresh, remaining().max(1), false) == SatResult::Sat {
+                            witness_of(&fresh)
+                        } else {
+                            None
+                        }
+                    })
+                })
+                .flatten();
+            let Some(values) = reproducible.or_else(|| witness_of(solver)) else {
                 return QueryOutcome::Unknown("no model".into());
             };
-            // Prefer small values: witnesses people can read. A short try
-            // on the same solver; the first model stands if it fails.
-            if !q.small.is_empty()
-                && check(solver, config.timeout_ms.min(SMALL_MODEL_MS), true) == SatResult::Sat
-            {
-                if let Some(small) = model_values(solver, q, env) {
-                    values = small;
-                }
-            }
             // A witness must be a launch the hardware allows (<= 1024 threads).
             if q.product_check {
                 let get = |d: u8| {
