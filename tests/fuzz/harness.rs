@@ -100,7 +100,10 @@ pub fn check_report(text: &str, report: &FileReport) {
         assert_eq!(f.severity, f.kind.severity(), "{f:?}");
     }
     for k in &report.kernels {
-        if k.status != KernelStatus::Verified {
+        // Findings name their kernel; with two kernels of one name (mutated
+        // inputs copy kernels) a finding cannot be told apart by name.
+        let unique = report.kernels.iter().filter(|o| o.name == k.name).count() == 1;
+        if k.status != KernelStatus::Verified || !unique {
             continue;
         }
         let against = report.findings.iter().find(|f| {
