@@ -599,7 +599,7 @@ impl<'k> KernelVerifier<'k> {
         }
         let max_block = env
             .fixed(VarKind::BlockDim(0))
-            .unwrap_or_else(|| env.max_threads.unwrap_or(1024).min(1024) as i64);
+            .unwrap_or_else(|| env.max_threads.unwrap_or(1024).min(1024));
         let mut coefficient = None;
         let mut offsets = Vec::new();
         for a in self
