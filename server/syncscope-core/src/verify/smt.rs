@@ -500,27 +500,7 @@ pub fn solve(
         return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
     }
     counters.run += 1;
-    let t0 = Instant::now();
     let outcome = run_z3(&q, env, config);
-    // Profiling aid (docs/benchmarks.md): every query run, its time and
-    // outcome appended to the file this names.
-    if let Ok(path) = std::env::var("SYNCSCOPE_DEBUG_QUERIES") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            let _ = writeln!(
-                f,
-                "=== {} ms nonlinear={} {:?}\n{}",
-                t0.elapsed().as_millis(),
-                q.nonlinear,
-                outcome,
-                q.text
-            );
-        }
-    }
     let stopped =
         matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
     if !stopped {
