@@ -13,6 +13,7 @@ pub mod cache;
 pub mod frontend;
 pub mod model;
 pub mod options;
+mod parallel;
 pub mod report;
 pub mod syntax;
 pub mod verify;

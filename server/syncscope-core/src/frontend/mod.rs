@@ -104,9 +104,7 @@ pub struct FileContext<'t> {
 /// independent given the file context); the result is in source order.
 pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Vec<Kernel> {
     let cx = collect(text, tree.root_node(), options);
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    let workers = crate::parallel::cores()
         .min(cx.kernels.len() / PARALLEL_MIN_KERNELS)
         .min(8);
     if workers <= 1 {
@@ -116,40 +114,9 @@ pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Ve
             .map(|k| lower_kernel(text, &cx, k, options))
             .collect();
     }
-    let chunk = cx.kernels.len().div_ceil(workers);
-    let lowered: Option<Vec<Vec<Kernel>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = cx
-            .kernels
-            .chunks(chunk)
-            .map(|defs| {
-                let cx = &cx;
-                std::thread::Builder::new()
-                    .name("syncscope-lower".into())
-                    .stack_size(LOWER_STACK)
-                    .spawn_scoped(s, move || {
-                        defs.iter()
-                            .map(|k| lower_kernel(text, cx, k, options))
-                            .collect::<Vec<_>>()
-                    })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h {
-                Ok(h) => h.join().map_err(|p| std::panic::resume_unwind(p)).ok(),
-                Err(_) => None,
-            })
-            .collect()
-    });
-    match lowered {
-        Some(parts) => parts.into_iter().flatten().collect(),
-        // A thread could not be started: lower here.
-        None => cx
-            .kernels
-            .iter()
-            .map(|k| lower_kernel(text, &cx, k, options))
-            .collect(),
-    }
+    crate::parallel::parallel_map(&cx.kernels, workers, LOWER_STACK, |k| {
+        lower_kernel(text, &cx, k, options)
+    })
 }
 
 /// Fewest kernels per lowering thread (below it a thread costs more than it

@@ -14,7 +14,7 @@ use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::*;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Stack for analysis threads: lowering recurses on the syntax tree, and
@@ -159,36 +159,10 @@ pub fn verify_kernels(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> Vec<Outcome> {
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(kernels.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<Outcome>>> = (0..kernels.len())
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            let _ = std::thread::Builder::new()
-                .stack_size(STACK / 4)
-                .spawn_scoped(s, || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(kernel) = kernels.get(i) else { break };
-                    let out = verify_one(kernel, options, cache, cancel);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(out);
-                    }
-                });
-        }
-    });
-    // A slot left empty (its worker could not start) is verified here.
-    slots
-        .into_iter()
-        .map(|slot| slot.into_inner().ok().flatten())
-        .zip(kernels)
-        .map(|(r, k)| r.unwrap_or_else(|| verify_one(k, options, cache, cancel)))
-        .collect()
+    let workers = crate::parallel::cores().min(kernels.len());
+    crate::parallel::parallel_map(kernels, workers, STACK / 4, |k| {
+        verify_one(k, options, cache, cancel)
+    })
 }
 
 /// Verifies one kernel; a panic becomes a finding, never a crash.
