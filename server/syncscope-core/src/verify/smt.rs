@@ -559,6 +559,12 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
         solver.set_params(&params);
         solver
     };
+    // A fresh solver holding this query.
+    let loaded = |incremental: bool| {
+        let solver = solver_for(incremental);
+        solver.from_string(text.as_str());
+        solver
+    };
     let check = |solver: &Solver, limit_ms: u32, small: bool| {
         let timeout = Instant::now() + Duration::from_millis(limit_ms.max(1) as u64);
         let deadline = config.deadline.map_or(timeout, |d| d.min(timeout));
@@ -596,15 +602,11 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     if result == SatResult::Unknown {
         warm.reusable = false;
         let more_time = !config.cancelled() && !config.out_of_budget() && remaining() > 0;
-        if !interrupted(warm.solver()) && more_time {
-            // Gave up ("incomplete"): once more on a fresh incremental core.
-            let fresh = solver_for(true);
-            fresh.from_string(text.as_str());
-            result = check(&fresh, remaining(), false);
-            other = Some(fresh);
-        } else if !q.nonlinear && more_time {
-            let fresh = solver_for(false);
-            fresh.from_string(text.as_str());
+        // Gave up ("incomplete"): once more on a fresh incremental core;
+        // out of its slice on a linear query: the non-incremental solver.
+        let incremental = !interrupted(warm.solver());
+        if more_time && (incremental || !q.nonlinear) {
+            let fresh = loaded(incremental);
             result = check(&fresh, remaining(), false);
             other = Some(fresh);
         }
@@ -649,8 +651,7 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
                 .witness
                 .then(|| {
                     z3::with_z3_config(&z3::Config::new(), || {
-                        let fresh = solver_for(true);
-                        fresh.from_string(text.as_str());
+                        let fresh = loaded(true);
                         if check(&fresh, remaining().max(1), false) == SatResult::Sat {
                             witness_of(&fresh)
                         } else {
