@@ -15,6 +15,38 @@ pub struct Point {
     pub offset: u32,
 }
 
+/// Byte offsets of the line starts of a text: the one table behind every
+/// offset → line conversion (the CLI's report positions, the server's LSP
+/// positions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    pub fn new(text: &str) -> LineStarts {
+        LineStarts(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    /// The number of lines (one more than the newlines).
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The byte offset where 0-based `line` starts.
+    pub fn start(&self, line: usize) -> Option<usize> {
+        self.0.get(line).copied()
+    }
+
+    /// The 0-based line holding byte `offset`, and that line's start.
+    pub fn line_of(&self, offset: usize) -> (usize, usize) {
+        let line = self.0.partition_point(|&s| s <= offset) - 1;
+        (line, self.0[line])
+    }
+}
+
 /// A half-open byte range with its line/column end points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Default)]
 pub struct Span {

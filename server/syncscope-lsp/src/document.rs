@@ -7,6 +7,7 @@
 //! of the character), never a panic.
 
 use std::sync::Arc;
+use syncscope_core::LineStarts;
 use tower_lsp_server::lsp_types::{Position, Range};
 
 /// The position encoding negotiated in `initialize`.
@@ -22,33 +23,26 @@ pub enum Encoding {
 /// Byte offsets of line starts, for offset ↔ position conversions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
-    starts: Vec<usize>,
+    starts: LineStarts,
     len: usize,
 }
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
         LineIndex {
-            starts,
+            starts: LineStarts::new(text),
             len: text.len(),
         }
     }
 
     pub fn line_count(&self) -> usize {
-        self.starts.len()
+        self.starts.count()
     }
 
     /// Byte range of `line` without its line terminator (`\n` or `\r\n`).
     fn line_range(&self, text: &str, line: usize) -> (usize, usize) {
-        let start = self.starts[line];
-        let mut end = self.starts.get(line + 1).map_or(self.len, |n| n - 1);
+        let start = self.starts.start(line).unwrap_or(self.len);
+        let mut end = self.starts.start(line + 1).map_or(self.len, |n| n - 1);
         if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
@@ -58,7 +52,7 @@ impl LineIndex {
     /// The byte offset of an LSP position, clamped into the text.
     pub fn offset(&self, text: &str, pos: Position, enc: Encoding) -> usize {
         let line = pos.line as usize;
-        if line >= self.starts.len() {
+        if line >= self.starts.count() {
             return text.len();
         }
         let (start, end) = self.line_range(text, line);
@@ -93,8 +87,7 @@ impl LineIndex {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
+        let (line, start) = self.starts.line_of(offset);
         let col = match enc {
             Encoding::Utf8 => offset - start,
             Encoding::Utf16 => text[start..offset].encode_utf16().count(),
@@ -105,8 +98,8 @@ impl LineIndex {
     /// The tree-sitter point (row, byte column) of a byte offset.
     pub fn point(&self, offset: usize) -> tree_sitter::Point {
         let offset = offset.min(self.len);
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        tree_sitter::Point::new(line, offset - self.starts[line])
+        let (line, start) = self.starts.line_of(offset);
+        tree_sitter::Point::new(line, offset - start)
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use syncscope_core::{FileReport, Finding, Severity, Span};
+use syncscope_core::{FileReport, Finding, LineStarts, Severity, Span};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -24,20 +24,20 @@ pub fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
 }
 
-/// Line starts of a file, computed once: every location of a report is
+/// A file's line starts, computed once: every location of a report is
 /// converted through it (scanning from the start of the file for each one
 /// made a report of 10,000 kernels quadratic).
 pub struct LineIndex<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    starts: LineStarts,
 }
 
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts: LineStarts::new(text),
+        }
     }
 
     /// 1-based line and 1-based column in characters.
@@ -47,11 +47,8 @@ impl<'a> LineIndex<'a> {
         while off > 0 && !text.is_char_boundary(off) {
             off -= 1;
         }
-        // The last line start at or before `off`.
-        let line = self.starts.partition_point(|&s| s <= off);
-        let line_start = self.starts[line - 1];
-        let col = text[line_start..off].chars().count() + 1;
-        (line, col)
+        let (line, line_start) = self.starts.line_of(off);
+        (line + 1, text[line_start..off].chars().count() + 1)
     }
 }
 
