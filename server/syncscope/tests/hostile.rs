@@ -21,7 +21,6 @@ struct Run {
 
 /// Runs `syncscope check ARGS...`, killing it at [`LIMIT`].
 fn check(args: &[&str]) -> Run {
-    let limit = LIMIT;
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_syncscope"))
         .arg("check")
@@ -48,10 +47,10 @@ fn check(args: &[&str]) -> Run {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
-        if start.elapsed() > limit {
+        if start.elapsed() > LIMIT {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("`syncscope check {}` ran over {limit:?}", args.join(" "));
+            panic!("`syncscope check {}` ran over {LIMIT:?}", args.join(" "));
         }
         std::thread::sleep(Duration::from_millis(20));
     };
