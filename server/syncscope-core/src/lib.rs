@@ -9,6 +9,7 @@
 //! runtimes. It is called synchronously by the CLI and by the server's
 //! worker threads; everything it returns is plain data.
 
+pub mod analysis;
 pub mod cache;
 pub mod frontend;
 pub mod model;
@@ -41,7 +42,7 @@ pub fn analyze(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> FileReport {
-    verify::analyze_file(text, tree, options, cache, cancel)
+    analysis::analyze_file(text, tree, options, cache, cancel)
 }
 
 /// Parses and analyses with a fresh cache: the one-shot entry point of the CLI.

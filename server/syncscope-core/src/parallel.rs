@@ -49,6 +49,14 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
         .collect()
 }
 
+/// The text of a panic's payload (`panic!` with a message or a format).
+pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::parallel_map;

@@ -3,6 +3,7 @@
 //! elsewhere in the file are still analysed.
 
 use crate::report::{Finding, FindingKind, Span};
+use tree_sitter::Node;
 
 pub fn language() -> tree_sitter::Language {
     tree_sitter_cuda::LANGUAGE.into()
@@ -142,7 +143,7 @@ pub fn kernel_names(tree: &tree_sitter::Tree, text: &str) -> Vec<String> {
     while let Some(m) = matches.next() {
         for c in m.captures {
             if Some(c.index) == idx {
-                if let Some(name) = crate::frontend::function_name(text, c.node) {
+                if let Some(name) = function_name(text, c.node) {
                     out.push(name);
                 }
             }
@@ -208,6 +209,133 @@ impl<'t> FieldExt<'t> for tree_sitter::Node<'t> {
     fn field(&self, name: &'static str) -> Option<tree_sitter::Node<'t>> {
         self.child_by_field_id(field_id(name)?)
     }
+}
+
+// ----- tree helpers: reading nodes of the tree-sitter-cuda grammar --------
+
+pub fn node_text<'a>(text: &'a str, node: Node) -> &'a str {
+    text.get(node.start_byte()..node.end_byte()).unwrap_or("")
+}
+
+pub fn has_token(node: Node, token: &str) -> bool {
+    let mut c = node.walk();
+    let found = node.children(&mut c).any(|ch| ch.kind() == token);
+    found
+}
+
+/// True if a declaration has the qualifier/specifier `q` among its direct children.
+pub fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
+    let mut c = node.walk();
+    let found = node.children(&mut c).any(|ch| {
+        matches!(
+            ch.kind(),
+            "type_qualifier" | "storage_class_specifier" | "attribute_specifier"
+        ) && node_text(text, ch).trim() == q
+            || ch.kind() == q
+    });
+    found
+}
+
+pub fn function_name(text: &str, def: Node) -> Option<String> {
+    let mut d = def.field("declarator")?;
+    loop {
+        match d.kind() {
+            "function_declarator" | "pointer_declarator" | "reference_declarator" => {
+                d = d.field("declarator").or_else(|| d.named_child(0))?;
+            }
+            "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
+            "qualified_identifier" => {
+                return d.field("name").map(|n| node_text(text, n).to_string())
+            }
+            "template_function" => return d.field("name").map(|n| node_text(text, n).to_string()),
+            _ => return None,
+        }
+    }
+}
+
+/// The identifier a declarator declares (`*p`, `s[4][4]`, `&r`, `x = 1`).
+pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
+    for _ in 0..64 {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
+            _ => {
+                d = d.field("declarator").or_else(|| {
+                    let mut c = d.walk();
+                    let found = d
+                        .named_children(&mut c)
+                        .find(|n| n.kind().contains("declarator") || n.kind() == "identifier");
+                    found
+                })?;
+            }
+        }
+    }
+    None
+}
+
+pub fn contains_kind(node: Node, kind: &str) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == kind {
+            return true;
+        }
+        if n.kind() == "init_declarator" {
+            if let Some(d) = n.field("declarator") {
+                stack.push(d);
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        for ch in n.named_children(&mut c) {
+            if ch.kind().contains("declarator") {
+                stack.push(ch);
+            }
+        }
+    }
+    false
+}
+
+/// The parameter declarations of a function definition.
+pub fn function_params(fnode: Node) -> Vec<Node> {
+    fnode
+        .field("declarator")
+        .and_then(find_function_declarator)
+        .and_then(|f| f.field("parameters"))
+        .map(|p| {
+            let mut c = p.walk();
+            p.named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+pub fn find_function_declarator(node: Node) -> Option<Node> {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_declarator" {
+            return Some(n);
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    None
+}
+
+pub fn find_identifier<'t>(node: Node<'t>, src: &str, name: &str) -> Option<Node<'t>> {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" && node_text(src, n) == name {
+            return Some(n);
+        }
+        if n.kind() == "parameter_list" {
+            continue;
+        }
+        let mut c = n.walk();
+        let mut kids: Vec<Node> = n.named_children(&mut c).collect();
+        kids.reverse();
+        stack.extend(kids);
+    }
+    None
 }
 
 #[cfg(test)]

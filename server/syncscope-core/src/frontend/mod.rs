@@ -11,7 +11,9 @@ mod lower;
 use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::Span;
-use crate::syntax::FieldExt;
+use crate::syntax::{
+    declarator_name, function_name, has_qualifier, has_token, node_text, FieldExt,
+};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -134,10 +136,6 @@ pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)>
         .iter()
         .map(|k| (k.name.clone(), Span::from_node(&k.node)))
         .collect()
-}
-
-pub fn node_text<'a>(text: &'a str, node: Node) -> &'a str {
-    text.get(node.start_byte()..node.end_byte()).unwrap_or("")
 }
 
 /// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
@@ -705,61 +703,6 @@ pub fn parse_int(s: &str) -> Option<i64> {
         return i64::from_str_radix(&digits[1..], 8).ok();
     }
     digits.parse().ok()
-}
-
-pub fn has_token(node: Node, token: &str) -> bool {
-    let mut c = node.walk();
-    let found = node.children(&mut c).any(|ch| ch.kind() == token);
-    found
-}
-
-/// True if a declaration has the qualifier/specifier `q` among its direct children.
-pub fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
-    let mut c = node.walk();
-    let found = node.children(&mut c).any(|ch| {
-        matches!(
-            ch.kind(),
-            "type_qualifier" | "storage_class_specifier" | "attribute_specifier"
-        ) && node_text(text, ch).trim() == q
-            || ch.kind() == q
-    });
-    found
-}
-
-pub fn function_name(text: &str, def: Node) -> Option<String> {
-    let mut d = def.field("declarator")?;
-    loop {
-        match d.kind() {
-            "function_declarator" | "pointer_declarator" | "reference_declarator" => {
-                d = d.field("declarator").or_else(|| d.named_child(0))?;
-            }
-            "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
-            "qualified_identifier" => {
-                return d.field("name").map(|n| node_text(text, n).to_string())
-            }
-            "template_function" => return d.field("name").map(|n| node_text(text, n).to_string()),
-            _ => return None,
-        }
-    }
-}
-
-/// The identifier a declarator declares (`*p`, `s[4][4]`, `&r`, `x = 1`).
-pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
-    for _ in 0..64 {
-        match d.kind() {
-            "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
-            _ => {
-                d = d.field("declarator").or_else(|| {
-                    let mut c = d.walk();
-                    let found = d
-                        .named_children(&mut c)
-                        .find(|n| n.kind().contains("declarator") || n.kind() == "identifier");
-                    found
-                })?;
-            }
-        }
-    }
-    None
 }
 
 fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {

@@ -9,12 +9,12 @@
 //!   split the branch around it (when `A` neither assigns what `c` reads nor
 //!   declares what `B` uses).
 
-use super::engine::RaceHit;
 use crate::cache::QueryCache;
 use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::*;
 use crate::syntax::FieldExt;
+use crate::verify::engine::RaceHit;
 use std::collections::HashSet;
 use tree_sitter::Node;
 
@@ -112,7 +112,7 @@ impl Checker<'_> {
         }
         let kernels = crate::frontend::lower_file(&new_text, &tree, &self.options);
         let k = kernels.iter().find(|k| k.name == self.kernel.name)?;
-        let (findings, _, races, _) = super::verify_one(k, &self.options, self.cache, None);
+        let (findings, _, races, _) = crate::verify::verify_one(k, &self.options, self.cache, None);
         Some(Summary::new(k, &findings, &races))
     }
 
@@ -343,7 +343,7 @@ fn assigned_or_declared(nodes: &[Node], text: &str) -> (HashSet<String>, HashSet
                 "declaration" => {
                     let mut c = n.walk();
                     for d in n.children_by_field_name("declarator", &mut c) {
-                        if let Some(name) = crate::frontend::declarator_name(text, d) {
+                        if let Some(name) = crate::syntax::declarator_name(text, d) {
                             declared.insert(name);
                         }
                     }

@@ -1,0 +1,236 @@
+//! The one driver of an analysis: source text (and its tree) → syntax
+//! errors → kernel models (`frontend`) → verification (`verify`) → the
+//! file's report, with whole-kernel reuse through the cache and, on request,
+//! verified quick-fixes (`fixes`).
+//!
+//! Architecture Invariant: this is the only module that runs the pipeline's
+//! stages in sequence; the stages below it never call a later one, and
+//! nothing below it parses or lowers text again.
+
+pub mod fixes;
+
+use crate::cache::{KernelResult, QueryCache};
+use crate::model::Kernel;
+use crate::options::Options;
+use crate::report::*;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Stack for analysis threads: lowering recurses on the syntax tree, and
+/// hostile input nests deeply (the depth is also bounded in the front end).
+const STACK: usize = 256 << 20;
+
+pub fn analyze_file(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+) -> FileReport {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("syncscope-analysis".into())
+            .stack_size(STACK)
+            .spawn_scoped(s, || analyze_file_here(text, tree, options, cache, cancel))
+            .ok()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_else(|| FileReport {
+                findings: vec![Finding::new(
+                    FindingKind::Unknown,
+                    None,
+                    Span::default(),
+                    "unknown: internal error while analysing this file".into(),
+                )],
+                ..Default::default()
+            })
+    })
+}
+
+fn analyze_file_here(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+) -> FileReport {
+    let options = &crate::options::with_file_directives(text, options);
+    let mut report = FileReport {
+        findings: crate::syntax::syntax_errors(tree, text),
+        ..Default::default()
+    };
+    let kernels: Vec<Kernel> = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::frontend::lower_file(text, tree, options)
+    })) {
+        Ok(k) => k,
+        Err(p) => {
+            report.findings.push(Finding::new(
+                FindingKind::NotVerified,
+                None,
+                Span::default(),
+                format!(
+                    "not verified: internal error in the front end ({})",
+                    crate::parallel::panic_message(p)
+                ),
+            ));
+            return report;
+        }
+    };
+    // Kernels whose model, text and options are unchanged reuse their last
+    // complete result; only the others are verified.
+    let options_hash = hash_of(&format!("{options:?}"));
+    let keys: Vec<u64> = kernels
+        .iter()
+        .map(|k| kernel_key(text, k, options_hash))
+        .collect();
+    let reused: Vec<Option<Arc<KernelResult>>> =
+        keys.iter().map(|&key| cache.get_kernel(key)).collect();
+    let todo: Vec<&Kernel> = kernels
+        .iter()
+        .zip(&reused)
+        .filter(|(_, r)| r.is_none())
+        .map(|(k, _)| k)
+        .collect();
+    let mut outcomes = crate::verify::verify_kernels(&todo, options, cache, cancel).into_iter();
+    let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
+    for ((kernel, key), reused) in kernels.iter().zip(keys).zip(reused) {
+        let base = i64::from(kernel.def_span.start.offset);
+        if let Some(r) = reused {
+            let r = KernelResult::clone(&r).shifted(base);
+            report.findings.extend(r.findings);
+            report.kernels.push(r.report);
+            report.stats.kernels_reused += 1;
+            continue;
+        }
+        let Some((mut findings, kreport, races, stats)) = outcomes.next() else {
+            break;
+        };
+        if options.compute_fixes && live() {
+            fixes::add_fixes(text, tree, kernel, &mut findings, &races, options, cache);
+        }
+        // Only a complete run is kept: never cancelled, within its budget
+        // (a budget is wall-clock time: the next run may finish).
+        if live() && stats.kernels_over_budget == 0 {
+            let kept = KernelResult {
+                findings: findings.clone(),
+                report: kreport.clone(),
+            };
+            cache.insert_kernel(key, Arc::new(kept.shifted(-base)));
+        }
+        report.findings.extend(findings);
+        report.kernels.push(kreport);
+        report.stats += stats;
+    }
+    report
+}
+
+fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// The whole-kernel cache key: the kernel's model with offsets relative to
+/// its definition (lines and columns stay absolute: messages name lines), its
+/// source text (quick-fixes read it) and the options. An edit elsewhere in
+/// the file that moves the kernel without changing its lines keeps the key.
+pub fn kernel_key(text: &str, kernel: &Kernel, options_hash: u64) -> u64 {
+    let mut model = kernel.clone();
+    model.shift_offsets(-i64::from(kernel.def_span.start.offset));
+    let start = kernel.def_span.start.offset as usize;
+    let end = kernel.def_span.end.offset as usize;
+    let source = text.get(start..end).unwrap_or("");
+    hash_of(&(model, source, options_hash))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{MemoryCache, QueryOutcome};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// A query cache that also keeps whole-kernel results.
+    #[derive(Default)]
+    struct KernelCache {
+        queries: MemoryCache,
+        kernels: Mutex<HashMap<u64, Arc<KernelResult>>>,
+    }
+
+    impl QueryCache for KernelCache {
+        fn get(&self, key: u64) -> Option<QueryOutcome> {
+            self.queries.get(key)
+        }
+        fn insert(&self, key: u64, outcome: QueryOutcome) {
+            self.queries.insert(key, outcome)
+        }
+        fn get_kernel(&self, key: u64) -> Option<Arc<KernelResult>> {
+            self.kernels.lock().unwrap().get(&key).cloned()
+        }
+        fn insert_kernel(&self, key: u64, outcome: Arc<KernelResult>) {
+            self.kernels.lock().unwrap().insert(key, outcome);
+        }
+    }
+
+    fn file(comment: &str, constant: u32) -> String {
+        format!(
+            "// {comment}\n__global__ void racy(float *a) {{\n    __shared__ float s[64];\n    s[threadIdx.x] = a[threadIdx.x];\n    a[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}}\n\n__global__ void fine(float *a) {{\n    __shared__ float s[64];\n    s[threadIdx.x] = {constant}.0f;\n    __syncthreads();\n    a[threadIdx.x] = s[63 - threadIdx.x];\n}}\n"
+        )
+    }
+
+    fn run(text: &str, cache: &dyn QueryCache) -> FileReport {
+        let options = Options {
+            block_dim: Some([64, 1, 1]),
+            grid_dim: Some([1, 1, 1]),
+            compute_fixes: true,
+            ..Options::default()
+        };
+        let tree = crate::parse(text, None);
+        let mut r = analyze_file(text, &tree, &options, cache, None);
+        r.kernels.iter_mut().for_each(|k| k.millis = 0);
+        r
+    }
+
+    #[test]
+    fn unchanged_kernels_reuse_their_results_at_their_new_offsets() {
+        let cache = KernelCache::default();
+        let first = run(&file("a", 1), &cache);
+        assert_eq!(first.stats.kernels_reused, 0);
+        assert!(first
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::DataRace));
+        assert!(first.findings.iter().any(|f| !f.fixes.is_empty()));
+
+        // Same lines, every kernel moved by two bytes: both reused, and the
+        // report is exactly what a cold analysis gives.
+        let moved = file("abc", 1);
+        let warm = run(&moved, &cache);
+        assert_eq!(warm.stats.kernels_reused, 2);
+        let cold = run(&moved, &MemoryCache::default());
+        assert_eq!(warm.findings, cold.findings);
+        assert_eq!(warm.kernels, cold.kernels);
+
+        // An edit inside one kernel re-verifies that kernel only.
+        let edited = run(&file("abc", 2), &cache);
+        assert_eq!(edited.stats.kernels_reused, 1);
+        assert_eq!(edited.stats.kernels_analysed, 1);
+    }
+
+    #[test]
+    fn a_kernel_stopped_by_its_budget_is_not_kept_for_reuse() {
+        // Nonlinear indices the solver cannot decide within the budget.
+        let text = "__global__ void hard(int *a, int n, int m) {\n    int x = threadIdx.x + n, y = blockIdx.x + m;\n    a[x*x*x + y*y*y + n*n*n] = 1;\n    a[y*y*y*x + 7*n*m*x] = 2;\n}\n";
+        let options = Options {
+            timeout_ms: 20_000,
+            kernel_budget_ms: 200,
+            ..Options::default()
+        };
+        let cache = KernelCache::default();
+        let tree = crate::parse(text, None);
+        let r = analyze_file(text, &tree, &options, &cache, None);
+        assert_eq!(r.stats.kernels_over_budget, 1);
+        assert_eq!(r.kernels[0].status, KernelStatus::Unknown);
+        assert!(cache.kernels.lock().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,315 @@
+use super::*;
+
+impl<'a, 't> Lowerer<'a, 't> {
+    pub(super) fn call(&mut self, node: Node) -> Value {
+        let Some(func) = node.field("function") else {
+            return Value::Int(Expr::Const(0));
+        };
+        let args: Vec<Node> = node
+            .field("arguments")
+            .map(|a| {
+                let mut c = a.walk();
+                a.named_children(&mut c)
+                    .filter(|n| n.kind() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default();
+        if func.kind() == "field_expression" {
+            let field = func
+                .field("field")
+                .map(|f| self.text(f))
+                .unwrap_or_default();
+            // A method of a modelled object: inlined with its members bound.
+            if let Some(obj) = self.member_base(func) {
+                return self.method_call(obj, &field, node, &args);
+            }
+            // Methods of cooperative groups: `block.sync()`, `g.thread_rank()`.
+            let base = func
+                .field("argument")
+                .map(|a| self.eval(a))
+                .unwrap_or(Value::Local);
+            if let Value::Group(g) = base {
+                return self.group_method(g, &field, node);
+            }
+            for a in &args {
+                self.eval(*a);
+            }
+            // Any other method may write memory through the object's
+            // members or through `this`: never silently ignored.
+            let op = func
+                .field("operator")
+                .map(|o| self.text(o))
+                .unwrap_or_default();
+            let target = match base {
+                Value::Object(ty) => format!("a `{ty}` object the model does not track"),
+                _ if op == "->" => "an object through a pointer".to_string(),
+                _ => "a value the model does not track".to_string(),
+            };
+            self.unsupported(
+                node,
+                format!("method call `{}` on {target}", short(&self.text(func))),
+            );
+            return Value::Int(self.fresh_unknown(&field, Scope::Thread));
+        }
+        let (name, template_args) = match func.kind() {
+            "identifier" => {
+                let name = self.text(func);
+                if let Some((_, v)) = self.lookup(&name) {
+                    // A local, a parameter or a member called like a function:
+                    // a function pointer or an object with `operator()`.
+                    let what = match v {
+                        Value::Object(ty) => format!("call of a `{ty}` object (`operator()`)"),
+                        _ => format!("call through the function pointer `{name}`"),
+                    };
+                    for a in &args {
+                        self.eval(*a);
+                    }
+                    self.unsupported(node, what);
+                    return Value::Int(self.fresh_unknown("fnptr", Scope::Thread));
+                }
+                // Inside a method: another method of the same object.
+                if let Some(this) = self.this_object() {
+                    let is_method = self
+                        .file
+                        .structs
+                        .get(&this.2)
+                        .is_some_and(|s| s.declared.contains(&name));
+                    if is_method {
+                        return self.method_call(this, &name, node, &args);
+                    }
+                }
+                (name, None)
+            }
+            "qualified_identifier" => {
+                let mut n = func;
+                let mut targs = None;
+                while let Some(inner) = n.field("name") {
+                    n = inner;
+                    if n.kind() == "template_function" {
+                        targs = n.field("arguments");
+                        n = n.field("name").unwrap_or(n);
+                        break;
+                    }
+                }
+                (self.text(n), targs)
+            }
+            "template_function" => (
+                func.field("name").map(|n| self.text(n)).unwrap_or_default(),
+                func.field("arguments"),
+            ),
+            "parenthesized_expression" => {
+                for a in &args {
+                    self.eval(*a);
+                }
+                self.unsupported(node, "call through a function pointer");
+                return Value::Int(self.fresh_unknown("fnptr", Scope::Thread));
+            }
+            // `float(x)`, `unsigned(x)`: a functional cast.
+            "primitive_type" | "sized_type_specifier" => {
+                let ty = self.text(func);
+                let mut last = Value::Int(Expr::Const(0));
+                for a in &args {
+                    last = self.eval(*a);
+                }
+                return self.convert_for_type(&ty, last);
+            }
+            "type_identifier" if !self.file.structs.contains_key(&self.text(func)) => {
+                for a in &args {
+                    self.eval(*a);
+                }
+                return Value::Int(self.fresh_unknown("cast", Scope::Thread));
+            }
+            _ => {
+                for a in &args {
+                    self.eval(*a);
+                }
+                let what = if func.kind() == "type_identifier" {
+                    format!("temporary `{}` object", self.text(func))
+                } else {
+                    format!(
+                        "call through the function pointer `{}`",
+                        short(&self.text(func))
+                    )
+                };
+                self.unsupported(node, what);
+                return Value::Int(self.fresh_unknown("call", Scope::Thread));
+            }
+        };
+        self.named_call(&name, node, &args, template_args)
+    }
+
+    pub(super) fn inline(
+        &mut self,
+        def: &FunctionDef<'t>,
+        call: Node,
+        args: &[Node],
+        targs: Option<Vec<String>>,
+        this: Option<ObjRef>,
+    ) -> Value {
+        if self.call_stack.contains(&def.name) || self.call_stack.len() > 24 {
+            self.unsupported(call, format!("recursive call to `{}`", def.name));
+            for a in args {
+                self.eval(*a);
+            }
+            if let Some(obj) = &this {
+                self.copy_object(obj, None);
+            }
+            return Value::Int(self.fresh_unknown(&def.name, Scope::Thread));
+        }
+        let fnode = def.node;
+        let params: Vec<Node> = fnode
+            .field("declarator")
+            .and_then(find_function_declarator)
+            .and_then(|f| f.field("parameters"))
+            .map(|p| {
+                let mut c = p.walk();
+                p.named_children(&mut c).collect()
+            })
+            .unwrap_or_default();
+        // Arguments are evaluated in the caller's frame.
+        let mut bound = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let Some(decl) = p.field("declarator") else {
+                continue;
+            };
+            let Some(pname) = declarator_name(&self.src, decl) else {
+                continue;
+            };
+            let Some(arg) = args.get(i) else {
+                bound.push((
+                    pname,
+                    Bound::Value(Value::Int(self.fresh_unknown("default_arg", Scope::Thread))),
+                ));
+                continue;
+            };
+            let is_ref = contains_kind(decl, "reference_declarator");
+            let is_ptr = contains_kind(decl, "pointer_declarator");
+            if !is_ref && !is_ptr {
+                // An object passed by value: a copy.
+                if let Some(src) = self.object_path(*arg) {
+                    bound.push((pname, Bound::Copy(src.2.clone(), Some(src))));
+                    continue;
+                }
+                let param_ty = p
+                    .field("type")
+                    .and_then(|t| struct_type_name(&self.src, t))
+                    .filter(|t| self.file.structs.contains_key(t));
+                if let Some(ty) = param_ty {
+                    self.eval(*arg);
+                    bound.push((pname, Bound::Copy(ty, None)));
+                    continue;
+                }
+            }
+            let v = if is_ref {
+                match self.lvalue(*arg) {
+                    Some(lv) => Value::Alias(Box::new(lv)),
+                    None => Value::Local,
+                }
+            } else {
+                let v = self.eval(*arg);
+                match v {
+                    Value::Alias(lv) if !contains_kind(decl, "pointer_declarator") => {
+                        self.read_lvalue(&lv, "arg", None)
+                    }
+                    Value::Object(ty) => {
+                        bound.push((pname, Bound::Copy(ty, None)));
+                        continue;
+                    }
+                    v => v,
+                }
+            };
+            bound.push((pname, Bound::Value(v)));
+        }
+        for a in args.iter().skip(params.len()) {
+            self.eval(*a);
+        }
+        // The callee's frame.
+        let saved_base = self.frame_base;
+        let saved_returned = std::mem::replace(&mut self.returned, Expr::fals());
+        let saved_frames = std::mem::take(&mut self.frames);
+        self.scopes.push(HashMap::new());
+        self.frame_base = self.scopes.len() - 1;
+        self.bind_template_params(def, targs);
+        if let Some((scope, path, ty)) = &this {
+            // `this` and the members, as references to the object's locals.
+            let alias = |name: String| {
+                Value::Alias(Box::new(LValue::Local {
+                    scope: *scope,
+                    name,
+                }))
+            };
+            self.declare("this", alias(path.clone()));
+            let fields = self
+                .file
+                .structs
+                .get(ty)
+                .map(|s| s.fields.clone())
+                .unwrap_or_default();
+            for f in fields {
+                self.declare(&f.name, alias(format!("{path}.{}", f.name)));
+            }
+        }
+        let frame = self.scopes.len() - 1;
+        for (n, b) in bound {
+            match b {
+                Bound::Value(v) => self.declare(&n, v),
+                Bound::Copy(ty, src) => {
+                    self.init_object(frame, &n, &ty, 0);
+                    self.copy_object(&(frame, n.clone(), ty), src.as_ref());
+                }
+            }
+        }
+        if let Some(obj) = &this {
+            self.member_initializers(fnode, obj);
+        }
+        self.call_stack.push(def.name.clone());
+        self.ret_values.push(None);
+        let saved_override = self.span_override;
+        if self.span_override.is_none() {
+            // Accesses inside the callee point at their own lines; a race
+            // message names the callee's statement, which is what to fix.
+        }
+        if let Some(body) = fnode.field("body") {
+            self.statement(body);
+        }
+        self.span_override = saved_override;
+        let ret = self.ret_values.pop().flatten();
+        self.call_stack.pop();
+        self.scopes.truncate(self.frame_base);
+        self.frame_base = saved_base;
+        self.returned = saved_returned;
+        self.frames = saved_frames;
+        match ret {
+            Some(v) => v,
+            None => Value::Int(self.fresh_unknown(&format!("{}()", def.name), Scope::Thread)),
+        }
+    }
+}
+
+pub(super) fn substitute_params(body: &str, params: &[String], args: &[String]) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = body.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            match params.iter().position(|p| *p == word) {
+                Some(pi) => {
+                    out.push('(');
+                    out.push_str(args.get(pi).map(String::as_str).unwrap_or("0"));
+                    out.push(')');
+                }
+                None => out.push_str(&word),
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}

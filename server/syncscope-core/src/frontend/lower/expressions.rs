@@ -1,0 +1,538 @@
+use super::*;
+
+impl<'a, 't> Lowerer<'a, 't> {
+    pub(super) fn eval_cond(&mut self, node: Node) -> Expr {
+        match self.eval(node) {
+            Value::Int(e) => e.truthy(),
+            Value::Ptr(_) | Value::Local | Value::Group(_) | Value::Dim3(_) | Value::Alias(_) => {
+                Expr::tru()
+            }
+            Value::Opaque(_) | Value::Object(_) => self.fresh_bool("cond", Scope::Thread),
+        }
+    }
+
+    pub(super) fn int_of(&mut self, v: Value, base: &str) -> Expr {
+        match v {
+            Value::Int(e) => e,
+            Value::Alias(lv) => match self.read_lvalue(&lv, base, None) {
+                Value::Int(e) => e,
+                _ => self.fresh_unknown(base, Scope::Thread),
+            },
+            _ => self.fresh_unknown(base, Scope::Thread),
+        }
+    }
+
+    pub(super) fn eval(&mut self, node: Node) -> Value {
+        if !self.tick() {
+            return Value::Int(Expr::Const(0));
+        }
+        self.depth += 1;
+        let v = if self.depth > MAX_DEPTH {
+            self.unsupported(node, "expression nested too deeply to model");
+            Value::Int(Expr::Const(0))
+        } else {
+            self.eval_inner(node)
+        };
+        self.depth -= 1;
+        // Expression growth is bounded where it happens (branch merges),
+        // not here: measuring every intermediate value is quadratic.
+        match v {
+            Value::Alias(lv) => match *lv {
+                LValue::Local { .. } | LValue::Mem { .. } => {
+                    self.read_lvalue(&lv, "ref", Some(node))
+                }
+                other => Value::Alias(Box::new(other)),
+            },
+            v => v,
+        }
+    }
+
+    pub(super) fn eval_inner(&mut self, node: Node) -> Value {
+        // A node the parser made up (MISSING) or could not parse (ERROR) has
+        // no meaning: an unknown, never a variable named by its (empty) text.
+        if node.is_missing() || node.is_error() {
+            return Value::Int(self.fresh_unknown("syntax-error", Scope::Thread));
+        }
+        match node.kind() {
+            "number_literal" => {
+                let t = self.text(node);
+                match parse_int(&t) {
+                    Some(c) => Value::Int(Expr::Const(c)),
+                    None => Value::Int(self.fresh_unknown(&t, Scope::Grid)),
+                }
+            }
+            "true" => Value::Int(Expr::tru()),
+            "false" => Value::Int(Expr::fals()),
+            "null" | "nullptr" => Value::Int(Expr::Const(0)),
+            "char_literal" => {
+                let t = self.text(node);
+                Value::Int(Expr::Const(t.chars().nth(1).map(|c| c as i64).unwrap_or(0)))
+            }
+            "string_literal" | "concatenated_string" | "raw_string_literal" => Value::Local,
+            "identifier" => self.identifier(node),
+            "field_expression" => self.field(node),
+            "qualified_identifier" => match node.field("name") {
+                Some(n) => self.eval(n),
+                None => Value::Int(self.fresh_unknown("qualified", Scope::Grid)),
+            },
+            "parenthesized_expression" => match node.named_child(0) {
+                Some(n) => self.eval(n),
+                None => Value::Int(Expr::Const(0)),
+            },
+            "comma_expression" => {
+                if let Some(l) = node.field("left") {
+                    self.eval(l);
+                }
+                match node.field("right") {
+                    Some(r) => self.eval(r),
+                    None => Value::Int(Expr::Const(0)),
+                }
+            }
+            "subscript_expression" | "pointer_expression" if !self.is_address_of(node) => {
+                match self.lvalue(node) {
+                    Some(lv) => {
+                        let text = self.text(node);
+                        self.read_lvalue(&lv, &text, Some(node))
+                    }
+                    None => Value::Int(self.fresh_unknown("deref", Scope::Thread)),
+                }
+            }
+            "pointer_expression" => {
+                // `&x`
+                let Some(arg) = node.field("argument") else {
+                    return Value::Opaque("address".into());
+                };
+                match self.lvalue(arg) {
+                    Some(LValue::Mem { ptr, .. }) => Value::Ptr(ptr),
+                    Some(lv @ LValue::Local { .. }) => Value::Alias(Box::new(lv)),
+                    Some(LValue::Discard) => Value::Local,
+                    Some(LValue::Opaque(r)) => Value::Opaque(r),
+                    None => Value::Local,
+                }
+            }
+            "assignment_expression" => self.assignment(node),
+            "update_expression" => self.update(node),
+            "binary_expression" => self.binary(node),
+            "unary_expression" => {
+                let op = node
+                    .field("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or_default();
+                let v = match node.field("argument") {
+                    Some(a) => self.eval(a),
+                    None => Value::Int(Expr::Const(0)),
+                };
+                if let Value::Object(ty) = &v {
+                    let what = format!("operator `{op}` on a `{ty}` object");
+                    self.unsupported(node, what);
+                }
+                let e = self.int_of(v, "unary");
+                Value::Int(match op.as_str() {
+                    "-" => Expr::un(UnOp::Neg, e),
+                    "!" => Expr::not(e.truthy()),
+                    "~" => Expr::un(UnOp::BitNot, e),
+                    _ => e,
+                })
+            }
+            "conditional_expression" => self.conditional(node),
+            "cast_expression" => match node.field("value") {
+                Some(v) => {
+                    let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
+                    let val = self.eval(v);
+                    self.convert_for_type(&ty, val)
+                }
+                None => Value::Int(Expr::Const(0)),
+            },
+            "sizeof_expression" | "alignof_expression" => {
+                let t = self.text(node);
+                let size = if t.contains("double")
+                    || t.contains("long")
+                    || t.contains("int64")
+                    || t.contains("*")
+                {
+                    8
+                } else if t.contains("char") || t.contains("bool") {
+                    1
+                } else if t.contains("short") || t.contains("half") {
+                    2
+                } else if t.contains("float") || t.contains("int") {
+                    4
+                } else {
+                    return Value::Int(self.fresh_unknown(&t, Scope::Grid));
+                };
+                Value::Int(Expr::Const(size))
+            }
+            "call_expression" => self.call(node),
+            "lambda_expression" => {
+                self.unsupported(node, "lambda expression");
+                Value::Local
+            }
+            "new_expression" | "delete_expression" => {
+                self.unsupported(node, "dynamic allocation (new/delete)");
+                Value::Opaque("new".into())
+            }
+            "gnu_asm_expression" => {
+                self.unsupported(node, "inline asm");
+                Value::Int(self.fresh_unknown("asm", Scope::Thread))
+            }
+            "initializer_list" => {
+                let mut c = node.walk();
+                let items: Vec<Node> = node.named_children(&mut c).collect();
+                for it in items {
+                    self.eval(it);
+                }
+                Value::Local
+            }
+            "compound_literal_expression" => Value::Local,
+            "template_function" => match node.field("name") {
+                Some(n) => self.eval(n),
+                None => Value::Local,
+            },
+            _ => {
+                // Anything else: evaluate the parts for their accesses; the
+                // value is unknown (an over-approximation, never a guess).
+                let mut c = node.walk();
+                let items: Vec<Node> = node.named_children(&mut c).collect();
+                let mut scope = Scope::Grid;
+                for it in items {
+                    if let Value::Int(e) = self.eval(it) {
+                        scope = scope.max(e.scope());
+                    } else {
+                        scope = Scope::Thread;
+                    }
+                }
+                Value::Int(self.fresh_unknown(node.kind(), scope))
+            }
+        }
+    }
+
+    pub(super) fn is_address_of(&self, node: Node) -> bool {
+        node.kind() == "pointer_expression"
+            && node
+                .field("operator")
+                .map(|o| node_text(&self.src, o) == "&")
+                .unwrap_or(false)
+    }
+
+    pub(super) fn identifier(&mut self, node: Node) -> Value {
+        let name = self.text(node);
+        if let Some(p) = self.scalar_memory(&name) {
+            // `flag` for `__shared__ int flag;`: a read of memory.
+            let lv = LValue::Mem {
+                ptr: p,
+                bounds: Vec::new(),
+            };
+            return self.read_lvalue(&lv, &name, Some(node));
+        }
+        self.named_value(&name, node)
+    }
+
+    pub(super) fn named_value(&mut self, name: &str, node: Node) -> Value {
+        if let Some((_, v)) = self.lookup(name) {
+            return v.clone();
+        }
+        match name {
+            "threadIdx" => return Value::Dim3(0),
+            "blockIdx" => return Value::Dim3(1),
+            "blockDim" => return Value::Dim3(2),
+            "gridDim" => return Value::Dim3(3),
+            "warpSize" => return Value::Int(Expr::Const(32)),
+            _ => {}
+        }
+        if let Some(&id) = self.array_names.get(name) {
+            return self.base_ptr(id);
+        }
+        if let Some(v) = self.file.enumerators.get(name) {
+            return Value::Int(Expr::Const(*v));
+        }
+        if let Some(m) = self.file.macros.get(name) {
+            if m.params.is_none() && self.macro_depth < 16 {
+                let known = self
+                    .file
+                    .macro_constants
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(name)
+                    .copied();
+                if let Some(v) = known {
+                    return Value::Int(Expr::Const(v));
+                }
+                let body = m.body.clone();
+                let span = self.span(node);
+                if body.is_empty() {
+                    return Value::Int(Expr::Const(1));
+                }
+                if let Some(v) = self.eval_snippet(&body, Some(span)) {
+                    if let Value::Int(Expr::Const(c)) = v {
+                        self.file
+                            .macro_constants
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(name.to_string(), c);
+                    }
+                    return v;
+                }
+            }
+        }
+        if let Some(&cnode) = self.file.constants.get(name) {
+            if self.macro_depth < 16 {
+                self.macro_depth += 1;
+                let saved = self.span_override;
+                self.span_override = Some(self.span(node));
+                let v = self.eval(cnode);
+                self.span_override = saved;
+                self.macro_depth -= 1;
+                return v;
+            }
+        }
+        if let Some(g) = self.file.global_arrays.iter().find(|g| g.name == name) {
+            let dims = if g.declarator.kind() == "array_declarator" {
+                self.array_dims(g.declarator)
+            } else {
+                Vec::new()
+            };
+            let id = self.add_array(name, MemorySpace::Global, dims);
+            return self.base_ptr(id);
+        }
+        // An identifier we cannot resolve (a constant from an unseen header,
+        // say): a grid-uniform unknown.
+        Value::Int(Expr::Var(Var::new(
+            name.to_string(),
+            VarKind::Unknown {
+                scope: Scope::Grid,
+                lo: i64::MIN,
+                hi: i64::MAX,
+            },
+        )))
+    }
+
+    /// Evaluates source text (a macro body) as an expression, or as
+    /// statements if it is not one. Spans inside map to `span`.
+    pub(super) fn eval_snippet(&mut self, body: &str, span: Option<Span>) -> Option<Value> {
+        if self.macro_depth >= 16 {
+            return None;
+        }
+        self.macro_depth += 1;
+        let expr_src = format!("int __syncscope_v = ({body});");
+        let tree = crate::syntax::parse(&expr_src, None);
+        let saved_src = std::mem::replace(&mut self.src, Rc::from(expr_src.as_str()));
+        let saved_span = self.span_override;
+        if span.is_some() {
+            self.span_override = span;
+        }
+        let mut result = None;
+        if !tree.root_node().has_error() {
+            let value = tree
+                .root_node()
+                .named_child(0)
+                .and_then(|d| d.field("declarator"))
+                .and_then(|d| d.field("value"));
+            if let Some(v) = value {
+                result = Some(self.eval(v));
+            }
+        } else {
+            let stmt_src = format!("void __syncscope_f() {{ {body}; }}");
+            let tree2 = crate::syntax::parse(&stmt_src, None);
+            self.src = Rc::from(stmt_src.as_str());
+            if let Some(b) = tree2
+                .root_node()
+                .named_child(0)
+                .and_then(|f| f.field("body"))
+            {
+                self.statement(b);
+                result = Some(Value::Int(Expr::Const(0)));
+            }
+        }
+        self.src = saved_src;
+        self.span_override = saved_span;
+        self.macro_depth -= 1;
+        result
+    }
+
+    pub(super) fn assignment(&mut self, node: Node) -> Value {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
+            return Value::Int(Expr::Const(0));
+        };
+        let op = node
+            .field("operator")
+            .map(|o| self.text(o))
+            .unwrap_or_else(|| "=".into());
+        if let Some(dst) = self.object_path(left) {
+            let user_op = self
+                .file
+                .structs
+                .get(&dst.2)
+                .is_some_and(|s| s.methods.contains_key(&format!("operator{op}")));
+            if op != "=" || user_op {
+                self.eval(right);
+                self.unsupported(node, format!("operator `{op}` on a `{}` object", dst.2));
+                self.copy_object(&dst, None);
+                return Value::Object(dst.2);
+            }
+            match self.object_path(right).filter(|s| s.2 == dst.2) {
+                Some(src) => self.copy_object(&dst, Some(&src)),
+                None => {
+                    self.eval(right);
+                    self.copy_object(&dst, None);
+                }
+            }
+            return Value::Object(dst.2);
+        }
+        let rhs = self.eval(right);
+        let Some(lv) = self.lvalue(left) else {
+            return rhs;
+        };
+        let new = if op == "=" {
+            rhs
+        } else {
+            let lt = self.text(left);
+            let old = self.read_lvalue(&lv, &lt, Some(left));
+            let bop = binop(op.trim_end_matches('=')).unwrap_or(BinOp::Add);
+            self.arith(bop, old, rhs)
+        };
+        self.write_lvalue(&lv, new.clone(), left, AccessKind::Write);
+        new
+    }
+
+    pub(super) fn update(&mut self, node: Node) -> Value {
+        let Some(arg) = node.field("argument") else {
+            return Value::Int(Expr::Const(0));
+        };
+        let op = node
+            .field("operator")
+            .map(|o| self.text(o))
+            .unwrap_or_default();
+        if let Some(obj) = self.object_path(arg) {
+            self.unsupported(node, format!("operator `{op}` on a `{}` object", obj.2));
+            self.copy_object(&obj, None);
+            return Value::Int(self.fresh_unknown(&op, Scope::Thread));
+        }
+        let Some(lv) = self.lvalue(arg) else {
+            return Value::Int(Expr::Const(0));
+        };
+        let t = self.text(arg);
+        let old = self.read_lvalue(&lv, &t, Some(arg));
+        let delta = Value::Int(Expr::Const(1));
+        let new = self.arith(
+            if op == "--" { BinOp::Sub } else { BinOp::Add },
+            old.clone(),
+            delta,
+        );
+        self.write_lvalue(&lv, new.clone(), arg, AccessKind::Write);
+        let prefix = node.child(0).map(|c| !c.is_named()).unwrap_or(false);
+        if prefix {
+            new
+        } else {
+            old
+        }
+    }
+
+    pub(super) fn arith(&mut self, op: BinOp, a: Value, b: Value) -> Value {
+        match (a, b) {
+            (Value::Ptr(p), Value::Int(i)) if matches!(op, BinOp::Add | BinOp::Sub) => {
+                let i = if op == BinOp::Sub {
+                    Expr::un(UnOp::Neg, i)
+                } else {
+                    i
+                };
+                let step = if p.level + 1 < self.arrays[p.array].dims.len()
+                    || self.arrays[p.array].dims.len() <= 1
+                {
+                    self.stride(p.array, p.level)
+                } else {
+                    Expr::Const(1)
+                };
+                Value::Ptr(Ptr {
+                    array: p.array,
+                    offset: Expr::add(p.offset, Expr::mul(i.clone(), step.clone())),
+                    inner: Expr::add(p.inner, Expr::mul(i, step)),
+                    level: p.level,
+                })
+            }
+            (Value::Int(i), Value::Ptr(p)) if op == BinOp::Add => {
+                self.arith(op, Value::Ptr(p), Value::Int(i))
+            }
+            (Value::Ptr(a), Value::Ptr(b)) if op == BinOp::Sub && a.array == b.array => {
+                Value::Int(Expr::bin(BinOp::Sub, a.offset, b.offset))
+            }
+            (Value::Ptr(_), _) | (_, Value::Ptr(_)) if op.is_comparison() => {
+                Value::Int(self.fresh_bool("ptrcmp", Scope::Thread))
+            }
+            (Value::Opaque(r), _) | (_, Value::Opaque(r)) => Value::Opaque(r),
+            (a, b) => {
+                let a = self.int_of(a, "lhs");
+                let b = self.int_of(b, "rhs");
+                let a = if op.is_boolean() && matches!(op, BinOp::And | BinOp::Or) {
+                    a.truthy()
+                } else {
+                    a
+                };
+                let b = if op.is_boolean() && matches!(op, BinOp::And | BinOp::Or) {
+                    b.truthy()
+                } else {
+                    b
+                };
+                Value::Int(Expr::bin(op, a, b))
+            }
+        }
+    }
+
+    pub(super) fn binary(&mut self, node: Node) -> Value {
+        let op = node
+            .field("operator")
+            .map(|o| self.text(o))
+            .unwrap_or_default();
+        let (Some(l), Some(r)) = (node.field("left"), node.field("right")) else {
+            return Value::Int(Expr::Const(0));
+        };
+        if op == "&&" || op == "||" {
+            // Short circuit: the right operand runs only when it must.
+            let a = self.eval_cond(l);
+            let guard_r = if op == "&&" {
+                a.clone()
+            } else {
+                Expr::not(a.clone())
+            };
+            self.path.push(guard_r);
+            let b = self.eval_cond(r);
+            self.path.pop();
+            return Value::Int(if op == "&&" {
+                Expr::and(a, b)
+            } else {
+                Expr::or(a, b)
+            });
+        }
+        let a = self.eval(l);
+        let b = self.eval(r);
+        if let Value::Object(ty) = match (&a, &b) {
+            (Value::Object(_), _) => &a,
+            _ => &b,
+        } {
+            let what = format!("operator `{op}` on a `{ty}` object");
+            self.unsupported(node, what);
+            return Value::Int(self.fresh_unknown(&op, Scope::Thread));
+        }
+        match binop(&op) {
+            Some(bop) => self.arith(bop, a, b),
+            None => Value::Int(self.fresh_unknown(&op, Scope::Thread)),
+        }
+    }
+
+    pub(super) fn conditional(&mut self, node: Node) -> Value {
+        let Some(c) = node.field("condition") else {
+            return Value::Int(Expr::Const(0));
+        };
+        let cond = self.eval_cond(c);
+        let branch = |lw: &mut Self, n: Option<Node>, g: Expr| {
+            lw.path.push(g);
+            let v = n.map(|n| lw.eval(n)).unwrap_or(Value::Int(Expr::Const(0)));
+            lw.path.pop();
+            v
+        };
+        let a = branch(self, node.field("consequence"), cond.clone());
+        let b = branch(self, node.field("alternative"), Expr::not(cond.clone()));
+        self.merge_value(&cond, a, b)
+    }
+
+    // ----- calls -----------------------------------------------------------
+}

@@ -1,0 +1,254 @@
+use super::*;
+
+impl<'a, 't> Lowerer<'a, 't> {
+    pub(super) fn kernel(&mut self, def: &FunctionDef<'t>) -> Kernel {
+        let node = def.node;
+        self.kernel_name = def.name.clone();
+        let name_node = node
+            .field("declarator")
+            .and_then(|d| find_identifier(d, &self.src, &def.name));
+        let span = name_node
+            .map(|n| Span::from_node(&n))
+            .unwrap_or_else(|| Span::from_node(&node));
+        let mut max_threads = None;
+        let mut c = node.walk();
+        for ch in node.children(&mut c) {
+            if ch.kind() == "launch_bounds" {
+                if let Some(n) = ch.named_child(0) {
+                    max_threads =
+                        const_eval(&self.src, n, &self.file.macros, &self.file.enumerators);
+                }
+            }
+        }
+        self.bind_template_params(def, None);
+        if let Some(params) = node
+            .field("declarator")
+            .and_then(find_function_declarator)
+            .and_then(|f| f.field("parameters"))
+        {
+            let mut c = params.walk();
+            for p in params.named_children(&mut c) {
+                self.kernel_param(p);
+            }
+        }
+        if let Some(body) = node.field("body") {
+            self.statement(body);
+        }
+        if self.exhausted {
+            self.unsupported(node, "kernel too large to model within the step budget");
+        }
+        let body = std::mem::take(self.out.last_mut().expect("output"));
+        let mut block_used = [true, false, false];
+        let mut grid_used = [false, false, false];
+        let text = self.src.clone();
+        dims_used(node_text(&text, node), &mut block_used, &mut grid_used);
+        // Device functions and macros: scanned once per file.
+        let shared = *self.file.helper_dims.get_or_init(|| {
+            let (mut b, mut g) = ([false; 3], [false; 3]);
+            for f in self.file.functions.values() {
+                if !f.is_kernel {
+                    dims_used(node_text(&text, f.node), &mut b, &mut g);
+                }
+            }
+            for s in self.file.structs.values() {
+                for f in s.methods.values().flatten() {
+                    dims_used(node_text(&text, f.node), &mut b, &mut g);
+                }
+            }
+            for m in self.file.macros.values() {
+                dims_used(&m.body, &mut b, &mut g);
+            }
+            (b, g)
+        });
+        for d in 0..3 {
+            block_used[d] |= shared.0[d];
+            grid_used[d] |= shared.1[d];
+        }
+        Kernel {
+            name: def.name.clone(),
+            span,
+            def_span: Span::from_node(&node),
+            arrays: std::mem::take(&mut self.arrays),
+            body,
+            assumptions: std::mem::take(&mut self.assumptions),
+            unsupported: std::mem::take(&mut self.unsupported),
+            block_dims_used: block_used,
+            grid_dims_used: grid_used,
+            max_threads,
+        }
+    }
+
+    pub(super) fn bind_template_params(
+        &mut self,
+        def: &FunctionDef<'t>,
+        explicit: Option<Vec<String>>,
+    ) {
+        let insts = self.file.instantiations.get(&def.name);
+        for (i, tp) in def.template_params.iter().enumerate() {
+            let given = explicit
+                .as_ref()
+                .and_then(|a| a.get(i).cloned())
+                .or_else(|| match insts {
+                    Some(list) if list.len() == 1 => list[0].get(i).cloned(),
+                    Some(_) => None,
+                    None => tp.default.clone(),
+                });
+            let value = given
+                .as_deref()
+                .and_then(|g| self.eval_snippet_const(g))
+                .map(Expr::Const)
+                .unwrap_or_else(|| {
+                    Expr::Var(Var::new(
+                        tp.name.clone(),
+                        VarKind::Param {
+                            lo: i32::MIN as i64,
+                            hi: i32::MAX as i64,
+                        },
+                    ))
+                });
+            self.declare(&tp.name, Value::Int(value));
+        }
+    }
+
+    pub(super) fn eval_snippet_const(&mut self, text: &str) -> Option<i64> {
+        if let Some(v) = parse_int(text) {
+            return Some(v);
+        }
+        match self.eval_snippet(text, None)? {
+            Value::Int(Expr::Const(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub(super) fn kernel_param(&mut self, p: Node) {
+        let Some(decl) = p.field("declarator") else {
+            return;
+        };
+        let Some(name) = declarator_name(&self.src, decl) else {
+            return;
+        };
+        let is_pointer =
+            contains_kind(decl, "pointer_declarator") || contains_kind(decl, "array_declarator");
+        let ty = p.field("type").map(|t| self.text(t)).unwrap_or_default();
+        if is_pointer {
+            let id = self.add_array(&name, MemorySpace::Global, vec![None]);
+            let v = self.base_ptr(id);
+            self.declare(&name, v);
+        } else if let Some((lo, hi)) = int_range(&ty) {
+            let v = Expr::Var(Var::new(name.clone(), VarKind::Param { lo, hi }));
+            self.declare(&name, Value::Int(v));
+        } else if let Some(sty) = p
+            .field("type")
+            .and_then(|t| struct_type_name(&self.src, t))
+            .filter(|t| self.file.structs.contains_key(t) && decl.kind() == "identifier")
+        {
+            // A struct passed by value: its members are grid-uniform unknowns;
+            // a pointer member points we do not know where.
+            let scope = self.scopes.len() - 1;
+            self.init_object(scope, &name, &sty, 0);
+            let obj = (scope, name.clone(), sty);
+            for key in self.object_keys(&obj) {
+                let suffix = key[name.len()..].to_string();
+                let v = match self.scopes[scope].get(&key) {
+                    Some(Value::Object(_) | Value::Local) => continue,
+                    _ if self.member_is_pointer(&obj, &suffix) => {
+                        Value::Opaque(format!("pointer member `{key}` of a struct parameter"))
+                    }
+                    _ => Value::Int(self.fresh_unknown(&key, Scope::Grid)),
+                };
+                self.scopes[scope].insert(key, v);
+            }
+        } else if is_scalar_type(&ty) {
+            // Floating-point parameters: grid-uniform values of no integer range.
+            let v = Expr::Var(Var::new(
+                name.clone(),
+                VarKind::Unknown {
+                    scope: Scope::Grid,
+                    lo: i64::MIN,
+                    hi: i64::MAX,
+                },
+            ));
+            self.declare(&name, Value::Int(v));
+        } else {
+            self.declare(&name, Value::Local);
+        }
+    }
+
+    // ----- statements --------------------------------------------------------
+}
+
+pub fn lower_kernel(
+    text: &str,
+    file: &FileContext,
+    def: &FunctionDef,
+    options: &Options,
+) -> Kernel {
+    let mut lw = Lowerer::new(text, file, options);
+    lw.kernel(def)
+}
+
+/// Integer range of a C type, or None for non-integers.
+pub(super) fn int_range(ty: &str) -> Option<(i64, i64)> {
+    let t = ty.trim();
+    let t = t.trim_start_matches("const ").trim();
+    Some(match t {
+        "bool" => (0, 1),
+        "char" | "signed char" | "int8_t" => (-128, 127),
+        "unsigned char" | "uint8_t" | "uchar" => (0, 255),
+        "short" | "short int" | "int16_t" => (-32768, 32767),
+        "unsigned short" | "uint16_t" | "ushort" => (0, 65535),
+        "int" | "signed" | "signed int" | "int32_t" => (i32::MIN as i64, i32::MAX as i64),
+        "unsigned" | "unsigned int" | "uint32_t" | "uint" => (0, u32::MAX as i64),
+        "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t"
+        | "ssize_t" => (i64::MIN, i64::MAX),
+        "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" => (0, i64::MAX),
+        _ => return None,
+    })
+}
+
+pub(super) fn is_scalar_type(ty: &str) -> bool {
+    let t = ty.trim().trim_start_matches("const ").trim();
+    int_range(t).is_some()
+        || matches!(
+            t,
+            "float" | "double" | "half" | "__half" | "auto" | "float2" | "float4"
+        )
+        || t.starts_with("unsigned")
+        || t.ends_with("_t")
+}
+
+/// Which launch dimensions a piece of source mentions.
+pub(super) fn dims_used(src: &str, block: &mut [bool; 3], grid: &mut [bool; 3]) {
+    let compact: String = src.chars().filter(|c| !c.is_whitespace()).collect();
+    for (d, name) in ["x", "y", "z"].iter().enumerate() {
+        if compact.contains(&format!("threadIdx.{name}"))
+            || compact.contains(&format!("blockDim.{name}"))
+        {
+            block[d] = true;
+        }
+        if compact.contains(&format!("blockIdx.{name}"))
+            || compact.contains(&format!("gridDim.{name}"))
+        {
+            grid[d] = true;
+        }
+    }
+    // Whole-dim3 uses and linear ranks involve every dimension.
+    for whole in [
+        "=threadIdx;",
+        "(threadIdx)",
+        "=blockDim;",
+        "thread_rank",
+        "thread_index",
+        "dim_threads",
+        "size()",
+    ] {
+        if compact.contains(whole) {
+            *block = [true; 3];
+        }
+    }
+    for whole in ["=blockIdx;", "=gridDim;", "group_index"] {
+        if compact.contains(whole) {
+            *grid = [true; 3];
+        }
+    }
+}

@@ -1,0 +1,523 @@
+use super::*;
+
+impl<'a, 't> Lowerer<'a, 't> {
+    pub(super) fn loop_statement(&mut self, node: Node) {
+        let kind = node.kind();
+        self.push_scope();
+        if kind == "for_statement" {
+            if let Some(init) = node.field("initializer") {
+                if init.kind() == "declaration" {
+                    self.declaration(init);
+                } else {
+                    self.eval(init);
+                }
+            }
+        }
+        let cond_node = node.field("condition").map(|c| {
+            if c.kind() == "condition_clause" {
+                c.field("value").or_else(|| c.named_child(0)).unwrap_or(c)
+            } else {
+                c
+            }
+        });
+        let update_node = node.field("update");
+        let body_node = node.field("body");
+
+        // Candidates: locals the loop may assign.
+        let mut names = HashSet::new();
+        for n in [body_node, update_node, cond_node].into_iter().flatten() {
+            names.extend(assigned_names(n, &self.src, self.file));
+        }
+        let mut cands: Vec<(usize, String, Value)> = Vec::new();
+        let mut seen = HashSet::new();
+        for name in names {
+            for (scope, target) in self.resolve_assigned(&name) {
+                if !seen.insert((scope, target.clone())) {
+                    continue;
+                }
+                if let Some(v) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
+                    if matches!(v, Value::Int(_) | Value::Ptr(_)) {
+                        cands.push((scope, target, v.clone()));
+                    }
+                }
+            }
+        }
+        cands.sort_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
+
+        if self.dry > 0 {
+            // Inside another loop's dry run: summarise without descending.
+            for (scope, name, v) in cands {
+                let nv = self.havoc_value(&name, &v, Scope::Thread);
+                self.scopes[scope].insert(name, nv);
+            }
+            self.pop_scope();
+            return;
+        }
+
+        // Pass 1: a dry run of one iteration from symbolic entry values. A
+        // candidate the iteration leaves unchanged keeps its value: when
+        // some are, and another's update could not be classified, the dry
+        // run is repeated with those at their actual values (`i += step`
+        // with `step` a member of an object a method call may change).
+        let saved_scopes = self.scopes.clone();
+        let saved_counts = self.unknown_counts.clone();
+        let saved_returned = self.returned.clone();
+        let mut fixed = vec![false; cands.len()];
+        let mut round = 0;
+        let (updates, thread_exit) = loop {
+            for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
+                if !keep {
+                    let (ev, _) = entry_value(name, v);
+                    self.scopes[*scope].insert(name.clone(), ev);
+                }
+            }
+            self.dry += 1;
+            self.out.push(Vec::new());
+            self.frames.push(Frame {
+                is_loop: true,
+                broke: Expr::fals(),
+                continued: Expr::fals(),
+                thread_exit: false,
+            });
+            if let Some(c) = cond_node {
+                self.eval(c);
+            }
+            if let Some(b) = body_node {
+                self.statement(b);
+            }
+            if let Some(u) = update_node {
+                self.eval(u);
+            }
+            let frame = self.frames.pop().expect("loop frame");
+            let thread_exit = frame.thread_exit
+                || self.returned.scope() == Scope::Thread && self.returned != saved_returned;
+            let mut updates = Vec::new();
+            for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
+                if *keep {
+                    updates.push(Update::Unchanged);
+                    continue;
+                }
+                let end = self.scopes[*scope]
+                    .get(name)
+                    .cloned()
+                    .unwrap_or(Value::Local);
+                updates.push(classify(name, v, &end));
+            }
+            self.out.pop();
+            self.dry -= 1;
+            self.scopes = saved_scopes.clone();
+            self.unknown_counts = saved_counts.clone();
+            self.returned = saved_returned.clone();
+            round += 1;
+            let unchanged: Vec<usize> = (0..cands.len())
+                .filter(|i| !fixed[*i] && matches!(updates[*i], Update::Unchanged))
+                .collect();
+            let havoc = updates.iter().any(|u| matches!(u, Update::Havoc(_)));
+            if round == 1 && havoc && !unchanged.is_empty() {
+                for i in unchanged {
+                    fixed[i] = true;
+                }
+                continue;
+            }
+            break (updates, thread_exit);
+        };
+
+        // Pass 2: the loop over a symbolic iteration counter.
+        let pow2 = updates
+            .iter()
+            .any(|u| matches!(u, Update::Pow2Up(_) | Update::Pow2Down(_)));
+        let base_name = cands
+            .iter()
+            .zip(&updates)
+            .find(|(_, u)| !matches!(u, Update::Unchanged | Update::Havoc(_)))
+            .map(|((_, n, _), _)| n.clone())
+            .unwrap_or_else(|| "loop".to_string());
+        let n = self.counter_counts.entry(base_name.clone()).or_insert(0);
+        let counter = Var::new(format!("{base_name}@{n}"), VarKind::Counter { pow2 });
+        *n += 1;
+        let k = Expr::Var(counter.clone());
+        self.loop_counters.push(counter.name.to_string());
+        let mut display = Vec::new();
+        for ((scope, name, v), u) in cands.iter().zip(&updates) {
+            let nv = match u {
+                Update::Unchanged => continue,
+                Update::Havoc(s) => self.havoc_value(name, v, *s),
+                _ => induction_value(v, u, &k),
+            };
+            if let Value::Int(e) = &nv {
+                if !matches!(u, Update::Havoc(_)) {
+                    display.push((name.clone(), e.clone()));
+                }
+            }
+            self.scopes[*scope].insert(name.clone(), nv);
+        }
+        let id = self.next_loop;
+        self.next_loop += 1;
+        self.loops.push(id);
+        let mut range = Expr::bin(BinOp::Ge, k.clone(), Expr::Const(0));
+        if pow2 {
+            range = Expr::and(range, Expr::bin(BinOp::Lt, k.clone(), Expr::Const(64)));
+        }
+        self.path.push(range);
+        self.out.push(Vec::new());
+        let cond = match cond_node {
+            Some(c) if kind != "do_statement" => self.eval_cond(c),
+            _ => Expr::tru(),
+        };
+        // Reads in the condition happen on every check, the failing one too.
+        let cond_len = self.out.last().map(|v| v.len()).unwrap_or(0);
+        let guard = if kind == "do_statement" {
+            // The condition is checked after each iteration: iteration k runs
+            // if k == 0 or the condition held on the values at its start.
+            let c = match cond_node {
+                Some(c) => {
+                    // Evaluate without recording reads twice: a dry evaluation.
+                    self.dry += 1;
+                    let saved = self.unknown_counts.clone();
+                    let e = self.eval_cond(c);
+                    self.unknown_counts = saved;
+                    self.dry -= 1;
+                    e
+                }
+                None => Expr::tru(),
+            };
+            Expr::or(Expr::eq(k.clone(), Expr::Const(0)), c)
+        } else {
+            cond
+        };
+        let cond_span = cond_node
+            .map(|c| self.span(c))
+            .unwrap_or_else(|| self.span(node));
+        self.path.push(guard.clone());
+        self.cond_spans.push((cond_span, guard.clone()));
+        if thread_exit {
+            let u = self.fresh_bool(&format!("exited@{}", counter.name), Scope::Thread);
+            let earlier = Expr::and(u, Expr::bin(BinOp::Gt, k.clone(), Expr::Const(0)));
+            self.path.push(Expr::not(earlier));
+        }
+        self.frames.push(Frame {
+            is_loop: true,
+            broke: Expr::fals(),
+            continued: Expr::fals(),
+            thread_exit: false,
+        });
+        let returned_before = self.returned.clone();
+        if let Some(b) = body_node {
+            self.statement(b);
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.continued = Expr::fals();
+        }
+        if let Some(u) = update_node {
+            self.eval(u);
+        }
+        self.frames.pop();
+        if kind == "do_statement" {
+            if let Some(c) = cond_node {
+                self.eval(c);
+            }
+        }
+        if thread_exit {
+            self.path.pop();
+        }
+        self.path.pop();
+        self.cond_spans.pop();
+        self.path.pop();
+        let body = self.out.pop().unwrap_or_default();
+        self.loops.pop();
+        self.loop_counters.pop();
+        self.emit(Stmt::Loop(Loop {
+            id,
+            counter: counter.clone(),
+            guard,
+            cond_len,
+            body,
+            span: self.span(node),
+            display,
+        }));
+        // Returns inside the loop: after it, whether a thread left is unknown.
+        if self.returned != returned_before {
+            let scope = self.returned.scope();
+            let u = self.fresh_bool(&format!("returned@{}", counter.name), scope);
+            self.returned = Expr::or(returned_before, u);
+        }
+        // After the loop, assigned variables hold unknown exit values.
+        for ((scope, name, v), u) in cands.iter().zip(&updates) {
+            if matches!(u, Update::Unchanged) || *scope >= self.scopes.len() {
+                continue;
+            }
+            let s = match u {
+                Update::Havoc(s) => *s,
+                _ => value_scope(v),
+            };
+            let nv = self.havoc_value(&format!("{name}@exit"), v, s);
+            self.scopes[*scope].insert(name.clone(), nv);
+        }
+        self.pop_scope();
+    }
+
+    /// The locals a name that code assigns stands for: itself; the variable
+    /// a reference (or a member inside a method) aliases; every member of an
+    /// object (`acc`, `acc.inner`; a method call may change any of them).
+    pub(super) fn resolve_assigned(&self, name: &str) -> Vec<(usize, String)> {
+        let (root, rest) = match name.find('.') {
+            Some(i) => (&name[..i], &name[i..]),
+            None => (name, ""),
+        };
+        let (scope, mut target) = match self.lookup(root) {
+            Some((_, Value::Alias(lv))) => match &**lv {
+                LValue::Local { scope, name } => (*scope, name.clone()),
+                _ => return Vec::new(),
+            },
+            Some((scope, _)) => (scope, root.to_string()),
+            None => return Vec::new(),
+        };
+        target.push_str(rest);
+        match self.object_at(scope, &target) {
+            Some(obj) => self
+                .object_keys(&obj)
+                .into_iter()
+                .map(|k| (scope, k))
+                .collect(),
+            None => vec![(scope, target)],
+        }
+    }
+
+    pub(super) fn havoc_value(&mut self, name: &str, v: &Value, scope: Scope) -> Value {
+        match v {
+            Value::Ptr(p) => {
+                let off = self.fresh_unknown(&format!("{name}@off"), scope);
+                Value::Ptr(Ptr {
+                    array: p.array,
+                    offset: off.clone(),
+                    inner: off,
+                    level: p.level,
+                })
+            }
+            _ => Value::Int(self.fresh_unknown(name, scope)),
+        }
+    }
+
+    // ----- expressions ---------------------------------------------------
+}
+
+pub(super) fn entry_marker(name: &str) -> String {
+    format!("@entry:{name}")
+}
+
+pub(super) fn entry_value(name: &str, v: &Value) -> (Value, String) {
+    let marker = entry_marker(name);
+    let scope = value_scope(v);
+    let var = Expr::Var(Var::new(
+        marker.clone(),
+        VarKind::Unknown {
+            scope,
+            lo: i64::MIN,
+            hi: i64::MAX,
+        },
+    ));
+    match v {
+        Value::Ptr(p) => (
+            Value::Ptr(Ptr {
+                array: p.array,
+                offset: var.clone(),
+                inner: var,
+                level: p.level,
+            }),
+            marker,
+        ),
+        _ => (Value::Int(var), marker),
+    }
+}
+
+pub(super) fn is_entry(v: &Var) -> bool {
+    v.name.starts_with("@entry:")
+}
+
+/// Classifies a variable's update over one iteration.
+pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
+    let marker = entry_marker(name);
+    let x = |e: &Expr| matches!(e, Expr::Var(v) if *v.name == *marker);
+    let end_e = match (before, end) {
+        (Value::Int(_), Value::Int(e)) => e.clone(),
+        (Value::Ptr(b), Value::Ptr(p)) if b.array == p.array => p.offset.clone(),
+        _ => return Update::Havoc(Scope::Thread),
+    };
+    if x(&end_e) {
+        return Update::Unchanged;
+    }
+    let invariant = |e: &Expr| {
+        !e.mentions(&mut |v| {
+            is_entry(v) || (matches!(v.kind, VarKind::Unknown { .. }) && v.name.contains('#'))
+        })
+    };
+    let havoc_scope = || {
+        let mut s = value_scope(before);
+        end_e.for_each_var(&mut |v| {
+            if !is_entry(v) {
+                s = s.max(v.scope());
+            }
+        });
+        Update::Havoc(s)
+    };
+    match &end_e {
+        Expr::Bin(BinOp::Add, a, b) if x(a) && invariant(b) => Update::Add((**b).clone()),
+        Expr::Bin(BinOp::Add, a, b) if x(b) && invariant(a) => Update::Add((**a).clone()),
+        Expr::Bin(BinOp::Sub, a, b) if x(a) && invariant(b) => {
+            Update::Add(Expr::un(UnOp::Neg, (**b).clone()))
+        }
+        Expr::Bin(BinOp::Mul, a, b) | Expr::Bin(BinOp::Mul, b, a) if x(a) => match b.as_const() {
+            Some(c) if c > 1 && (c & (c - 1)) == 0 => Update::Pow2Up(c.trailing_zeros() as i64),
+            _ => havoc_scope(),
+        },
+        Expr::Bin(BinOp::Shl, a, b) if x(a) => match b.as_const() {
+            Some(c) if (1..32).contains(&c) => Update::Pow2Up(c),
+            _ => havoc_scope(),
+        },
+        Expr::Bin(BinOp::Shr, a, b) if x(a) => match b.as_const() {
+            Some(c) if (1..32).contains(&c) => Update::Pow2Down(c),
+            _ => havoc_scope(),
+        },
+        Expr::Bin(BinOp::Div, a, b) if x(a) => match b.as_const() {
+            Some(c) if c > 1 && (c & (c - 1)) == 0 => Update::Pow2Down(c.trailing_zeros() as i64),
+            _ => havoc_scope(),
+        },
+        _ => havoc_scope(),
+    }
+}
+
+pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
+    let closed = |x0: &Expr| -> Expr {
+        match u {
+            Update::Add(c) => Expr::add(x0.clone(), Expr::mul(c.clone(), k.clone())),
+            Update::Pow2Up(m) => Expr::mul(
+                x0.clone(),
+                Expr::Pow2(Arc::new(Expr::mul(Expr::Const(*m), k.clone()))),
+            ),
+            Update::Pow2Down(m) => Expr::bin(
+                BinOp::Shr,
+                x0.clone(),
+                Expr::mul(Expr::Const(*m), k.clone()),
+            ),
+            _ => x0.clone(),
+        }
+    };
+    match v {
+        Value::Int(e) => Value::Int(closed(e)),
+        Value::Ptr(p) => {
+            let delta = Expr::bin(BinOp::Sub, closed(&p.offset), p.offset.clone());
+            Value::Ptr(Ptr {
+                array: p.array,
+                offset: closed(&p.offset),
+                inner: Expr::add(p.inner.clone(), delta),
+                level: p.level,
+            })
+        }
+        other => other.clone(),
+    }
+}
+
+/// Names of locals a piece of code may assign (syntactically).
+///
+/// The walk stops `MAX_DEPTH` levels below `node`: nothing deeper is ever
+/// lowered (the lowering refuses it as "nested too deeply", so the kernel is
+/// not verified anyway), and walking it from every enclosing loop made deep
+/// loop nests quadratic (10,000 nested `for` loops took 12 s).
+pub(super) fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![(node, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        match n.kind() {
+            "assignment_expression" => {
+                if let Some(l) = n.field("left") {
+                    if let Some(path) = local_path(l, src) {
+                        out.insert(path);
+                    }
+                }
+            }
+            "update_expression" => {
+                if let Some(a) = n.field("argument") {
+                    if let Some(path) = local_path(a, src) {
+                        out.insert(path);
+                    }
+                }
+            }
+            "pointer_expression" if n.field("operator").map(|o| node_text(src, o)) == Some("&") => {
+                if let Some(a) = n.field("argument") {
+                    if a.kind() == "identifier" {
+                        out.insert(node_text(src, a).to_string());
+                    }
+                }
+            }
+            "call_expression" => {
+                // A method may change any member of its object; any call
+                // inside a method may be one of `this`'s.
+                match n.field("function") {
+                    Some(f) if f.kind() == "field_expression" => {
+                        if let Some(path) = f.field("argument").and_then(|a| local_path(a, src)) {
+                            out.insert(path);
+                        }
+                        out.insert("this".to_string());
+                    }
+                    Some(_) => {
+                        out.insert("this".to_string());
+                    }
+                    None => {}
+                }
+                // Arguments of a method (it may take them by reference), and
+                // members passed to any call (objects by reference).
+                let is_method = n.field("function").is_some_and(|f| {
+                    f.kind() == "field_expression"
+                        || file
+                            .structs
+                            .values()
+                            .any(|s| s.declared.iter().any(|m| m == node_text(src, f)))
+                });
+                if let Some(args) = n.field("arguments") {
+                    let mut c = args.walk();
+                    for a in args.named_children(&mut c) {
+                        if let Some(path) =
+                            local_path(a, src).filter(|p| is_method || p.contains('.'))
+                        {
+                            out.insert(path);
+                        }
+                    }
+                }
+                // Arguments bound to reference parameters of known functions.
+                let fname = n.field("function").map(|f| node_text(src, f).to_string());
+                if let Some(def) = fname.and_then(|f| file.functions.get(&f)) {
+                    let params: Vec<bool> = def
+                        .node
+                        .field("declarator")
+                        .and_then(find_function_declarator)
+                        .and_then(|f| f.field("parameters"))
+                        .map(|p| {
+                            let mut c = p.walk();
+                            p.named_children(&mut c)
+                                .map(|pd| {
+                                    pd.field("declarator")
+                                        .map(|d| contains_kind(d, "reference_declarator"))
+                                        .unwrap_or(false)
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if let Some(args) = n.field("arguments") {
+                        let mut c = args.walk();
+                        for (i, a) in args.named_children(&mut c).enumerate() {
+                            if params.get(i).copied().unwrap_or(false) && a.kind() == "identifier" {
+                                out.insert(node_text(src, a).to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if depth < MAX_DEPTH {
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c).map(|ch| (ch, depth + 1)));
+        }
+    }
+    out
+}

@@ -1,0 +1,339 @@
+//! Symbolic execution of a kernel body into the model.
+//!
+//! Locals live in an environment of symbolic values (SSA by substitution:
+//! `x = ...; x = ...;` simply rebinds `x`). Conditionals merge environments
+//! with `ite`; loops are summarised without unrolling: a dry run of the body
+//! finds each variable's per-iteration update, induction variables become
+//! closed forms of an iteration counter (`i0 + c*k`, `x0 * 2^k`, `x0 >> k`),
+//! and anything else becomes an unknown. Values read from memory are
+//! unknowns. A construct the model cannot represent is recorded as
+//! `Unsupported` and makes the kernel `not-verified`.
+
+mod builtins;
+mod calls;
+mod expressions;
+mod kernel;
+mod loops;
+mod objects;
+mod places;
+mod statements;
+
+pub use kernel::lower_kernel;
+
+use super::{
+    binop, const_eval, parse_int, preproc_branch, struct_type_name, FileContext, FunctionDef,
+};
+use crate::model::*;
+use crate::options::Options;
+use crate::report::Span;
+use crate::syntax::{
+    contains_kind, declarator_name, find_function_declarator, find_identifier, function_params,
+    has_qualifier, node_text, FieldExt,
+};
+use calls::*;
+use kernel::*;
+use loops::*;
+use objects::*;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::Arc;
+use tree_sitter::Node;
+
+const MAX_DEPTH: usize = 300;
+const MAX_STEPS: usize = 3_000_000;
+const MAX_EXPR: usize = 4000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GroupKind {
+    Warp,
+    Block,
+    Grid,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Ptr {
+    array: ArrayId,
+    /// Flattened element offset.
+    offset: Expr,
+    /// Offset within the current row (for bounds of the last dimension).
+    inner: Expr,
+    /// The dimension the next subscript indexes.
+    level: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum LValue {
+    Local {
+        scope: usize,
+        name: String,
+    },
+    Mem {
+        ptr: Ptr,
+        bounds: Vec<Expr>,
+    },
+    /// A thread-private aggregate element: never shared, value unknown.
+    Discard,
+    Opaque(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Value {
+    Int(Expr),
+    Ptr(Ptr),
+    /// A thread-private aggregate (local array or struct).
+    Local,
+    Group(GroupKind),
+    /// `threadIdx`, `blockIdx`, `blockDim`, `gridDim` as a whole (0..4).
+    Dim3(u8),
+    /// A reference (or address of a local) aliasing another lvalue.
+    Alias(Box<LValue>),
+    /// A pointer of unknown origin.
+    Opaque(String),
+    /// An object of a struct the file defines (its type). Its members are
+    /// locals of the same scope named `object.member` (nested objects:
+    /// `object.inner.member`), so branches merge and loops summarise them
+    /// like any other local.
+    Object(String),
+}
+
+/// A modelled object: the scope its members live in, its path, its type.
+type ObjRef = (usize, String, String);
+
+/// How an argument binds to a parameter of an inlined function.
+enum Bound {
+    Value(Value),
+    /// A by-value object: a copy of this one (`None`: of an untracked value).
+    Copy(String, Option<ObjRef>),
+}
+
+struct Frame {
+    is_loop: bool,
+    broke: Expr,
+    continued: Expr,
+    thread_exit: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Update {
+    Unchanged,
+    Add(Expr),
+    Pow2Up(i64),
+    Pow2Down(i64),
+    Havoc(Scope),
+}
+
+struct Lowerer<'a, 't> {
+    src: Rc<str>,
+    file: &'a FileContext<'t>,
+    arrays: Vec<Array>,
+    array_names: HashMap<String, ArrayId>,
+    extern_shared: Option<ArrayId>,
+    scopes: Vec<HashMap<String, Value>>,
+    frame_base: usize,
+    path: Vec<Expr>,
+    cond_spans: Vec<(Span, Expr)>,
+    returned: Expr,
+    frames: Vec<Frame>,
+    ret_values: Vec<Option<Value>>,
+    out: Vec<Vec<Stmt>>,
+    next_access: usize,
+    next_barrier: usize,
+    next_loop: usize,
+    loops: Vec<usize>,
+    loop_counters: Vec<String>,
+    unknown_counts: HashMap<String, usize>,
+    counter_counts: HashMap<String, usize>,
+    unsupported: Vec<Unsupported>,
+    assumptions: Vec<Expr>,
+    call_stack: Vec<String>,
+    dry: usize,
+    span_override: Option<Span>,
+    depth: usize,
+    steps: usize,
+    exhausted: bool,
+    macro_depth: usize,
+    kernel_name: String,
+}
+
+impl<'a, 't> Lowerer<'a, 't> {
+    fn new(text: &str, file: &'a FileContext<'t>, _options: &Options) -> Self {
+        Lowerer {
+            src: Rc::from(text),
+            file,
+            arrays: Vec::new(),
+            array_names: HashMap::new(),
+            extern_shared: None,
+            scopes: vec![HashMap::new()],
+            frame_base: 0,
+            path: Vec::new(),
+            cond_spans: Vec::new(),
+            returned: Expr::fals(),
+            frames: Vec::new(),
+            ret_values: Vec::new(),
+            out: vec![Vec::new()],
+            next_access: 0,
+            next_barrier: 0,
+            next_loop: 0,
+            loops: Vec::new(),
+            loop_counters: Vec::new(),
+            unknown_counts: HashMap::new(),
+            counter_counts: HashMap::new(),
+            unsupported: Vec::new(),
+            assumptions: Vec::new(),
+            call_stack: Vec::new(),
+            dry: 0,
+            span_override: None,
+            depth: 0,
+            steps: 0,
+            exhausted: false,
+            macro_depth: 0,
+            kernel_name: String::new(),
+        }
+    }
+
+    // ----- helpers -------------------------------------------------------
+
+    fn text(&self, node: Node) -> String {
+        node_text(&self.src, node).to_string()
+    }
+
+    fn span(&self, node: Node) -> Span {
+        self.span_override.unwrap_or_else(|| Span::from_node(&node))
+    }
+
+    fn unsupported(&mut self, node: Node, what: impl Into<String>) {
+        if self.dry > 0 {
+            return;
+        }
+        let span = self.span(node);
+        let what = what.into();
+        if !self
+            .unsupported
+            .iter()
+            .any(|u| u.span == span && u.what == what)
+        {
+            self.unsupported.push(Unsupported { span, what });
+        }
+    }
+
+    fn guard(&self) -> Expr {
+        let mut g = Expr::all(self.path.iter().cloned());
+        g = Expr::and(g, Expr::not(self.returned.clone()));
+        for f in &self.frames {
+            g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
+        }
+        g
+    }
+
+    /// `⟨counters⟩` of the enclosing loops: a value made inside a loop may
+    /// differ from one iteration to the next (the verifier instantiates it
+    /// per iteration).
+    fn iteration_tag(&self) -> String {
+        if self.loop_counters.is_empty() {
+            String::new()
+        } else {
+            format!("⟨{}⟩", self.loop_counters.join(","))
+        }
+    }
+
+    fn fresh_unknown(&mut self, base: &str, scope: Scope) -> Expr {
+        let base: String = base
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '⟨' && *c != '⟩')
+            .take(40)
+            .collect();
+        let tag = self.iteration_tag();
+        let n = self.unknown_counts.entry(base.clone()).or_insert(0);
+        let name = format!("{base}#{n}{tag}");
+        *n += 1;
+        Expr::Var(Var::new(
+            name,
+            VarKind::Unknown {
+                scope,
+                lo: i64::MIN,
+                hi: i64::MAX,
+            },
+        ))
+    }
+
+    fn fresh_bool(&mut self, base: &str, scope: Scope) -> Expr {
+        let tag = self.iteration_tag();
+        let n = self.unknown_counts.entry(base.to_string()).or_insert(0);
+        let name = format!("{base}#{n}{tag}");
+        *n += 1;
+        Expr::Var(Var::new(
+            name,
+            VarKind::Unknown {
+                scope,
+                lo: 0,
+                hi: 1,
+            },
+        ))
+    }
+
+    fn emit(&mut self, s: Stmt) {
+        self.out.last_mut().expect("output stack").push(s);
+    }
+
+    fn bound(&mut self, e: Expr, scope_hint: Scope) -> Expr {
+        if e.size_up_to(MAX_EXPR) > MAX_EXPR {
+            let s = e.scope().max(scope_hint);
+            self.fresh_unknown("big", s)
+        } else {
+            e
+        }
+    }
+
+    fn tick(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            self.exhausted = true;
+        }
+        !self.exhausted
+    }
+
+    fn lookup(&self, name: &str) -> Option<(usize, &Value)> {
+        for i in (self.frame_base..self.scopes.len()).rev() {
+            if let Some(v) = self.scopes[i].get(name) {
+                return Some((i, v));
+            }
+        }
+        None
+    }
+
+    fn declare(&mut self, name: &str, v: Value) {
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .insert(name.to_string(), v);
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    fn pop_scope(&mut self) {
+        if self.scopes.len() > self.frame_base + 1 {
+            self.scopes.pop();
+        }
+    }
+}
+
+fn value_scope(v: &Value) -> Scope {
+    match v {
+        Value::Int(e) => e.scope(),
+        Value::Ptr(p) => p.offset.scope(),
+        _ => Scope::Thread,
+    }
+}
+
+/// Source text for a message: one line, at most 60 characters.
+fn short(text: &str) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        one_line
+    }
+}

@@ -1,0 +1,456 @@
+use super::*;
+
+impl<'a, 't> Lowerer<'a, 't> {
+    pub(super) fn array_total(&self, id: ArrayId) -> Option<i64> {
+        let a = &self.arrays[id];
+        if a.dims.is_empty() {
+            return Some(1);
+        }
+        a.dims
+            .iter()
+            .try_fold(1i64, |acc, d| d.and_then(|d| acc.checked_mul(d)))
+    }
+
+    pub(super) fn stride(&self, id: ArrayId, level: usize) -> Expr {
+        let a = &self.arrays[id];
+        let mut s = 1i64;
+        for d in a.dims.iter().skip(level + 1) {
+            match d {
+                Some(d) => s = s.saturating_mul(*d),
+                None => return Expr::Const(1),
+            }
+        }
+        Expr::Const(s)
+    }
+
+    pub(super) fn add_array(
+        &mut self,
+        name: &str,
+        space: MemorySpace,
+        dims: Vec<Option<i64>>,
+    ) -> ArrayId {
+        let id = self.arrays.len();
+        self.arrays.push(Array {
+            name: name.to_string(),
+            space,
+            dims,
+        });
+        self.array_names.insert(name.to_string(), id);
+        id
+    }
+
+    pub(super) fn base_ptr(&self, id: ArrayId) -> Value {
+        Value::Ptr(Ptr {
+            array: id,
+            offset: Expr::Const(0),
+            inner: Expr::Const(0),
+            level: 0,
+        })
+    }
+
+    // ----- objects -------------------------------------------------------
+
+    /// The memory of a shared or global scalar named `name`, if it is one.
+    pub(super) fn scalar_memory(&mut self, name: &str) -> Option<Ptr> {
+        let is_scalar =
+            |lw: &Self, id: ArrayId| lw.arrays[id].dims.is_empty() && lw.arrays[id].name == name;
+        match self.lookup(name) {
+            Some((_, Value::Ptr(p)))
+                if p.level == 0 && p.offset == Expr::Const(0) && is_scalar(self, p.array) =>
+            {
+                Some(p.clone())
+            }
+            Some(_) => None,
+            None => {
+                if let Some(&id) = self.array_names.get(name) {
+                    return is_scalar(self, id).then_some(Ptr {
+                        array: id,
+                        offset: Expr::Const(0),
+                        inner: Expr::Const(0),
+                        level: 0,
+                    });
+                }
+                if self
+                    .file
+                    .global_arrays
+                    .iter()
+                    .any(|g| g.name == name && g.declarator.kind() == "identifier")
+                {
+                    let id = self.add_array(name, MemorySpace::Global, Vec::new());
+                    return Some(Ptr {
+                        array: id,
+                        offset: Expr::Const(0),
+                        inner: Expr::Const(0),
+                        level: 0,
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    pub(super) fn field(&mut self, node: Node) -> Value {
+        let Some(arg) = node.field("argument") else {
+            return Value::Local;
+        };
+        let field = node
+            .field("field")
+            .map(|f| self.text(f))
+            .unwrap_or_default();
+        let op = node
+            .field("operator")
+            .map(|o| self.text(o))
+            .unwrap_or_default();
+        if let Some((scope, path, _)) = self.member_base(node) {
+            // `acc.p`, `this->p`: the member's local.
+            let key = format!("{path}.{field}");
+            return match self.scopes.get(scope).and_then(|s| s.get(&key)) {
+                Some(v) => v.clone(),
+                None => Value::Int(self.fresh_unknown(&key, Scope::Thread)),
+            };
+        }
+        if op == "->" {
+            return match self.lvalue(node) {
+                Some(lv) => {
+                    let t = self.text(node);
+                    self.read_lvalue(&lv, &t, Some(node))
+                }
+                None => Value::Int(self.fresh_unknown("field", Scope::Thread)),
+            };
+        }
+        let base = self.eval(arg);
+        match base {
+            Value::Dim3(which) => {
+                let d = match field.as_str() {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    _ => return Value::Int(self.fresh_unknown(&field, Scope::Thread)),
+                };
+                let (name, kind) = match which {
+                    0 => ("threadIdx", VarKind::ThreadIdx(d)),
+                    1 => ("blockIdx", VarKind::BlockIdx(d)),
+                    2 => ("blockDim", VarKind::BlockDim(d)),
+                    _ => ("gridDim", VarKind::GridDim(d)),
+                };
+                Value::Int(Expr::Var(Var::new(
+                    format!("{name}.{}", DIMS[d as usize]),
+                    kind,
+                )))
+            }
+            Value::Ptr(_) => {
+                // `s[i].x` on a shared array of structs: a read of element i.
+                match self.lvalue(node) {
+                    Some(lv) => {
+                        let t = self.text(node);
+                        self.read_lvalue(&lv, &t, Some(node))
+                    }
+                    None => Value::Int(self.fresh_unknown("field", Scope::Thread)),
+                }
+            }
+            Value::Int(e) => {
+                let s = e.scope();
+                Value::Int(self.fresh_unknown(&format!("field_{field}"), s))
+            }
+            _ => Value::Int(self.fresh_unknown(&format!("field_{field}"), Scope::Thread)),
+        }
+    }
+
+    /// The memory or variable an expression designates.
+    pub(super) fn lvalue(&mut self, node: Node) -> Option<LValue> {
+        match node.kind() {
+            "identifier" => {
+                let name = self.text(node);
+                if let Some(p) = self.scalar_memory(&name) {
+                    return Some(LValue::Mem {
+                        ptr: p,
+                        bounds: Vec::new(),
+                    });
+                }
+                match self.lookup(&name) {
+                    Some((_, Value::Alias(lv))) => Some((**lv).clone()),
+                    Some((_, Value::Local)) => Some(LValue::Discard),
+                    Some((scope, _)) => Some(LValue::Local { scope, name }),
+                    None => match self.named_value(&name, node) {
+                        // `__shared__ int flag;` and `__device__ int g;`: arrays of one.
+                        Value::Ptr(p) => Some(LValue::Mem {
+                            ptr: p,
+                            bounds: Vec::new(),
+                        }),
+                        _ => Some(LValue::Discard),
+                    },
+                }
+            }
+            "parenthesized_expression" => node.named_child(0).and_then(|n| self.lvalue(n)),
+            "subscript_expression" => {
+                let arg = node.field("argument")?;
+                let idx_node = node
+                    .field("indices")
+                    .and_then(|l| l.named_child(0))
+                    .or_else(|| node.field("index"))?;
+                let (base, mut bounds) = match self.lvalue_base(arg) {
+                    Some(b) => b,
+                    None => return Some(LValue::Discard),
+                };
+                let idx_v = self.eval(idx_node);
+                let idx = self.int_of(idx_v, "index");
+                match base {
+                    Value::Ptr(p) => Some(self.subscript(p, idx, &mut bounds)),
+                    Value::Local => Some(LValue::Discard),
+                    // An integer used as a pointer: loaded from memory or
+                    // computed; we cannot know what it points to.
+                    Value::Int(_) => Some(LValue::Opaque("pointer of unknown origin".into())),
+                    Value::Opaque(r) => Some(LValue::Opaque(r)),
+                    Value::Object(ty) => Some(LValue::Opaque(format!(
+                        "subscript of a `{ty}` object (operator[])"
+                    ))),
+                    _ => Some(LValue::Discard),
+                }
+            }
+            "pointer_expression" if !self.is_address_of(node) => {
+                let arg = node.field("argument")?;
+                match self.eval(arg) {
+                    Value::Ptr(p) => {
+                        let mut bounds = Vec::new();
+                        Some(self.subscript(p, Expr::Const(0), &mut bounds))
+                    }
+                    Value::Alias(lv) => Some(*lv),
+                    Value::Opaque(r) => Some(LValue::Opaque(r)),
+                    Value::Int(e) if e.scope() != Scope::Grid || !matches!(e, Expr::Const(_)) => {
+                        Some(LValue::Opaque("pointer of unknown origin".into()))
+                    }
+                    _ => Some(LValue::Discard),
+                }
+            }
+            "field_expression" => {
+                let arg = node.field("argument")?;
+                let op = node
+                    .field("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or_default();
+                if let Some((scope, path, _)) = self.member_base(node) {
+                    let field = self.text(node.field("field")?);
+                    let key = format!("{path}.{field}");
+                    return Some(match self.scopes.get(scope).and_then(|s| s.get(&key)) {
+                        Some(Value::Local) | None => LValue::Discard,
+                        Some(_) => LValue::Local { scope, name: key },
+                    });
+                }
+                if op == "->" {
+                    match self.eval(arg) {
+                        Value::Ptr(p) => {
+                            let mut b = Vec::new();
+                            Some(self.subscript(p, Expr::Const(0), &mut b))
+                        }
+                        Value::Opaque(r) => Some(LValue::Opaque(r)),
+                        // An integer used as a pointer: we cannot know
+                        // what it points to.
+                        Value::Int(e) if !matches!(e, Expr::Const(_)) => {
+                            Some(LValue::Opaque("pointer of unknown origin".into()))
+                        }
+                        Value::Object(ty) => {
+                            Some(LValue::Opaque(format!("pointer to a `{ty}` object")))
+                        }
+                        _ => Some(LValue::Discard),
+                    }
+                } else {
+                    match self.lvalue(arg)? {
+                        LValue::Local { .. } => Some(LValue::Discard),
+                        other => Some(other),
+                    }
+                }
+            }
+            "cast_expression" => node.field("value").and_then(|v| self.lvalue(v)),
+            "qualified_identifier" => node.field("name").and_then(|n| self.lvalue(n)),
+            _ => {
+                self.eval(node);
+                None
+            }
+        }
+    }
+
+    /// Evaluates the base of a subscript: a pointer value plus the bounds
+    /// collected from outer subscripts of a multi-dimensional array.
+    pub(super) fn lvalue_base(&mut self, arg: Node) -> Option<(Value, Vec<Expr>)> {
+        if arg.kind() == "subscript_expression" {
+            let inner_arg = arg.field("argument")?;
+            let idx_node = arg.field("indices").and_then(|l| l.named_child(0))?;
+            let (base, mut bounds) = self.lvalue_base(inner_arg)?;
+            let idx_v = self.eval(idx_node);
+            let idx = self.int_of(idx_v, "index");
+            return match base {
+                Value::Ptr(p) => {
+                    let ndims = self.arrays[p.array].dims.len();
+                    if p.level + 1 < ndims {
+                        if let Some(Some(d)) = self.arrays[p.array].dims.get(p.level) {
+                            bounds.push(in_range(&idx, *d));
+                        }
+                        let stride = self.stride(p.array, p.level);
+                        Some((
+                            Value::Ptr(Ptr {
+                                array: p.array,
+                                offset: Expr::add(p.offset, Expr::mul(idx, stride)),
+                                inner: Expr::Const(0),
+                                level: p.level + 1,
+                            }),
+                            bounds,
+                        ))
+                    } else {
+                        // Element of a 1-D array used as a pointer base: a
+                        // pointer read from memory.
+                        let lv = self.subscript(p, idx, &mut bounds);
+                        let t = self.text(arg);
+                        let _ = self.read_lvalue(&lv, &t, Some(arg));
+                        Some((
+                            Value::Opaque("pointer of unknown origin (loaded from memory)".into()),
+                            bounds,
+                        ))
+                    }
+                }
+                Value::Local => Some((Value::Local, bounds)),
+                other => Some((other, bounds)),
+            };
+        }
+        let v = self.eval(arg);
+        Some((v, Vec::new()))
+    }
+
+    pub(super) fn subscript(&mut self, p: Ptr, idx: Expr, bounds: &mut Vec<Expr>) -> LValue {
+        let ndims = self.arrays[p.array].dims.len();
+        let space = self.arrays[p.array].space;
+        let offset = Expr::add(
+            p.offset.clone(),
+            Expr::mul(idx.clone(), self.stride(p.array, p.level)),
+        );
+        let mut bounds = std::mem::take(bounds);
+        if p.level + 1 >= ndims {
+            if let Some(Some(d)) = self.arrays[p.array].dims.get(p.level) {
+                if ndims > 1 {
+                    bounds.push(in_range(&Expr::add(p.inner.clone(), idx.clone()), *d));
+                }
+            }
+        } else if let Some(Some(d)) = self.arrays[p.array].dims.get(p.level) {
+            bounds.push(in_range(&idx, *d));
+        }
+        if space == MemorySpace::Shared {
+            match self.array_total(p.array) {
+                Some(total) => bounds.push(in_range(&offset, total)),
+                None => bounds.push(Expr::bin(BinOp::Ge, offset.clone(), Expr::Const(0))),
+            }
+        }
+        let level = if p.level + 1 < ndims {
+            p.level + 1
+        } else {
+            p.level
+        };
+        LValue::Mem {
+            ptr: Ptr {
+                array: p.array,
+                offset,
+                inner: Expr::add(p.inner, idx),
+                level,
+            },
+            bounds,
+        }
+    }
+
+    pub(super) fn record_access(
+        &mut self,
+        kind: AccessKind,
+        ptr: &Ptr,
+        bounds: &[Expr],
+        node: Option<Node>,
+        text: &str,
+    ) {
+        if self.dry > 0 {
+            return;
+        }
+        let guard = Expr::all(std::iter::once(self.guard()).chain(bounds.iter().cloned()));
+        if guard.is_false() {
+            return;
+        }
+        let span = match node {
+            Some(n) => self.span(n),
+            None => self.span_override.unwrap_or_default(),
+        };
+        let id = self.next_access;
+        self.next_access += 1;
+        let access = Access {
+            id,
+            array: ptr.array,
+            kind,
+            index: ptr.offset.clone(),
+            guard,
+            span,
+            text: text.to_string(),
+            loops: self.loops.clone(),
+        };
+        self.emit(Stmt::Access(access));
+    }
+
+    pub(super) fn read_lvalue(&mut self, lv: &LValue, text: &str, node: Option<Node>) -> Value {
+        match lv {
+            LValue::Local { scope, name } => {
+                match self.scopes.get(*scope).and_then(|s| s.get(name)).cloned() {
+                    Some(v) => v,
+                    // A member the object does not have: unknown (a pointer
+                    // made of it is of unknown origin).
+                    None if name.contains('.') => {
+                        Value::Int(self.fresh_unknown(name, Scope::Thread))
+                    }
+                    None => Value::Local,
+                }
+            }
+            LValue::Mem { ptr, bounds } => {
+                self.record_access(AccessKind::Read, ptr, bounds, node, text);
+                let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
+                    Scope::Block
+                } else {
+                    Scope::Grid
+                };
+                let scope = ptr.offset.scope().max(min_scope);
+                Value::Int(self.fresh_unknown(text, scope))
+            }
+            LValue::Discard => Value::Int(self.fresh_unknown(text, Scope::Thread)),
+            LValue::Opaque(reason) => {
+                if let Some(n) = node {
+                    let r = reason.clone();
+                    self.unsupported(n, r);
+                }
+                Value::Int(self.fresh_unknown(text, Scope::Thread))
+            }
+        }
+    }
+
+    pub(super) fn write_lvalue(&mut self, lv: &LValue, value: Value, node: Node, kind: AccessKind) {
+        match lv {
+            LValue::Local { scope, name } => {
+                // Straight-line code like `x = x + x;` repeated grows a
+                // value exponentially: past a bound it becomes unknown.
+                let value = match value {
+                    Value::Int(e) => Value::Int(self.bound(e, Scope::Thread)),
+                    v => v,
+                };
+                if let Some(s) = self.scopes.get_mut(*scope) {
+                    s.insert(name.clone(), value);
+                }
+            }
+            LValue::Mem { ptr, bounds } => {
+                let text = self.text(node);
+                self.record_access(kind, ptr, bounds, Some(node), &text);
+            }
+            LValue::Discard => {}
+            LValue::Opaque(reason) => {
+                let r = reason.clone();
+                self.unsupported(node, r);
+            }
+        }
+    }
+}
+
+pub(super) fn in_range(e: &Expr, size: i64) -> Expr {
+    Expr::and(
+        Expr::bin(BinOp::Ge, e.clone(), Expr::Const(0)),
+        Expr::bin(BinOp::Lt, e.clone(), Expr::Const(size)),
+    )
+}

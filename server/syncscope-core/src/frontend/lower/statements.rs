@@ -1,0 +1,479 @@
+use super::*;
+
+impl<'a, 't> Lowerer<'a, 't> {
+    pub(super) fn statement(&mut self, node: Node) {
+        if !self.tick() {
+            return;
+        }
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            self.unsupported(node, "nesting too deep to model");
+            self.depth -= 1;
+            return;
+        }
+        self.statement_inner(node);
+        self.depth -= 1;
+    }
+
+    pub(super) fn statement_inner(&mut self, node: Node) {
+        match node.kind() {
+            "compound_statement" => {
+                self.push_scope();
+                let mut c = node.walk();
+                let children: Vec<Node> = node.named_children(&mut c).collect();
+                for ch in children {
+                    self.statement(ch);
+                }
+                self.pop_scope();
+            }
+            "declaration" => self.declaration(node),
+            "expression_statement" => {
+                if let Some(e) = node.named_child(0) {
+                    self.eval(e);
+                }
+            }
+            "if_statement" => self.if_statement(node),
+            "for_statement" | "while_statement" | "do_statement" => self.loop_statement(node),
+            "switch_statement" => self.switch_statement(node),
+            "break_statement" => {
+                let g = self.guard();
+                if let Some(f) = self.frames.last_mut() {
+                    f.broke = Expr::or(f.broke.clone(), g.clone());
+                    if g.scope() == Scope::Thread {
+                        f.thread_exit = true;
+                    }
+                }
+            }
+            "continue_statement" => {
+                let g = self.guard();
+                if let Some(f) = self.frames.iter_mut().rev().find(|f| f.is_loop) {
+                    f.continued = Expr::or(f.continued.clone(), g);
+                }
+            }
+            "return_statement" => {
+                let value = node.named_child(0).map(|e| self.eval(e));
+                let g = self.guard();
+                if let (Some(v), Some(slot)) = (value, self.ret_values.last_mut()) {
+                    let merged = match (slot.take(), v) {
+                        (Some(Value::Int(prev)), Value::Int(new)) => {
+                            Value::Int(Expr::ite(g.clone(), new, prev))
+                        }
+                        (None, v) => v,
+                        (Some(_), v) => v,
+                    };
+                    *slot = Some(merged);
+                }
+                if g.scope() == Scope::Thread {
+                    for f in self.frames.iter_mut() {
+                        f.thread_exit = true;
+                    }
+                }
+                self.returned = Expr::or(self.returned.clone(), g);
+            }
+            "labeled_statement" => {
+                // The `goto` itself is reported; the label is harmless alone.
+                let mut c = node.walk();
+                let children: Vec<Node> = node.named_children(&mut c).collect();
+                for ch in children {
+                    if ch.kind() != "statement_identifier" {
+                        self.statement(ch);
+                    }
+                }
+            }
+            "goto_statement" => self.unsupported(node, "goto"),
+            "preproc_def" | "preproc_function_def" => {
+                // Function-local macros: rare, and file-level collection
+                // already saw every #define in order; nothing to do.
+            }
+            k if k.starts_with("preproc_if") || k == "preproc_else" || k == "preproc_elif" => {
+                let items = preproc_branch(&self.src, node, &self.file.macros);
+                for it in items {
+                    self.statement(it);
+                }
+            }
+            "attributed_statement" => {
+                let mut c = node.walk();
+                let children: Vec<Node> = node.named_children(&mut c).collect();
+                for ch in children {
+                    if ch.kind() != "attribute_declaration" {
+                        self.statement(ch);
+                    }
+                }
+            }
+            "try_statement" | "throw_statement" => self.unsupported(node, "C++ exceptions"),
+            "for_range_loop" => {
+                self.unsupported(node, "range-based for loop");
+            }
+            "type_definition"
+            | "comment"
+            | "empty_statement"
+            | "preproc_include"
+            | "preproc_call"
+            | "static_assert_declaration"
+            | "using_declaration"
+            | "alias_declaration"
+            | "namespace_alias_definition" => {}
+            "ERROR" => {}
+            _ => {
+                if node.kind().ends_with("expression") {
+                    self.eval(node);
+                }
+            }
+        }
+    }
+
+    pub(super) fn declaration(&mut self, node: Node) {
+        let shared = has_qualifier(&self.src, node, "__shared__");
+        let is_extern = has_qualifier(&self.src, node, "extern");
+        let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
+        let struct_ty = node
+            .field("type")
+            .and_then(|t| struct_type_name(&self.src, t))
+            .filter(|t| self.file.structs.contains_key(t));
+        let mut c = node.walk();
+        let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
+        for d in decls {
+            let (inner, value) = if d.kind() == "init_declarator" {
+                (d.field("declarator"), d.field("value"))
+            } else {
+                (Some(d), None)
+            };
+            let Some(inner) = inner else { continue };
+            let Some(name) = declarator_name(&self.src, inner) else {
+                continue;
+            };
+            if shared {
+                if self.dry > 0 {
+                    if let Some(&id) = self.array_names.get(&name) {
+                        let v = self.base_ptr(id);
+                        self.declare(&name, v);
+                    }
+                    continue;
+                }
+                let id = if is_extern {
+                    match self.extern_shared {
+                        Some(id) => id,
+                        None => {
+                            let id = self.add_array(&name, MemorySpace::Shared, vec![None]);
+                            self.extern_shared = Some(id);
+                            id
+                        }
+                    }
+                } else if let Some(&id) = self.array_names.get(&name) {
+                    id
+                } else {
+                    let dims = self.array_dims(inner);
+                    self.add_array(&name, MemorySpace::Shared, dims)
+                };
+                let v = self.base_ptr(id);
+                self.declare(&name, v);
+                continue;
+            }
+            let is_array = inner.kind() == "array_declarator";
+            let is_ref = contains_kind(inner, "reference_declarator");
+            if inner.kind() == "identifier" {
+                // An object: of a struct type of the file, or a copy of one
+                // (`auto b = a;`).
+                let copied = value
+                    .filter(|v| !matches!(v.kind(), "initializer_list" | "argument_list"))
+                    .and_then(|v| self.object_path(v));
+                let obj_ty = struct_ty.clone().or_else(|| copied.map(|o| o.2));
+                if let Some(oty) = obj_ty {
+                    let scope = self.scopes.len() - 1;
+                    self.init_object(scope, &name, &oty, 0);
+                    self.construct(d, &(scope, name.clone(), oty), value);
+                    continue;
+                }
+            }
+            let value = match value {
+                Some(v) if v.kind() == "initializer_list" || v.kind() == "argument_list" => {
+                    // Aggregate initialisers: evaluate for reads.
+                    let mut c2 = v.walk();
+                    let items: Vec<Node> = v.named_children(&mut c2).collect();
+                    let mut last = None;
+                    for it in items {
+                        last = Some(self.eval(it));
+                    }
+                    if is_array {
+                        Value::Local
+                    } else if v.kind() == "argument_list" {
+                        last.unwrap_or(Value::Local)
+                    } else {
+                        Value::Local
+                    }
+                }
+                Some(v) if is_ref => match self.lvalue(v) {
+                    Some(lv) => Value::Alias(Box::new(lv)),
+                    None => self.eval(v),
+                },
+                Some(v) => {
+                    let val = self.eval(v);
+                    match val {
+                        // `float *p = rows[i];`: a pointer loaded from memory.
+                        Value::Int(_) if contains_kind(inner, "pointer_declarator") => {
+                            Value::Opaque("pointer of unknown origin (loaded from memory)".into())
+                        }
+                        // `auto b = make();`: an object the model does not track.
+                        Value::Object(oty) if inner.kind() == "identifier" => {
+                            let scope = self.scopes.len() - 1;
+                            let obj = (scope, name.clone(), oty.clone());
+                            self.init_object(scope, &name, &oty, 0);
+                            self.copy_object(&obj, None);
+                            continue;
+                        }
+                        // A pointer to an object: not modelled.
+                        Value::Object(oty) => Value::Opaque(format!("pointer to a `{oty}` object")),
+                        val => self.convert_for_type(&ty, val),
+                    }
+                }
+                None if is_array => Value::Local,
+                None => {
+                    if is_scalar_type(&ty) || contains_kind(inner, "pointer_declarator") {
+                        let e = self.fresh_unknown(&format!("uninit_{name}"), Scope::Thread);
+                        Value::Int(e)
+                    } else {
+                        Value::Local
+                    }
+                }
+            };
+            let value = if is_array { Value::Local } else { value };
+            self.declare(&name, value);
+        }
+    }
+
+    /// Integer conversions that matter for indices: `bool` normalises.
+    pub(super) fn convert_for_type(&self, ty: &str, v: Value) -> Value {
+        match v {
+            Value::Int(e) if ty.trim() == "bool" => Value::Int(e.truthy()),
+            other => other,
+        }
+    }
+
+    pub(super) fn array_dims(&mut self, mut d: Node) -> Vec<Option<i64>> {
+        let mut dims = Vec::new();
+        while d.kind() == "array_declarator" {
+            let size = d.field("size").and_then(|s| match self.eval(s) {
+                Value::Int(Expr::Const(c)) if c > 0 => Some(c),
+                _ => None,
+            });
+            dims.push(size);
+            match d.field("declarator") {
+                Some(inner) => d = inner,
+                None => break,
+            }
+        }
+        dims.reverse();
+        dims
+    }
+
+    pub(super) fn if_statement(&mut self, node: Node) {
+        let cond_node = node
+            .field("condition")
+            .map(|c| c.field("value").or_else(|| c.named_child(0)).unwrap_or(c));
+        let cond = match cond_node {
+            Some(c) => self.eval_cond(c),
+            None => Expr::tru(),
+        };
+        let cond_span = cond_node
+            .map(|c| self.span(c))
+            .unwrap_or_else(|| self.span(node));
+        let then_node = node.field("consequence");
+        let else_node = node.field("alternative").map(|e| {
+            if e.kind() == "else_clause" {
+                e.named_child(0).unwrap_or(e)
+            } else {
+                e
+            }
+        });
+        self.branch(cond, cond_span, then_node, else_node);
+    }
+
+    pub(super) fn branch(
+        &mut self,
+        cond: Expr,
+        cond_span: Span,
+        then_node: Option<Node>,
+        else_node: Option<Node>,
+    ) {
+        let before = self.scopes.clone();
+        self.out.push(Vec::new());
+        self.path.push(cond.clone());
+        self.cond_spans.push((cond_span, cond.clone()));
+        if let Some(t) = then_node {
+            self.statement(t);
+        }
+        self.path.pop();
+        self.cond_spans.pop();
+        let then_stmts = self.out.pop().unwrap_or_default();
+        let then_env = std::mem::replace(&mut self.scopes, before);
+        self.out.push(Vec::new());
+        let neg = Expr::not(cond.clone());
+        self.path.push(neg.clone());
+        self.cond_spans.push((cond_span, neg));
+        if let Some(e) = else_node {
+            self.statement(e);
+        }
+        self.path.pop();
+        self.cond_spans.pop();
+        let else_stmts = self.out.pop().unwrap_or_default();
+        self.merge_env(&cond, then_env);
+        self.emit_branch(then_stmts, else_stmts);
+    }
+
+    pub(super) fn emit_branch(&mut self, then_stmts: Vec<Stmt>, else_stmts: Vec<Stmt>) {
+        if has_barrier(&then_stmts) || has_barrier(&else_stmts) {
+            self.emit(Stmt::If(then_stmts, else_stmts));
+        } else {
+            for s in then_stmts.into_iter().chain(else_stmts) {
+                self.emit(s);
+            }
+        }
+    }
+
+    /// Merges the then-branch environment into the current (else) one.
+    pub(super) fn merge_env(&mut self, cond: &Expr, then_env: Vec<HashMap<String, Value>>) {
+        let n = self.scopes.len().min(then_env.len());
+        for (i, then_scope) in then_env.into_iter().enumerate().take(n) {
+            let keys: Vec<String> = then_scope.keys().cloned().collect();
+            for k in keys {
+                let t = then_scope.get(&k).cloned();
+                let e = self.scopes[i].get(&k).cloned();
+                if t == e {
+                    continue;
+                }
+                let merged = match (t, e) {
+                    (Some(t), Some(e)) => self.merge_value(cond, t, e),
+                    (Some(t), None) => t,
+                    _ => continue,
+                };
+                self.scopes[i].insert(k, merged);
+            }
+        }
+    }
+
+    pub(super) fn merge_value(&mut self, cond: &Expr, t: Value, e: Value) -> Value {
+        match (t, e) {
+            (Value::Int(a), Value::Int(b)) => {
+                let m = Expr::ite(cond.clone(), a, b);
+                Value::Int(self.bound(m, Scope::Thread))
+            }
+            (Value::Ptr(a), Value::Ptr(b)) if a.array == b.array && a.level == b.level => {
+                let offset = Expr::ite(cond.clone(), a.offset, b.offset);
+                let inner = Expr::ite(cond.clone(), a.inner, b.inner);
+                Value::Ptr(Ptr {
+                    array: a.array,
+                    offset: self.bound(offset, Scope::Thread),
+                    inner: self.bound(inner, Scope::Thread),
+                    level: a.level,
+                })
+            }
+            (Value::Ptr(_), _) | (_, Value::Ptr(_)) => {
+                Value::Opaque("pointer that may point into different arrays".into())
+            }
+            (a, b) if a == b => a,
+            (Value::Local, _) | (_, Value::Local) => Value::Local,
+            _ => {
+                let u = self.fresh_unknown("merge", Scope::Thread);
+                Value::Int(u)
+            }
+        }
+    }
+
+    pub(super) fn switch_statement(&mut self, node: Node) {
+        let Some(cond_node) = node
+            .field("condition")
+            .map(|c| c.field("value").or_else(|| c.named_child(0)).unwrap_or(c))
+        else {
+            return;
+        };
+        let v = match self.eval(cond_node) {
+            Value::Int(e) => e,
+            _ => self.fresh_unknown("switch", Scope::Thread),
+        };
+        let cond_span = self.span(cond_node);
+        let Some(body) = node.field("body") else {
+            return;
+        };
+        let mut c = body.walk();
+        let cases: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|n| n.kind() == "case_statement")
+            .collect();
+        let mut values = Vec::new();
+        for case in &cases {
+            if let Some(val) = case.field("value") {
+                let e = match self.eval(val) {
+                    Value::Int(e) => e,
+                    _ => self.fresh_unknown("case", Scope::Grid),
+                };
+                values.push(Some(e));
+            } else {
+                values.push(None);
+            }
+        }
+        let any_match = Expr::all(
+            values
+                .iter()
+                .flatten()
+                .map(|e| Expr::not(Expr::eq(v.clone(), e.clone()))),
+        );
+        let assigned = assigned_names(body, &self.src, self.file);
+        let before = self.scopes.clone();
+        let mut fallthrough = Expr::fals();
+        let mut bodies = Vec::new();
+        for (case, val) in cases.iter().zip(values) {
+            let matches = match val {
+                Some(e) => Expr::eq(v.clone(), e),
+                None => any_match.clone(),
+            };
+            let enter = Expr::or(fallthrough.clone(), matches);
+            self.scopes = before.clone();
+            self.frames.push(Frame {
+                is_loop: false,
+                broke: Expr::fals(),
+                continued: Expr::fals(),
+                thread_exit: false,
+            });
+            self.path.push(enter.clone());
+            self.cond_spans.push((cond_span, enter.clone()));
+            self.out.push(Vec::new());
+            let mut c2 = case.walk();
+            let value_node = case.field("value");
+            let stmts: Vec<Node> = case
+                .named_children(&mut c2)
+                .filter(|n| value_node != Some(*n))
+                .collect();
+            for s in stmts {
+                self.statement(s);
+            }
+            let stmts = self.out.pop().unwrap_or_default();
+            self.path.pop();
+            self.cond_spans.pop();
+            let frame = self.frames.pop().expect("switch frame");
+            fallthrough = Expr::and(enter, Expr::not(frame.broke));
+            bodies.push(stmts);
+        }
+        self.scopes = before;
+        let mut assigned: Vec<String> = assigned.into_iter().collect();
+        assigned.sort();
+        for name in assigned {
+            for (scope, target) in self.resolve_assigned(&name) {
+                if let Some(Value::Int(_)) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
+                    let u = self.fresh_unknown(&format!("{target}@switch"), Scope::Thread);
+                    self.scopes[scope].insert(target, Value::Int(u));
+                }
+            }
+        }
+        for b in bodies {
+            self.emit_branch(b, Vec::new());
+        }
+    }
+
+    // ----- loops ---------------------------------------------------------
+}
+
+pub(super) fn has_barrier(stmts: &[Stmt]) -> bool {
+    let mut found = false;
+    walk(stmts, &mut |s| found |= matches!(s, Stmt::Barrier(_)));
+    found
+}

@@ -1,0 +1,152 @@
+//! Barrier divergence: a barrier whose guard may hold for one thread of a
+//! block and not for another (`g(t1) ∧ ¬g(t2)`), with a replayed witness.
+//! Must not look at accesses.
+
+use super::engine::*;
+use super::replay::Interpreter;
+use super::smt;
+use super::witness::exclude_model;
+use crate::cache::QueryOutcome;
+use crate::model::*;
+use crate::report::*;
+
+impl<'k> KernelVerifier<'k> {
+    pub(super) fn divergence(&mut self, b: &Barrier) -> Divergence {
+        if b.partial_mask {
+            return Divergence::Uniform;
+        }
+        let rel = match b.kind {
+            BarrierKind::Warp => Relation::SameWarp,
+            BarrierKind::Block => Relation::SameBlock,
+            BarrierKind::Grid => Relation::Any,
+        };
+        let scope = b.guard.scope();
+        let uniform = match b.kind {
+            BarrierKind::Grid => scope == Scope::Grid,
+            _ => scope <= Scope::Block,
+        };
+        if uniform {
+            return Divergence::Uniform;
+        }
+        let g1 = self.instantiate(&b.guard, 1, rel, &[], true);
+        let g2 = self.instantiate(&b.guard, 2, rel, &[], true);
+        if g1 == g2 {
+            // Nothing per-thread is left once the iteration is shared: both
+            // threads evaluate the same condition (exact, no solver needed).
+            return Divergence::Uniform;
+        }
+        let mut base = vec![g1, Expr::not(g2)];
+        base.extend(self.relation_constraints(rel));
+        base.extend(self.assumptions(rel, true));
+        for _ in 0..3 {
+            match smt::solve(
+                &base,
+                &self.env,
+                self.config,
+                self.cache,
+                &mut self.counters,
+            ) {
+                QueryOutcome::Unsat => return Divergence::Uniform,
+                QueryOutcome::Unknown(r) => return Divergence::Unknown(r),
+                QueryOutcome::Sat(values) => {
+                    let l1 = self.lookup_for(&values, 1, rel);
+                    let l2 = self.lookup_for(&values, 2, rel);
+                    let run = |lookup: &dyn Fn(&Var) -> Option<i64>| {
+                        Interpreter {
+                            lookup,
+                            bitvector: self.env.bitvector,
+                            only: &[usize::MAX],
+                            max_steps: 200_000,
+                            skip: &[],
+                        }
+                        .run(self.kernel)
+                    };
+                    let t1 = run(&l1);
+                    let t2 = run(&l2);
+                    let c1 = t1.barrier_counts.get(&b.id).copied().unwrap_or(0);
+                    let c2 = t2.barrier_counts.get(&b.id).copied().unwrap_or(0);
+                    let confirmed = if t1.complete && t2.complete {
+                        c1 != c2
+                    } else {
+                        // Instance level: thread 1's guard holds, thread 2's
+                        // does not, under the witness.
+                        self.eval_model(&base[0], &values) == Some(1)
+                            && self.eval_model(&base[1], &values) == Some(1)
+                    };
+                    if confirmed {
+                        let witness = self.witness(&values, rel, 0);
+                        let w = Witness {
+                            threads: witness.threads.clone(),
+                            values: witness
+                                .values
+                                .into_iter()
+                                .filter(|(n, _)| n != "index")
+                                .collect(),
+                        };
+                        return Divergence::Divergent(Box::new(self.divergence_finding(b, w)));
+                    }
+                    base.push(exclude_model(&values));
+                }
+            }
+        }
+        Divergence::Unknown("the solver's witness did not replay on the concrete model".into())
+    }
+
+    pub(super) fn divergence_finding(&self, b: &Barrier, w: Witness) -> Finding {
+        let fmt_t = |t: &WitnessThread| {
+            format!(
+                "({},{},{})",
+                t.thread_idx[0], t.thread_idx[1], t.thread_idx[2]
+            )
+        };
+        let what = barrier_name(b);
+        let scope = match b.kind {
+            BarrierKind::Warp => "warp",
+            BarrierKind::Block => "block",
+            BarrierKind::Grid => "grid",
+        };
+        let message = format!(
+            "barrier divergence: thread {} of block ({},{},{}) reaches `{what}` but thread {} of {} does not",
+            fmt_t(&w.threads[0]),
+            w.threads[0].block_idx[0],
+            w.threads[0].block_idx[1],
+            w.threads[0].block_idx[2],
+            fmt_t(&w.threads[1]),
+            if b.kind == BarrierKind::Grid {
+                format!(
+                    "block ({},{},{})",
+                    w.threads[1].block_idx[0], w.threads[1].block_idx[1], w.threads[1].block_idx[2]
+                )
+            } else {
+                format!("the same {scope}")
+            }
+        );
+        let mut f = Finding::new(
+            FindingKind::BarrierDivergence,
+            Some(&self.kernel.name),
+            b.span,
+            message,
+        );
+        if let Some((span, _)) = b
+            .conditions
+            .iter()
+            .rev()
+            .find(|(_, c)| c.scope() == Scope::Thread)
+        {
+            f.related.push(Related {
+                span: *span,
+                message:
+                    "the thread-dependent condition that decides whether the barrier is reached"
+                        .into(),
+            });
+        }
+        f.witness = Some(w);
+        f
+    }
+}
+
+pub enum Divergence {
+    Uniform,
+    Divergent(Box<Finding>),
+    Unknown(String),
+}

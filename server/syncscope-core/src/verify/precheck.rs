@@ -1,0 +1,151 @@
+//! Pre-checks that decide an array's races for every barrier interval at
+//! once: the exact offset arithmetic of `a * threadIdx.x + c` indices (no
+//! Z3), and one query with every access and counter free. Must not report
+//! findings: it only says "no two threads ever collide on this array".
+
+use super::engine::*;
+use super::intervals::Instance;
+use super::smt::{self, LaunchEnv, SolverConfig};
+use crate::cache::QueryOutcome;
+use crate::model::*;
+
+impl<'k> KernelVerifier<'k> {
+    /// Whether no two threads related by `rel` can ever touch the same
+    /// element of `array` with a conflicting pair of accesses, whatever the
+    /// barriers: one query over every access of the array with every loop
+    /// counter free per thread. Each barrier interval's query only adds
+    /// constraints to this one (shared iterations, alignment facts), so
+    /// unsat here means unsat in every interval, with or without any
+    /// barrier. Memoised per kernel.
+    /// An exact syntactic pre-check, without Z3: every access to `array`
+    /// has the index `a * threadIdx.x + c` (the same `a`, its own constant
+    /// `c`), the block is one-dimensional, and no two conflicting accesses
+    /// have offsets that two distinct threads of one block can bridge:
+    /// `a * (t1 - t2) = c2 - c1` has no solution with `0 < |t1 - t2| <
+    /// blockDim.x`. Then no two threads of a block ever touch the same
+    /// element, whatever the barriers (`s[tid]`, `s[tid + k * T]` in
+    /// staged copies, `s[2 * tid + 1]`). Integer semantics only.
+    pub(super) fn offsets_disjoint_per_thread(&self, array: ArrayId) -> bool {
+        let env = &self.env;
+        if env.bitvector
+            || env.fixed(VarKind::BlockDim(1)) != Some(1)
+            || env.fixed(VarKind::BlockDim(2)) != Some(1)
+        {
+            return false;
+        }
+        let max_block = env
+            .fixed(VarKind::BlockDim(0))
+            .unwrap_or_else(|| env.max_threads.unwrap_or(1024).min(1024));
+        let mut coefficient = None;
+        let mut offsets = Vec::new();
+        for a in self
+            .kernel
+            .accesses()
+            .into_iter()
+            .filter(|a| a.array == array)
+        {
+            let Some((coef, offset)) = affine_in_thread_x(&a.index, env, 0) else {
+                return false;
+            };
+            if coef == 0 || *coefficient.get_or_insert(coef) != coef {
+                return false;
+            }
+            offsets.push((a.kind, offset));
+        }
+        let Some(coef) = coefficient else {
+            return false;
+        };
+        offsets.iter().enumerate().all(|(i, &(k1, c1))| {
+            offsets[i..].iter().all(|&(k2, c2)| {
+                let conflict = (k1.writes() || k2.writes())
+                    && !(k1 == AccessKind::Atomic && k2 == AccessKind::Atomic);
+                let d = c2.checked_sub(c1);
+                !conflict
+                    || d.is_some_and(|d| {
+                        d == 0 || d % coef != 0 || (d / coef).unsigned_abs() >= max_block as u64
+                    })
+            })
+        })
+    }
+
+    pub(super) fn barrier_independent(&mut self, array: ArrayId, rel: Relation) -> bool {
+        if let Some(&known) = self.independent.get(&(array, rel)) {
+            return known;
+        }
+        let group: Vec<Instance> = self
+            .kernel
+            .accesses()
+            .into_iter()
+            .filter(|a| a.array == array)
+            .map(|a| Instance {
+                access: a.id,
+                subst: Vec::new(),
+                extra: Vec::new(),
+                tag: 0,
+                skip_loops: Vec::new(),
+            })
+            .collect();
+        let exact = !rel.cross_block() && self.offsets_disjoint_per_thread(array);
+        let independent = match self.group_query(&group, rel, None) {
+            None => true,
+            Some(_) if exact => true,
+            Some(q) => {
+                // A pre-check: a short budget, undecided means "check
+                // interval by interval" as before.
+                let config = SolverConfig {
+                    timeout_ms: self.config.timeout_ms.min(PRECHECK_TIMEOUT_MS),
+                    witness: false,
+                    ..self.config
+                };
+                matches!(
+                    smt::solve(&q.base, &self.env, config, self.cache, &mut self.counters),
+                    QueryOutcome::Unsat
+                )
+            }
+        };
+        self.independent.insert((array, rel), independent);
+        independent
+    }
+}
+
+/// The solver time for the barrier-independence pre-check (ms).
+pub(super) const PRECHECK_TIMEOUT_MS: u32 = 500;
+
+/// `e` as `a * threadIdx.x + c` with integers `a` and `c` (launch sizes the
+/// environment fixes are constants), or `None` for any other form.
+pub(super) fn affine_in_thread_x(e: &Expr, env: &LaunchEnv, depth: usize) -> Option<(i64, i64)> {
+    if depth > 64 {
+        return None;
+    }
+    let rec = |x: &Expr| affine_in_thread_x(x, env, depth + 1);
+    match e {
+        Expr::Const(c) => Some((0, *c)),
+        Expr::Var(v) => match v.kind {
+            VarKind::ThreadIdx(0) => Some((1, 0)),
+            kind => env.fixed(kind).map(|c| (0, c)),
+        },
+        Expr::Un(UnOp::Neg, x) => {
+            let (a, c) = rec(x)?;
+            Some((a.checked_neg()?, c.checked_neg()?))
+        }
+        Expr::Bin(op @ (BinOp::Add | BinOp::Sub), x, y) => {
+            let (a1, c1) = rec(x)?;
+            let (a2, c2) = rec(y)?;
+            if *op == BinOp::Add {
+                Some((a1.checked_add(a2)?, c1.checked_add(c2)?))
+            } else {
+                Some((a1.checked_sub(a2)?, c1.checked_sub(c2)?))
+            }
+        }
+        Expr::Bin(BinOp::Mul, x, y) => {
+            let (a1, c1) = rec(x)?;
+            let (a2, c2) = rec(y)?;
+            match (a1, a2) {
+                (0, _) => Some((c1.checked_mul(a2)?, c1.checked_mul(c2)?)),
+                (_, 0) => Some((a1.checked_mul(c2)?, c1.checked_mul(c2)?)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,69 @@
+//! Redundant barriers: a barrier is redundant when no race appears between
+//! the instances it alone separated once it is gone. Must not report races.
+
+use super::engine::*;
+use super::intervals::Instance;
+use super::races::sel;
+use crate::model::*;
+
+impl<'k> KernelVerifier<'k> {
+    /// A barrier is redundant when no two instances it separates can race
+    /// once it is gone (loop iterations included).
+    pub(super) fn is_redundant(&mut self, b: &Barrier) -> bool {
+        let without = self.find_races(Some(b.id));
+        !without.needed
+            && without.unknown.is_empty()
+            && without.unconfirmed.is_empty()
+            && without.pairs.is_empty()
+    }
+
+    /// The two chosen instances were separated by the skipped barrier.
+    pub(super) fn separated(&self, insts: &[&Instance], rel: Relation) -> Expr {
+        let tag = |t: u8| Expr::Var(Var::new(format!("tag{t}"), VarKind::Shared));
+        let mut out = Vec::new();
+        let mut loops: Vec<Var> = Vec::new();
+        for inst in insts {
+            for l in &inst.skip_loops {
+                if !loops.contains(l) {
+                    loops.push(l.clone());
+                }
+            }
+        }
+        for (i, inst) in insts.iter().enumerate() {
+            for t in [1u8, 2] {
+                let chosen = Expr::eq(sel(t), Expr::Const(i as i64));
+                let mut facts = vec![Expr::eq(tag(t), Expr::Const(inst.tag))];
+                for (li, l) in loops.iter().enumerate() {
+                    let inl = Expr::Var(Var::new(format!("in{li}_{t}"), VarKind::Shared));
+                    let cnt = Expr::Var(Var::new(format!("cnt{li}_{t}"), VarKind::Shared));
+                    if inst.skip_loops.contains(l) {
+                        facts.push(Expr::eq(inl, Expr::Const(1)));
+                        let c = self.instantiate(&Expr::Var(l.clone()), t, rel, &inst.subst, false);
+                        facts.push(Expr::eq(cnt, c));
+                    } else {
+                        facts.push(Expr::eq(inl, Expr::Const(0)));
+                    }
+                }
+                out.push(Expr::or(Expr::not(chosen), Expr::all(facts)));
+            }
+        }
+        let mut sep = Expr::bin(BinOp::Ne, tag(1), tag(2));
+        for li in 0..loops.len() {
+            let v = |n: &str| Expr::Var(Var::new(n.to_string(), VarKind::Shared));
+            sep = Expr::or(
+                sep,
+                Expr::all([
+                    Expr::eq(v(&format!("in{li}_1")), Expr::Const(1)),
+                    Expr::eq(v(&format!("in{li}_2")), Expr::Const(1)),
+                    Expr::bin(
+                        BinOp::Ne,
+                        v(&format!("cnt{li}_1")),
+                        v(&format!("cnt{li}_2")),
+                    ),
+                ]),
+            );
+        }
+        out.push(sep);
+        Expr::all(out)
+    }
+}
