@@ -1,7 +1,8 @@
-//! Per-kernel verification: two-thread queries for races (grouped per
-//! interval and array, all racing pairs in one run by blocking each found
-//! pair), barrier divergence, and redundant barriers; witnesses replayed on
-//! the concrete interpreter before they are reported.
+//! The per-kernel driver: runs the divergence, race and redundancy checks
+//! in that order and turns their outcomes into the kernel's findings and
+//! status. Owns what the checks share (the launch environment, the two
+//! threads' relations, instantiating an access for a thread). Must not
+//! hold the checks themselves (`divergence`, `races`, `redundancy`).
 
 use super::divergence::Divergence;
 use super::intervals::Level;

@@ -1,3 +1,7 @@
+//! CUDA builtins: barriers (`__syncthreads`, `__syncwarp`, cooperative
+//! groups), atomics, warp intrinsics, math functions known to be free of
+//! side effects. Must not inline user functions (that is `calls`).
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

@@ -1,3 +1,7 @@
+//! Calls: the callee is resolved (a `__device__` function of the file, a
+//! builtin, a method) and inlined with its arguments bound; calls the model
+//! cannot follow are reported, never dropped. Builtins are `builtins`'.
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

@@ -1,3 +1,7 @@
+//! Expressions: values of identifiers, arithmetic, comparisons,
+//! assignments and updates, conditionals, snippets of macro text. Reading
+//! or writing memory goes through `places`; calls through `calls`.
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

@@ -1,3 +1,8 @@
+//! A kernel's entry: its parameters (pointers become global arrays,
+//! scalars unknowns of the launch), template arguments, the launch
+//! dimensions it mentions, and the finished `Kernel`. Must not lower
+//! statements itself: it hands the body to `statements`.
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

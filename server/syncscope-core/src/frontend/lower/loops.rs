@@ -1,3 +1,8 @@
+//! Loops without unrolling: a dry run finds each variable's update per
+//! iteration; induction variables become closed forms of the iteration
+//! counter, anything else an unknown per iteration. Must not emit accesses
+//! outside the loop node it builds.
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

@@ -1,3 +1,8 @@
+//! Struct objects: members kept as locals named `object.member`,
+//! construction, copies, aggregate initialisation and inlined methods
+//! with `this` bound. Must not record memory accesses except through
+//! `places`.
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

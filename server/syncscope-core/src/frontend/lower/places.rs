@@ -1,3 +1,7 @@
+//! Places in memory: arrays and their dimensions, subscripts and fields,
+//! pointers, and the one place where reads and writes become `Access`
+//! records of the model (`record_access`).
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {

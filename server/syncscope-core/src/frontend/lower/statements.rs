@@ -1,3 +1,7 @@
+//! Statements: declarations, blocks, `if`/`switch` with environment
+//! merging, `return`/`break`/`continue` as guards. Loops are `loops`'
+//! and expressions `expressions`' business.
+
 use super::*;
 
 impl<'a, 't> Lowerer<'a, 't> {
