@@ -252,7 +252,8 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     }
 }
 
-/// Analyses files on all cores (the core also spreads kernels over cores).
+/// Analyses files on the core's worker pool (the core also spreads the
+/// kernels of a file over cores).
 pub fn analyze_files(
     files: &[PathBuf],
     options: &Options,
@@ -260,40 +261,18 @@ pub fn analyze_files(
 ) -> Vec<FileResult> {
     let texts: Vec<(PathBuf, Result<String, String>)> =
         files.iter().map(|f| (f.clone(), read_source(f))).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<FileResult>>> =
-        texts.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(texts.len())
-        .max(1);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((path, text)) = texts.get(i) else {
-                    break;
-                };
-                let Ok(text) = text else { continue };
-                let report = syncscope_core::analyze_source(text, options);
-                if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(FileResult {
-                        path: path.clone(),
-                        text: text.clone(),
-                        report,
-                    });
-                }
-            });
-        }
+    let results = syncscope_core::parallel_map(&texts, |(path, text)| {
+        let text = text.as_ref().ok()?;
+        Some(FileResult {
+            path: path.clone(),
+            text: text.clone(),
+            report: syncscope_core::analyze_source(text, options),
+        })
     });
     for (_, text) in &texts {
         if let Err(e) = text {
             io_errors.push(e.clone());
         }
     }
-    slots
-        .into_iter()
-        .filter_map(|s| s.into_inner().ok().flatten())
-        .collect()
+    results.into_iter().flatten().collect()
 }

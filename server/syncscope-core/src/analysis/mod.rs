@@ -17,10 +17,6 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Stack for analysis threads: lowering recurses on the syntax tree, and
-/// hostile input nests deeply (the depth is also bounded in the front end).
-const STACK: usize = 256 << 20;
-
 pub fn analyze_file(
     text: &str,
     tree: &tree_sitter::Tree,
@@ -31,7 +27,7 @@ pub fn analyze_file(
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("syncscope-analysis".into())
-            .stack_size(STACK)
+            .stack_size(crate::parallel::ANALYSIS_STACK)
             .spawn_scoped(s, || analyze_file_here(text, tree, options, cache, cancel))
             .ok()
             .and_then(|h| h.join().ok())
