@@ -149,6 +149,73 @@ impl Witness {
     pub fn value(&self, name: &str) -> Option<i64> {
         self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
+
+    /// A launch size (`blockDim`, `gridDim`) as its three components, or
+    /// `None` when the witness does not mention it.
+    pub fn launch_dim(&self, name: &str) -> Option<[Option<i64>; 3]> {
+        let comps = ["x", "y", "z"].map(|c| self.value(&format!("{name}.{c}")));
+        comps.iter().any(Option::is_some).then_some(comps)
+    }
+
+    /// The colliding index, one entry per array dimension (empty for a
+    /// divergence witness).
+    pub fn index(&self) -> Vec<i64> {
+        (0..)
+            .map_while(|i| self.value(&format!("index[{i}]")))
+            .collect()
+    }
+
+    /// Parameters, loop variables and other values: everything but the
+    /// launch sizes and the index.
+    pub fn other_values(&self) -> impl Iterator<Item = &(String, i64)> {
+        self.values.iter().filter(|(name, _)| {
+            !(name.starts_with("blockDim.")
+                || name.starts_with("gridDim.")
+                || name.starts_with("index["))
+        })
+    }
+
+    /// The one text of a witness, shared by the CLI, the SARIF message and
+    /// the editor's hover: `thread (1,0,0) of block (0,0,0) and thread
+    /// (0,0,0) of block (0,0,0); blockDim = (2,1,1), index = [1], offset = 1`.
+    pub fn describe(&self) -> String {
+        let tuple = |v: &[i64; 3]| format!("({},{},{})", v[0], v[1], v[2]);
+        let threads: Vec<String> = self
+            .threads
+            .iter()
+            .map(|t| {
+                format!(
+                    "thread {} of block {}",
+                    tuple(&t.thread_idx),
+                    tuple(&t.block_idx)
+                )
+            })
+            .collect();
+        let mut parts = Vec::new();
+        for dim in ["blockDim", "gridDim"] {
+            if let Some(comps) = self.launch_dim(dim) {
+                let shown: Vec<String> = comps
+                    .iter()
+                    .map(|c| c.map_or("?".to_string(), |v| v.to_string()))
+                    .collect();
+                parts.push(format!("{dim} = ({})", shown.join(",")));
+            }
+        }
+        let index = self.index();
+        if !index.is_empty() {
+            let shown: Vec<String> = index.iter().map(i64::to_string).collect();
+            parts.push(format!("index = [{}]", shown.join("][")));
+        }
+        parts.extend(self.other_values().map(|(n, v)| format!("{n} = {v}")));
+        let mut out = threads.join(" and ");
+        if !parts.is_empty() {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(&parts.join(", "));
+        }
+        out
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -100,6 +100,8 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
                 "blockIdx": t.block_idx,
             })).collect::<Vec<_>>(),
             "values": w.values.iter().map(|(n, x)| (n.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
+            "index": w.index(),
+            "summary": w.describe(),
         });
     }
     v
@@ -170,11 +172,15 @@ pub fn sarif(results: &[FileResult]) -> String {
                 .iter()
                 .position(|(id, _)| *id == f.kind.code())
                 .unwrap_or(0);
+            let message = match &f.witness {
+                Some(w) => format!("{} (witness: {})", f.message, w.describe()),
+                None => f.message.clone(),
+            };
             out.push(json!({
                 "ruleId": f.kind.code(),
                 "ruleIndex": rule_index,
                 "level": level,
-                "message": {"text": f.message},
+                "message": {"text": message},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": uri},
                     "region": region(&index, &f.span),
@@ -254,9 +260,7 @@ pub fn human(results: &[FileResult], color: bool) -> String {
                 );
             }
             if let Some(w) = &f.witness {
-                let vals: Vec<String> =
-                    w.values.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-                let _ = writeln!(out, "   = witness: {}", vals.join(", "));
+                let _ = writeln!(out, "   = witness: {}", w.describe());
             }
             out.push('\n');
         }
