@@ -79,7 +79,8 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                     "redundant-barrier",
                     "not-verified",
                     "unknown",
-                    "syntax-error"
+                    "syntax-error",
+                    "note"
                 ]
                 .contains(&kind),
                 "{kind}"
@@ -151,7 +152,7 @@ fn sarif_is_2_1_0_with_rules_and_results() {
     assert_eq!(run["tool"]["driver"]["name"], "syncscope");
     assert!(run["tool"]["driver"]["rules"]
         .as_array()
-        .is_some_and(|r| r.len() == 6));
+        .is_some_and(|r| r.len() == 7));
     let results = run["results"].as_array().expect("results");
     assert!(results
         .iter()

@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod cache;
+pub mod directives;
 pub mod frontend;
 pub mod model;
 pub mod options;

@@ -65,6 +65,18 @@ impl Var {
         }
     }
 
+    /// For an unknown that stands for code the front end cannot see (the
+    /// result of a function without a body, a name declared nowhere in the
+    /// file), the name of that function or name. Unlike a value read from
+    /// memory, which is an input of the kernel and may be anything, such a
+    /// value is fixed by code nobody checked: a collision that needs it to
+    /// take a particular value is no witness of a race.
+    pub fn unseen_origin(&self) -> Option<&str> {
+        let rest = self.name.strip_prefix(UNSEEN_PREFIX)?;
+        let end = rest.find(['#', '⟨']).unwrap_or(rest.len());
+        Some(&rest[..end])
+    }
+
     /// The scope of this variable's value.
     pub fn scope(&self) -> Scope {
         match self.kind {
@@ -81,6 +93,24 @@ impl Var {
 }
 
 pub const DIMS: [&str; 3] = ["x", "y", "z"];
+
+/// The name prefix of unknowns for code the front end cannot see
+/// ([`Var::unseen_origin`]).
+pub const UNSEEN_PREFIX: &str = "unseen:";
+
+impl Expr {
+    /// The functions and names the front end cannot see that this
+    /// expression depends on, sorted.
+    pub fn unseen_origins(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            if let Some(o) = v.unseen_origin() {
+                out.insert(o.to_string());
+            }
+        });
+        out
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnOp {

@@ -93,6 +93,9 @@ pub enum FindingKind {
     NotVerified,
     Unknown,
     SyntaxError,
+    /// Information about the analysis itself (a directive flag that was
+    /// ignored); it says nothing about the kernel's behaviour.
+    Note,
 }
 
 impl FindingKind {
@@ -105,6 +108,7 @@ impl FindingKind {
             FindingKind::NotVerified => "not-verified",
             FindingKind::Unknown => "unknown",
             FindingKind::SyntaxError => "syntax-error",
+            FindingKind::Note => "note",
         }
     }
 
@@ -114,7 +118,9 @@ impl FindingKind {
                 Severity::Error
             }
             FindingKind::RedundantBarrier => Severity::Warning,
-            FindingKind::NotVerified | FindingKind::Unknown => Severity::Information,
+            FindingKind::NotVerified | FindingKind::Unknown | FindingKind::Note => {
+                Severity::Information
+            }
         }
     }
 }

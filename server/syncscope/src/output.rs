@@ -133,13 +133,14 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 6] = [
+const RULES: [(&str, &str); 7] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
-    ("redundant-barrier", "A barrier whose removal creates no data race."),
+    ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
     ("not-verified", "A construct the model cannot represent; the kernel is not verified."),
     ("unknown", "The solver could not decide within its limits."),
     ("syntax-error", "The file does not parse as CUDA."),
+    ("note", "Information about the analysis itself (an ignored directive flag)."),
 ];
 
 pub fn sarif(results: &[FileResult]) -> String {

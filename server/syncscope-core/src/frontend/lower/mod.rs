@@ -153,6 +153,11 @@ struct Lowerer<'a, 't> {
     exhausted: bool,
     macro_depth: usize,
     kernel_name: String,
+    /// Preprocessor conditionals of the kernel whose taken branch is empty
+    /// (span of the directive, its first line): code the model left out.
+    preproc_dropped: Vec<(Span, String)>,
+    /// Parameter passing of functions declared without a body, by name.
+    prototypes: HashMap<String, Option<Vec<builtins::Passing>>>,
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
@@ -188,6 +193,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             exhausted: false,
             macro_depth: 0,
             kernel_name: String::new(),
+            preproc_dropped: Vec::new(),
+            prototypes: HashMap::new(),
         }
     }
 
