@@ -157,9 +157,8 @@ impl<'k> KernelVerifier<'k> {
         }
         self.divergent = divergent.clone();
         let races = self.find_races(None);
-        for hit in races.pairs.values() {
-            findings.push(self.race_finding(hit));
-        }
+        let hits: Vec<&RaceHit> = races.pairs.values().collect();
+        findings.extend(self.race_findings(&hits));
         let unconfirmed: std::collections::BTreeSet<(usize, usize)> = races
             .unconfirmed
             .iter()
