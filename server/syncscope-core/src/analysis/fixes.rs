@@ -238,7 +238,7 @@ fn enclosing_constructs(stmt: Node, pos: u32) -> Option<Vec<Enclosing>> {
     let mut out = Vec::new();
     let mut n = stmt.parent()?;
     loop {
-        let Some(p) = n.parent() else { return None };
+        let p = n.parent()?;
         match n.kind() {
             "compound_statement" | "else_clause" => {}
             "for_statement" | "while_statement" | "do_statement" => out.push(Enclosing::Loop {
@@ -358,7 +358,7 @@ fn with_barrier(kernel: &Kernel, stmt: Node, before: bool) -> Option<Kernel> {
         return None;
     }
     let mut guards = kernel.stmt_guards.iter().filter(|(o, _)| *o == pos);
-    let guard = if before { guards.next() } else { guards.last() }?
+    let guard = if before { guards.next() } else { guards.next_back() }?
         .1
         .clone();
     let path = enclosing_constructs(stmt, pos)?;
