@@ -117,11 +117,25 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
         if !MARKED_KINDS.contains(&f.kind) {
             continue;
         }
+        let code = f.kind.code().to_string();
+        // A grouped race: every racing pair must touch a marked line (the
+        // group is no excuse for an unexpected pair).
+        for p in &f.pairs {
+            let (a, b) = (
+                p.first.start.line as usize + 1,
+                p.second.start.line as usize + 1,
+            );
+            if !e.markers.contains(&(a, code.clone())) && !e.markers.contains(&(b, code.clone())) {
+                problems.push(format!(
+                    "unexpected {code} between lines {a} and {b}: {}",
+                    f.message
+                ));
+            }
+        }
         let mut lines = vec![f.span.start.line as usize + 1];
         if f.kind == FindingKind::DataRace {
             lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
         }
-        let code = f.kind.code().to_string();
         if !lines
             .iter()
             .any(|l| e.markers.contains(&(*l, code.clone())))
@@ -137,9 +151,14 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
             f.kind.code() == kind
                 && (f.span.start.line as usize + 1 == *line
                     || (f.kind == FindingKind::DataRace
-                        && f.related
+                        && (f
+                            .related
                             .iter()
-                            .any(|r| r.span.start.line as usize + 1 == *line)))
+                            .any(|r| r.span.start.line as usize + 1 == *line)
+                            || f.pairs.iter().any(|p| {
+                                p.first.start.line as usize + 1 == *line
+                                    || p.second.start.line as usize + 1 == *line
+                            }))))
         });
         if !matched {
             problems.push(format!("missing {kind} at line {line}"));

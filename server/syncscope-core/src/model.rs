@@ -647,6 +647,11 @@ pub struct Kernel {
     pub grid_dims_used: [bool; 3],
     /// `__launch_bounds__(n)`: at most n threads per block.
     pub max_threads: Option<i64>,
+    /// The guard at the start and at the end of each statement of the
+    /// kernel's own body (byte offset, path condition there): where a
+    /// barrier inserted at that offset would run. Quick-fixes insert one
+    /// into the model there instead of editing and re-parsing the text.
+    pub stmt_guards: Vec<(u32, Expr)>,
 }
 
 impl Kernel {
@@ -707,6 +712,9 @@ impl Kernel {
         self.def_span.shift_offsets(delta);
         for u in &mut self.unsupported {
             u.span.shift_offsets(delta);
+        }
+        for (offset, _) in &mut self.stmt_guards {
+            *offset = (i64::from(*offset) + delta).clamp(0, i64::from(u32::MAX)) as u32;
         }
         stmts(&mut self.body, delta);
     }

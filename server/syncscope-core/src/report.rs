@@ -237,12 +237,23 @@ pub struct TextEdit {
     pub new_text: String,
 }
 
-/// A quick-fix that was verified before being offered: applying its edits
-/// removes the finding and introduces no new error.
+/// A quick-fix. `verified`: the kernel was checked again with the fix
+/// applied (in the model) and the finding is gone with no new error; only
+/// such a fix is offered as the preferred one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<TextEdit>,
+    pub verified: bool,
+}
+
+/// Two accesses that race (of a grouped race finding): spans and source texts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RacingPair {
+    pub first: Span,
+    pub first_text: String,
+    pub second: Span,
+    pub second_text: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -254,6 +265,9 @@ pub struct Finding {
     pub message: String,
     pub span: Span,
     pub related: Vec<Related>,
+    /// A race finding groups the racing pairs one barrier would separate:
+    /// every pair, in program order (the witness is of the first).
+    pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,
 }
@@ -265,6 +279,10 @@ impl Finding {
         self.span.shift_offsets(delta);
         for r in &mut self.related {
             r.span.shift_offsets(delta);
+        }
+        for p in &mut self.pairs {
+            p.first.shift_offsets(delta);
+            p.second.shift_offsets(delta);
         }
         for e in self.fixes.iter_mut().flat_map(|f| &mut f.edits) {
             e.span.shift_offsets(delta);
@@ -279,6 +297,7 @@ impl Finding {
             message,
             span,
             related: Vec::new(),
+            pairs: Vec::new(),
             witness: None,
             fixes: Vec::new(),
         }

@@ -11,16 +11,23 @@ pub fn finding_markdown(f: &Finding) -> String {
         md.push_str("\n\n**Witness:** ");
         md.push_str(&w.describe());
     }
-    for r in &f.related {
+    // One witness above; the racing accesses listed, capped like the
+    // diagnostic's related locations.
+    let cap = crate::to_proto::MAX_RELATED;
+    for r in f.related.iter().take(cap) {
         md.push_str(&format!(
             "\n\n- line {}: {}",
             r.span.start.line + 1,
             r.message
         ));
     }
-    if !f.fixes.is_empty() {
-        let titles: Vec<&str> = f.fixes.iter().map(|x| x.title.as_str()).collect();
-        md.push_str(&format!("\n\nQuick fix: {}", titles.join("; ")));
+    if f.related.len() > cap {
+        md.push_str(&format!("\n\n- and {} more", f.related.len() - cap));
+    }
+    if f.kind == syncscope_core::FindingKind::DataRace && f.pairs.len() > 1 {
+        md.push_str(
+            "\n\nQuick fix: ask for code actions here (one barrier, checked before it is offered).",
+        );
     }
     md
 }

@@ -1,7 +1,9 @@
 //! `syncscope check` and `syncscope lsp`.
 //!
-//! Exit status (a contract other tools depend on): 0 no error finding;
-//! 1 error findings (races, divergence; warnings only with --deny-warnings);
+//! Exit status (a contract other tools depend on; also in `--help` and the
+//! README): 0 no failing finding; 1 failing findings (errors: races,
+//! divergence, syntax errors; with --deny-warnings also redundant barriers,
+//! `unknown` and `not-verified`; or the kinds named by --fail-on);
 //! 2 usage or I/O error.
 
 use crate::output::{self, FileResult, Format};
@@ -9,13 +11,22 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use syncscope_core::{Options, Severity};
+use syncscope_core::{FindingKind, Options, Severity};
+
+/// The exit statuses of `syncscope check`, shown by `--help`.
+const EXIT_STATUS: &str = "Exit status of `check`:
+  0  no failing finding (every kernel verified, or only findings that do not fail)
+  1  a failing finding: a data race, barrier divergence or syntax error; with
+     --deny-warnings also a redundant barrier, an `unknown` (solver limit or
+     budget) or a `not-verified` kernel; with --fail-on, the kinds it names
+  2  usage error, or a file that could not be read";
 
 #[derive(Parser, Debug)]
 #[command(
     name = "syncscope",
     version,
-    about = "Proves CUDA kernels free of data races, barrier divergence and redundant barriers."
+    about = "Proves CUDA kernels free of data races, barrier divergence and redundant barriers.",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -50,9 +61,15 @@ pub struct CheckArgs {
     /// Define a macro (VALUE defaults to 1).
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     define: Vec<String>,
-    /// Exit with status 1 on warnings (redundant barriers) too.
+    /// Exit with status 1 on anything short of a proof too: redundant
+    /// barriers, `unknown` and `not-verified` findings.
     #[arg(long)]
     deny_warnings: bool,
+    /// Exit with status 1 when a finding of one of these kinds is reported
+    /// (comma-separated: data-race, barrier-divergence, redundant-barrier,
+    /// unknown, not-verified, syntax-error). Errors always fail.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind)]
+    fail_on: Vec<FindingKind>,
     /// Legacy lockstep warps (warp size 32) instead of independent thread scheduling.
     #[arg(long)]
     warp_sync: bool,
@@ -74,6 +91,24 @@ pub struct CheckArgs {
     /// Files and folders to check.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+}
+
+fn parse_kind(s: &str) -> Result<FindingKind, String> {
+    const KINDS: [FindingKind; 6] = [
+        FindingKind::DataRace,
+        FindingKind::BarrierDivergence,
+        FindingKind::RedundantBarrier,
+        FindingKind::Unknown,
+        FindingKind::NotVerified,
+        FindingKind::SyntaxError,
+    ];
+    KINDS
+        .into_iter()
+        .find(|k| k.code() == s.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = KINDS.iter().map(|k| k.code()).collect();
+            format!("unknown finding kind `{s}` (one of: {})", names.join(", "))
+        })
 }
 
 fn parse_dim(s: &str) -> Result<[u32; 3], String> {
@@ -235,21 +270,24 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     };
     let _ = out.write_all(rendered.as_bytes());
     let _ = out.flush();
-    let errors = results
+    let failing = results
         .iter()
         .flat_map(|r| &r.report.findings)
-        .any(|f| f.severity == Severity::Error);
-    let warnings = results
-        .iter()
-        .flat_map(|r| &r.report.findings)
-        .any(|f| f.severity == Severity::Warning);
+        .any(|f| fails(args, f.kind, f.severity));
     if !io_errors.is_empty() {
         2
-    } else if errors || (args.deny_warnings && warnings) {
+    } else if failing {
         1
     } else {
         0
     }
+}
+
+/// Whether a finding makes `check` exit with status 1: errors always; with
+/// `--deny-warnings` anything short of a proof (never a silent green for
+/// `unknown` or `not-verified`); the kinds named by `--fail-on`.
+fn fails(args: &CheckArgs, kind: FindingKind, severity: Severity) -> bool {
+    severity == Severity::Error || args.deny_warnings || args.fail_on.contains(&kind)
 }
 
 /// Analyses files on the core's worker pool (the core also spreads the

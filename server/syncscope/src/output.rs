@@ -80,12 +80,25 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
             "message": r.message,
         })).collect::<Vec<_>>(),
     });
+    if !f.pairs.is_empty() {
+        // Every racing pair of a grouped race finding (`related` lists the
+        // later access of each).
+        v["pairs"] = json!(f
+            .pairs
+            .iter()
+            .map(|p| json!({
+                "first": {"range": range_json(text, &p.first), "text": p.first_text},
+                "second": {"range": range_json(text, &p.second), "text": p.second_text},
+            }))
+            .collect::<Vec<_>>());
+    }
     if !f.fixes.is_empty() {
         v["fixes"] = json!(f
             .fixes
             .iter()
             .map(|x| json!({
                 "title": x.title,
+                "verified": x.verified,
                 "edits": x.edits.iter().map(|e| json!({
                     "range": range_json(text, &e.span),
                     "newText": e.new_text,

@@ -104,7 +104,17 @@ fn analyze_file_here(
             break;
         };
         if options.compute_fixes && live() {
-            fixes::add_fixes(text, tree, kernel, &mut findings, &races, options, cache);
+            fixes::add_fixes(
+                text,
+                tree,
+                kernel,
+                &mut findings,
+                &races,
+                options,
+                cache,
+                cancel,
+                &|_| true,
+            );
         }
         // Only a complete run is kept: never cancelled, within its budget
         // (a budget is wall-clock time: the next run may finish).
@@ -120,6 +130,125 @@ fn analyze_file_here(
         report.stats += stats;
     }
     report
+}
+
+/// The quick-fixes of `findings` (from an analysis of this very text and
+/// options), computed on request rather than with the analysis: the kernels
+/// they belong to are lowered and verified again (the query cache answers
+/// what the analysis asked) and each candidate is checked on the model
+/// within its budget. `fixes[i]` is for `findings[i]`. Complete results are
+/// kept in the cache by kernel content and finding; `cancel` (a newer edit)
+/// stops the work, and what is left undone is returned empty.
+pub fn quick_fixes(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Vec<Fix>> {
+    let mut out: Vec<Vec<Fix>> = vec![Vec::new(); findings.len()];
+    let fixable = |f: &Finding| {
+        matches!(
+            f.kind,
+            FindingKind::DataRace | FindingKind::RedundantBarrier | FindingKind::BarrierDivergence
+        ) && f.kernel.is_some()
+    };
+    if !findings.iter().any(fixable) {
+        return out;
+    }
+    let options = &Options {
+        compute_fixes: false,
+        ..crate::options::with_file_directives(text, options)
+    };
+    let Ok(kernels) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::frontend::lower_file(text, tree, options)
+    })) else {
+        return out;
+    };
+    let options_hash = hash_of(&format!("{options:?}"));
+    let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
+    for kernel in &kernels {
+        let mine: Vec<usize> = (0..findings.len())
+            .filter(|&i| {
+                let f = &findings[i];
+                fixable(f)
+                    && f.kernel.as_deref() == Some(kernel.name.as_str())
+                    && kernel.def_span.start.offset <= f.span.start.offset
+                    && f.span.end.offset <= kernel.def_span.end.offset
+            })
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let base = i64::from(kernel.def_span.start.offset);
+        let kernel_key = kernel_key(text, kernel, options_hash);
+        let fix_key = |f: &Finding| {
+            let mut f = f.clone();
+            f.shift_offsets(-base);
+            f.fixes.clear();
+            hash_of(&(kernel_key, format!("{:?}", (f.kind, f.span, &f.pairs))))
+        };
+        let mut todo = Vec::new();
+        for &i in &mine {
+            match cache.get_fixes(fix_key(&findings[i])) {
+                Some(fixes) => {
+                    out[i] = fixes
+                        .iter()
+                        .cloned()
+                        .map(|mut x| {
+                            x.edits.iter_mut().for_each(|e| e.span.shift_offsets(base));
+                            x
+                        })
+                        .collect()
+                }
+                None => todo.push(i),
+            }
+        }
+        if todo.is_empty() || !live() {
+            continue;
+        }
+        let verified = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(crate::parallel::ANALYSIS_STACK)
+                .spawn_scoped(s, || {
+                    crate::verify::verify_one(kernel, options, cache, cancel)
+                })
+                .ok()
+                .and_then(|h| h.join().ok())
+        });
+        let Some((mut fresh, _, races, _)) = verified else {
+            continue;
+        };
+        let same =
+            |a: &Finding, b: &Finding| a.kind == b.kind && a.span == b.span && a.pairs == b.pairs;
+        let wanted = |f: &Finding| todo.iter().any(|&i| same(&findings[i], f));
+        fixes::add_fixes(
+            text, tree, kernel, &mut fresh, &races, options, cache, cancel, &wanted,
+        );
+        if !live() {
+            return out;
+        }
+        for &i in &todo {
+            let Some(f) = fresh.iter().find(|f| same(&findings[i], f)) else {
+                continue;
+            };
+            out[i] = f.fixes.clone();
+            if f.fixes.iter().all(|x| x.verified) {
+                let kept = f
+                    .fixes
+                    .iter()
+                    .cloned()
+                    .map(|mut x| {
+                        x.edits.iter_mut().for_each(|e| e.span.shift_offsets(-base));
+                        x
+                    })
+                    .collect();
+                cache.insert_fixes(fix_key(&findings[i]), kept);
+            }
+        }
+    }
+    out
 }
 
 fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {

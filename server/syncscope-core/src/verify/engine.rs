@@ -196,7 +196,8 @@ impl<'k> KernelVerifier<'k> {
                 origins.extend(e.unseen_origins());
             }
             if origins.is_empty() {
-                findings.push(self.race_finding(hit));
+                // A definite race: reported below, grouped by the barrier
+                // that would separate it.
                 continue;
             }
             unseen_pairs.push(*pair);
@@ -222,6 +223,8 @@ impl<'k> KernelVerifier<'k> {
         for pair in unseen_pairs {
             races.pairs.remove(&pair);
         }
+        let hits: Vec<&RaceHit> = races.pairs.values().collect();
+        findings.extend(self.race_findings(&hits));
         let unconfirmed: std::collections::BTreeSet<(usize, usize)> = races
             .unconfirmed
             .iter()

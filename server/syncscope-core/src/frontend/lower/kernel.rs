@@ -97,6 +97,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_dims_used: block_used,
             grid_dims_used: grid_used,
             max_threads,
+            stmt_guards: std::mem::take(&mut self.stmt_guards),
         }
     }
 

@@ -148,6 +148,8 @@ struct Lowerer<'a, 't> {
     call_stack: Vec<String>,
     dry: usize,
     span_override: Option<Span>,
+    /// See `Kernel::stmt_guards`.
+    stmt_guards: Vec<(u32, Expr)>,
     depth: usize,
     steps: usize,
     exhausted: bool,
@@ -188,6 +190,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             call_stack: Vec::new(),
             dry: 0,
             span_override: None,
+            stmt_guards: Vec::new(),
             depth: 0,
             steps: 0,
             exhausted: false,

@@ -15,7 +15,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.depth -= 1;
             return;
         }
+        // Only the kernel's own statements (not inlined callees or macro
+        // bodies, whose offsets are elsewhere) are places for a barrier.
+        let own = self.dry == 0 && self.span_override.is_none() && self.call_stack.is_empty();
+        if own {
+            self.stmt_guards
+                .push((node.start_byte() as u32, self.guard()));
+        }
         self.statement_inner(node);
+        if own {
+            self.stmt_guards
+                .push((node.end_byte() as u32, self.guard()));
+        }
         self.depth -= 1;
     }
 
