@@ -68,9 +68,12 @@ pub struct CheckArgs {
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
-    /// Compute verified quick-fixes (listed under `fixes` in JSON output).
+    /// Compute verified quick-fixes (a diff under each finding; `fixes` in JSON output).
     #[arg(long)]
     fixes: bool,
+    /// Human format: print only the findings that fail the run, no summary.
+    #[arg(long, short)]
+    quiet: bool,
     /// Files and folders to check.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -229,7 +232,14 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
         let _ = writeln!(err, "error: {e}");
     }
     let rendered = match args.format {
-        Format::Human => output::human(&results, color),
+        Format::Human => output::human_with(
+            &results,
+            output::HumanStyle {
+                color,
+                quiet: args.quiet,
+                deny_warnings: args.deny_warnings,
+            },
+        ),
         Format::Json => output::json(&results),
         Format::Sarif => output::sarif(&results),
     };
