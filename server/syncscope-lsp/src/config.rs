@@ -56,6 +56,10 @@ pub struct Settings {
     pub timeout_ms: Option<u32>,
     pub debounce_ms: Option<u64>,
     pub kernels: Option<Vec<KernelSettings>>,
+    /// Time budget per kernel in milliseconds (`--kernel-budget-ms`).
+    pub kernel_budget_ms: Option<u32>,
+    /// Look for redundant barriers (`--no-redundant` turns it off).
+    pub redundant_barriers: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +73,8 @@ struct FileSettings {
     timeout_ms: Option<u32>,
     debounce_ms: Option<u64>,
     kernel: Option<Vec<FileKernel>>,
+    kernel_budget_ms: Option<u32>,
+    redundant_barriers: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +98,8 @@ struct ClientSettingsJson {
     timeout_ms: Option<u32>,
     debounce_ms: Option<u64>,
     kernels: Option<Vec<KernelSettings>>,
+    kernel_budget_ms: Option<u32>,
+    redundant_barriers: Option<bool>,
 }
 
 /// An error in a configuration source, with the byte range it concerns.
@@ -124,6 +132,8 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
                 })
                 .collect()
         }),
+        kernel_budget_ms: f.kernel_budget_ms,
+        redundant_barriers: f.redundant_barriers,
     };
     validate(&s).map_err(|message| ConfigError {
         range: locate_key(text, &message),
@@ -156,6 +166,8 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         timeout_ms: c.timeout_ms,
         debounce_ms: c.debounce_ms,
         kernels: c.kernels,
+        kernel_budget_ms: c.kernel_budget_ms,
+        redundant_barriers: c.redundant_barriers,
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;
     Ok(s)
@@ -185,6 +197,9 @@ fn validate(s: &Settings) -> Result<(), String> {
     }
     if s.timeout_ms == Some(0) {
         return Err("`timeout-ms` must be at least 1".into());
+    }
+    if s.kernel_budget_ms == Some(0) {
+        return Err("`kernel-budget-ms` must be at least 1".into());
     }
     Ok(())
 }
@@ -249,6 +264,12 @@ pub fn resolve(file: &Settings, client: &Settings) -> Effective {
     if let Some(t) = client.timeout_ms.or(file.timeout_ms) {
         options.timeout_ms = t;
     }
+    if let Some(b) = client.kernel_budget_ms.or(file.kernel_budget_ms) {
+        options.kernel_budget_ms = b;
+    }
+    if let Some(r) = client.redundant_barriers.or(file.redundant_barriers) {
+        options.check_redundant = r;
+    }
     // The first matching override wins: client entries before file entries.
     for k in [&client.kernels, &file.kernels]
         .into_iter()
@@ -282,6 +303,30 @@ pub fn file_path(root: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The two settings the VS Code extension added: the per-kernel budget
+    /// and the redundant-barrier check, from the file and from the client
+    /// (which wins), validated like the others.
+    #[test]
+    fn kernel_budget_and_redundant_barriers() {
+        let file = parse_file("kernel-budget-ms = 5000\nredundant-barriers = false\n").unwrap();
+        let e = resolve(&file, &Settings::default());
+        assert_eq!(e.options.kernel_budget_ms, 5000);
+        assert!(!e.options.check_redundant);
+        let client =
+            parse_client(&json!({"kernelBudgetMs": 700, "redundantBarriers": true})).unwrap();
+        let e = resolve(&file, &client);
+        assert_eq!(e.options.kernel_budget_ms, 700);
+        assert!(e.options.check_redundant);
+        let defaults = Effective::default();
+        assert_eq!(
+            defaults.options.kernel_budget_ms,
+            Options::default().kernel_budget_ms
+        );
+        assert!(defaults.options.check_redundant);
+        assert!(parse_client(&json!({"kernelBudgetMs": 0})).is_err());
+        assert!(parse_file("kernel-budget-ms = 0\n").is_err());
+    }
 
     #[test]
     fn parses_a_full_file() {
