@@ -999,17 +999,37 @@ fn check(k: &Kernel) -> Outcome {
             // A note says something about the analysis (an empty model).
             FindingKind::Note => {}
             FindingKind::DataRace => {
-                let (Some(a), Some(b)) = (
-                    id_of(f.span.start.line),
-                    f.related.first().and_then(|r| id_of(r.span.start.line)),
-                ) else {
+                // A finding groups the pairs one barrier would separate;
+                // its witness is of the first pair.
+                let lines: Vec<(u32, u32)> = if f.pairs.is_empty() {
+                    let other = f.related.first().map(|r| r.span.start.line);
+                    other.map(|o| (f.span.start.line, o)).into_iter().collect()
+                } else {
+                    f.pairs
+                        .iter()
+                        .map(|p| (p.first.start.line, p.second.start.line))
+                        .collect()
+                };
+                let ids: Vec<Option<(usize, usize)>> = lines
+                    .iter()
+                    .map(|&(x, y)| Some((id_of(x)?, id_of(y)?)))
+                    .collect();
+                let Some(&Some((a, b))) = ids.first() else {
                     problems.push(format!(
                         "race finding not on access lines: {} ({:?})",
                         f.message, f.span
                     ));
                     continue;
                 };
-                symbolic.insert((a.min(b), a.max(b)));
+                if ids.iter().any(Option::is_none) {
+                    problems.push(format!(
+                        "race finding with a pair not on access lines: {}",
+                        f.message
+                    ));
+                }
+                for &(x, y) in ids.iter().flatten() {
+                    symbolic.insert((x.min(y), x.max(y)));
+                }
                 // Replay the witness on the concrete executor.
                 let Some(w) = &f.witness else {
                     problems.push(format!("race without witness: {}", f.message));

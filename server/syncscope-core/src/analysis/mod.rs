@@ -270,7 +270,6 @@ pub fn kernel_key(text: &str, kernel: &Kernel, options_hash: u64) -> u64 {
     hash_of(&(model, source, options_hash))
 }
 
-
 /// Notes on directive flags that do not apply: GPUVerify flags Syncscope
 /// does not use, and malformed flags (both named, on their line).
 fn directive_notes(text: &str, d: &crate::directives::Directives) -> Vec<Finding> {
