@@ -307,8 +307,12 @@ impl Gen {
     /// An access of `arr` only under the condition `i{loop} cmp c` (a
     /// block-uniform condition on a loop variable), or unconditionally.
     fn trip_access(&mut self, loops: usize, out: &mut Vec<St>) {
+        self.trip_access_pct(loops, out, 60);
+    }
+
+    fn trip_access_pct(&mut self, loops: usize, out: &mut Vec<St>, conditional: u64) {
         let a = self.access(loops);
-        if loops > 0 && self.rng.pct(60) {
+        if loops > 0 && self.rng.pct(conditional) {
             let cmp = [Cmp::Eq, Cmp::Ne, Cmp::Ge][self.rng.below(3) as usize];
             out.push(St::If {
                 cmp,
@@ -430,9 +434,11 @@ fn generate_shaped(seed: u64) -> Kernel {
         0 => {
             body.push(g.access(0));
             let mut inner = Vec::new();
-            g.trip_access(1, &mut inner);
+            // Mostly only on some trips: the code before the loop then
+            // meets them only across the barrier of an earlier trip.
+            g.trip_access_pct(1, &mut inner, 90);
             inner.push(g.sync());
-            if g.rng.pct(50) {
+            if g.rng.pct(30) {
                 g.trip_access(1, &mut inner);
             }
             body.push(St::For {

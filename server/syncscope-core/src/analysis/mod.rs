@@ -325,6 +325,25 @@ fn directive_notes(text: &str, d: &crate::directives::Directives) -> Vec<Finding
 mod tests {
     use super::*;
     use crate::cache::{MemoryCache, QueryOutcome};
+
+    #[test]
+    fn ignored_gpuverify_flags_are_named_in_a_note_and_comments_are_comments() {
+        let text = "//pass\n//--blockDim=[64,1] --gridDim=[1,1] --no-inline --warp-sync=16\n__global__ void k(int *a) { a[threadIdx.x] = 0; }\n";
+        let report = crate::analyze_source(text, &Options::default());
+        let notes: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::Note && f.kernel.is_none())
+            .collect();
+        assert_eq!(notes.len(), 1, "{:?}", report.findings);
+        assert!(notes[0].message.contains("`--no-inline`"));
+        assert_eq!(notes[0].span.start.line, 1);
+        assert_eq!(report.kernels[0].status, KernelStatus::Verified);
+        // A build comment is not a directive: no launch, no note.
+        let text = "// Build: nvcc -O3 --use_fast_math\n__global__ void k(int *a) { a[threadIdx.x] = 0; }\n";
+        let report = crate::analyze_source(text, &Options::default());
+        assert!(report.findings.iter().all(|f| f.kind != FindingKind::Note));
+    }
     use std::collections::HashMap;
     use std::sync::Mutex;
 
