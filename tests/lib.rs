@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};
 
-pub const MARKED_KINDS: [FindingKind; 4] = [
+pub const MARKED_KINDS: [FindingKind; 5] = [
     FindingKind::DataRace,
     FindingKind::BarrierDivergence,
     FindingKind::RedundantBarrier,
     FindingKind::NotVerified,
+    FindingKind::Assertion,
 ];
 
 pub struct Expectations {

@@ -93,6 +93,12 @@ pub enum FindingKind {
     NotVerified,
     Unknown,
     SyntaxError,
+    /// A checked claim of the code (`__assert`, a loop invariant, a device
+    /// function's precondition) that a thread can violate.
+    Assertion,
+    /// The assumptions the code states (`__requires`, `__assume`...): the
+    /// kernel's verdict holds only under them.
+    Assumption,
 }
 
 impl FindingKind {
@@ -105,16 +111,21 @@ impl FindingKind {
             FindingKind::NotVerified => "not-verified",
             FindingKind::Unknown => "unknown",
             FindingKind::SyntaxError => "syntax-error",
+            FindingKind::Assertion => "assertion",
+            FindingKind::Assumption => "assumption",
         }
     }
 
     pub fn severity(self) -> Severity {
         match self {
-            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::SyntaxError => {
-                Severity::Error
-            }
+            FindingKind::DataRace
+            | FindingKind::BarrierDivergence
+            | FindingKind::SyntaxError
+            | FindingKind::Assertion => Severity::Error,
             FindingKind::RedundantBarrier => Severity::Warning,
-            FindingKind::NotVerified | FindingKind::Unknown => Severity::Information,
+            FindingKind::NotVerified | FindingKind::Unknown | FindingKind::Assumption => {
+                Severity::Information
+            }
         }
     }
 }
@@ -287,6 +298,8 @@ pub enum KernelStatus {
     Divergent,
     Unknown,
     NotVerified,
+    /// A checked claim of the code (`__assert`...) can be violated.
+    AssertionFailed,
 }
 
 impl KernelStatus {
@@ -297,6 +310,7 @@ impl KernelStatus {
             KernelStatus::Divergent => "divergent",
             KernelStatus::Unknown => "unknown",
             KernelStatus::NotVerified => "not-verified",
+            KernelStatus::AssertionFailed => "assertion-failed",
         }
     }
 }

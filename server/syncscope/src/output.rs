@@ -133,13 +133,15 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 6] = [
+const RULES: [(&str, &str); 8] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
     ("redundant-barrier", "A barrier whose removal creates no data race."),
     ("not-verified", "A construct the model cannot represent; the kernel is not verified."),
     ("unknown", "The solver could not decide within its limits."),
     ("syntax-error", "The file does not parse as CUDA."),
+    ("assertion", "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate."),
+    ("assumption", "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them."),
 ];
 
 pub fn sarif(results: &[FileResult]) -> String {

@@ -218,6 +218,8 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
         }
+        findings.extend(self.check_assertions());
+        findings.extend(self.assumption_note());
         let over_budget = self.config.out_of_budget();
         if over_budget {
             findings.push(Finding::new(
@@ -235,6 +237,8 @@ impl<'k> KernelVerifier<'k> {
             KernelStatus::Divergent
         } else if has(FindingKind::DataRace) {
             KernelStatus::Racy
+        } else if has(FindingKind::Assertion) {
+            KernelStatus::AssertionFailed
         } else if has(FindingKind::NotVerified) {
             KernelStatus::NotVerified
         } else if has(FindingKind::Unknown) || self.cancelled() {
@@ -300,6 +304,11 @@ impl<'k> KernelVerifier<'k> {
         counters_shared: bool,
     ) -> Expr {
         e.subst(&mut |v: &Var| {
+            if let Some(base) = v.name.strip_suffix(OTHER_THREAD) {
+                // `__other_int(x)` of thread t is x of the other thread.
+                let own = Expr::Var(Var::new(base, v.kind));
+                return Some(self.instantiate(&own, 3 - t, rel, subst, counters_shared));
+            }
             if let Some((_, val)) = subst.iter().find(|(c, _)| c == v) {
                 return Some(val.clone());
             }
@@ -375,7 +384,7 @@ impl<'k> KernelVerifier<'k> {
                 let z = if used(2) { tid(2, t) } else { Expr::Const(0) };
                 lin = Expr::add(lin, Expr::mul(bdim(0), Expr::add(y, Expr::mul(bdim(1), z))));
             }
-            Expr::bin(BinOp::Div, lin, Expr::Const(32))
+            Expr::bin(BinOp::Div, lin, Expr::Const(self.kernel.warp_width))
         };
         match rel {
             Relation::SameBlock => vec![tdiff],

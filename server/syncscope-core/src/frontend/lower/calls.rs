@@ -33,7 +33,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .map(|a| self.eval(a))
                 .unwrap_or(Value::Local);
             if let Value::Group(g) = base {
-                return self.group_method(g, &field, node);
+                return self.group_method(g, &field, node, &args);
             }
             for a in &args {
                 self.eval(*a);

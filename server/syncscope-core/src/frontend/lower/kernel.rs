@@ -80,6 +80,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_dims_used: block_used,
             grid_dims_used: grid_used,
             max_threads,
+            assertions: std::mem::take(&mut self.assertions),
+            assumption_texts: std::mem::take(&mut self.assumption_texts),
+            unused_specs: std::mem::take(&mut self.unused_specs),
+            warp_width: self.warp_width(),
         }
     }
 

@@ -165,10 +165,13 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         self.path.push(range);
         self.out.push(Vec::new());
+        let first_claim = self.assertions.len();
         let cond = match cond_node {
             Some(c) if kind != "do_statement" => self.eval_cond(c),
             _ => Expr::tru(),
         };
+        // `while (__invariant(p), c)`: claims of the loop head.
+        self.close_loop_head_claims(first_claim, &counter, &cond);
         // Reads in the condition happen on every check, the failing one too.
         let cond_len = self.out.last().map(|v| v.len()).unwrap_or(0);
         let guard = if kind == "do_statement" {
