@@ -198,7 +198,10 @@ impl<'k> KernelVerifier<'k> {
                 ),
             ));
         }
-        if self.options.check_redundant && !self.cancelled() {
+        // "Redundant" is a proof about the whole kernel: not when part of it
+        // is outside the model (an unmodelled asynchronous copy may be what
+        // the barrier orders).
+        if self.options.check_redundant && !self.cancelled() && k.unsupported.is_empty() {
             for b in k.barriers() {
                 if b.has_value || divergent.contains(&b.id) || unknown_barriers.contains(&b.id) {
                     continue;
