@@ -166,10 +166,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.path.push(range);
         self.out.push(Vec::new());
         let first_claim = self.assertions.len();
+        self.loop_head += 1;
         let cond = match cond_node {
             Some(c) if kind != "do_statement" => self.eval_cond(c),
             _ => Expr::tru(),
         };
+        self.loop_head -= 1;
         // `while (__invariant(p), c)`: claims of the loop head.
         self.close_loop_head_claims(first_claim, &counter, &cond);
         // Reads in the condition happen on every check, the failing one too.

@@ -163,6 +163,8 @@ struct Lowerer<'a, 't> {
     spec_depth: usize,
     /// The first access predicate met in the current specification.
     spec_access_predicate: Option<String>,
+    /// Evaluating a loop's condition (where GPUVerify's invariants are).
+    loop_head: usize,
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
@@ -206,6 +208,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             unused_specs: Vec::new(),
             spec_depth: 0,
             spec_access_predicate: None,
+            loop_head: 0,
             warp_widths: Default::default(),
             call_stack: Vec::new(),
             dry: 0,

@@ -61,6 +61,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let b = self.eval_cond(args[1]);
                 Value::Int(Expr::or(Expr::not(a), b))
             }
+            "__enabled" if self.loop_head > 0 && self.spec_depth > 0 => {
+                // At a loop head the thread is enabled when it is still in
+                // the loop, which only the loop's condition tells: a marker
+                // that `close_loop_head_claims` replaces.
+                Value::Int(Expr::and(self.guard(), Expr::Var(head_marker())))
+            }
             "__enabled" => Value::Int(self.guard()),
             "__other_int" | "__other_bool" | "__other_unsigned" if args.len() == 1 => {
                 let e = self.spec_operand(name, node, args[0]);
@@ -104,9 +110,21 @@ impl<'a, 't> Lowerer<'a, 't> {
             (v == counter).then(|| Expr::bin(BinOp::Sub, k.clone(), Expr::Const(1)))
         });
         let reached = Expr::or(Expr::eq(k.clone(), Expr::Const(0)), before);
+        let marker = head_marker();
+        let other_marker = Var::new(format!("{}{OTHER_THREAD}", marker.name), marker.kind);
+        let other_reached = other_thread(&reached);
         for a in self.assertions.iter_mut().skip(from) {
             // GPUVerify: an assertion at the loop head is an invariant.
             a.kind = AssertionKind::Invariant;
+            a.cond = a.cond.subst(&mut |v: &Var| {
+                if *v == marker {
+                    Some(reached.clone())
+                } else if *v == other_marker {
+                    Some(other_reached.clone())
+                } else {
+                    None
+                }
+            });
             a.guard = Expr::and(a.guard.clone(), reached.clone());
             a.head = Some((counter.clone(), cond.clone()));
         }
@@ -225,6 +243,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
     }
+}
+
+/// Stands for "still in the loop" in `__enabled()` at a loop head.
+fn head_marker() -> Var {
+    Var::new("⟦loop head⟧", VarKind::Shared)
 }
 
 /// The same expression for the other thread of the query: every variable
