@@ -1,6 +1,8 @@
-//! CUDA builtins: barriers (`__syncthreads`, `__syncwarp`, cooperative
-//! groups), atomics, warp intrinsics, math functions known to be free of
-//! side effects. Must not inline user functions (that is `calls`).
+//! CUDA builtins: barriers (`__syncthreads`, `__syncwarp`), atomics, warp
+//! intrinsics, bit-counting intrinsics with their ranges, cuRAND's state
+//! updates, math functions known to be free of side effects; the
+//! specification language (`spec`) and cooperative groups (`groups`) are
+//! dispatched from here. Must not inline user functions (that is `calls`).
 
 use super::*;
 
@@ -117,6 +119,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             match ptr_value {
                 Some(Value::Ptr(p)) => {
+                    self.note_atomic_target(p.array, node);
                     let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
                     if let LValue::Mem { ptr, bounds } = lv {
                         let t = self.text(node);
@@ -337,6 +340,13 @@ impl<'a, 't> Lowerer<'a, 't> {
     ) {
         if self.dry > 0 {
             return;
+        }
+        if let Some((copy, _)) = self.async_pending.first() {
+            let line = copy.start.line + 1;
+            self.unsupported(
+                node,
+                format!("barrier while an asynchronous copy (line {line}) is in flight"),
+            );
         }
         let id = self.next_barrier;
         self.next_barrier += 1;

@@ -212,9 +212,12 @@ impl<'a, 't> Lowerer<'a, 't> {
             thread_exit: false,
         });
         let returned_before = self.returned.clone();
+        let copies_before = self.async_pending.len();
         if let Some(b) = body_node {
             self.statement(b);
         }
+        // The next iteration starts with the copies this one left in flight.
+        self.async_copies_left_by_iteration(copies_before, node);
         if let Some(f) = self.frames.last_mut() {
             f.continued = Expr::fals();
         }

@@ -165,6 +165,14 @@ struct Lowerer<'a, 't> {
     spec_access_predicate: Option<String>,
     /// Evaluating a loop's condition (where GPUVerify's invariants are).
     loop_head: usize,
+    /// `cg::memcpy_async` copies not yet waited for: where, and the path
+    /// condition they were issued under.
+    async_pending: Vec<(Span, Vec<Expr>)>,
+    /// Arrays an asynchronous copy writes, and arrays atomics update: the
+    /// copy's writes are modelled as atomic updates, so both on one array
+    /// is outside the model.
+    async_targets: HashSet<ArrayId>,
+    atomic_targets: HashSet<ArrayId>,
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
@@ -209,6 +217,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             spec_depth: 0,
             spec_access_predicate: None,
             loop_head: 0,
+            async_pending: Vec::new(),
+            async_targets: HashSet::new(),
+            atomic_targets: HashSet::new(),
             warp_widths: Default::default(),
             call_stack: Vec::new(),
             dry: 0,
