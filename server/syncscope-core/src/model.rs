@@ -657,6 +657,8 @@ pub struct Assertion {
     /// A claim of a loop head: the loop's counter and condition. The head
     /// of iteration k is reached when the condition held for 0..k.
     pub head: Option<(Var, Expr)>,
+    /// For a precondition: the call it is checked at.
+    pub call_site: Option<Span>,
 }
 
 /// Suffix of a variable that stands for the other thread's copy of it
@@ -734,6 +736,9 @@ impl Kernel {
         }
         for a in &mut self.assertions {
             a.span.shift_offsets(delta);
+            if let Some(site) = &mut a.call_site {
+                site.shift_offsets(delta);
+            }
         }
         for (span, _) in self
             .assumption_texts

@@ -94,6 +94,12 @@ impl<'k> KernelVerifier<'k> {
                             a.text
                         ),
                     );
+                    if let Some(site) = a.call_site {
+                        f.related.push(Related {
+                            span: site,
+                            message: "the call that must establish it".into(),
+                        });
+                    }
                     f.witness = Some(w);
                     out.push(f);
                 }

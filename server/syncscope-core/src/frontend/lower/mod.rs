@@ -177,6 +177,8 @@ struct Lowerer<'a, 't> {
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
     call_stack: Vec<String>,
+    /// Where each function on `call_stack` was called (innermost last).
+    call_sites: Vec<Span>,
     dry: usize,
     span_override: Option<Span>,
     depth: usize,
@@ -222,6 +224,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_targets: HashSet::new(),
             warp_widths: Default::default(),
             call_stack: Vec::new(),
+            call_sites: Vec::new(),
             dry: 0,
             span_override: None,
             depth: 0,

@@ -186,6 +186,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 text: text.clone(),
                 loops: lw.loops.clone(),
                 head: None,
+                call_site: match kind {
+                    AssertionKind::Precondition => lw.call_sites.last().copied(),
+                    _ => None,
+                },
             });
         };
         match name {
