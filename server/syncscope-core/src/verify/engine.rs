@@ -310,7 +310,8 @@ impl<'k> KernelVerifier<'k> {
             if let Some(base) = v.name.strip_suffix(OTHER_THREAD) {
                 // `__other_int(x)` of thread t is x of the other thread.
                 let own = Expr::Var(Var::new(base, v.kind));
-                return Some(self.instantiate(&own, 3 - t, rel, subst, counters_shared));
+                let other = if t == 1 { 2 } else { 1 };
+                return Some(self.instantiate(&own, other, rel, subst, counters_shared));
             }
             if let Some((_, val)) = subst.iter().find(|(c, _)| c == v) {
                 return Some(val.clone());
