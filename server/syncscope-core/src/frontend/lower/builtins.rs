@@ -43,7 +43,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         !matches!(self.eval(*a), Value::Int(Expr::Const(c)) if c == 0xffff_ffff || c == -1)
                     }
                 };
-                self.warp_barrier_width(32, node);
+                let _ = self.warp_barrier_width(32, node);
                 self.barrier(BarrierKind::Warp, node, stmt_node, false, partial);
                 return Value::Int(Expr::Const(0));
             }

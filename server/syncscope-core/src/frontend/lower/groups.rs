@@ -159,11 +159,17 @@ impl<'a, 't> Lowerer<'a, 't> {
             (_, "sync" | "barrier_wait") => {
                 let kind = match g {
                     GroupKind::Tile(n) => {
-                        self.warp_barrier_width(n, node);
+                        if !self.warp_barrier_width(n, node) {
+                            // Not modelled (and reported): a block barrier
+                            // that never counts as divergent claims no race
+                            // that the tile's real barrier would prevent.
+                            self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+                            return Value::Int(Expr::Const(0));
+                        }
                         BarrierKind::Warp
                     }
                     GroupKind::Coalesced => {
-                        self.warp_barrier_width(32, node);
+                        let _ = self.warp_barrier_width(32, node);
                         // Only the active threads take part: never divergent.
                         self.barrier(BarrierKind::Warp, node, stmt_node, false, true);
                         return Value::Int(Expr::Const(0));
@@ -356,16 +362,17 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// A warp-level barrier of a group of `n` threads. The verifier pairs
     /// the threads of one group by `rank / n`, which needs one size per
     /// kernel and a tile that does not span warps.
-    pub(super) fn warp_barrier_width(&mut self, n: i64, node: Node) {
-        if self.dry > 0 {
-            return;
-        }
+    /// Returns whether such a barrier is modelled.
+    pub(super) fn warp_barrier_width(&mut self, n: i64, node: Node) -> bool {
         if !(1..=32).contains(&n) || n & (n - 1) != 0 {
             self.unsupported(
                 node,
                 format!("`sync()` of a {n}-thread tile (tiles of 1, 2, 4, 8, 16 or 32 threads are modelled)"),
             );
-            return;
+            return false;
+        }
+        if self.dry > 0 {
+            return true;
         }
         if let Some(other) = self.warp_widths.iter().find(|w| **w != n) {
             self.unsupported(
@@ -374,6 +381,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             );
         }
         self.warp_widths.insert(n);
+        true
     }
 
     /// The kernel's warp-level group size: 32 unless every warp-level
