@@ -16,6 +16,7 @@ pub const MARKED_KINDS: [FindingKind; 5] = [
     FindingKind::RedundantBarrier,
     FindingKind::NotVerified,
     FindingKind::SyntaxError,
+    FindingKind::Assertion,
 ];
 
 pub struct Expectations {

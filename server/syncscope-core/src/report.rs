@@ -96,6 +96,12 @@ pub enum FindingKind {
     /// Information about the analysis itself (a directive flag that was
     /// ignored); it says nothing about the kernel's behaviour.
     Note,
+    /// A checked claim of the code (`__assert`, a loop invariant, a device
+    /// function's precondition) that a thread can violate.
+    Assertion,
+    /// The assumptions the code states (`__requires`, `__assume`...): the
+    /// kernel's verdict holds only under them.
+    Assumption,
 }
 
 impl FindingKind {
@@ -109,18 +115,22 @@ impl FindingKind {
             FindingKind::Unknown => "unknown",
             FindingKind::SyntaxError => "syntax-error",
             FindingKind::Note => "note",
+            FindingKind::Assertion => "assertion",
+            FindingKind::Assumption => "assumption",
         }
     }
 
     pub fn severity(self) -> Severity {
         match self {
-            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::SyntaxError => {
-                Severity::Error
-            }
+            FindingKind::DataRace
+            | FindingKind::BarrierDivergence
+            | FindingKind::SyntaxError
+            | FindingKind::Assertion => Severity::Error,
             FindingKind::RedundantBarrier => Severity::Warning,
-            FindingKind::NotVerified | FindingKind::Unknown | FindingKind::Note => {
-                Severity::Information
-            }
+            FindingKind::NotVerified
+            | FindingKind::Unknown
+            | FindingKind::Note
+            | FindingKind::Assumption => Severity::Information,
         }
     }
 }
@@ -312,6 +322,8 @@ pub enum KernelStatus {
     Divergent,
     Unknown,
     NotVerified,
+    /// A checked claim of the code (`__assert`...) can be violated.
+    AssertionFailed,
 }
 
 impl KernelStatus {
@@ -322,6 +334,7 @@ impl KernelStatus {
             KernelStatus::Divergent => "divergent",
             KernelStatus::Unknown => "unknown",
             KernelStatus::NotVerified => "not-verified",
+            KernelStatus::AssertionFailed => "assertion-failed",
         }
     }
 }

@@ -62,8 +62,20 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
         KernelStatus::NotVerified => {
             format!("not verified (unsupported construct); {cost}")
         }
+        KernelStatus::AssertionFailed => {
+            format!("a checked assertion can fail (see its finding); {cost}")
+        }
     };
-    head + &body
+    // The assumptions the code states bound every verdict: say which.
+    let assumptions = findings
+        .iter()
+        .filter(|f| {
+            f.kind == syncscope_core::FindingKind::Assumption
+                && f.kernel.as_deref() == Some(k.name.as_str())
+        })
+        .map(|f| format!("\n\n{}", f.message))
+        .collect::<String>();
+    head + &body + &assumptions
 }
 
 #[cfg(test)]

@@ -193,7 +193,7 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 7] = [
+const RULES: [(&str, &str); 9] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
     ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
@@ -201,6 +201,8 @@ const RULES: [(&str, &str); 7] = [
     ("unknown", "The solver could not decide within its limits."),
     ("syntax-error", "The file does not parse as CUDA."),
     ("note", "Information about the analysis itself (an ignored directive flag)."),
+    ("assertion", "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate."),
+    ("assumption", "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them."),
 ];
 
 pub fn sarif(results: &[FileResult]) -> String {
