@@ -4,9 +4,9 @@
 //                      synchronises, then block 0 adds them up: verified.
 //  * two_phase_nogrid: the same with `block.sync()` in place of
 //                      `grid.sync()`: block 0 reads the other blocks'
-//                      partial sums unordered: racy (and the block
-//                      barrier, which orders nothing that needs it, is
-//                      redundant).
+//                      partial sums unordered: racy (no redundancy claim
+//                      for the block barrier: that is a proof only a
+//                      kernel that verifies can give).
 //  * tile_reduce:      each 32-thread tile reduces with `cg::reduce` and
 //                      its lane 0 adds the result atomically: verified.
 //  * tile_reduce_store: lane 0 of every tile stores to the block's one
@@ -50,7 +50,7 @@ __global__ void two_phase_nogrid(const float *in, float *partials, float *total)
     float v = block_partial(in);
     if (threadIdx.x == 0)
         partials[blockIdx.x] = v; //~ data-race
-    block.sync(); //~ redundant-barrier
+    block.sync();
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         float sum = 0.0f;
         for (int b = 0; b < gridDim.x; ++b)

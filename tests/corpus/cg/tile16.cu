@@ -5,8 +5,8 @@
 //                         `tile.sync()`: verified.
 //  * rotate_across_tiles: each thread reads the slot 16 places further,
 //                         which another tile wrote; `tile.sync()` does not
-//                         order the two tiles: racy, and the tile barrier
-//                         orders nothing the kernel needs: redundant.
+//                         order the two tiles: racy (and no redundancy
+//                         claim: a racy kernel proves none).
 //  * rotate_across_block: the same exchange after `cg::synchronize(block)`,
 //                         which orders the whole block: verified.
 // syncscope-args: --block-dim 128 --grid-dim 8
@@ -36,7 +36,7 @@ __global__ void rotate_across_tiles(const int *in, int *out)
     cg::thread_block_tile<16> tile = cg::tiled_partition<16>(block);
     unsigned rank = block.thread_rank();
     slots[rank] = in[blockIdx.x * 128 + rank]; //~ data-race
-    tile.sync(); //~ redundant-barrier
+    tile.sync();
     out[blockIdx.x * 128 + rank] = slots[(rank + 16) % 128]; //~ data-race
 }
 
