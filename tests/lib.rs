@@ -91,7 +91,7 @@ pub fn options_for(e: &Expectations) -> Options {
         .chain(e.flags.iter().map(String::as_str))
         .collect();
     let args = syncscope::cli::parse_check_args(&flags).expect("valid syncscope-args");
-    syncscope::cli::options_from(&args)
+    syncscope::cli::options_from(&args, None).0
 }
 
 /// Compares a report with the file's expectations; returns the mismatches.

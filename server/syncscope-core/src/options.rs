@@ -36,6 +36,9 @@ pub struct Options {
     pub check_redundant: bool,
     /// Compute verified quick-fixes for findings (costs extra queries).
     pub compute_fixes: bool,
+    /// `__CUDA_ARCH__` of the device pass the code is read as (`800` is
+    /// sm_80); `__CUDACC__` is always defined.
+    pub cuda_arch: u32,
 }
 
 impl Default for Options {
@@ -52,6 +55,7 @@ impl Default for Options {
             kernel_budget_ms: 10_000,
             check_redundant: true,
             compute_fixes: false,
+            cuda_arch: crate::project::config::DEFAULT_CUDA_ARCH,
         }
     }
 }

@@ -93,6 +93,9 @@ pub enum FindingKind {
     NotVerified,
     Unknown,
     SyntaxError,
+    /// The project model: a local header that cannot be found, a system
+    /// header outside the built-in model, an unreadable build database.
+    Include,
 }
 
 impl FindingKind {
@@ -105,6 +108,7 @@ impl FindingKind {
             FindingKind::NotVerified => "not-verified",
             FindingKind::Unknown => "unknown",
             FindingKind::SyntaxError => "syntax-error",
+            FindingKind::Include => "include",
         }
     }
 
@@ -114,6 +118,7 @@ impl FindingKind {
                 Severity::Error
             }
             FindingKind::RedundantBarrier => Severity::Warning,
+            FindingKind::Include => Severity::Warning,
             FindingKind::NotVerified | FindingKind::Unknown => Severity::Information,
         }
     }

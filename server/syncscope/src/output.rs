@@ -18,6 +18,8 @@ pub struct FileResult {
     pub path: PathBuf,
     pub text: String,
     pub report: FileReport,
+    /// `__CUDA_ARCH__` of the device pass the file was read as.
+    pub cuda_arch: u32,
 }
 
 pub fn use_color() -> bool {
@@ -120,6 +122,7 @@ pub fn json(results: &[FileResult]) -> String {
                 "name": k.name,
                 "status": k.status.as_str(),
                 "millis": k.millis,
+                "cudaArch": r.cuda_arch,
                 "queries": k.queries,
                 "range": range_json(&index, &k.span),
             }));
@@ -361,6 +364,7 @@ mod tests {
                 path: "lost.cu".into(),
                 text,
                 report,
+                cuda_arch: 800,
             }],
             false,
         );

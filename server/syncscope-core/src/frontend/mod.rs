@@ -138,9 +138,30 @@ pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)>
         .collect()
 }
 
+/// The macros nvcc defines for the device pass of a file.
+pub fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
+    vec![
+        ("__CUDACC__".into(), "1".into()),
+        ("__NVCC__".into(), "1".into()),
+        ("__CUDA_ARCH__".into(), options.cuda_arch.to_string()),
+    ]
+}
+
 /// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
 pub fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
     let mut cx = FileContext::default();
+    // The device pass of nvcc: `__CUDACC__` and `__CUDA_ARCH__` are defined,
+    // so code under `#if __CUDA_ARCH__ >= 700` is what the kernel runs. A
+    // `-D` of the same name wins (inserted below).
+    for (name, value) in device_pass_macros(options) {
+        cx.macros.insert(
+            name,
+            Macro {
+                params: None,
+                body: value,
+            },
+        );
+    }
     for (name, value) in &options.defines {
         cx.macros.insert(
             name.clone(),
