@@ -249,6 +249,9 @@ pub struct KernelReport {
     /// SMT queries this kernel needed, and how many of them came from the cache.
     pub queries: u32,
     pub queries_reused: u32,
+    /// The launch assumption the kernel was checked under, when it came from
+    /// the code's own launch sites (`block (16,16,1), ... at host.cu:42`).
+    pub launch: Option<String>,
 }
 
 /// Counters of an analysis run; the server exposes them for tests and logs.

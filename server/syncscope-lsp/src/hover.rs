@@ -175,6 +175,7 @@ mod tests {
             millis: 9,
             queries: 14,
             queries_reused: 2,
+            launch: None,
         };
         let md = kernel_markdown(&k, &[], &Options::default());
         assert_eq!(

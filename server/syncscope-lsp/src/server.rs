@@ -133,7 +133,7 @@ impl Server {
                 Settings::default()
             }
         };
-        config::resolve(&cfg.file, &cfg.client)
+        config::resolve(&cfg.file, &cfg.client, cfg.root.as_deref())
     }
 
     async fn publish_config_diagnostics(&self) {
@@ -347,7 +347,7 @@ impl LanguageServer for Server {
                 let effective = {
                     let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
                     cfg.client = settings;
-                    config::resolve(&cfg.file, &cfg.client)
+                    config::resolve(&cfg.file, &cfg.client, cfg.root.as_deref())
                 };
                 self.send(Event::Config(effective));
             }

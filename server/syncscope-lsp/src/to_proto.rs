@@ -434,6 +434,7 @@ mod tests {
             millis: 9,
             queries: 14,
             queries_reused: 0,
+            launch: None,
         }
     }
 
@@ -491,6 +492,7 @@ mod tests {
         let st = stats(&syncscope_core::Stats {
             queries_run: 1,
             queries_reused: 2,
+            launch: None,
             kernels_analysed: 3,
             kernels_reused: 4,
             kernels_over_budget: 0,

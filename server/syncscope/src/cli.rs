@@ -380,7 +380,7 @@ pub fn analyze_files(
                     break;
                 };
                 let Ok(text) = text else { continue };
-                let analysis = syncscope_core::project::analyze(
+                let analysis = syncscope_core::analysis::project::analyze(
                     path,
                     text,
                     None,

@@ -8,6 +8,7 @@
 //! nothing below it parses or lowers text again.
 
 pub mod fixes;
+pub mod project;
 
 use crate::cache::{KernelResult, QueryCache};
 use crate::model::Kernel;

@@ -226,6 +226,7 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
                 kernel_glob: k.name.clone(),
                 block_dim: k.block_dim.as_deref().map(dim3),
                 grid_dim: k.grid_dim.as_deref().map(dim3),
+                ..Default::default()
             })
             .collect();
         overrides.splice(0..0, mine);

@@ -14,11 +14,11 @@ use tree_sitter::Node;
 pub fn check_kernels(
     unit: &Unit,
     tree: &tree_sitter::Tree,
+    cx: &frontend::FileContext,
     options: &Options,
     report: &mut FileReport,
 ) {
     let text = unit.text.as_str();
-    let cx = frontend::collect(text, tree.root_node(), options);
     let defined = if unit.missing.is_empty() {
         HashSet::new()
     } else {

@@ -36,6 +36,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.kernel_param(p);
             }
         }
+        // Facts of the launch site (`blockDim.y == 1`, a constant argument),
+        // assumed like a `__requires` at the kernel's entry.
+        for fact in std::mem::take(&mut self.launch_requires) {
+            self.eval_snippet(&format!("__requires({fact})"), Some(span));
+        }
         if let Some(body) = node.field("body") {
             self.statement(body);
         }
@@ -189,6 +194,10 @@ pub fn lower_kernel(
     options: &Options,
 ) -> Kernel {
     let mut lw = Lowerer::new(text, file, options);
+    lw.launch_requires = options
+        .launch_site(&def.name)
+        .map(|s| s.requires.clone())
+        .unwrap_or_default();
     lw.kernel(def)
 }
 

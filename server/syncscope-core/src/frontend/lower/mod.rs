@@ -145,6 +145,8 @@ struct Lowerer<'a, 't> {
     counter_counts: HashMap<String, usize>,
     unsupported: Vec<Unsupported>,
     assumptions: Vec<Expr>,
+    /// Facts of the kernel's launch site, assumed at its entry.
+    launch_requires: Vec<String>,
     call_stack: Vec<String>,
     dry: usize,
     span_override: Option<Span>,
@@ -180,6 +182,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             counter_counts: HashMap::new(),
             unsupported: Vec::new(),
             assumptions: Vec::new(),
+            launch_requires: Vec::new(),
             call_stack: Vec::new(),
             dry: 0,
             span_override: None,
