@@ -34,6 +34,7 @@ struct ClientSettingsJson {
     debounce_ms: Option<u64>,
     kernels: Option<Vec<KernelSettings>>,
     cuda_arch: Option<u32>,
+    include_dirs: Option<Vec<String>>,
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
@@ -61,6 +62,7 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         debounce_ms: c.debounce_ms,
         kernels: c.kernels,
         cuda_arch: c.cuda_arch,
+        include_dirs: c.include_dirs,
         ..Settings::default()
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;
@@ -91,14 +93,16 @@ pub fn resolve(file: &Settings, client: &Settings, root: Option<&Path>) -> Effec
     };
     let options = layer_options(&[file, client], base);
     let root = root.map(Path::to_path_buf).unwrap_or_default();
+    // Client folders first (as `-I` comes before the file's on the CLI).
     let search = SearchPaths {
-        include_dirs: file
-            .include_dirs
-            .iter()
+        include_dirs: [&client.include_dirs, &file.include_dirs]
+            .into_iter()
+            .flatten()
             .flatten()
             .map(|d| root.join(d))
             .collect(),
         compile_commands: file.compile_commands.as_ref().map(|c| root.join(c)),
+        context: Vec::new(),
     };
     Effective {
         options,

@@ -86,6 +86,12 @@ pub fn finding_markdown(f: &Finding) -> String {
 }
 
 fn launch_text(options: &Options, kernel: &str) -> String {
+    if let Some(site) = options.launch_site(kernel) {
+        return format!(
+            "under its launch site: {}",
+            syncscope_core::analysis::project::describe(site)
+        );
+    }
     let (block, grid) = options.launch_for(kernel);
     let d = |v: [u32; 3]| format!("({},{},{})", v[0], v[1], v[2]);
     match (block, grid) {
@@ -116,7 +122,12 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
             format!("not verified (unsupported construct); {cost}")
         }
     };
-    head + &body
+    // The launch assumption the verdict was reached under.
+    let launch = match (&k.launch, k.status) {
+        (Some(l), s) if s != KernelStatus::Verified => format!("\n\nlaunch assumption: {l}"),
+        _ => String::new(),
+    };
+    head + &body + &launch
 }
 
 #[cfg(test)]

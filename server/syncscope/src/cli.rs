@@ -279,6 +279,7 @@ pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, 
             .compile_commands
             .clone()
             .or_else(|| config.and_then(ConfigFile::compile_commands)),
+        context: Vec::new(),
     };
     (options, search)
 }

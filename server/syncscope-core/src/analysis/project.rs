@@ -72,7 +72,7 @@ pub fn analyze(
             )),
         }
     }
-    let unit = unit::build(&abs, text, &dirs, sources);
+    let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources);
     let parsed;
     let unit_tree = match tree {
         Some(t) if unit.prefix_len == 0 => t,

@@ -63,4 +63,7 @@ pub struct SearchPaths {
     /// A named `compile_commands.json` (file or folder); `None`: the nearest
     /// one walking up from the file.
     pub compile_commands: Option<PathBuf>,
+    /// Headers read before the file itself: for a header analysed in the
+    /// context of a file that includes it, the headers that file reads.
+    pub context: Vec<PathBuf>,
 }

@@ -230,6 +230,18 @@ impl Builder<'_> {
 /// are searched relative to the includer, then in `dirs`; angled ones in
 /// `dirs`, then in the built-in system model.
 pub fn build(path: &Path, text: &str, dirs: &[PathBuf], sources: &dyn Sources) -> Unit {
+    build_in_context(path, text, dirs, &[], sources)
+}
+
+/// [`build`], with the headers of `context` (absolute paths) read first, as
+/// if the file began by including them.
+pub fn build_in_context(
+    path: &Path,
+    text: &str,
+    dirs: &[PathBuf],
+    context: &[PathBuf],
+    sources: &dyn Sources,
+) -> Unit {
     let me = super::compile_commands::normalize(path);
     let mut b = Builder {
         sources,
@@ -239,6 +251,13 @@ pub fn build(path: &Path, text: &str, dirs: &[PathBuf], sources: &dyn Sources) -
         prefix: String::new(),
         unit: Unit::default(),
     };
+    if !context.is_empty() {
+        let lines: String = context
+            .iter()
+            .map(|h| format!("#include \"{}\"\n", h.display()))
+            .collect();
+        b.follow(&me, &lines, Some(Span::default()), 0);
+    }
     b.follow(&me, text, None, 0);
     let mut unit = b.unit;
     let mut prefix = b.prefix;
