@@ -16,10 +16,10 @@ use dashmap::DashMap;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use syncscope_core::project::{Overlay, SearchPaths};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
     FileReport, Finding, FindingKind, KernelReport, KernelResult, Options, QueryCache,
     QueryOutcome, Stats,
@@ -443,7 +443,11 @@ impl Actor {
         let client = self.shared.client.clone();
         let outcome = match outcome {
             Ok((report, includes)) => {
-                if let Some(d) = self.docs.get_mut(&key).filter(|d| d.generation == generation) {
+                if let Some(d) = self
+                    .docs
+                    .get_mut(&key)
+                    .filter(|d| d.generation == generation)
+                {
                     d.includes = includes;
                 }
                 Ok(report)

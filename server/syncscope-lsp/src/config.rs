@@ -35,6 +35,7 @@ struct ClientSettingsJson {
     kernels: Option<Vec<KernelSettings>>,
     cuda_arch: Option<u32>,
     include_dirs: Option<Vec<String>>,
+    kernel_budget_ms: Option<u32>,
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
@@ -63,6 +64,7 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         kernels: c.kernels,
         cuda_arch: c.cuda_arch,
         include_dirs: c.include_dirs,
+        kernel_budget_ms: c.kernel_budget_ms,
         ..Settings::default()
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;

@@ -65,9 +65,10 @@ pub struct CheckArgs {
     /// default 2000, or `timeout-ms` of syncscope.toml).
     #[arg(long)]
     timeout_ms: Option<u32>,
-    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`).
-    #[arg(long, default_value_t = 10_000)]
-    kernel_budget_ms: u32,
+    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`;
+    /// default 10000, or `kernel-budget-ms` of syncscope.toml).
+    #[arg(long)]
+    kernel_budget_ms: Option<u32>,
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
@@ -253,6 +254,7 @@ fn cli_settings(args: &CheckArgs) -> Settings {
         warp_sync: args.warp_sync.then_some(true),
         bitvector: args.bitvector.then_some(true),
         timeout_ms: args.timeout_ms.map(|t| t.max(1)),
+        kernel_budget_ms: args.kernel_budget_ms.map(|t| t.max(1)),
         cuda_arch: args.cuda_arch,
         ..Settings::default()
     }
@@ -262,7 +264,6 @@ fn cli_settings(args: &CheckArgs) -> Settings {
 /// (none: the command line alone).
 pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, SearchPaths) {
     let base = Options {
-        kernel_budget_ms: args.kernel_budget_ms.max(1),
         check_redundant: !args.no_redundant,
         compute_fixes: args.fixes,
         ..Options::default()
@@ -313,8 +314,9 @@ impl Configs {
     }
 }
 
-/// `syncscope check`, writing to the given streams.
-pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
+/// The analyses `syncscope check` reports, and the I/O and configuration
+/// errors met: each file with the syncscope.toml above it (or `--config`).
+pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
     let mut io_errors = Vec::new();
     let files = collect_files(&args.paths, &mut io_errors);
     let mut configs = Configs {
@@ -330,6 +332,12 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
         })
         .collect();
     let results = analyze_files(&jobs, &mut io_errors);
+    (results, io_errors)
+}
+
+/// `syncscope check`, writing to the given streams.
+pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
+    let (results, io_errors) = results(args);
     for e in &io_errors {
         let _ = writeln!(err, "error: {e}");
     }

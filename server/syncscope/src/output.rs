@@ -123,6 +123,7 @@ pub fn json(results: &[FileResult]) -> String {
                 "status": k.status.as_str(),
                 "millis": k.millis,
                 "cudaArch": r.cuda_arch,
+                "launch": k.launch,
                 "queries": k.queries,
                 "range": range_json(&index, &k.span),
             }));
@@ -204,6 +205,14 @@ pub fn sarif(results: &[FileResult]) -> String {
                 "rules": rules,
             }},
             "results": out,
+            // Each kernel's verdict and the launch assumption it holds under.
+            "properties": {"kernels": results.iter().flat_map(|r| r.report.kernels.iter().map(|k| json!({
+                "file": r.path.display().to_string(),
+                "name": k.name,
+                "status": k.status.as_str(),
+                "launch": k.launch,
+                "cudaArch": r.cuda_arch,
+            }))).collect::<Vec<_>>()},
         }]
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
@@ -226,6 +235,8 @@ pub fn human(results: &[FileResult], color: bool) -> String {
     let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut nkernels = 0;
     let mut syntax_files = 0;
+    let mut launches = Vec::new();
+    let mut archs = std::collections::BTreeSet::new();
     for r in results {
         let file = r.path.display().to_string();
         let lines: Vec<&str> = r.text.lines().collect();
@@ -266,7 +277,11 @@ pub fn human(results: &[FileResult], color: bool) -> String {
         for k in &r.report.kernels {
             nkernels += 1;
             *counts.entry(k.status.as_str()).or_insert(0) += 1;
+            if let Some(l) = &k.launch {
+                launches.push(format!("`{}` ({file}): {l}", k.name));
+            }
         }
+        archs.insert(r.cuda_arch);
         if r.report
             .findings
             .iter()
@@ -274,6 +289,20 @@ pub fn human(results: &[FileResult], color: bool) -> String {
         {
             syntax_files += 1;
         }
+    }
+    // The assumptions the verdicts hold under: launch sites found in the
+    // code, and the device pass (__CUDA_ARCH__) the files were read as.
+    for l in &launches {
+        let _ = writeln!(out, "{} kernel {l}", paint("1;36", "launch:"));
+    }
+    if !results.is_empty() {
+        let archs: Vec<String> = archs.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "{} __CUDA_ARCH__ = {}",
+            paint("1;36", "device pass:"),
+            archs.join(", ")
+        );
     }
     let mut summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
     // A file that does not parse is never "nothing to verify": a kernel may

@@ -52,6 +52,8 @@ pub struct Settings {
     pub warp_sync: Option<bool>,
     pub bitvector: Option<bool>,
     pub timeout_ms: Option<u32>,
+    /// Time budget per kernel in milliseconds.
+    pub kernel_budget_ms: Option<u32>,
     pub debounce_ms: Option<u64>,
     pub kernels: Option<Vec<KernelSettings>>,
     /// Include folders, relative to the configuration file's folder.
@@ -72,6 +74,7 @@ struct FileSettings {
     warp_sync: Option<bool>,
     bitvector: Option<bool>,
     timeout_ms: Option<u32>,
+    kernel_budget_ms: Option<u32>,
     debounce_ms: Option<u64>,
     kernel: Option<Vec<FileKernel>>,
     include_dirs: Option<Vec<String>>,
@@ -107,6 +110,7 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
         warp_sync: f.warp_sync,
         bitvector: f.bitvector,
         timeout_ms: f.timeout_ms,
+        kernel_budget_ms: f.kernel_budget_ms,
         debounce_ms: f.debounce_ms,
         kernels: f.kernel.map(|ks| {
             ks.into_iter()
@@ -153,6 +157,9 @@ pub fn validate(s: &Settings) -> Result<(), String> {
     }
     if s.timeout_ms == Some(0) {
         return Err("`timeout-ms` must be at least 1".into());
+    }
+    if s.kernel_budget_ms == Some(0) {
+        return Err("`kernel-budget-ms` must be at least 1".into());
     }
     if let Some(a) = s.cuda_arch {
         if !(100..=1500).contains(&a) {
@@ -214,6 +221,9 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
         }
         if let Some(t) = s.timeout_ms {
             options.timeout_ms = t;
+        }
+        if let Some(t) = s.kernel_budget_ms {
+            options.kernel_budget_ms = t;
         }
         if let Some(a) = s.cuda_arch {
             options.cuda_arch = a;

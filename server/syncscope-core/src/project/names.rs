@@ -33,6 +33,7 @@ pub fn check_kernels(
             continue;
         };
         let mut message = None;
+        let mut depends_on_missing = false;
         if let Some(hidden) = emptied_by_preprocessor(text, k, &cx.macros) {
             message = Some(format!(
                 "not verified: the body of `{}` is empty in the device pass (__CUDA_ARCH__ = {}): every statement is under {hidden} that is not taken",
@@ -41,6 +42,7 @@ pub fn check_kernels(
         } else if !unit.missing.is_empty() {
             let unresolved = unresolved_names(text, k, &cx.functions, &defined, unit);
             if !unresolved.is_empty() {
+                depends_on_missing = true;
                 let names: Vec<String> = unresolved.iter().map(|n| format!("`{n}`")).collect();
                 let headers: Vec<String> = unit
                     .missing
@@ -56,7 +58,21 @@ pub fn check_kernels(
             }
         }
         if let Some(message) = message {
-            if matches!(kr.status, KernelStatus::Verified | KernelStatus::Unknown) {
+            if depends_on_missing {
+                // Any verdict would rest on values nobody wrote: a race or a
+                // proof found with them unknown is not the kernel's.
+                kr.status = KernelStatus::NotVerified;
+                report.findings.retain(|f| {
+                    f.kernel.as_deref() != Some(k.name.as_str())
+                        || !matches!(
+                            f.kind,
+                            FindingKind::DataRace
+                                | FindingKind::BarrierDivergence
+                                | FindingKind::RedundantBarrier
+                                | FindingKind::Unknown
+                        )
+                });
+            } else if matches!(kr.status, KernelStatus::Verified | KernelStatus::Unknown) {
                 kr.status = KernelStatus::NotVerified;
             }
             report.findings.push(Finding::new(
