@@ -210,7 +210,12 @@ impl Builder<'_> {
                 }
                 continue;
             }
-            if d.angled {
+            // `<x.cuh>` is a CUDA project's header reached through `-I`,
+            // never a system one: missing, like a quoted one.
+            let project_header = [".cuh", ".cu", ".inl"]
+                .iter()
+                .any(|e| d.name.ends_with(e));
+            if d.angled && !project_header {
                 if !self.unit.unknown_system.iter().any(|(n, _)| *n == d.name) {
                     self.unit.unknown_system.push((d.name.clone(), via_span));
                 }
