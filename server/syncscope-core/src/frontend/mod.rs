@@ -31,6 +31,8 @@ pub struct Macro {
 pub struct TemplateParam {
     pub name: String,
     pub default: Option<String>,
+    /// `typename T` / `class T`: a type, never a value (`T(0)` is a cast).
+    pub is_type: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -748,8 +750,13 @@ fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {
             .field("default_value")
             .or_else(|| p.field("default_type"))
             .map(|d| node_text(text, d).to_string());
+        let is_type = p.kind().contains("type_parameter");
         if let Some(name) = name {
-            out.push(TemplateParam { name, default });
+            out.push(TemplateParam {
+                name,
+                default,
+                is_type,
+            });
         }
     }
     out

@@ -95,6 +95,10 @@ impl<'a, 't> Lowerer<'a, 't> {
     ) {
         let insts = self.file.instantiations.get(&def.name);
         for (i, tp) in def.template_params.iter().enumerate() {
+            // A type parameter names no value: `T(0)` stays a cast.
+            if tp.is_type {
+                continue;
+            }
             let given = explicit
                 .as_ref()
                 .and_then(|a| a.get(i).cloned())
