@@ -14,6 +14,8 @@ pub struct LaunchOverride {
     pub requires: Vec<String>,
     /// Where the launch is (`host.cu:42`), for a launch found in the code.
     pub origin: Option<String>,
+    /// The template arguments of the launch (`k<16><<<...>>>`), as values.
+    pub template_args: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

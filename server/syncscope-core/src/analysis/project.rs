@@ -131,7 +131,10 @@ pub fn analyze(
 }
 
 fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
-    a.block_dim == b.block_dim && a.grid_dim == b.grid_dim && a.requires == b.requires
+    a.block_dim == b.block_dim
+        && a.grid_dim == b.grid_dim
+        && a.requires == b.requires
+        && a.template_args == b.template_args
 }
 
 fn file_name(p: &Path) -> String {
@@ -319,6 +322,9 @@ pub fn describe(site: &LaunchOverride) -> String {
         dims(site.block_dim),
         dims(site.grid_dim)
     );
+    if !site.template_args.is_empty() {
+        s = format!("<{}>, {s}", site.template_args.join(", "));
+    }
     if !site.requires.is_empty() {
         s.push_str(&format!("; {}", site.requires.join(", ")));
     }

@@ -90,6 +90,17 @@ fn site(
         origin: Some(origin),
         ..Default::default()
     };
+    if func.kind() == "template_function" {
+        if let Some(targs) = func.child_by_field_name("arguments") {
+            fact.template_args = children(targs)
+                .into_iter()
+                .map(|a| match host.value(a) {
+                    Some(v) => v.to_string(),
+                    None => node_text(text, a).to_string(),
+                })
+                .collect();
+        }
+    }
     let (grid, mut grid_facts) = host.dims(cfg.first().copied(), "gridDim");
     let (block, mut block_facts) = host.dims(cfg.get(1).copied(), "blockDim");
     fact.grid_dim = grid;

@@ -212,9 +212,7 @@ impl Builder<'_> {
             }
             // `<x.cuh>` is a CUDA project's header reached through `-I`,
             // never a system one: missing, like a quoted one.
-            let project_header = [".cuh", ".cu", ".inl"]
-                .iter()
-                .any(|e| d.name.ends_with(e));
+            let project_header = [".cuh", ".cu", ".inl"].iter().any(|e| d.name.ends_with(e));
             if d.angled && !project_header {
                 if !self.unit.unknown_system.iter().any(|(n, _)| *n == d.name) {
                     self.unit.unknown_system.push((d.name.clone(), via_span));

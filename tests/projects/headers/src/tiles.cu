@@ -6,6 +6,7 @@
 // expect-kernel: tile_transpose_unsynced racy
 // expect-kernel: tile_sum_t verified
 // expect-kernel: macro_barrier_missing racy
+// expect-kernel: tile_rows_any_size verified
 #include "common/tile.cuh"
 
 __global__ void tile_transpose(const float* in, float* out) {
@@ -53,4 +54,20 @@ __global__ void macro_barrier_missing(float* data) {
     int tx = threadIdx.x, ty = threadIdx.y;
     s[AT(ty, tx)] = data[AT(ty, tx)]; //~ data-race
     data[AT(ty, tx)] = s[AT(ty, (tx + 1) % TILE)]; //~ data-race
+}
+
+// No instantiation and no launch: T stays symbolic, and Cs[T][T] keeps its
+// row size T (Cs[ty][tx] of two threads never collide for any T).
+template <int T>
+__global__ void tile_rows_any_size(const float* in, float* out) {
+    __shared__ float Cs[T][T];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int block = blockIdx.y * gridDim.x + blockIdx.x;
+    if (tx < T && ty < T) {
+        Cs[ty][tx] = in[block * T * T + ty * T + tx];
+    }
+    __syncthreads();
+    if (tx < T && ty < T) {
+        out[block * T * T + ty * T + tx] = Cs[tx][ty];
+    }
 }

@@ -25,7 +25,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
-        self.bind_template_params(def, None);
+        let launched = std::mem::take(&mut self.launch_template_args);
+        self.bind_template_params(def, (!launched.is_empty()).then_some(launched));
         if let Some(params) = node
             .field("declarator")
             .and_then(find_function_declarator)
@@ -198,10 +199,10 @@ pub fn lower_kernel(
     options: &Options,
 ) -> Kernel {
     let mut lw = Lowerer::new(text, file, options);
-    lw.launch_requires = options
-        .launch_site(&def.name)
-        .map(|s| s.requires.clone())
-        .unwrap_or_default();
+    if let Some(site) = options.launch_site(&def.name) {
+        lw.launch_requires = site.requires.clone();
+        lw.launch_template_args = site.template_args.clone();
+    }
     lw.kernel(def)
 }
 

@@ -147,6 +147,12 @@ struct Lowerer<'a, 't> {
     assumptions: Vec<Expr>,
     /// Facts of the kernel's launch site, assumed at its entry.
     launch_requires: Vec<String>,
+    /// Template arguments of the kernel's launch site.
+    launch_template_args: Vec<String>,
+    /// Sizes of array dimensions that are not constants (`As[BS][BS]` with
+    /// a template parameter BS, `s[N]` with N from a missing header): strides
+    /// and bounds use them, so a row never shrinks to size 1.
+    symbolic_dims: HashMap<ArrayId, Vec<Option<Expr>>>,
     call_stack: Vec<String>,
     dry: usize,
     span_override: Option<Span>,
@@ -183,6 +189,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             unsupported: Vec::new(),
             assumptions: Vec::new(),
             launch_requires: Vec::new(),
+            launch_template_args: Vec::new(),
+            symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
             dry: 0,
             span_override: None,
