@@ -492,7 +492,6 @@ mod tests {
         let st = stats(&syncscope_core::Stats {
             queries_run: 1,
             queries_reused: 2,
-            launch: None,
             kernels_analysed: 3,
             kernels_reused: 4,
             kernels_over_budget: 0,

@@ -94,22 +94,23 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// `800`, `80`, `sm_80`, `90a` → the `__CUDA_ARCH__` value.
+/// `800`, `80`, `sm_80`, `sm_100`, `90a` → the `__CUDA_ARCH__` value.
 fn parse_arch(s: &str) -> Result<u32, String> {
-    let digits: String = s
-        .trim()
+    let t = s.trim();
+    let named = t.starts_with("sm_") || t.starts_with("compute_");
+    let digits: String = t
         .trim_start_matches("sm_")
         .trim_start_matches("compute_")
         .chars()
         .take_while(|c| c.is_ascii_digit())
         .collect();
-    let n: u32 = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not an architecture (800, 80 or sm_80)"))?;
-    match n {
-        10..=150 => Ok(n * 10),
-        100..=1500 => Ok(n),
-        _ => Err(format!("`{s}` is not an architecture (800, 80 or sm_80)")),
+    let bad = || format!("`{s}` is not an architecture (800, 80 or sm_80)");
+    let n: u32 = digits.parse().map_err(|_| bad())?;
+    let arch = if named || n < 100 { n * 10 } else { n };
+    if (100..=1500).contains(&arch) {
+        Ok(arch)
+    } else {
+        Err(bad())
     }
 }
 

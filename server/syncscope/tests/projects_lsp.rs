@@ -32,8 +32,11 @@ fn spawn() -> (LspClient, Child) {
     (c, child)
 }
 
-/// (code, 1-based line) of the CLI's findings and its kernel verdicts.
-fn cli_view(file: &Path) -> (BTreeSet<(String, u64)>, BTreeSet<(String, String)>) {
+/// (code, 1-based line) of each finding, and (kernel, verdict) pairs.
+type View = (BTreeSet<(String, u64)>, BTreeSet<(String, String)>);
+
+/// The CLI's findings and kernel verdicts for `file`.
+fn cli_view(file: &Path) -> View {
     let text = std::fs::read_to_string(file).unwrap();
     let e = expectations(&text);
     let flags = project_flags(&e, file);
@@ -56,10 +59,7 @@ fn cli_view(file: &Path) -> (BTreeSet<(String, u64)>, BTreeSet<(String, String)>
     (findings, kernels)
 }
 
-fn server_view(
-    diags: &[Value],
-    status: &Value,
-) -> (BTreeSet<(String, u64)>, BTreeSet<(String, String)>) {
+fn server_view(diags: &[Value], status: &Value) -> View {
     let findings = diags
         .iter()
         .map(|d| {

@@ -27,9 +27,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 (None, None) => return Expr::Const(1),
             }
         }
-        factors
-            .into_iter()
-            .fold(Expr::Const(s), |acc, f| Expr::mul(acc, f))
+        factors.into_iter().fold(Expr::Const(s), Expr::mul)
     }
 
     /// `0 <= idx < size` of dimension `level` of an array, when its size is
