@@ -6,7 +6,8 @@ Usage: python3 tests/realworld/score.py [path/to/syncscope] [extra flags...]
 
 Prints one line per kernel (expected, got, millis, the first not-verified
 reason) and a summary: kernels, matches, not-verified kernels, not-verified
-kernels whose reason names a local header's identifier, total millis.
+kernels with a not-verified finding naming a local header's identifier (any
+status), total millis (the sum of the kernels' `millis`).
 """
 import json
 import os
@@ -47,10 +48,13 @@ out = subprocess.run(
 )
 report = json.loads(out.stdout)
 reasons = {}
+header_reason = set()
 for f in report["findings"]:
     if f["kind"] == "not-verified" and f.get("kernel"):
         key = (os.path.relpath(f["file"], ROOT), f["kernel"])
         reasons.setdefault(key, f["message"])
+        if any(re.search(r"\b%s\b" % re.escape(n), f["message"]) for n in header_names):
+            header_reason.add(key)
 
 matches = not_verified = header_nv = 0
 total_ms = 0
@@ -64,8 +68,9 @@ for k in report["kernels"]:
     reason = reasons.get(key, "")
     if got == "not-verified":
         not_verified += 1
-        if any(re.search(r"\b%s\b" % re.escape(n), reason) for n in header_names):
-            header_nv += 1
+    # A kernel with a not-verified finding naming a header's identifier (a
+    # macro, constant or function the tool could not see), whatever its status.
+    header_nv += key in header_reason
     rows.append((key[0], key[1], want, got, k["millis"], reason[:100]))
 for r in rows:
     flag = "  " if r[2] == r[3] else "!!"
@@ -75,6 +80,6 @@ for m in sorted(missing):
     print(f"!! {m[0]:32} {m[1]:26} expected {expected[m]:13} not reported")
 print(
     f"kernels {len(rows)} (expected {len(expected)}), matching {matches}, "
-    f"not-verified {not_verified}, not-verified naming a header identifier {header_nv}, "
+    f"not-verified {not_verified}, kernels with a not-verified finding naming a header identifier {header_nv}, "
     f"total {total_ms} ms"
 )
