@@ -204,3 +204,50 @@ async fn editing_an_open_header_reverifies_its_includer() {
     );
     c.shutdown_and_exit().await;
 }
+
+/// A header opened alone is analysed in the context of an open file that
+/// includes it: the definitions that file reads before it count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_is_analysed_in_the_context_of_an_open_includer() {
+    let folder = projects_dir().join("headers");
+    let header = folder.join("src/common/header_kernel.cuh");
+    let huri = file_uri(&header);
+    let htext = std::fs::read_to_string(&header).unwrap();
+    let options = json!({ "initializationOptions": {
+        "timeoutMs": 30000, "kernelBudgetMs": 120000, "blockDim": [16]
+    }});
+    let verdict = |s: &Value| {
+        s["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "header_kernel")
+            .map(|x| x["status"].as_str().unwrap().to_string())
+    };
+    // Alone: TILE is nobody's; t % TILE may collide.
+    let (mut c, _child) = spawn();
+    c.initialize(Some(&file_uri(&folder)), options.clone())
+        .await;
+    let since = c.mark();
+    c.did_open(&huri, 1, &htext);
+    let (alone, _) = c.wait_analysis(since, &huri, 1).await;
+    assert_eq!(verdict(&alone).as_deref(), Some("racy"), "{alone:#?}");
+    c.shutdown_and_exit().await;
+    // With tiles.cu open: TILE = 16 from the header it includes first.
+    let (mut c, _child) = spawn();
+    c.initialize(Some(&file_uri(&folder)), options).await;
+    let kernel_file = folder.join("src/tiles.cu");
+    let kuri = file_uri(&kernel_file);
+    let since = c.mark();
+    c.did_open(&kuri, 1, &std::fs::read_to_string(&kernel_file).unwrap());
+    c.wait_analysis(since, &kuri, 1).await;
+    let since = c.mark();
+    c.did_open(&huri, 1, &htext);
+    let (with_includer, _) = c.wait_analysis(since, &huri, 1).await;
+    assert_eq!(
+        verdict(&with_includer).as_deref(),
+        Some("verified"),
+        "{with_includer:#?}"
+    );
+    c.shutdown_and_exit().await;
+}

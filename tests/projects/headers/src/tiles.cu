@@ -8,6 +8,7 @@
 // expect-kernel: macro_barrier_missing racy
 // expect-kernel: tile_rows_any_size verified
 #include "common/tile.cuh"
+#include "common/header_kernel.cuh"
 
 __global__ void tile_transpose(const float* in, float* out) {
     __shared__ float As[TILE][TILE];
