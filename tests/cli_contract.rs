@@ -79,7 +79,8 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                     "redundant-barrier",
                     "not-verified",
                     "unknown",
-                    "syntax-error"
+                    "syntax-error",
+                    "note"
                 ]
                 .contains(&kind),
                 "{kind}"
@@ -106,10 +107,20 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                 assert!(values.contains_key("blockDim.x") && values.contains_key("gridDim.x"));
                 if kind == "data-race" {
                     assert!(values.contains_key("index"), "a race names its index");
+                    // One finding per missing barrier: every racing pair is
+                    // listed, and `related` holds the later access of each.
+                    let pairs = f["pairs"].as_array().expect("racing pairs");
+                    assert!(!pairs.is_empty());
+                    for pair in pairs {
+                        for side in ["first", "second"] {
+                            check_range(&pair[side]["range"]);
+                            assert!(pair[side]["text"].is_string());
+                        }
+                    }
                     assert_eq!(
                         f["related"].as_array().map(|r| r.len()),
-                        Some(1),
-                        "the other access"
+                        Some(pairs.len()),
+                        "one related access per racing pair"
                     );
                 }
             }
@@ -151,7 +162,7 @@ fn sarif_is_2_1_0_with_rules_and_results() {
     assert_eq!(run["tool"]["driver"]["name"], "syncscope");
     assert!(run["tool"]["driver"]["rules"]
         .as_array()
-        .is_some_and(|r| r.len() == 6));
+        .is_some_and(|r| r.len() == 7));
     let results = run["results"].as_array().expect("results");
     assert!(results
         .iter()

@@ -51,3 +51,137 @@ fn corpus_models_match_snapshots() {
         insta::assert_snapshot!(models.join("\n"));
     });
 }
+
+/// Issue 17: every race and divergence the corpus reports is a definite
+/// finding. Its witness names two distinct threads inside the launch it
+/// gives; the accesses (or the barrier) it is about depend on no function
+/// or name the front end cannot see, so the engine's replay ran on concrete
+/// values for every name; and where an access's index and guard use only
+/// thread and block indices, launch sizes and parameters, evaluating them
+/// here under the witness's values gives the colliding index.
+#[test]
+fn every_race_and_divergence_replays_with_concrete_values() {
+    use syncscope_core::model::{self, Expr, Var, VarKind, DIMS};
+    fn eval(e: &Expr, get: &dyn Fn(&Var) -> Option<i64>) -> Option<i64> {
+        Some(match e {
+            Expr::Const(c) => *c,
+            Expr::Var(v) => get(v)?,
+            Expr::Un(op, a) => {
+                let x = eval(a, get)?;
+                match op {
+                    model::UnOp::Neg => x.checked_neg()?,
+                    model::UnOp::Not => (x == 0) as i64,
+                    model::UnOp::BitNot => !x,
+                }
+            }
+            Expr::Bin(op, a, b) => model::fold(*op, eval(a, get)?, eval(b, get)?)?,
+            Expr::Ite(c, a, b) => {
+                if eval(c, get)? != 0 {
+                    eval(a, get)?
+                } else {
+                    eval(b, get)?
+                }
+            }
+            Expr::Pow2(a) => 1i64.checked_shl(u32::try_from(eval(a, get)?).ok()?)?,
+        })
+    }
+    let mut checked = (0, 0);
+    let mut problems = Vec::new();
+    for path in cu_files(&corpus_dir()) {
+        let text = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
+        let options = options_for(&expectations(&text));
+        let report = syncscope_core::analyze_source(&text, &options);
+        let tree = syncscope_core::parse(&text, None);
+        let options = syncscope_core::options::with_file_directives(&text, &options);
+        let kernels = syncscope_core::frontend::lower_file(&text, &tree, &options);
+        for f in &report.findings {
+            let race = f.kind == syncscope_core::FindingKind::DataRace;
+            if !race && f.kind != syncscope_core::FindingKind::BarrierDivergence {
+                continue;
+            }
+            let at = format!("{}:{}", path.display(), f.span.start.line + 1);
+            let Some(k) = kernels.iter().find(|k| Some(&k.name) == f.kernel.as_ref()) else {
+                problems.push(format!("{at}: no model for the finding's kernel"));
+                continue;
+            };
+            let Some(w) = &f.witness else {
+                problems.push(format!("{at}: no witness"));
+                continue;
+            };
+            let size = |n: &str| w.value(n).unwrap_or(1);
+            let inside = w.threads.len() == 2
+                && w.threads[0] != w.threads[1]
+                && w.threads.iter().all(|t| {
+                    (0..3).all(|d| {
+                        (0..size(&format!("blockDim.{}", DIMS[d]))).contains(&t.thread_idx[d])
+                            && (0..size(&format!("gridDim.{}", DIMS[d]))).contains(&t.block_idx[d])
+                    })
+                });
+            if !inside {
+                problems.push(format!(
+                    "{at}: witness threads are not two threads of its launch: {w:?}"
+                ));
+            }
+            let mut exprs: Vec<Expr> = Vec::new();
+            let mut sides = Vec::new();
+            if race {
+                checked.0 += 1;
+                let spans = std::iter::once(f.span).chain(f.related.iter().map(|r| r.span));
+                for (t, span) in spans.take(2).enumerate() {
+                    match k.accesses().into_iter().find(|a| a.span == span) {
+                        Some(a) => {
+                            exprs.push(a.index.clone());
+                            exprs.push(a.guard.clone());
+                            sides.push((t, a));
+                        }
+                        None => problems.push(format!("{at}: no access at the finding's span")),
+                    }
+                }
+            } else {
+                checked.1 += 1;
+                match k.barriers().into_iter().find(|b| b.span == f.span) {
+                    Some(b) => exprs.push(b.guard.clone()),
+                    None => problems.push(format!("{at}: no barrier at the finding's span")),
+                }
+            }
+            for e in &exprs {
+                let unseen = e.unseen_origins();
+                if !unseen.is_empty() {
+                    problems.push(format!(
+                        "{at}: a definite finding depends on unseen {unseen:?}"
+                    ));
+                }
+            }
+            let Some(index) = w.value("index") else {
+                continue;
+            };
+            for (t, a) in sides {
+                let thread = &w.threads[t];
+                let get = |v: &Var| -> Option<i64> {
+                    match v.kind {
+                        VarKind::ThreadIdx(d) => Some(thread.thread_idx[d as usize]),
+                        VarKind::BlockIdx(d) => Some(thread.block_idx[d as usize]),
+                        VarKind::BlockDim(d) => w.value(&format!("blockDim.{}", DIMS[d as usize])),
+                        VarKind::GridDim(d) => w.value(&format!("gridDim.{}", DIMS[d as usize])),
+                        VarKind::Param { .. } => w.value(&v.name),
+                        _ => None,
+                    }
+                };
+                let (Some(i), Some(g)) = (eval(&a.index, &get), eval(&a.guard, &get)) else {
+                    continue; // loop counters or memory values: the engine replayed them
+                };
+                if i != index || g == 0 {
+                    problems.push(format!(
+                        "{at}: `{}` by thread {t} of the witness gives index {i} (guard {g}), the witness says {index}",
+                        a.text
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        checked.0 > 50 && checked.1 > 5,
+        "too few findings checked: {checked:?}"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};
 
-pub const MARKED_KINDS: [FindingKind; 4] = [
+pub const MARKED_KINDS: [FindingKind; 5] = [
     FindingKind::DataRace,
     FindingKind::BarrierDivergence,
     FindingKind::RedundantBarrier,
     FindingKind::NotVerified,
+    FindingKind::SyntaxError,
 ];
 
 pub struct Expectations {
@@ -60,7 +61,8 @@ pub fn expectations(text: &str) -> Expectations {
         markers: BTreeSet::new(),
     };
     for (i, line) in text.lines().enumerate() {
-        if let Some(rest) = line.split("// syncscope-args:").nth(1) {
+        // The core's own directive syntax decides what an args line is.
+        if let Some(rest) = syncscope_core::directives::args_line(line) {
             e.flags.extend(rest.split_whitespace().map(str::to_string));
         }
         if let Some(rest) = line.split("// expect-kernel:").nth(1) {
@@ -83,28 +85,28 @@ pub fn expectations(text: &str) -> Expectations {
 /// benchmarks' business (`docs/benchmarks.md`), not the tests'.
 pub const VERDICT_LIMITS: [&str; 2] = ["--timeout-ms=30000", "--kernel-budget-ms=120000"];
 
-/// The options a fixture's `syncscope-args` select, with [`VERDICT_LIMITS`].
+/// The options a fixture's `syncscope-args` select, read by the core's
+/// directive parser (the one the analysis applies to every file), with the
+/// limits of [`VERDICT_LIMITS`].
 pub fn options_for(e: &Expectations) -> Options {
-    let flags: Vec<&str> = VERDICT_LIMITS
-        .iter()
-        .copied()
-        .chain(e.flags.iter().map(String::as_str))
-        .collect();
-    let args = syncscope::cli::parse_check_args(&flags).expect("valid syncscope-args");
-    syncscope::cli::options_from(&args, None).0
+    let d = syncscope_core::directives::parse_args(&e.flags.join(" "));
+    assert!(
+        d.errors.is_empty(),
+        "invalid syncscope-args: {:?}",
+        d.errors
+    );
+    let limits = Options {
+        timeout_ms: 30_000,
+        kernel_budget_ms: 120_000,
+        ..Options::default()
+    };
+    syncscope_core::options::apply_directives(&d, &limits)
 }
 
 /// Compares a report with the file's expectations; returns the mismatches.
 pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> {
     let mut problems = Vec::new();
     for f in &report.findings {
-        if f.kind == FindingKind::SyntaxError {
-            problems.push(format!(
-                "unexpected syntax error at line {}: {}",
-                f.span.start.line + 1,
-                f.message
-            ));
-        }
         if f.kind == FindingKind::Unknown {
             problems.push(format!(
                 "unexpected unknown at line {}: {}",
@@ -115,11 +117,25 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
         if !MARKED_KINDS.contains(&f.kind) {
             continue;
         }
+        let code = f.kind.code().to_string();
+        // A grouped race: every racing pair must touch a marked line (the
+        // group is no excuse for an unexpected pair).
+        for p in &f.pairs {
+            let (a, b) = (
+                p.first.start.line as usize + 1,
+                p.second.start.line as usize + 1,
+            );
+            if !e.markers.contains(&(a, code.clone())) && !e.markers.contains(&(b, code.clone())) {
+                problems.push(format!(
+                    "unexpected {code} between lines {a} and {b}: {}",
+                    f.message
+                ));
+            }
+        }
         let mut lines = vec![f.span.start.line as usize + 1];
         if f.kind == FindingKind::DataRace {
             lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
         }
-        let code = f.kind.code().to_string();
         if !lines
             .iter()
             .any(|l| e.markers.contains(&(*l, code.clone())))
@@ -135,9 +151,14 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
             f.kind.code() == kind
                 && (f.span.start.line as usize + 1 == *line
                     || (f.kind == FindingKind::DataRace
-                        && f.related
+                        && (f
+                            .related
                             .iter()
-                            .any(|r| r.span.start.line as usize + 1 == *line)))
+                            .any(|r| r.span.start.line as usize + 1 == *line)
+                            || f.pairs.iter().any(|p| {
+                                p.first.start.line as usize + 1 == *line
+                                    || p.second.start.line as usize + 1 == *line
+                            }))))
         });
         if !matched {
             problems.push(format!("missing {kind} at line {line}"));

@@ -47,6 +47,12 @@ pub trait QueryCache: Send + Sync {
         None
     }
     fn insert_kernel(&self, _key: u64, _outcome: Arc<KernelResult>) {}
+    /// Verified quick-fixes of one finding by the hash of its kernel's key
+    /// and the finding (offsets relative to the kernel's definition).
+    fn get_fixes(&self, _key: u64) -> Option<Vec<crate::report::Fix>> {
+        None
+    }
+    fn insert_fixes(&self, _key: u64, _fixes: Vec<crate::report::Fix>) {}
 }
 
 /// A simple in-process cache (the CLI's; the server uses a concurrent map).

@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod cache;
+pub mod directives;
 pub mod frontend;
 pub mod model;
 pub mod options;
@@ -25,6 +26,15 @@ pub use options::{LaunchOverride, Options};
 pub use report::*;
 
 use std::sync::atomic::AtomicBool;
+
+/// Applies `f` to every item on the core's one worker pool (as many
+/// workers as cores, results in item order, a panic reaches the caller):
+/// the CLI analyses files this way, as the core lowers and verifies the
+/// kernels of a file.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = parallel::cores().min(items.len());
+    parallel::parallel_map(items, workers, parallel::ANALYSIS_STACK, f)
+}
 
 /// Parses CUDA source. Never fails: errors are nodes of the tree, reported by
 /// [`syntax::syntax_errors`]. With `old` (already edited with `Tree::edit`)

@@ -65,6 +65,18 @@ impl Var {
         }
     }
 
+    /// For an unknown that stands for code the front end cannot see (the
+    /// result of a function without a body, a name declared nowhere in the
+    /// file), the name of that function or name. Unlike a value read from
+    /// memory, which is an input of the kernel and may be anything, such a
+    /// value is fixed by code nobody checked: a collision that needs it to
+    /// take a particular value is no witness of a race.
+    pub fn unseen_origin(&self) -> Option<&str> {
+        let rest = self.name.strip_prefix(UNSEEN_PREFIX)?;
+        let end = rest.find(['#', '⟨']).unwrap_or(rest.len());
+        Some(&rest[..end])
+    }
+
     /// The scope of this variable's value.
     pub fn scope(&self) -> Scope {
         match self.kind {
@@ -81,6 +93,24 @@ impl Var {
 }
 
 pub const DIMS: [&str; 3] = ["x", "y", "z"];
+
+/// The name prefix of unknowns for code the front end cannot see
+/// ([`Var::unseen_origin`]).
+pub const UNSEEN_PREFIX: &str = "unseen:";
+
+impl Expr {
+    /// The functions and names the front end cannot see that this
+    /// expression depends on, sorted.
+    pub fn unseen_origins(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            if let Some(o) = v.unseen_origin() {
+                out.insert(o.to_string());
+            }
+        });
+        out
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnOp {
@@ -617,6 +647,11 @@ pub struct Kernel {
     pub grid_dims_used: [bool; 3],
     /// `__launch_bounds__(n)`: at most n threads per block.
     pub max_threads: Option<i64>,
+    /// The guard at the start and at the end of each statement of the
+    /// kernel's own body (byte offset, path condition there): where a
+    /// barrier inserted at that offset would run. Quick-fixes insert one
+    /// into the model there instead of editing and re-parsing the text.
+    pub stmt_guards: Vec<(u32, Expr)>,
 }
 
 impl Kernel {
@@ -677,6 +712,9 @@ impl Kernel {
         self.def_span.shift_offsets(delta);
         for u in &mut self.unsupported {
             u.span.shift_offsets(delta);
+        }
+        for (offset, _) in &mut self.stmt_guards {
+            *offset = (i64::from(*offset) + delta).clamp(0, i64::from(u32::MAX)) as u32;
         }
         stmts(&mut self.body, delta);
     }

@@ -1,5 +1,6 @@
 //! Analysis options shared by the CLI (flags) and the server (`syncscope.toml`).
 
+use crate::directives::Directives;
 use serde::Serialize;
 
 /// Launch sizes for the kernels whose name matches `kernel_glob`.
@@ -18,6 +19,9 @@ pub struct LaunchOverride {
     pub template_args: Vec<String>,
 }
 
+/// The default `__CUDA_ARCH__` of the device pass (sm_80).
+pub const DEFAULT_CUDA_ARCH: u32 = 800;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Options {
     /// Fixed block size; `None` means symbolic (any size the hardware allows).
@@ -32,8 +36,12 @@ pub struct Options {
     pub launch_sites: Vec<LaunchOverride>,
     /// `-D NAME[=VALUE]` macro definitions (value defaults to `1`).
     pub defines: Vec<(String, String)>,
-    /// Legacy lockstep warps (warp size 32) instead of independent scheduling.
+    /// Legacy lockstep warps instead of independent scheduling.
     pub warp_sync: bool,
+    /// Threads per warp: the unit `__syncwarp()` orders and, with
+    /// `warp_sync`, the unit that runs in lockstep (32 on every NVIDIA GPU;
+    /// a GPUVerify header may ask for another width with `--warp-sync=N`).
+    pub warp_size: u32,
     /// 32-bit bit-vector arithmetic instead of mathematical integers.
     pub bitvector: bool,
     /// Per-query Z3 timeout in milliseconds; a timeout yields `unknown`.
@@ -62,13 +70,14 @@ impl Default for Options {
             launch_sites: Vec::new(),
             defines: Vec::new(),
             warp_sync: false,
+            warp_size: 32,
             bitvector: false,
             timeout_ms: 2000,
             rlimit: 50_000_000,
             kernel_budget_ms: 10_000,
             check_redundant: true,
             compute_fixes: false,
-            cuda_arch: crate::project::config::DEFAULT_CUDA_ARCH,
+            cuda_arch: DEFAULT_CUDA_ARCH,
         }
     }
 }
@@ -105,104 +114,41 @@ impl Options {
 
 /// Launch directives written in the file itself, which apply when the caller
 /// gave none: `// syncscope-args: --block-dim 32,8 -D TILE=32` anywhere, and
-/// GPUVerify-style header comments (`//--blockDim=[32,8] --gridDim=64`).
+/// GPUVerify header lines (`//--blockDim=[32,8] --gridDim=64`) before the
+/// first line of code. The syntax is the one of [`crate::directives`].
 pub fn with_file_directives(text: &str, base: &Options) -> Options {
+    apply_directives(&crate::directives::parse_file(text), base)
+}
+
+/// `base` with what `d` asks for where the caller left it open (launch
+/// sizes, macros the caller did not define); lockstep warps are switched on.
+pub fn apply_directives(d: &Directives, base: &Options) -> Options {
     let mut out = base.clone();
-    let mut block = None;
-    let mut grid = None;
-    let mut defines = Vec::new();
-    let mut warp_sync = false;
-    let header_end = text
-        .lines()
-        .position(|l| {
-            let t = l.trim();
-            !(t.is_empty() || t.starts_with("//"))
-        })
-        .unwrap_or(usize::MAX);
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        let args = if let Some(rest) = t
-            .split("syncscope-args:")
-            .nth(1)
-            .filter(|_| t.starts_with("//"))
-        {
-            rest
-        } else if i < header_end && t.starts_with("//") && t.contains("--") {
-            t.trim_start_matches('/')
-        } else {
-            continue;
-        };
-        let tokens: Vec<&str> = args.split_whitespace().collect();
-        let mut j = 0;
-        while j < tokens.len() {
-            let tok = tokens[j];
-            let (key, inline) = match tok.split_once('=') {
-                Some((k, v)) if k.starts_with("--") => (k, Some(v)),
-                _ => (tok, None),
-            };
-            let mut value = || {
-                inline.map(str::to_string).or_else(|| {
-                    j += 1;
-                    tokens.get(j).map(|s| s.to_string())
-                })
-            };
-            match key {
-                "--block-dim" | "--blockDim" => block = value().and_then(|v| parse_dims(&v).ok()),
-                "--grid-dim" | "--gridDim" => grid = value().and_then(|v| parse_dims(&v).ok()),
-                "--warp-sync" => warp_sync = true,
-                "-D" => {
-                    if let Some(v) = value() {
-                        defines.push(parse_define(&v));
-                    }
-                }
-                d if d.starts_with("-D") && d.len() > 2 => defines.push(parse_define(&tok[2..])),
-                _ => {}
-            }
-            j += 1;
-        }
+    if d.only_intra_group && out.grid_dim.is_none() {
+        // GPUVerify's `--only-intra-group`: threads of one block only.
+        out.grid_dim = Some([1, 1, 1]);
     }
     if out.block_dim.is_none() {
-        out.block_dim = block;
+        out.block_dim = d.block_dim;
     }
     if out.grid_dim.is_none() {
-        out.grid_dim = grid;
+        out.grid_dim = d.grid_dim;
     }
-    for (n, v) in defines {
-        if !out.defines.iter().any(|(m, _)| *m == n) {
-            out.defines.push((n, v));
+    for (n, v) in &d.defines {
+        if !out.defines.iter().any(|(m, _)| m == n) {
+            out.defines.push((n.clone(), v.clone()));
         }
     }
-    out.warp_sync |= warp_sync;
+    if let Some(width) = d.warp_sync {
+        if !base.warp_sync {
+            out.warp_size = width;
+        }
+        out.warp_sync = true;
+    }
     out
 }
 
-/// `NAME=VALUE` or `NAME` (value `1`), as `-D` takes it.
-pub fn parse_define(d: &str) -> (String, String) {
-    match d.split_once('=') {
-        Some((n, v)) => (n.trim().to_string(), v.to_string()),
-        None => (d.trim().to_string(), "1".to_string()),
-    }
-}
-
-/// Launch dimensions: `32`, `32,8`, `[32,8]`, `[32, 8, 1]`.
-pub fn parse_dims(s: &str) -> Result<[u32; 3], String> {
-    let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("expected X[,Y[,Z]], got `{s}`"));
-    }
-    let mut out = [1u32; 3];
-    for (i, p) in parts.iter().enumerate() {
-        let v: u32 = p
-            .parse()
-            .map_err(|_| format!("`{p}` is not a positive integer"))?;
-        if v == 0 {
-            return Err("launch dimensions must be at least 1".into());
-        }
-        out[i] = v;
-    }
-    Ok(out)
-}
+pub use crate::directives::{parse_define, parse_dims};
 
 /// `*` matches any run of characters, `?` one character.
 pub fn glob_match(pattern: &str, text: &str) -> bool {

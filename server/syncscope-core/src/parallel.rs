@@ -5,6 +5,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// Stack for a thread that analyses a whole file: lowering recurses on the
+/// syntax tree, and hostile input nests deeply (the front end bounds the
+/// depth too).
+pub(crate) const ANALYSIS_STACK: usize = 256 << 20;
+
 /// The cores this process may use (1 when unknown).
 pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -93,6 +93,9 @@ pub enum FindingKind {
     NotVerified,
     Unknown,
     SyntaxError,
+    /// Information about the analysis itself (a directive flag that was
+    /// ignored); it says nothing about the kernel's behaviour.
+    Note,
     /// The project model: a local header that cannot be found, a system
     /// header outside the built-in model, an unreadable build database.
     Include,
@@ -108,6 +111,7 @@ impl FindingKind {
             FindingKind::NotVerified => "not-verified",
             FindingKind::Unknown => "unknown",
             FindingKind::SyntaxError => "syntax-error",
+            FindingKind::Note => "note",
             FindingKind::Include => "include",
         }
     }
@@ -119,7 +123,9 @@ impl FindingKind {
             }
             FindingKind::RedundantBarrier => Severity::Warning,
             FindingKind::Include => Severity::Warning,
-            FindingKind::NotVerified | FindingKind::Unknown => Severity::Information,
+            FindingKind::NotVerified | FindingKind::Unknown | FindingKind::Note => {
+                Severity::Information
+            }
         }
     }
 }
@@ -154,6 +160,73 @@ impl Witness {
     pub fn value(&self, name: &str) -> Option<i64> {
         self.values.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
+
+    /// A launch size (`blockDim`, `gridDim`) as its three components, or
+    /// `None` when the witness does not mention it.
+    pub fn launch_dim(&self, name: &str) -> Option<[Option<i64>; 3]> {
+        let comps = ["x", "y", "z"].map(|c| self.value(&format!("{name}.{c}")));
+        comps.iter().any(Option::is_some).then_some(comps)
+    }
+
+    /// The colliding index, one entry per array dimension (empty for a
+    /// divergence witness).
+    pub fn index(&self) -> Vec<i64> {
+        (0..)
+            .map_while(|i| self.value(&format!("index[{i}]")))
+            .collect()
+    }
+
+    /// Parameters, loop variables and other values: everything but the
+    /// launch sizes and the index.
+    pub fn other_values(&self) -> impl Iterator<Item = &(String, i64)> {
+        self.values.iter().filter(|(name, _)| {
+            !(name.starts_with("blockDim.")
+                || name.starts_with("gridDim.")
+                || name.starts_with("index["))
+        })
+    }
+
+    /// The one text of a witness, shared by the CLI, the SARIF message and
+    /// the editor's hover: `thread (1,0,0) of block (0,0,0) and thread
+    /// (0,0,0) of block (0,0,0); blockDim = (2,1,1), index = [1], offset = 1`.
+    pub fn describe(&self) -> String {
+        let tuple = |v: &[i64; 3]| format!("({},{},{})", v[0], v[1], v[2]);
+        let threads: Vec<String> = self
+            .threads
+            .iter()
+            .map(|t| {
+                format!(
+                    "thread {} of block {}",
+                    tuple(&t.thread_idx),
+                    tuple(&t.block_idx)
+                )
+            })
+            .collect();
+        let mut parts = Vec::new();
+        for dim in ["blockDim", "gridDim"] {
+            if let Some(comps) = self.launch_dim(dim) {
+                let shown: Vec<String> = comps
+                    .iter()
+                    .map(|c| c.map_or("?".to_string(), |v| v.to_string()))
+                    .collect();
+                parts.push(format!("{dim} = ({})", shown.join(",")));
+            }
+        }
+        let index = self.index();
+        if !index.is_empty() {
+            let shown: Vec<String> = index.iter().map(i64::to_string).collect();
+            parts.push(format!("index = [{}]", shown.join("][")));
+        }
+        parts.extend(self.other_values().map(|(n, v)| format!("{n} = {v}")));
+        let mut out = threads.join(" and ");
+        if !parts.is_empty() {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(&parts.join(", "));
+        }
+        out
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -169,12 +242,23 @@ pub struct TextEdit {
     pub new_text: String,
 }
 
-/// A quick-fix that was verified before being offered: applying its edits
-/// removes the finding and introduces no new error.
+/// A quick-fix. `verified`: the kernel was checked again with the fix
+/// applied (in the model) and the finding is gone with no new error; only
+/// such a fix is offered as the preferred one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<TextEdit>,
+    pub verified: bool,
+}
+
+/// Two accesses that race (of a grouped race finding): spans and source texts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RacingPair {
+    pub first: Span,
+    pub first_text: String,
+    pub second: Span,
+    pub second_text: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -186,6 +270,9 @@ pub struct Finding {
     pub message: String,
     pub span: Span,
     pub related: Vec<Related>,
+    /// A race finding groups the racing pairs one barrier would separate:
+    /// every pair, in program order (the witness is of the first).
+    pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,
 }
@@ -197,6 +284,10 @@ impl Finding {
         self.span.shift_offsets(delta);
         for r in &mut self.related {
             r.span.shift_offsets(delta);
+        }
+        for p in &mut self.pairs {
+            p.first.shift_offsets(delta);
+            p.second.shift_offsets(delta);
         }
         for e in self.fixes.iter_mut().flat_map(|f| &mut f.edits) {
             e.span.shift_offsets(delta);
@@ -211,6 +302,7 @@ impl Finding {
             message,
             span,
             related: Vec::new(),
+            pairs: Vec::new(),
             witness: None,
             fixes: Vec::new(),
         }

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
-    FileReport, Finding, FindingKind, KernelReport, KernelResult, Options, QueryCache,
+    FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options, QueryCache,
     QueryOutcome, Stats,
 };
 use tokio::sync::{mpsc, oneshot, Semaphore};
@@ -47,6 +47,7 @@ const KERNEL_CACHE_LIMIT: usize = 20_000;
 pub struct SharedCache {
     queries: DashMap<u64, QueryOutcome>,
     kernels: DashMap<u64, Arc<KernelResult>>,
+    fixes: DashMap<u64, Vec<Fix>>,
 }
 
 impl QueryCache for SharedCache {
@@ -68,6 +69,15 @@ impl QueryCache for SharedCache {
         }
         self.kernels.insert(key, outcome);
     }
+    fn get_fixes(&self, key: u64) -> Option<Vec<Fix>> {
+        self.fixes.get(&key).map(|v| v.clone())
+    }
+    fn insert_fixes(&self, key: u64, fixes: Vec<Fix>) {
+        if self.fixes.len() >= KERNEL_CACHE_LIMIT {
+            self.fixes.clear();
+        }
+        self.fixes.insert(key, fixes);
+    }
 }
 
 /// The `syncscope/status` notification.
@@ -83,8 +93,11 @@ impl Notification for StatusNotification {
 pub struct Analysis {
     pub version: i32,
     pub text: Arc<str>,
+    pub tree: tree_sitter::Tree,
     pub index: Arc<LineIndex>,
     pub encoding: Encoding,
+    /// The options of the configuration this analysis ran under
+    /// (`compute_fixes`: whether code actions offer quick-fixes).
     pub options: Arc<Options>,
     pub findings: Vec<Finding>,
     /// `diagnostics[i]` is the diagnostic of `findings[i]`.
@@ -112,6 +125,14 @@ pub struct Shared {
     pub supports_lens_refresh: AtomicBool,
     progress_ids: AtomicU64,
     analysis_slots: Arc<Semaphore>,
+    /// One slot for the document being edited, so that it never queues
+    /// behind background re-analyses of other files.
+    edit_slot: Arc<Semaphore>,
+    /// Per document: set when a newer edit arrives, which stops the
+    /// quick-fix checks of older versions (`textDocument/codeAction`).
+    edit_flags: DashMap<String, Arc<AtomicBool>>,
+    /// Quick-fix requests stopped by a newer edit (`syncscope/stats`).
+    pub fixes_cancelled: AtomicU64,
 }
 
 impl Shared {
@@ -125,7 +146,26 @@ impl Shared {
             supports_lens_refresh: AtomicBool::new(false),
             progress_ids: AtomicU64::new(0),
             analysis_slots: Arc::new(Semaphore::new(CONCURRENT_ANALYSES)),
+            edit_slot: Arc::new(Semaphore::new(1)),
+            edit_flags: DashMap::new(),
+            fixes_cancelled: AtomicU64::new(0),
         }
+    }
+
+    /// A newer version of `key` exists: stops work for the older ones.
+    pub fn edited(&self, key: &str) {
+        let fresh = Arc::new(AtomicBool::new(false));
+        if let Some(old) = self.edit_flags.insert(key.to_string(), fresh) {
+            old.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// The flag a newer edit of `key` will set.
+    pub fn edit_flag(&self, key: &str) -> Arc<AtomicBool> {
+        self.edit_flags
+            .entry(key.to_string())
+            .or_insert_with(|| Arc::new(AtomicBool::new(false)))
+            .clone()
     }
 
     pub fn stats(&self) -> Stats {
@@ -139,6 +179,8 @@ pub enum Event {
         uri: Uri,
         snapshot: Snapshot,
         encoding: Encoding,
+        /// An edit (not an open): analysed ahead of other documents.
+        edited: bool,
     },
     Closed {
         uri: Uri,
@@ -157,6 +199,9 @@ pub enum Event {
     Finished {
         key: String,
         generation: u64,
+        /// The options the analysis ran with.
+        options: Arc<Options>,
+        /// The report, and the local headers the analysis read.
         outcome: Result<(FileReport, Vec<PathBuf>), String>,
     },
 }
@@ -172,6 +217,8 @@ struct DocState {
     /// of a newer version are published at once).
     last_verification: Vec<Diagnostic>,
     published_syntax: bool,
+    /// The latest change was an edit (see `Event::Changed`).
+    edited: bool,
     /// The document's file, and the local headers its last analysis read.
     path: Option<PathBuf>,
     includes: Vec<PathBuf>,
@@ -261,6 +308,7 @@ impl Actor {
                 uri,
                 snapshot,
                 encoding,
+                edited,
             } => {
                 let key = uri.as_str().to_string();
                 let now = Instant::now();
@@ -273,9 +321,11 @@ impl Actor {
                     cancel: None,
                     last_verification: Vec::new(),
                     published_syntax: false,
+                    edited,
                     path: crate::from_proto::file_path(&uri),
                     includes: Vec::new(),
                 });
+                doc.edited = edited;
                 // Leading edge: an edit to an idle document (no analysis
                 // running or pending) is analysed at once; edits that come
                 // while one is running or pending are coalesced by the
@@ -340,8 +390,9 @@ impl Actor {
             Event::Finished {
                 key,
                 generation,
+                options,
                 outcome,
-            } => self.finished(key, generation, outcome).await,
+            } => self.finished(key, generation, options, outcome).await,
         }
     }
 
@@ -407,6 +458,7 @@ impl Actor {
             let generation = doc.generation;
             let snapshot = doc.snapshot.clone();
             let uri = doc.uri.clone();
+            let edited = std::mem::take(&mut doc.edited);
             self.shared
                 .client
                 .send_notification::<StatusNotification>(to_proto::status(
@@ -430,6 +482,7 @@ impl Actor {
                 generation,
                 snapshot,
                 cancel,
+                edited,
             ));
         }
     }
@@ -438,6 +491,7 @@ impl Actor {
         &mut self,
         key: String,
         generation: u64,
+        options: Arc<Options>,
         outcome: Result<(FileReport, Vec<PathBuf>), String>,
     ) {
         let client = self.shared.client.clone();
@@ -535,9 +589,10 @@ impl Actor {
             Arc::new(Analysis {
                 version: snap.version,
                 text: snap.text.clone(),
+                tree: snap.tree.clone(),
                 index: snap.index.clone(),
                 encoding: doc.encoding,
-                options: self.options.clone(),
+                options,
                 findings,
                 diagnostics,
                 kernels,
@@ -586,17 +641,34 @@ async fn run_analysis(
     generation: u64,
     snapshot: Snapshot,
     cancel: Arc<AtomicBool>,
+    edited: bool,
 ) {
     // Wait for a slot; a run made obsolete meanwhile never starts (its result
-    // would be discarded anyway).
-    let Ok(_slot) = shared.analysis_slots.clone().acquire_owned().await else {
-        return;
+    // would be discarded anyway). The edited document takes the edit slot
+    // when it is free: it never waits behind other files.
+    let edit_slot = if edited {
+        shared.edit_slot.clone().try_acquire_owned().ok()
+    } else {
+        None
+    };
+    let _slot = match edit_slot {
+        Some(s) => s,
+        None => match shared.analysis_slots.clone().acquire_owned().await {
+            Ok(s) => s,
+            Err(_) => return,
+        },
     };
     if cancel.load(Ordering::SeqCst) {
         return;
     }
     let cache = shared.cache.clone();
     let flag = cancel.clone();
+    // Quick-fixes are never computed here: diagnostics first, fixes on
+    // `textDocument/codeAction`.
+    let run_options = Options {
+        compute_fixes: false,
+        ..Options::clone(&options)
+    };
     let handle = tokio::task::spawn_blocking(move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| match &project.path {
             // A file: analysed in its project (headers, build flags, launch
@@ -606,7 +678,7 @@ async fn run_analysis(
                     path,
                     &snapshot.text,
                     Some(&snapshot.tree),
-                    &options,
+                    &run_options,
                     &project.search,
                     &Overlay {
                         buffers: &project.overlay,
@@ -620,7 +692,7 @@ async fn run_analysis(
                 syncscope_core::analyze(
                     &snapshot.text,
                     &snapshot.tree,
-                    &options,
+                    &run_options,
                     &*cache,
                     Some(&flag),
                 ),
@@ -641,6 +713,7 @@ async fn run_analysis(
     let _ = tx.send(Event::Finished {
         key,
         generation,
+        options,
         outcome,
     });
 }

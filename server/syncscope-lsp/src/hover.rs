@@ -1,67 +1,7 @@
 //! Hover texts: a finding with its witness, or a kernel with its verdict.
 
 use crate::to_proto::finding_counts;
-use syncscope_core::{Finding, KernelReport, KernelStatus, Options, Witness};
-
-fn tuple(v: &[i64; 3]) -> String {
-    format!("({},{},{})", v[0], v[1], v[2])
-}
-
-/// `blockDim.x/y/z` values as `blockDim = (x,y,z)` (missing components as `?`).
-fn dim_value(w: &Witness, name: &str) -> Option<String> {
-    let comps: Vec<Option<i64>> = ["x", "y", "z"]
-        .iter()
-        .map(|c| w.value(&format!("{name}.{c}")))
-        .collect();
-    if comps.iter().all(Option::is_none) {
-        return None;
-    }
-    let s: Vec<String> = comps
-        .iter()
-        .map(|c| c.map_or("?".to_string(), |v| v.to_string()))
-        .collect();
-    Some(format!("{name} = ({})", s.join(",")))
-}
-
-/// One line describing a witness: the two threads and every other value.
-pub fn witness_text(w: &Witness) -> String {
-    let threads: Vec<String> = w
-        .threads
-        .iter()
-        .map(|t| {
-            format!(
-                "thread {} of block {}",
-                tuple(&t.thread_idx),
-                tuple(&t.block_idx)
-            )
-        })
-        .collect();
-    let mut parts = Vec::new();
-    for dim in ["blockDim", "gridDim"] {
-        parts.extend(dim_value(w, dim));
-    }
-    let index: Vec<String> = (0..)
-        .map_while(|i| w.value(&format!("index[{i}]")))
-        .map(|v| v.to_string())
-        .collect();
-    if !index.is_empty() {
-        parts.push(format!("index = [{}]", index.join("][")));
-    }
-    for (name, value) in &w.values {
-        let is_dim = name.starts_with("blockDim.") || name.starts_with("gridDim.");
-        if !is_dim && !name.starts_with("index[") {
-            parts.push(format!("{name} = {value}"));
-        }
-    }
-    let mut out = threads.join(" and ");
-    if !parts.is_empty() {
-        if !out.is_empty() {
-            out.push_str("; ");
-        }
-        out.push_str(&parts.join(", "));
-    }
-    out
-}
+use syncscope_core::{Finding, KernelReport, KernelStatus, Options};
 
 /// Markdown for a finding: kind, message, witness and related locations.
 /// `line_of` maps a byte offset to a 1-based line for display.
@@ -69,18 +9,25 @@ pub fn finding_markdown(f: &Finding) -> String {
     let mut md = format!("**syncscope {}**: {}", f.kind.code(), f.message);
     if let Some(w) = &f.witness {
         md.push_str("\n\n**Witness:** ");
-        md.push_str(&witness_text(w));
+        md.push_str(&w.describe());
     }
-    for r in &f.related {
+    // One witness above; the racing accesses listed, capped like the
+    // diagnostic's related locations.
+    let cap = crate::to_proto::MAX_RELATED;
+    for r in f.related.iter().take(cap) {
         md.push_str(&format!(
             "\n\n- line {}: {}",
             r.span.start.line + 1,
             r.message
         ));
     }
-    if !f.fixes.is_empty() {
-        let titles: Vec<&str> = f.fixes.iter().map(|x| x.title.as_str()).collect();
-        md.push_str(&format!("\n\nQuick fix: {}", titles.join("; ")));
+    if f.related.len() > cap {
+        md.push_str(&format!("\n\n- and {} more", f.related.len() - cap));
+    }
+    if f.kind == syncscope_core::FindingKind::DataRace && f.pairs.len() > 1 {
+        md.push_str(
+            "\n\nQuick fix: ask for code actions here (one barrier, checked before it is offered).",
+        );
     }
     md
 }
@@ -154,7 +101,7 @@ mod launch_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use syncscope_core::{FindingKind, Related, Span, WitnessThread};
+    use syncscope_core::{FindingKind, Related, Span, Witness, WitnessThread};
 
     #[test]
     fn witness_lists_threads_dims_and_values() {
@@ -178,7 +125,7 @@ mod tests {
             ],
         };
         assert_eq!(
-            witness_text(&w),
+            w.describe(),
             "thread (5,0,0) of block (0,0,0) and thread (6,0,0) of block (0,0,0); blockDim = (64,1,1), index = [6], n = 3"
         );
         let mut f = Finding::new(

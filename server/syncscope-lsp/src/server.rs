@@ -2,7 +2,7 @@
 //! requests answered from the latest analysis.
 
 use crate::actor::{self, Event, Shared};
-use crate::config::{self, Effective, Settings};
+use crate::config::{self, Settings};
 use crate::document::{Document, Encoding};
 use crate::from_proto;
 use crate::hover;
@@ -61,7 +61,9 @@ impl Server {
 
     /// `syncscope/stats`: cumulative query and kernel counters.
     pub async fn stats(&self) -> Result<serde_json::Value> {
-        Ok(to_proto::stats(&self.shared.stats()))
+        let mut v = to_proto::stats(&self.shared.stats());
+        v["fixRequestsCancelled"] = self.shared.fixes_cancelled.load(Ordering::Relaxed).into();
+        Ok(v)
     }
 
     /// Stand-in for a malformed message (see [`crate::framing`]): answers
@@ -101,8 +103,11 @@ impl Server {
     }
 
     /// Re-reads the configuration file (the open buffer if any, else the file
-    /// under the root), updates the effective configuration and returns it.
-    fn reload_file_config(&self) -> Effective {
+    /// under the root), updates the effective configuration and hands it to
+    /// the actor while the configuration lock is held: configurations reach
+    /// the actor in the order they were made, and in order with the edits
+    /// queued before and after (nothing is awaited in between).
+    fn reload_file_config(&self) {
         let uri = self.config_uri();
         let buffer = uri
             .as_ref()
@@ -133,7 +138,11 @@ impl Server {
                 Settings::default()
             }
         };
-        config::resolve(&cfg.file, &cfg.client, cfg.root.as_deref())
+        self.send(Event::Config(config::resolve(
+            &cfg.file,
+            &cfg.client,
+            cfg.root.as_deref(),
+        )));
     }
 
     async fn publish_config_diagnostics(&self) {
@@ -150,9 +159,8 @@ impl Server {
     }
 
     async fn config_file_changed(&self) {
-        let effective = self.reload_file_config();
+        self.reload_file_config();
         self.publish_config_diagnostics().await;
-        self.send(Event::Config(effective));
     }
 
     /// The latest analysis of `uri` if it is of the document's current version.
@@ -196,8 +204,7 @@ impl LanguageServer for Server {
             cfg.root = from_proto::root(&params);
             cfg.client = client_settings;
         }
-        let effective = self.reload_file_config();
-        self.send(Event::Config(effective));
+        self.reload_file_config();
 
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
@@ -285,11 +292,14 @@ impl LanguageServer for Server {
         // Synchronous: no `.await` between applying the text and queuing the event.
         let document = Document::new(doc.text, doc.version);
         let snapshot = document.snapshot();
-        self.docs.insert(from_proto::key(&doc.uri), document);
+        let key = from_proto::key(&doc.uri);
+        self.shared.edited(&key);
+        self.docs.insert(key, document);
         self.send(Event::Changed {
             uri: doc.uri,
             snapshot,
             encoding: self.encoding(),
+            edited: false,
         });
     }
 
@@ -325,10 +335,12 @@ impl LanguageServer for Server {
             );
             doc.snapshot()
         };
+        self.shared.edited(&key);
         self.send(Event::Changed {
             uri,
             snapshot,
             encoding,
+            edited: true,
         });
     }
 
@@ -351,6 +363,7 @@ impl LanguageServer for Server {
             return;
         }
         if self.docs.remove(&key).is_some() {
+            self.shared.edited(&key);
             self.send(Event::Closed { uri });
         }
     }
@@ -358,12 +371,14 @@ impl LanguageServer for Server {
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         match config::parse_client(&params.settings) {
             Ok(settings) => {
-                let effective = {
-                    let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
-                    cfg.client = settings;
-                    config::resolve(&cfg.file, &cfg.client, cfg.root.as_deref())
-                };
-                self.send(Event::Config(effective));
+                // Sent under the lock, like `reload_file_config`.
+                let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+                cfg.client = settings;
+                self.send(Event::Config(config::resolve(
+                    &cfg.file,
+                    &cfg.client,
+                    cfg.root.as_deref(),
+                )));
             }
             Err(e) => {
                 self.client.show_message(MessageType::ERROR, &e).await;
@@ -456,13 +471,48 @@ impl LanguageServer for Server {
             return Ok(None);
         };
         let (start, end) = (start.min(end) as u32, start.max(end) as u32);
+        let here: Vec<usize> = (0..analysis.findings.len())
+            .filter(|&i| {
+                let f = &analysis.findings[i];
+                f.span.start.offset <= end && start <= f.span.end.offset
+            })
+            .collect();
+        if here.is_empty() || !analysis.options.compute_fixes {
+            return Ok(Some(Vec::new()));
+        }
+        // Fixes are computed now, for these findings only, off the async
+        // threads; a newer edit of the document stops the work.
+        let key = from_proto::key(&uri);
+        let flag = self.shared.edit_flag(&key);
+        let wanted: Vec<syncscope_core::Finding> =
+            here.iter().map(|&i| analysis.findings[i].clone()).collect();
+        let (a, cache, stop) = (analysis.clone(), self.shared.cache.clone(), flag.clone());
+        let fixes = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                syncscope_core::analysis::quick_fixes(
+                    &a.text,
+                    &a.tree,
+                    &a.options,
+                    &*cache,
+                    Some(&stop),
+                    &wanted,
+                )
+            }))
+            .unwrap_or_default()
+        })
+        .await
+        .unwrap_or_default();
+        if flag.load(Ordering::SeqCst) {
+            self.shared.fixes_cancelled.fetch_add(1, Ordering::Relaxed);
+            return Err(Error::content_modified());
+        }
         let src = analysis.source();
-        let actions: CodeActionResponse = analysis
-            .findings
+        let actions: CodeActionResponse = here
             .iter()
-            .zip(&analysis.diagnostics)
-            .filter(|(f, _)| f.span.start.offset <= end && start <= f.span.end.offset)
-            .flat_map(|(f, d)| to_proto::code_actions(&uri, src, f, d))
+            .zip(&fixes)
+            .flat_map(|(&i, fixes)| {
+                to_proto::code_actions(&uri, src, fixes, &analysis.diagnostics[i])
+            })
             .map(CodeActionOrCommand::CodeAction)
             .collect();
         Ok(Some(actions))

@@ -3,7 +3,7 @@
 
 use crate::document::{Encoding, LineIndex};
 use std::collections::HashMap;
-use syncscope_core::{Finding, FindingKind, KernelReport, KernelStatus, Severity, Span};
+use syncscope_core::{Finding, FindingKind, Fix, KernelReport, KernelStatus, Severity, Span};
 use tower_lsp_server::lsp_types::{
     CodeAction, CodeActionKind, CodeDescription, CodeLens, Command, Diagnostic,
     DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, Location, NumberOrString,
@@ -61,16 +61,30 @@ pub fn code_description(code: &str) -> Option<CodeDescription> {
 }
 
 /// One finding as a diagnostic on `uri`.
+/// At most this many related locations per diagnostic; a last entry counts
+/// the rest (a grouped race may list hundreds of racing pairs).
+pub const MAX_RELATED: usize = 20;
+
 pub fn diagnostic(uri: &Uri, src: Source, f: &Finding) -> Diagnostic {
     let code = f.kind.code();
-    let related: Vec<DiagnosticRelatedInformation> = f
+    let mut related: Vec<DiagnosticRelatedInformation> = f
         .related
         .iter()
+        .take(MAX_RELATED)
         .map(|r| DiagnosticRelatedInformation {
             location: Location::new(uri.clone(), src.range(r.span)),
             message: r.message.clone(),
         })
         .collect();
+    if f.related.len() > MAX_RELATED {
+        related.push(DiagnosticRelatedInformation {
+            location: Location::new(uri.clone(), src.range(f.span)),
+            message: format!(
+                "and {} more racing accesses (`syncscope check --format=json` lists every pair)",
+                f.related.len() - MAX_RELATED
+            ),
+        });
+    }
     Diagnostic {
         range: src.range(f.span),
         severity: Some(severity(f.severity)),
@@ -108,9 +122,10 @@ pub fn config_diagnostic(range: Range, message: &str) -> Diagnostic {
     }
 }
 
-/// One quick-fix code action per `Fix` of the finding.
-pub fn code_actions(uri: &Uri, src: Source, f: &Finding, diag: &Diagnostic) -> Vec<CodeAction> {
-    f.fixes
+/// One quick-fix code action per fix of the finding; the preferred one is
+/// the only fix, and only if it was re-checked (`verified`).
+pub fn code_actions(uri: &Uri, src: Source, fixes: &[Fix], diag: &Diagnostic) -> Vec<CodeAction> {
+    fixes
         .iter()
         .map(|fix| {
             let edits: Vec<TextEdit> = fix
@@ -130,7 +145,7 @@ pub fn code_actions(uri: &Uri, src: Source, f: &Finding, diag: &Diagnostic) -> V
                     changes: Some(changes),
                     ..Default::default()
                 }),
-                is_preferred: Some(f.fixes.len() == 1),
+                is_preferred: Some(fixes.len() == 1 && fix.verified),
                 ..Default::default()
             }
         })
@@ -257,7 +272,7 @@ pub fn stats(s: &syncscope_core::Stats) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use syncscope_core::{Fix, Point, Related, TextEdit as CoreEdit};
+    use syncscope_core::{Point, Related, TextEdit as CoreEdit};
     use tower_lsp_server::lsp_types::Position;
 
     const TEXT: &str = "// é😀\n__global__ void k() {\n  x;\n}\n";
@@ -411,11 +426,19 @@ mod tests {
                 span: span_of(TEXT, "x;"),
                 new_text: "__syncthreads();\n  x;".into(),
             }],
+            verified: true,
         });
         let d = diagnostic(&uri(), src, &f);
-        let actions = code_actions(&uri(), src, &f, &d);
+        let actions = code_actions(&uri(), src, &f.fixes, &d);
         assert_eq!(actions.len(), 1);
         let a = &actions[0];
+        assert_eq!(a.is_preferred, Some(true));
+        // A fix that was not re-checked is never the preferred one.
+        f.fixes[0].verified = false;
+        assert_eq!(
+            code_actions(&uri(), src, &f.fixes, &d)[0].is_preferred,
+            Some(false)
+        );
         assert_eq!(a.kind, Some(CodeActionKind::QUICKFIX));
         assert_eq!(a.title, "Insert `__syncthreads()`");
         assert_eq!(a.diagnostics.as_ref().unwrap()[0], d);

@@ -1,7 +1,9 @@
 //! `syncscope check` and `syncscope lsp`.
 //!
-//! Exit status (a contract other tools depend on): 0 no error finding;
-//! 1 error findings (races, divergence; warnings only with --deny-warnings);
+//! Exit status (a contract other tools depend on; also in `--help` and the
+//! README): 0 no failing finding; 1 failing findings (errors: races,
+//! divergence, syntax errors; with --deny-warnings also redundant barriers,
+//! `unknown` and `not-verified`; or the kinds named by --fail-on);
 //! 2 usage or I/O error.
 
 use crate::output::{self, FileResult, Format};
@@ -11,13 +13,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use syncscope_core::project::config::{self, ConfigFile, DefineValue, Settings};
 use syncscope_core::project::SearchPaths;
-use syncscope_core::{Options, Severity};
+use syncscope_core::{FindingKind, Options, Severity};
+
+/// The exit statuses of `syncscope check`, shown by `--help`.
+const EXIT_STATUS: &str = "Exit status of `check`:
+  0  no failing finding (every kernel verified, or only findings that do not fail)
+  1  a failing finding: a data race, barrier divergence or syntax error; with
+     --deny-warnings also a redundant barrier, an `unknown` (solver limit or
+     budget) or a `not-verified` kernel; with --fail-on, the kinds it names
+  2  usage error, or a file that could not be read";
 
 #[derive(Parser, Debug)]
 #[command(
     name = "syncscope",
     version,
-    about = "Proves CUDA kernels free of data races, barrier divergence and redundant barriers."
+    about = "Proves CUDA kernels free of data races, barrier divergence and redundant barriers.",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -52,9 +63,15 @@ pub struct CheckArgs {
     /// Define a macro (VALUE defaults to 1).
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     define: Vec<String>,
-    /// Exit with status 1 on warnings (redundant barriers) too.
+    /// Exit with status 1 on anything short of a proof too: redundant
+    /// barriers, `unknown` and `not-verified` findings.
     #[arg(long)]
     deny_warnings: bool,
+    /// Exit with status 1 when a finding of one of these kinds is reported
+    /// (comma-separated: data-race, barrier-divergence, redundant-barrier,
+    /// unknown, not-verified, syntax-error). Errors always fail.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind)]
+    fail_on: Vec<FindingKind>,
     /// Legacy lockstep warps (warp size 32) instead of independent thread scheduling.
     #[arg(long)]
     warp_sync: bool,
@@ -112,6 +129,25 @@ fn parse_arch(s: &str) -> Result<u32, String> {
     } else {
         Err(bad())
     }
+}
+
+fn parse_kind(s: &str) -> Result<FindingKind, String> {
+    const KINDS: [FindingKind; 7] = [
+        FindingKind::DataRace,
+        FindingKind::BarrierDivergence,
+        FindingKind::RedundantBarrier,
+        FindingKind::Unknown,
+        FindingKind::NotVerified,
+        FindingKind::SyntaxError,
+        FindingKind::Include,
+    ];
+    KINDS
+        .into_iter()
+        .find(|k| k.code() == s.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = KINDS.iter().map(|k| k.code()).collect();
+            format!("unknown finding kind `{s}` (one of: {})", names.join(", "))
+        })
 }
 
 fn parse_dim(s: &str) -> Result<[u32; 3], String> {
@@ -349,75 +385,59 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     };
     let _ = out.write_all(rendered.as_bytes());
     let _ = out.flush();
-    let errors = results
+    let failing = results
         .iter()
         .flat_map(|r| &r.report.findings)
-        .any(|f| f.severity == Severity::Error);
-    let warnings = results
-        .iter()
-        .flat_map(|r| &r.report.findings)
-        .any(|f| f.severity == Severity::Warning);
+        .any(|f| fails(args, f.kind, f.severity));
     if !io_errors.is_empty() {
         2
-    } else if errors || (args.deny_warnings && warnings) {
+    } else if failing {
         1
     } else {
         0
     }
 }
 
-/// Analyses files on all cores (the core also spreads kernels over cores),
-/// each with its own options and header search paths.
+/// Whether a finding makes `check` exit with status 1: errors always; with
+/// `--deny-warnings` anything short of a proof (never a silent green for
+/// `unknown` or `not-verified`); the kinds named by `--fail-on`.
+fn fails(args: &CheckArgs, kind: FindingKind, severity: Severity) -> bool {
+    severity == Severity::Error || args.deny_warnings || args.fail_on.contains(&kind)
+}
+
+/// Analyses files on the core's worker pool (the core also spreads the
+/// kernels of a file over cores), each with its own options and header
+/// search paths.
 pub fn analyze_files(
     jobs: &[(PathBuf, Options, SearchPaths)],
     io_errors: &mut Vec<String>,
 ) -> Vec<FileResult> {
     let texts: Vec<Result<String, String>> = jobs.iter().map(|(f, _, _)| read_source(f)).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<FileResult>>> =
-        texts.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(texts.len())
-        .max(1);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let (Some((path, options, search)), Some(text)) = (jobs.get(i), texts.get(i))
-                else {
-                    break;
-                };
-                let Ok(text) = text else { continue };
-                let analysis = syncscope_core::analysis::project::analyze(
-                    path,
-                    text,
-                    None,
-                    options,
-                    search,
-                    &syncscope_core::project::Disk,
-                    &syncscope_core::MemoryCache::default(),
-                    None,
-                );
-                if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(FileResult {
-                        path: path.clone(),
-                        text: text.clone(),
-                        report: analysis.report,
-                        cuda_arch: analysis.options.cuda_arch,
-                    });
-                }
-            });
-        }
+    let items: Vec<(&(PathBuf, Options, SearchPaths), &Result<String, String>)> =
+        jobs.iter().zip(&texts).collect();
+    let results = syncscope_core::parallel_map(&items, |((path, options, search), text)| {
+        let text = text.as_ref().ok()?;
+        let analysis = syncscope_core::analysis::project::analyze(
+            path,
+            text,
+            None,
+            options,
+            search,
+            &syncscope_core::project::Disk,
+            &syncscope_core::MemoryCache::default(),
+            None,
+        );
+        Some(FileResult {
+            path: path.clone(),
+            text: text.clone(),
+            report: analysis.report,
+            cuda_arch: analysis.options.cuda_arch,
+        })
     });
     for text in &texts {
         if let Err(e) = text {
             io_errors.push(e.clone());
         }
     }
-    slots
-        .into_iter()
-        .filter_map(|s| s.into_inner().ok().flatten())
-        .collect()
+    results.into_iter().flatten().collect()
 }

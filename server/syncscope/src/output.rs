@@ -82,12 +82,25 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
             "message": r.message,
         })).collect::<Vec<_>>(),
     });
+    if !f.pairs.is_empty() {
+        // Every racing pair of a grouped race finding (`related` lists the
+        // later access of each).
+        v["pairs"] = json!(f
+            .pairs
+            .iter()
+            .map(|p| json!({
+                "first": {"range": range_json(text, &p.first), "text": p.first_text},
+                "second": {"range": range_json(text, &p.second), "text": p.second_text},
+            }))
+            .collect::<Vec<_>>());
+    }
     if !f.fixes.is_empty() {
         v["fixes"] = json!(f
             .fixes
             .iter()
             .map(|x| json!({
                 "title": x.title,
+                "verified": x.verified,
                 "edits": x.edits.iter().map(|e| json!({
                     "range": range_json(text, &e.span),
                     "newText": e.new_text,
@@ -102,6 +115,8 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
                 "blockIdx": t.block_idx,
             })).collect::<Vec<_>>(),
             "values": w.values.iter().map(|(n, x)| (n.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
+            "index": w.index(),
+            "summary": w.describe(),
         });
     }
     v
@@ -135,13 +150,15 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 6] = [
+const RULES: [(&str, &str); 8] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
-    ("redundant-barrier", "A barrier whose removal creates no data race."),
+    ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
     ("not-verified", "A construct the model cannot represent; the kernel is not verified."),
     ("unknown", "The solver could not decide within its limits."),
     ("syntax-error", "The file does not parse as CUDA."),
+    ("note", "Information about the analysis itself (an ignored directive flag)."),
+    ("include", "A header the project model could not read (missing local header, unknown system header)."),
 ];
 
 pub fn sarif(results: &[FileResult]) -> String {
@@ -174,11 +191,15 @@ pub fn sarif(results: &[FileResult]) -> String {
                 .iter()
                 .position(|(id, _)| *id == f.kind.code())
                 .unwrap_or(0);
+            let message = match &f.witness {
+                Some(w) => format!("{} (witness: {})", f.message, w.describe()),
+                None => f.message.clone(),
+            };
             out.push(json!({
                 "ruleId": f.kind.code(),
                 "ruleIndex": rule_index,
                 "level": level,
-                "message": {"text": f.message},
+                "message": {"text": message},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": uri},
                     "region": region(&index, &f.span),
@@ -268,9 +289,7 @@ pub fn human(results: &[FileResult], color: bool) -> String {
                 );
             }
             if let Some(w) = &f.witness {
-                let vals: Vec<String> =
-                    w.values.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-                let _ = writeln!(out, "   = witness: {}", vals.join(", "));
+                let _ = writeln!(out, "   = witness: {}", w.describe());
             }
             out.push('\n');
         }

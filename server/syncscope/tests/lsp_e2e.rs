@@ -884,3 +884,159 @@ fn server_and_core_sources_neither_write_files_nor_spawn_processes() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// A write followed by `reads` neighbour reads, with no barrier between.
+fn neighbour_reads(reads: usize) -> String {
+    let mut k = String::from(
+        "__global__ void neighbours(float *a) {\n    __shared__ float s[256];\n    int t = threadIdx.x;\n    float acc = 0.0f;\n    s[t] = a[t];\n",
+    );
+    for j in 1..=reads {
+        k.push_str(&format!("    acc += s[(t + {j}) % 256];\n"));
+    }
+    k.push_str("    a[t] = acc;\n}\n");
+    k
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_missing_barrier_is_one_finding_with_one_checked_fix() {
+    let root = temp_dir("grouped");
+    let (mut c, child, root_uri) = start(&root).await;
+    const READS: usize = 6;
+    let text = neighbour_reads(READS);
+    let fixed = fix_flow(
+        &mut c,
+        &root_uri,
+        "neighbours",
+        &text,
+        "data-race",
+        "__syncthreads()",
+    )
+    .await;
+    let d = &fixed.finding;
+    // At the first racing access (the write, line 5), with every colliding
+    // access in relatedInformation (the reads, lines 6..).
+    assert_eq!(d["range"]["start"]["line"], 4);
+    let related = d["relatedInformation"].as_array().expect("related");
+    let lines: Vec<u64> = related
+        .iter()
+        .map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, (5..5 + READS as u64).collect::<Vec<_>>());
+    assert!(fixed.fixed_diags.iter().all(|d| d["severity"] != 1));
+
+    // Exactly one quick-fix, preferred (it was re-checked), inserting the
+    // barrier before the first read with that line's indentation.
+    let uri = format!("{root_uri}/neighbours_again.cu");
+    let since = c.mark();
+    c.did_open(&uri, 1, &text);
+    let (_, diags) = c.wait_analysis(since, &uri, 1).await;
+    let races = with_code(&diags, "data-race");
+    assert_eq!(races.len(), 1, "{diags:#?}");
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": { "uri": uri },
+                "range": races[0]["range"],
+                "context": { "diagnostics": [races[0]], "only": ["quickfix"] }
+            }),
+        )
+        .await;
+    let actions = actions.as_array().cloned().unwrap_or_default();
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    assert_eq!(actions[0]["isPreferred"], true);
+    let edits = actions[0]["edit"]["changes"][&uri].as_array().unwrap();
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0]["newText"], "    __syncthreads();\n");
+    assert_eq!(edits[0]["range"]["start"]["line"], 5);
+
+    // One witness in the hover.
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": uri }, "position": races[0]["range"]["start"] }),
+        )
+        .await;
+    let md = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert_eq!(md.matches("**Witness:**").count(), 1, "{md}");
+
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Racy only when a block has more than 32 threads.
+const WIDTH_DEPENDENT: &str = "__global__ void width(int *a) {
+    __shared__ int s[64];
+    s[threadIdx.x % 32] = a[threadIdx.x];
+}
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_changes_apply_in_order_with_edits() {
+    let root = temp_dir("config-order");
+    let (mut c, child) = spawn();
+    let root_uri = file_uri(&root);
+    c.initialize(
+        Some(&root_uri),
+        json!({ "initializationOptions": { "blockDim": [32], "gridDim": [1] } }),
+    )
+    .await;
+    let uri = format!("{root_uri}/width.cu");
+    let since = c.mark();
+    c.did_open(&uri, 1, WIDTH_DEPENDENT);
+    let (status, _) = c.wait_analysis(since, &uri, 1).await;
+    assert_eq!(status["verdict"], "verified");
+    // Each configuration change is followed at once by an edit: the edit's
+    // version is analysed under the configuration sent before it.
+    let mut version = 1;
+    for (width, verdict) in [(64, "racy"), (32, "verified"), (64, "racy")] {
+        version += 1;
+        let since = c.mark();
+        c.notify(
+            "workspace/didChangeConfiguration",
+            json!({ "settings": { "syncscope": { "blockDim": [width], "gridDim": [1] } } }),
+        );
+        c.did_change(
+            &uri,
+            version,
+            json!([{ "text": format!("// v{version}\n{WIDTH_DEPENDENT}") }]),
+        );
+        let (status, _) = c.wait_analysis(since, &uri, version).await;
+        assert_eq!(status["verdict"], verdict, "blockDim {width}, v{version}");
+    }
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newer_edit_stops_the_quick_fix_checks_of_an_older_version() {
+    let root = temp_dir("fix-cancel");
+    let (mut c, child, root_uri) = start(&root).await;
+    let uri = format!("{root_uri}/neighbours.cu");
+    let text = neighbour_reads(40);
+    let since = c.mark();
+    c.did_open(&uri, 1, &text);
+    let (_, diags) = c.wait_analysis(since, &uri, 1).await;
+    let race = with_code(&diags, "data-race")[0].clone();
+    // The code action of version 1, then at once an edit: the request is
+    // answered `ContentModified` (the checks stopped), never with fixes for
+    // a text that no longer exists.
+    let id = c.send_request(
+        "textDocument/codeAction",
+        Some(json!({
+            "textDocument": { "uri": uri },
+            "range": race["range"],
+            "context": { "diagnostics": [race], "only": ["quickfix"] }
+        })),
+    );
+    c.did_change(&uri, 2, json!([{ "text": format!("// edited\n{text}") }]));
+    let answer = c.response(id).await;
+    assert_eq!(answer["error"]["code"], -32801, "{answer:#}");
+    let stats = c.request("syncscope/stats", Value::Null).await;
+    assert_eq!(stats["fixRequestsCancelled"], 1, "{stats:#}");
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -1,24 +1,33 @@
-//! Verified quick-fixes. Each candidate edit is applied to the text, the
-//! edited kernel is verified again, and the fix is offered only if its
-//! finding is gone and no new error appeared.
+//! Quick-fixes, checked on the kernel MODEL: each candidate is applied to
+//! the model (a `Barrier` statement inserted at the insertion point, a
+//! barrier removed, a barrier hoisted out of its branch) and the model is
+//! verified again; the text is never edited and re-parsed for it. A fix
+//! whose check came back complete, with its finding gone and no new error,
+//! is `verified` (the server offers only such a fix as preferred).
 //!
-//! - a race: insert `__syncthreads();` between the two accesses, at a
-//!   statement boundary (innermost first, loop bodies included);
+//! - a race finding (one group of racing pairs): insert `__syncthreads();`
+//!   before the first later access of the group (innermost statement first,
+//!   then enclosing ones), with the indentation of that line;
 //! - a redundant barrier: remove its statement;
 //! - a divergent barrier directly inside `if (c) { A; __syncthreads(); B; }`:
 //!   split the branch around it (when `A` neither assigns what `c` reads nor
 //!   declares what `B` uses).
 
 use crate::cache::QueryCache;
-use crate::model::Kernel;
+use crate::model::{Barrier, BarrierKind, Kernel, Stmt};
 use crate::options::Options;
 use crate::report::*;
 use crate::syntax::FieldExt;
 use crate::verify::engine::RaceHit;
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use tree_sitter::Node;
 
 const MAX_CANDIDATES: usize = 6;
+/// Time for checking the candidates of one finding: past it the remaining
+/// candidates are not checked (a candidate then is offered unverified).
+const FIX_BUDGET: Duration = Duration::from_millis(3000);
 
 pub fn point_at(text: &str, offset: usize) -> Point {
     let mut off = offset.min(text.len());
@@ -42,87 +51,89 @@ fn span_of(text: &str, start: usize, end: usize) -> Span {
     }
 }
 
-fn line_indent(text: &str, offset: usize) -> (usize, String) {
-    let line_start = text[..offset.min(text.len())]
-        .rfind('\n')
-        .map(|i| i + 1)
-        .unwrap_or(0);
-    let indent: String = text[line_start..]
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect();
-    (line_start, indent)
-}
-
-/// What a fix is judged by: the kernel's racing pairs (by the source text
-/// of the two accesses, stable across edits) and its counts of divergent
-/// barriers and undecided findings.
+/// What a fix is judged by: the kernel's racing pairs (access ids: the
+/// fixed model keeps them), its divergent barriers and undecided findings,
+/// and whether the check was complete.
 struct Summary {
-    races: Vec<(String, String)>,
+    races: Vec<(usize, usize)>,
     divergent: usize,
     unknown: usize,
+    complete: bool,
 }
 
 impl Summary {
-    fn new(kernel: &Kernel, findings: &[Finding], races: &[RaceHit]) -> Summary {
+    fn new(findings: &[Finding], races: &[RaceHit], complete: bool) -> Summary {
         let count = |k: FindingKind| findings.iter().filter(|f| f.kind == k).count();
         Summary {
-            races: races.iter().filter_map(|r| race_key(kernel, r)).collect(),
+            races: races.iter().map(race_key).collect(),
             divergent: count(FindingKind::BarrierDivergence),
             unknown: count(FindingKind::Unknown),
+            complete,
         }
     }
 }
 
-/// A race as its two accesses' source texts, in order.
-fn race_key(kernel: &Kernel, r: &RaceHit) -> Option<(String, String)> {
-    let accesses = kernel.accesses();
-    let text = |id: usize| accesses.iter().find(|a| a.id == id).map(|a| a.text.clone());
-    let (a, b) = (text(r.first)?, text(r.second)?);
-    Some(if a <= b { (a, b) } else { (b, a) })
+fn race_key(r: &RaceHit) -> (usize, usize) {
+    (r.first.min(r.second), r.first.max(r.second))
+}
+
+/// What checking a candidate said.
+enum Verdict {
+    Good,
+    Bad,
+    /// The check did not finish (budget, timeout, cancelled).
+    Undecided,
 }
 
 struct Checker<'a> {
     text: &'a str,
+    tree: &'a tree_sitter::Tree,
     kernel: &'a Kernel,
     options: Options,
     cache: &'a dyn QueryCache,
+    cancel: Option<&'a AtomicBool>,
+    deadline: Instant,
 }
 
 impl Checker<'_> {
-    /// Verifies the kernel after `edits`.
-    fn after(&self, edits: &[TextEdit]) -> Option<Summary> {
-        let mut new_text = self.text.to_string();
-        let mut sorted: Vec<&TextEdit> = edits.iter().collect();
-        sorted.sort_by_key(|e| std::cmp::Reverse(e.span.start.offset));
-        for e in sorted {
-            let (s, t) = (e.span.start.offset as usize, e.span.end.offset as usize);
-            if s > t
-                || t > new_text.len()
-                || !new_text.is_char_boundary(s)
-                || !new_text.is_char_boundary(t)
-            {
-                return None;
-            }
-            new_text.replace_range(s..t, &e.new_text);
-        }
-        let tree = crate::syntax::parse(&new_text, None);
-        if tree.root_node().has_error() && !self.text_has_errors() {
-            return None;
-        }
-        let kernels = crate::frontend::lower_file(&new_text, &tree, &self.options);
-        let k = kernels.iter().find(|k| k.name == self.kernel.name)?;
-        let (findings, _, races, _) = crate::verify::verify_one(k, &self.options, self.cache, None);
-        Some(Summary::new(k, &findings, &races))
+    fn stopped(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || Instant::now() > self.deadline
     }
 
-    fn text_has_errors(&self) -> bool {
-        crate::syntax::parse(self.text, None)
-            .root_node()
-            .has_error()
+    /// Verifies `model` (the kernel with a fix applied).
+    fn check(&self, model: &Kernel) -> Option<Summary> {
+        if self.stopped() {
+            return None;
+        }
+        let (findings, _, races, stats) =
+            crate::verify::verify_one(model, &self.options, self.cache, self.cancel);
+        let complete = stats.kernels_over_budget == 0 && !self.stopped();
+        Some(Summary::new(&findings, &races, complete))
+    }
+
+    /// The fix is good if the race set only shrank (losing every pair of
+    /// `target`) and neither divergence nor undecided findings grew.
+    fn judge(&self, model: &Kernel, before: &Summary, target: &[(usize, usize)]) -> Verdict {
+        let Some(after) = self.check(model) else {
+            return Verdict::Undecided;
+        };
+        let not_new = after.races.iter().all(|r| before.races.contains(r));
+        let gone = target.iter().all(|t| !after.races.contains(t));
+        if not_new && gone && after.divergent <= before.divergent && after.unknown <= before.unknown
+        {
+            Verdict::Good
+        } else if !after.complete || after.unknown > before.unknown {
+            Verdict::Undecided
+        } else {
+            Verdict::Bad
+        }
     }
 }
 
+/// Computes the quick-fixes of `findings` (of `kernel`, whose verification
+/// gave `races`) that are `wanted`, within [`FIX_BUDGET`] per finding;
+/// stops when `cancel` is set.
+#[allow(clippy::too_many_arguments)]
 pub fn add_fixes(
     text: &str,
     tree: &tree_sitter::Tree,
@@ -131,54 +142,40 @@ pub fn add_fixes(
     races: &[RaceHit],
     options: &Options,
     cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    wanted: &dyn Fn(&Finding) -> bool,
 ) {
-    let checker = Checker {
-        text,
-        kernel,
-        options: Options {
-            compute_fixes: false,
-            check_redundant: false,
-            ..options.clone()
-        },
-        cache,
-    };
-    let before = Summary::new(kernel, findings, races);
+    let before = Summary::new(findings, races, true);
     for f in findings.iter_mut() {
+        if !wanted(f) {
+            continue;
+        }
+        let checker = Checker {
+            text,
+            tree,
+            kernel,
+            options: Options {
+                compute_fixes: false,
+                check_redundant: false,
+                ..options.clone()
+            },
+            cache,
+            cancel,
+            deadline: Instant::now() + FIX_BUDGET,
+        };
+        if checker.stopped() {
+            return;
+        }
         let fix = match f.kind {
-            FindingKind::DataRace => {
-                let target = races
-                    .iter()
-                    .find(|r| same_race(kernel, r, f))
-                    .and_then(|r| race_key(kernel, r));
-                target.and_then(|t| race_fix(&checker, tree, f, &before, &t))
-            }
+            FindingKind::DataRace => race_fix(&checker, f, races, &before),
             FindingKind::RedundantBarrier => removal_fix(&checker, f, &before),
-            FindingKind::BarrierDivergence => hoist_fix(&checker, tree, f, &before),
+            FindingKind::BarrierDivergence => hoist_fix(&checker, f, &before),
             _ => None,
         };
         if let Some(fix) = fix {
             f.fixes.push(fix);
         }
     }
-}
-
-/// Whether the race finding `f` reports `r` (its two accesses' spans).
-fn same_race(kernel: &Kernel, r: &RaceHit, f: &Finding) -> bool {
-    let accesses = kernel.accesses();
-    let span = |id: usize| accesses.iter().find(|a| a.id == id).map(|a| a.span);
-    let (Some(p), Some(q)) = (span(r.first), span(r.second)) else {
-        return false;
-    };
-    let other = f.related.first().map(|x| x.span);
-    (f.span == p && other == Some(q)) || (f.span == q && other == Some(p))
-}
-
-/// The fix is good if the race set only shrank (losing `target`, if any)
-/// and neither divergence nor undecided findings grew.
-fn acceptable(after: &Summary, before: &Summary, target: Option<&(String, String)>) -> bool {
-    let not_new = after.races.iter().all(|r| before.races.contains(r));
-    let gone = target.map(|t| !after.races.contains(t)).unwrap_or(true);
-    not_new && gone && after.divergent <= before.divergent && after.unknown <= before.unknown
 }
 
 fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {
@@ -202,82 +199,344 @@ fn enclosing_statements(node: Node) -> Vec<Node> {
     out
 }
 
-fn race_fix(
-    checker: &Checker,
-    tree: &tree_sitter::Tree,
-    f: &Finding,
-    before: &Summary,
-    target: &(String, String),
-) -> Option<Fix> {
-    let text = checker.text;
-    let other = f.related.first()?;
-    let (first, second) = if f.span.start.offset <= other.span.start.offset {
-        (f.span, other.span)
+/// Where a statement starts in the model: its first leaf's offset.
+fn stmt_start(s: &Stmt) -> Option<u32> {
+    match s {
+        Stmt::Access(a) => Some(a.span.start.offset),
+        Stmt::Barrier(b) => Some(b.stmt_span.start.offset),
+        Stmt::Loop(l) => Some(l.span.start.offset),
+        Stmt::If(t, e) => t.iter().chain(e).filter_map(stmt_start).min(),
+    }
+}
+
+fn stmt_end(s: &Stmt) -> Option<u32> {
+    match s {
+        Stmt::Access(a) => Some(a.span.end.offset),
+        Stmt::Barrier(b) => Some(b.stmt_span.end.offset),
+        Stmt::Loop(l) => Some(l.span.end.offset),
+        Stmt::If(t, e) => t.iter().chain(e).filter_map(stmt_end).max(),
+    }
+}
+
+/// A construct of the source that encloses an insertion point, outermost
+/// first: the model statement list to insert into is found by following it.
+enum Enclosing {
+    Loop {
+        start: u32,
+    },
+    If {
+        start: u32,
+        end: u32,
+        then: (u32, u32),
+        in_then: bool,
+    },
+}
+
+/// The constructs between the kernel's body and `stmt`, outermost first;
+/// `None` for a place the model has no list for (a `switch` case...).
+fn enclosing_constructs(stmt: Node, pos: u32) -> Option<Vec<Enclosing>> {
+    let mut out = Vec::new();
+    let mut n = stmt.parent()?;
+    loop {
+        let p = n.parent()?;
+        match n.kind() {
+            "compound_statement" | "else_clause" => {}
+            "for_statement" | "while_statement" | "do_statement" => out.push(Enclosing::Loop {
+                start: n.start_byte() as u32,
+            }),
+            "if_statement" => {
+                let then = n.field("consequence")?;
+                let then = (then.start_byte() as u32, then.end_byte() as u32);
+                out.push(Enclosing::If {
+                    start: n.start_byte() as u32,
+                    end: n.end_byte() as u32,
+                    then,
+                    in_then: then.0 <= pos && pos <= then.1,
+                })
+            }
+            _ => return None,
+        }
+        if p.kind() == "function_definition" {
+            break;
+        }
+        n = p;
+    }
+    out.reverse();
+    Some(out)
+}
+
+/// Inserts `barrier` into the statement list that `path` leads to, before
+/// the first statement starting at or after `pos`. An `if` without barriers
+/// was flattened by the front end: its statements are gathered into an
+/// `If` again. Returns the ids of the loops entered, or `None` when the
+/// model has no such place.
+fn insert_at(
+    list: &mut Vec<Stmt>,
+    path: &[Enclosing],
+    pos: u32,
+    barrier: &mut Barrier,
+    first: usize,
+) -> Option<()> {
+    let Some((head, rest)) = path.split_first() else {
+        let idx = (first..list.len())
+            .find(|&i| stmt_start(&list[i]).is_some_and(|s| s >= pos))
+            .unwrap_or(list.len());
+        list.insert(idx, Stmt::Barrier(barrier.clone()));
+        return Some(());
+    };
+    match head {
+        Enclosing::Loop { start } => {
+            let l = list.iter_mut().find_map(|s| match s {
+                Stmt::Loop(l) if l.span.start.offset == *start => Some(l),
+                _ => None,
+            })?;
+            barrier.loops.push(l.id);
+            let cond_len = l.cond_len;
+            insert_at(&mut l.body, rest, pos, barrier, cond_len)
+        }
+        Enclosing::If {
+            start,
+            end,
+            then,
+            in_then,
+        } => {
+            let inside = |s: &Stmt| {
+                stmt_start(s).is_some_and(|x| *start <= x && x < *end)
+                    && stmt_end(s).is_some_and(|x| x <= *end)
+            };
+            let existing = list
+                .iter()
+                .position(|s| matches!(s, Stmt::If(..)) && inside(s));
+            let at = match existing {
+                Some(i) => i,
+                None => {
+                    // Gather the flattened branch: condition reads stay before.
+                    let idx: Vec<usize> = (0..list.len()).filter(|&i| inside(&list[i])).collect();
+                    let lo = *idx.first().unwrap_or(&list.len());
+                    let hi = idx.last().map(|i| i + 1).unwrap_or(lo);
+                    if idx.len() != hi - lo {
+                        return None;
+                    }
+                    let taken: Vec<Stmt> = list.drain(lo..hi).collect();
+                    let (mut cond, mut t, mut e) = (Vec::new(), Vec::new(), Vec::new());
+                    for s in taken {
+                        let x = stmt_start(&s).unwrap_or(0);
+                        if x < then.0 {
+                            cond.push(s);
+                        } else if x <= then.1 {
+                            t.push(s);
+                        } else {
+                            e.push(s);
+                        }
+                    }
+                    let n = cond.len();
+                    cond.push(Stmt::If(t, e));
+                    for (k, s) in cond.into_iter().enumerate() {
+                        list.insert(lo + k, s);
+                    }
+                    lo + n
+                }
+            };
+            let Stmt::If(t, e) = &mut list[at] else {
+                return None;
+            };
+            insert_at(if *in_then { t } else { e }, rest, pos, barrier, 0)
+        }
+    }
+}
+
+/// The kernel with a `__syncthreads()` inserted at byte `pos`, just inside
+/// or around `stmt` (`before`: at its start, else at its end).
+fn with_barrier(kernel: &Kernel, stmt: Node, before: bool) -> Option<Kernel> {
+    let pos = if before {
+        stmt.start_byte()
     } else {
-        (other.span, f.span)
+        stmt.end_byte()
+    } as u32;
+    let def = kernel.def_span;
+    if pos <= def.start.offset || pos >= def.end.offset {
+        return None;
+    }
+    let mut guards = kernel.stmt_guards.iter().filter(|(o, _)| *o == pos);
+    let guard = if before {
+        guards.next()
+    } else {
+        guards.next_back()
+    }?
+    .1
+    .clone();
+    let path = enclosing_constructs(stmt, pos)?;
+    let span = Span {
+        start: Point {
+            offset: pos,
+            ..Point::default()
+        },
+        end: Point {
+            offset: pos,
+            ..Point::default()
+        },
     };
-    let a = node_at(tree, &first)?;
-    let b = node_at(tree, &second)?;
-    let mut candidates: Vec<usize> = Vec::new();
-    let push = |pos: usize, c: &mut Vec<usize>| {
-        if !c.contains(&pos) {
-            c.push(pos);
-        }
+    let mut barrier = Barrier {
+        id: kernel
+            .barriers()
+            .iter()
+            .map(|b| b.id + 1)
+            .max()
+            .unwrap_or(0),
+        kind: BarrierKind::Block,
+        guard,
+        span,
+        stmt_span: span,
+        has_value: false,
+        partial_mask: false,
+        conditions: Vec::new(),
+        loops: Vec::new(),
     };
-    // Between the two accesses: before a statement holding the later one,
-    // or after a statement holding the earlier one.
-    for s in enclosing_statements(b) {
-        if s.start_byte() >= a.end_byte() {
-            push(s.start_byte(), &mut candidates);
+    let mut model = kernel.clone();
+    insert_at(&mut model.body, &path, pos, &mut barrier, 0)?;
+    Some(model)
+}
+
+fn line_start_and_indent(text: &str, offset: usize) -> (usize, String) {
+    let line_start = text[..offset.min(text.len())]
+        .rfind('\n')
+        .map(|i| i + 1)
+        .unwrap_or(0);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    (line_start, indent)
+}
+
+/// The edit inserting `__syncthreads();` before or after `stmt`, on a line
+/// of its own with `stmt`'s indentation.
+fn insertion_edit(text: &str, stmt: Node, before: bool) -> TextEdit {
+    let (line_start, indent) = line_start_and_indent(text, stmt.start_byte());
+    let own_line = text[line_start..stmt.start_byte()].trim().is_empty();
+    let (at, new_text) = if before && own_line {
+        (line_start, format!("{indent}__syncthreads();\n"))
+    } else if before {
+        (stmt.start_byte(), "__syncthreads(); ".to_string())
+    } else {
+        (stmt.end_byte(), format!("\n{indent}__syncthreads();"))
+    };
+    TextEdit {
+        span: span_of(text, at, at),
+        new_text,
+    }
+}
+
+/// The race finding's pairs as access ids (matched by span).
+fn target_pairs(kernel: &Kernel, f: &Finding, races: &[RaceHit]) -> Vec<(usize, usize)> {
+    let accesses = kernel.accesses();
+    let span = |id: usize| accesses.iter().find(|a| a.id == id).map(|a| a.span);
+    races
+        .iter()
+        .filter(|r| {
+            let (Some(p), Some(q)) = (span(r.first), span(r.second)) else {
+                return false;
+            };
+            f.pairs
+                .iter()
+                .any(|x| (x.first == p && x.second == q) || (x.first == q && x.second == p))
+        })
+        .map(race_key)
+        .collect()
+}
+
+fn race_fix(checker: &Checker, f: &Finding, races: &[RaceHit], before: &Summary) -> Option<Fix> {
+    let text = checker.text;
+    let target = target_pairs(checker.kernel, f, races);
+    if target.is_empty() || f.pairs.is_empty() {
+        return None;
+    }
+    // The point every pair's two accesses lie around: after the last
+    // earlier access, before the first later one.
+    let earliest_late = f
+        .pairs
+        .iter()
+        .map(|p| p.second)
+        .min_by_key(|s| s.start.offset)?;
+    let latest_early = f.pairs.iter().map(|p| p.first.end.offset).max()?;
+    let late = node_at(checker.tree, &earliest_late)?;
+    let mut candidates: Vec<(Node, bool)> = Vec::new();
+    for s in enclosing_statements(late) {
+        if s.start_byte() as u32 >= latest_early {
+            candidates.push((s, true));
         }
     }
-    for s in enclosing_statements(a) {
-        if s.end_byte() <= b.start_byte() {
-            push(s.end_byte(), &mut candidates);
+    let first_early = f
+        .pairs
+        .iter()
+        .map(|p| p.first)
+        .min_by_key(|s| s.start.offset)?;
+    if let Some(early) = node_at(checker.tree, &first_early) {
+        for s in enclosing_statements(early) {
+            if s.end_byte() as u32 <= earliest_late.start.offset {
+                candidates.push((s, false));
+            }
         }
     }
-    // Across loop iterations: after the later access, before the earlier one.
-    for s in enclosing_statements(b) {
-        push(s.end_byte(), &mut candidates);
-    }
-    for s in enclosing_statements(a) {
-        push(s.start_byte(), &mut candidates);
-    }
-    for pos in candidates.into_iter().take(MAX_CANDIDATES) {
-        let (line_start, indent) = line_indent(text, pos);
-        let at_line_start = text[line_start..pos].trim().is_empty();
-        let (at, new_text) = if at_line_start {
-            (line_start, format!("{indent}__syncthreads();\n"))
-        } else {
-            (pos, format!("\n{indent}__syncthreads();"))
+    let mut undecided = None;
+    for (stmt, before_stmt) in candidates.into_iter().take(MAX_CANDIDATES) {
+        let Some(model) = with_barrier(checker.kernel, stmt, before_stmt) else {
+            continue;
         };
-        let edit = TextEdit {
-            span: span_of(text, at, at),
-            new_text,
+        let edit = insertion_edit(text, stmt, before_stmt);
+        let line = edit.span.start.line + 1;
+        let fix = |verified: bool| Fix {
+            title: format!(
+                "Insert `__syncthreads()` at line {line} to separate the racing accesses{}",
+                if verified { "" } else { " (not re-checked)" }
+            ),
+            edits: vec![edit.clone()],
+            verified,
         };
-        let after = checker.after(std::slice::from_ref(&edit))?;
-        if acceptable(&after, before, Some(target)) {
-            let line = point_at(text, at).line + 1;
-            return Some(Fix {
-                title: format!(
-                    "Insert `__syncthreads()` at line {line} to separate the racing accesses"
-                ),
-                edits: vec![edit],
-            });
+        match checker.judge(&model, before, &target) {
+            Verdict::Good => return Some(fix(true)),
+            Verdict::Undecided if undecided.is_none() => undecided = Some(fix(false)),
+            _ => {}
+        }
+        if checker.stopped() {
+            break;
         }
     }
-    None
+    undecided
+}
+
+fn without_barrier(stmts: &mut Vec<Stmt>, id: usize) -> bool {
+    if let Some(i) = stmts
+        .iter()
+        .position(|s| matches!(s, Stmt::Barrier(b) if b.id == id))
+    {
+        stmts.remove(i);
+        return true;
+    }
+    stmts.iter_mut().any(|s| match s {
+        Stmt::If(t, e) => without_barrier(t, id) || without_barrier(e, id),
+        Stmt::Loop(l) => without_barrier(&mut l.body, id),
+        _ => false,
+    })
+}
+
+fn barrier_at<'k>(kernel: &'k Kernel, span: &Span) -> Option<&'k Barrier> {
+    kernel.barriers().into_iter().find(|b| b.span == *span)
 }
 
 fn removal_fix(checker: &Checker, f: &Finding, before: &Summary) -> Option<Fix> {
     let text = checker.text;
-    let tree = crate::syntax::parse(text, None);
-    let node = node_at(&tree, &f.span)?;
+    let barrier = barrier_at(checker.kernel, &f.span)?;
+    let node = node_at(checker.tree, &f.span)?;
     let stmt = enclosing_statements(node).into_iter().next()?;
     if stmt.kind() != "expression_statement" {
         return None;
     }
-    let (line_start, _) = line_indent(text, stmt.start_byte());
+    let mut model = checker.kernel.clone();
+    if !without_barrier(&mut model.body, barrier.id) {
+        return None;
+    }
+    let (line_start, _) = line_start_and_indent(text, stmt.start_byte());
     let line_end = text[stmt.end_byte()..]
         .find('\n')
         .map(|i| stmt.end_byte() + i + 1)
@@ -293,10 +552,10 @@ fn removal_fix(checker: &Checker, f: &Finding, before: &Summary) -> Option<Fix> 
         span: span_of(text, s, e),
         new_text: String::new(),
     };
-    let after = checker.after(std::slice::from_ref(&edit))?;
-    acceptable(&after, before, None).then(|| Fix {
+    matches!(checker.judge(&model, before, &[]), Verdict::Good).then(|| Fix {
         title: "Remove redundant `__syncthreads()`".into(),
         edits: vec![edit],
+        verified: true,
     })
 }
 
@@ -357,14 +616,46 @@ fn assigned_or_declared(nodes: &[Node], text: &str) -> (HashSet<String>, HashSet
     (assigned, declared)
 }
 
-fn hoist_fix(
-    checker: &Checker,
-    tree: &tree_sitter::Tree,
-    f: &Finding,
-    before: &Summary,
-) -> Option<Fix> {
+/// The model of the hoist: `If(pre; b; post)` becomes `If(pre); b'; If(post)`
+/// with `b'` at the guard of the `if` statement itself (the leaves keep
+/// their guards: the fix is only offered when `pre` leaves `c` unchanged).
+fn hoisted(stmts: &mut Vec<Stmt>, id: usize, guard: &crate::model::Expr) -> bool {
+    let direct = stmts.iter().position(|s| {
+        matches!(s, Stmt::If(t, e) if e.is_empty()
+            && t.iter().any(|x| matches!(x, Stmt::Barrier(b) if b.id == id)))
+    });
+    if let Some(i) = direct {
+        let Stmt::If(mut pre, _) = stmts.remove(i) else {
+            return false;
+        };
+        let Some(j) = pre
+            .iter()
+            .position(|x| matches!(x, Stmt::Barrier(b) if b.id == id))
+        else {
+            return false;
+        };
+        let post = pre.split_off(j + 1);
+        let Some(Stmt::Barrier(mut b)) = pre.pop() else {
+            return false;
+        };
+        b.guard = guard.clone();
+        b.conditions.pop();
+        stmts.insert(i, Stmt::If(post, Vec::new()));
+        stmts.insert(i, Stmt::Barrier(b));
+        stmts.insert(i, Stmt::If(pre, Vec::new()));
+        return true;
+    }
+    stmts.iter_mut().any(|s| match s {
+        Stmt::If(t, e) => hoisted(t, id, guard) || hoisted(e, id, guard),
+        Stmt::Loop(l) => hoisted(&mut l.body, id, guard),
+        _ => false,
+    })
+}
+
+fn hoist_fix(checker: &Checker, f: &Finding, before: &Summary) -> Option<Fix> {
     let text = checker.text;
-    let node = node_at(tree, &f.span)?;
+    let barrier = barrier_at(checker.kernel, &f.span)?;
+    let node = node_at(checker.tree, &f.span)?;
     let stmt = enclosing_statements(node).into_iter().next()?;
     let block = stmt.parent()?;
     let iff = block.parent()?;
@@ -388,7 +679,18 @@ fn hoist_fix(
     if declared.iter().any(|d| post_ids.contains(d)) {
         return None;
     }
-    let (_, indent) = line_indent(text, iff.start_byte());
+    let guard = checker
+        .kernel
+        .stmt_guards
+        .iter()
+        .find(|(o, _)| *o == iff.start_byte() as u32)?
+        .1
+        .clone();
+    let mut model = checker.kernel.clone();
+    if !hoisted(&mut model.body, barrier.id, &guard) {
+        return None;
+    }
+    let (_, indent) = line_start_and_indent(text, iff.start_byte());
     let header = &text[iff.start_byte()..block.start_byte()];
     let inner_open = block.start_byte() + 1;
     let inner_close = block.end_byte().saturating_sub(1);
@@ -409,9 +711,12 @@ fn hoist_fix(
         span: span_of(text, iff.start_byte(), iff.end_byte()),
         new_text: out,
     };
-    let after = checker.after(std::slice::from_ref(&edit))?;
-    (acceptable(&after, before, None) && after.divergent < before.divergent).then(|| Fix {
+    let fewer_divergent = checker
+        .check(&model)
+        .is_some_and(|a| a.divergent < before.divergent);
+    (fewer_divergent && matches!(checker.judge(&model, before, &[]), Verdict::Good)).then(|| Fix {
         title: "Hoist `__syncthreads()` out of the thread-dependent branch".into(),
         edits: vec![edit],
+        verified: true,
     })
 }

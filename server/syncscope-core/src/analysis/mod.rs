@@ -8,6 +8,8 @@
 //! nothing below it parses or lowers text again.
 
 pub mod fixes;
+pub mod launch;
+mod names;
 pub mod project;
 
 use crate::cache::{KernelResult, QueryCache};
@@ -17,10 +19,6 @@ use crate::report::*;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-/// Stack for analysis threads: lowering recurses on the syntax tree, and
-/// hostile input nests deeply (the depth is also bounded in the front end).
-const STACK: usize = 256 << 20;
 
 pub fn analyze_file(
     text: &str,
@@ -32,7 +30,7 @@ pub fn analyze_file(
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("syncscope-analysis".into())
-            .stack_size(STACK)
+            .stack_size(crate::parallel::ANALYSIS_STACK)
             .spawn_scoped(s, || analyze_file_here(text, tree, options, cache, cancel))
             .ok()
             .and_then(|h| h.join().ok())
@@ -55,11 +53,13 @@ fn analyze_file_here(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> FileReport {
-    let options = &crate::options::with_file_directives(text, options);
+    let directives = crate::directives::parse_file(text);
+    let options = &crate::options::apply_directives(&directives, options);
     let mut report = FileReport {
         findings: crate::syntax::syntax_errors(tree, text),
         ..Default::default()
     };
+    report.findings.extend(directive_notes(text, &directives));
     let kernels: Vec<Kernel> = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         crate::frontend::lower_file(text, tree, options)
     })) {
@@ -107,7 +107,17 @@ fn analyze_file_here(
             break;
         };
         if options.compute_fixes && live() {
-            fixes::add_fixes(text, tree, kernel, &mut findings, &races, options, cache);
+            fixes::add_fixes(
+                text,
+                tree,
+                kernel,
+                &mut findings,
+                &races,
+                options,
+                cache,
+                cancel,
+                &|_| true,
+            );
         }
         // Only a complete run is kept: never cancelled, within its budget
         // (a budget is wall-clock time: the next run may finish).
@@ -123,6 +133,125 @@ fn analyze_file_here(
         report.stats += stats;
     }
     report
+}
+
+/// The quick-fixes of `findings` (from an analysis of this very text and
+/// options), computed on request rather than with the analysis: the kernels
+/// they belong to are lowered and verified again (the query cache answers
+/// what the analysis asked) and each candidate is checked on the model
+/// within its budget. `fixes[i]` is for `findings[i]`. Complete results are
+/// kept in the cache by kernel content and finding; `cancel` (a newer edit)
+/// stops the work, and what is left undone is returned empty.
+pub fn quick_fixes(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Vec<Fix>> {
+    let mut out: Vec<Vec<Fix>> = vec![Vec::new(); findings.len()];
+    let fixable = |f: &Finding| {
+        matches!(
+            f.kind,
+            FindingKind::DataRace | FindingKind::RedundantBarrier | FindingKind::BarrierDivergence
+        ) && f.kernel.is_some()
+    };
+    if !findings.iter().any(fixable) {
+        return out;
+    }
+    let options = &Options {
+        compute_fixes: false,
+        ..crate::options::with_file_directives(text, options)
+    };
+    let Ok(kernels) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::frontend::lower_file(text, tree, options)
+    })) else {
+        return out;
+    };
+    let options_hash = hash_of(&format!("{options:?}"));
+    let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
+    for kernel in &kernels {
+        let mine: Vec<usize> = (0..findings.len())
+            .filter(|&i| {
+                let f = &findings[i];
+                fixable(f)
+                    && f.kernel.as_deref() == Some(kernel.name.as_str())
+                    && kernel.def_span.start.offset <= f.span.start.offset
+                    && f.span.end.offset <= kernel.def_span.end.offset
+            })
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let base = i64::from(kernel.def_span.start.offset);
+        let kernel_key = kernel_key(text, kernel, options_hash);
+        let fix_key = |f: &Finding| {
+            let mut f = f.clone();
+            f.shift_offsets(-base);
+            f.fixes.clear();
+            hash_of(&(kernel_key, format!("{:?}", (f.kind, f.span, &f.pairs))))
+        };
+        let mut todo = Vec::new();
+        for &i in &mine {
+            match cache.get_fixes(fix_key(&findings[i])) {
+                Some(fixes) => {
+                    out[i] = fixes
+                        .iter()
+                        .cloned()
+                        .map(|mut x| {
+                            x.edits.iter_mut().for_each(|e| e.span.shift_offsets(base));
+                            x
+                        })
+                        .collect()
+                }
+                None => todo.push(i),
+            }
+        }
+        if todo.is_empty() || !live() {
+            continue;
+        }
+        let verified = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(crate::parallel::ANALYSIS_STACK)
+                .spawn_scoped(s, || {
+                    crate::verify::verify_one(kernel, options, cache, cancel)
+                })
+                .ok()
+                .and_then(|h| h.join().ok())
+        });
+        let Some((mut fresh, _, races, _)) = verified else {
+            continue;
+        };
+        let same =
+            |a: &Finding, b: &Finding| a.kind == b.kind && a.span == b.span && a.pairs == b.pairs;
+        let wanted = |f: &Finding| todo.iter().any(|&i| same(&findings[i], f));
+        fixes::add_fixes(
+            text, tree, kernel, &mut fresh, &races, options, cache, cancel, &wanted,
+        );
+        if !live() {
+            return out;
+        }
+        for &i in &todo {
+            let Some(f) = fresh.iter().find(|f| same(&findings[i], f)) else {
+                continue;
+            };
+            out[i] = f.fixes.clone();
+            if f.fixes.iter().all(|x| x.verified) {
+                let kept = f
+                    .fixes
+                    .iter()
+                    .cloned()
+                    .map(|mut x| {
+                        x.edits.iter_mut().for_each(|e| e.span.shift_offsets(-base));
+                        x
+                    })
+                    .collect();
+                cache.insert_fixes(fix_key(&findings[i]), kept);
+            }
+        }
+    }
+    out
 }
 
 fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
@@ -234,4 +363,55 @@ mod tests {
         assert_eq!(r.kernels[0].status, KernelStatus::Unknown);
         assert!(cache.kernels.lock().unwrap().is_empty());
     }
+}
+
+/// Notes on directive flags that do not apply: GPUVerify flags Syncscope
+/// does not use, and malformed flags (both named, on their line).
+fn directive_notes(text: &str, d: &crate::directives::Directives) -> Vec<Finding> {
+    let lines = LineStarts::new(text);
+    let span_of_line = |line: usize| {
+        let start = lines.start(line).unwrap_or(0);
+        let end = lines.start(line + 1).unwrap_or(text.len());
+        let end = text[start..end].trim_end().len() + start;
+        let point = |offset: usize| {
+            let (l, line_start) = lines.line_of(offset);
+            Point {
+                line: l as u32,
+                column: (offset - line_start) as u32,
+                offset: offset as u32,
+            }
+        };
+        Span {
+            start: point(start),
+            end: point(end),
+        }
+    };
+    let mut by_line: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+    for (line, flag) in &d.ignored {
+        by_line.entry(*line).or_default().push(format!("`{flag}`"));
+    }
+    let mut out: Vec<Finding> = by_line
+        .into_iter()
+        .map(|(line, flags)| {
+            Finding::new(
+                FindingKind::Note,
+                None,
+                span_of_line(line),
+                format!(
+                    "note: GPUVerify flag{} {} ignored (Syncscope reads --blockDim, --gridDim, --warp-sync, --only-intra-group and -D)",
+                    if flags.len() > 1 { "s" } else { "" },
+                    flags.join(", ")
+                ),
+            )
+        })
+        .collect();
+    for (line, problem) in &d.errors {
+        out.push(Finding::new(
+            FindingKind::Note,
+            None,
+            span_of_line(*line),
+            format!("note: directive ignored: {problem}"),
+        ));
+    }
+    out
 }

@@ -1,15 +1,16 @@
 //! A file analysed as its build compiles it: the translation unit with its
 //! headers (`project::unit`), the build's flags (`compile_commands.json`),
 //! the launch sites of its kernels in the project's host code
-//! (`project::launch`: the file is checked once per distinct launch of a
+//! (`launch`: the file is checked once per distinct launch of a
 //! kernel, and a finding says which launch it fails under), and the checks
 //! only the project can make (missing headers, kernels emptied by the
 //! preprocessor). Reports come back in the file's own positions.
 
+use super::{launch, names};
 use crate::cache::QueryCache;
 use crate::frontend::FileContext;
 use crate::options::{LaunchOverride, Options};
-use crate::project::{compile_commands, config, launch, names, unit, SearchPaths, Sources};
+use crate::project::{compile_commands, config, unit, SearchPaths, Sources};
 use crate::report::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -118,7 +118,7 @@ pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Ve
             .map(|k| lower_kernel(text, &cx, k, options))
             .collect();
     }
-    crate::parallel::parallel_map(&cx.kernels, workers, LOWER_STACK, |k| {
+    crate::parallel::parallel_map(&cx.kernels, workers, crate::parallel::ANALYSIS_STACK, |k| {
         lower_kernel(text, &cx, k, options)
     })
 }
@@ -126,10 +126,6 @@ pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Ve
 /// Fewest kernels per lowering thread (below it a thread costs more than it
 /// saves).
 const PARALLEL_MIN_KERNELS: usize = 16;
-
-/// Stack of a lowering thread: lowering recurses on the syntax tree (its
-/// depth is bounded in the front end), like the analysis threads.
-const LOWER_STACK: usize = 256 << 20;
 
 /// Kernel names and definition spans only (cheap; used to map edits to kernels).
 pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)> {

@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 /// The name of the configuration file.
 pub const FILE_NAME: &str = "syncscope.toml";
 
-/// The default `__CUDA_ARCH__` of the device pass (sm_80).
-pub const DEFAULT_CUDA_ARCH: u32 = 800;
+pub use crate::options::DEFAULT_CUDA_ARCH;
 
 /// A macro value: strings, integers and booleans are accepted.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

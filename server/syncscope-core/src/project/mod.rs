@@ -5,9 +5,10 @@
 //!   `system`), one text whose prefix is the headers;
 //! - `compile_commands`: the build's flags for the file (`-I`, `-D`, arch);
 //! - `config`: `syncscope.toml`, the one parser shared by CLI and server;
-//! - `launch`: the facts of the kernels' launch sites in host code;
-//! - `names`: which names a kernel uses that nothing defines (a missing
-//!   header's names) and kernels emptied by the preprocessor.
+//!
+//! The checks that need the front end (launch sites in host code, names a
+//! missing header would define, kernels emptied by the preprocessor) are in
+//! the driver layer: `analysis::launch`, `analysis::names`.
 //!
 //! Open editor buffers win over the disk: the server passes them as a
 //! [`Sources`] overlay. Nothing here knows of LSP or async; the driver that
@@ -15,8 +16,6 @@
 
 pub mod compile_commands;
 pub mod config;
-pub mod launch;
-pub mod names;
 pub mod system;
 pub mod unit;
 

@@ -132,6 +132,19 @@ impl<'k> KernelVerifier<'k> {
                 format!("not verified: {} (the model cannot represent it)", u.what),
             ));
         }
+        if k.unsupported.is_empty() && k.accesses().is_empty() && k.barriers().is_empty() {
+            // Verified, but vacuously: say so rather than claim a proof of
+            // something that was never looked at.
+            findings.push(Finding::new(
+                FindingKind::Note,
+                Some(&k.name),
+                k.span,
+                format!(
+                    "note: the model of `{}` has no memory access and no barrier: it is verified only in the sense that there is nothing to check",
+                    k.name
+                ),
+            ));
+        }
         let mut divergent = Vec::new();
         let mut unknown_barriers = Vec::new();
         for b in k.barriers() {
@@ -142,7 +155,21 @@ impl<'k> KernelVerifier<'k> {
                 Divergence::Uniform => {}
                 Divergence::Divergent(f) => {
                     divergent.push(b.id);
-                    findings.push(*f);
+                    let origins = b.guard.unseen_origins();
+                    if origins.is_empty() {
+                        findings.push(*f);
+                    } else {
+                        let names: Vec<String> = origins.iter().map(|o| format!("`{o}`")).collect();
+                        findings.push(Finding::new(
+                            FindingKind::NotVerified,
+                            Some(&k.name),
+                            b.span,
+                            format!(
+                                "not verified: possible barrier divergence, depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                                names.join(", ")
+                            ),
+                        ));
+                    }
                 }
                 Divergence::Unknown(reason) => {
                     unknown_barriers.push(b.id);
@@ -156,10 +183,48 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         self.divergent = divergent.clone();
-        let races = self.find_races(None);
-        for hit in races.pairs.values() {
-            findings.push(self.race_finding(hit));
+        let mut races = self.find_races(None);
+        // A race or divergence is reported only with a witness that replays
+        // with a concrete value for every name it uses: one that depends on
+        // a function or name the front end cannot see is a possible race,
+        // not verified, naming what it depends on.
+        let mut unseen_pairs = Vec::new();
+        for (pair, hit) in &races.pairs {
+            let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
+            let mut origins = a.index.unseen_origins();
+            for e in [&a.guard, &b.index, &b.guard] {
+                origins.extend(e.unseen_origins());
+            }
+            if origins.is_empty() {
+                // A definite race: reported below, grouped by the barrier
+                // that would separate it.
+                continue;
+            }
+            unseen_pairs.push(*pair);
+            let names: Vec<String> = origins.iter().map(|o| format!("`{o}`")).collect();
+            let mut f = Finding::new(
+                FindingKind::NotVerified,
+                Some(&k.name),
+                a.span,
+                format!(
+                    "not verified: possible race between `{}` and `{}` (line {}), depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                    a.text,
+                    b.text,
+                    b.span.start.line + 1,
+                    names.join(", ")
+                ),
+            );
+            f.related.push(Related {
+                span: b.span,
+                message: format!("the other access: `{}`", b.text),
+            });
+            findings.push(f);
         }
+        for pair in unseen_pairs {
+            races.pairs.remove(&pair);
+        }
+        let hits: Vec<&RaceHit> = races.pairs.values().collect();
+        findings.extend(self.race_findings(&hits));
         let unconfirmed: std::collections::BTreeSet<(usize, usize)> = races
             .unconfirmed
             .iter()
@@ -198,7 +263,15 @@ impl<'k> KernelVerifier<'k> {
                 ),
             ));
         }
-        if self.options.check_redundant && !self.cancelled() {
+        // A redundancy claim is a proof that the kernel without the barrier
+        // verifies under the same launch and assumptions: only a kernel
+        // that verifies itself (no race, divergence, not-verified part or
+        // unknown answer) can give one, and every query of the kernel
+        // without the barrier must come back unsat.
+        let verified_so_far = findings
+            .iter()
+            .all(|f| matches!(f.kind, FindingKind::RedundantBarrier | FindingKind::Note));
+        if self.options.check_redundant && verified_so_far && !self.cancelled() {
             for b in k.barriers() {
                 if b.has_value || divergent.contains(&b.id) || unknown_barriers.contains(&b.id) {
                     continue;
@@ -206,13 +279,15 @@ impl<'k> KernelVerifier<'k> {
                 if self.cancelled() {
                     break;
                 }
-                if self.is_redundant(b) {
+                if self.is_redundant(b) && !self.cancelled() {
                     let what = barrier_name(b);
                     let f = Finding::new(
                         FindingKind::RedundantBarrier,
                         Some(&k.name),
                         b.span,
-                        format!("redundant barrier: removing this `{what}` creates no data race"),
+                        format!(
+                            "redundant barrier: without this `{what}` the kernel still verifies (every race query unsat, same launch and assumptions)"
+                        ),
                     );
                     findings.push(f);
                 }
@@ -376,7 +451,11 @@ impl<'k> KernelVerifier<'k> {
                 let z = if used(2) { tid(2, t) } else { Expr::Const(0) };
                 lin = Expr::add(lin, Expr::mul(bdim(0), Expr::add(y, Expr::mul(bdim(1), z))));
             }
-            Expr::bin(BinOp::Div, lin, Expr::Const(32))
+            Expr::bin(
+                BinOp::Div,
+                lin,
+                Expr::Const(i64::from(self.options.warp_size.max(1))),
+            )
         };
         match rel {
             Relation::SameBlock => vec![tdiff],

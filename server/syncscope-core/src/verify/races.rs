@@ -5,14 +5,14 @@
 //! decide divergence or redundancy.
 
 use super::engine::*;
-use super::intervals::{intervals, Instance};
+use super::intervals::{intervals, Instance, Level};
 use super::replay::Interpreter;
 use super::smt::{self, SolverConfig};
 use super::witness::exclude_model;
 use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A confirmed race between two accesses.
 #[derive(Clone, Debug)]
@@ -498,6 +498,137 @@ impl<'k> KernelVerifier<'k> {
             w.values.push((format!("{n} (thread 2)"), *v));
         }
         f.witness = Some(w);
+        f
+    }
+}
+
+impl KernelVerifier<'_> {
+    /// The race findings of `hits`: the races one barrier would separate
+    /// become one finding. Two pairs go together when threads of one block
+    /// race (a block barrier orders them), their four accesses sit in the
+    /// same loops, and every earlier access of the group ends before every
+    /// later one starts, so a single point (before the first later access)
+    /// lies between both accesses of every pair. Whether a barrier there
+    /// does separate them is the quick-fix's check, not a claim made here.
+    /// Each finding sits at its first racing access, lists every pair
+    /// (`pairs`, and the other access of each in `related`) and carries the
+    /// witness of one pair.
+    pub(super) fn race_findings(&self, hits: &[&RaceHit]) -> Vec<Finding> {
+        let ordered = |h: &RaceHit| {
+            let (p, q) = (self.accesses[&h.first], self.accesses[&h.second]);
+            if (q.span.start.offset, q.id) < (p.span.start.offset, p.id) {
+                (q, p)
+            } else {
+                (p, q)
+            }
+        };
+        let mut singles = Vec::new();
+        let mut groupable: BTreeMap<(Relation, Vec<usize>), Vec<&RaceHit>> = BTreeMap::new();
+        for h in hits {
+            let (early, late) = ordered(h);
+            if early.id != late.id
+                && early.span.end.offset <= late.span.start.offset
+                && h.relation.level() != Level::Grid
+                && early.loops == late.loops
+            {
+                groupable
+                    .entry((h.relation, early.loops.clone()))
+                    .or_default()
+                    .push(h);
+            } else {
+                singles.push(*h);
+            }
+        }
+        let mut groups: Vec<Vec<&RaceHit>> = singles.into_iter().map(|h| vec![h]).collect();
+        for (_, mut list) in groupable {
+            // Interval stabbing: by the later access's start; a pair joins
+            // the open group when its earlier access ends before that point.
+            list.sort_by_key(|h| {
+                let (e, l) = ordered(h);
+                (l.span.start.offset, e.span.start.offset)
+            });
+            let mut point: Option<u32> = None;
+            for h in list {
+                let (early, late) = ordered(h);
+                match (point, groups.last_mut()) {
+                    (Some(p), Some(g)) if early.span.end.offset <= p => g.push(h),
+                    _ => {
+                        point = Some(late.span.start.offset);
+                        groups.push(vec![h]);
+                    }
+                }
+            }
+        }
+        let mut out: Vec<Finding> = groups.iter().map(|g| self.group_finding(g)).collect();
+        out.sort_by_key(|f| (f.span.start.offset, f.span.end.offset));
+        out
+    }
+
+    fn group_finding(&self, group: &[&RaceHit]) -> Finding {
+        let pair_of = |h: &RaceHit| {
+            let (p, q) = (self.accesses[&h.first], self.accesses[&h.second]);
+            if (q.span.start.offset, q.id) < (p.span.start.offset, p.id) {
+                (q, p)
+            } else {
+                (p, q)
+            }
+        };
+        let mut pairs: Vec<(&Access, &Access)> = group.iter().map(|h| pair_of(h)).collect();
+        pairs.sort_by_key(|(a, b)| (a.span.start.offset, b.span.start.offset, a.id, b.id));
+        let first = pairs[0].0;
+        // The witness: a pair of the first racing access.
+        let witness_hit = group
+            .iter()
+            .find(|h| h.first == first.id || h.second == first.id)
+            .unwrap_or(&group[0]);
+        let mut f = self.race_finding(witness_hit);
+        f.pairs = pairs
+            .iter()
+            .map(|(a, b)| RacingPair {
+                first: a.span,
+                first_text: a.text.clone(),
+                second: b.span,
+                second_text: b.text.clone(),
+            })
+            .collect();
+        if pairs.len() == 1 {
+            return f;
+        }
+        let arrays: BTreeSet<&str> = pairs
+            .iter()
+            .map(|(a, _)| self.kernel.arrays[a.array].name.as_str())
+            .collect();
+        let names: Vec<String> = arrays.iter().map(|n| format!("`{n}`")).collect();
+        let last_line = pairs
+            .iter()
+            .map(|(_, b)| b.span.start.line + 1)
+            .max()
+            .unwrap_or(0);
+        f.message = format!(
+            "data race on {}: {} pairs of accesses race with no barrier between them (lines {}-{}); for example, {}",
+            names.join(", "),
+            pairs.len(),
+            first.span.start.line + 1,
+            last_line,
+            f.message.trim_start_matches("data race on ")
+        );
+        f.span = first.span;
+        f.related = pairs
+            .iter()
+            .map(|(other, at)| {
+                // At the later access of each pair, naming the earlier one.
+                Related {
+                    span: at.span,
+                    message: format!(
+                        "`{}` (line {}) races with `{}` (line {})",
+                        at.text,
+                        at.span.start.line + 1,
+                        other.text,
+                        other.span.start.line + 1
+                    ),
+                }
+            })
+            .collect();
         f
     }
 }

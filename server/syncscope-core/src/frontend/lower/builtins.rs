@@ -12,6 +12,14 @@ impl<'a, 't> Lowerer<'a, 't> {
         args: &[Node],
         template_args: Option<Node>,
     ) -> Value {
+        // `#define block_sync __syncthreads`: an object-like macro naming a
+        // function is that function (the barrier included).
+        if let Some(target) = self.macro_alias(name) {
+            self.macro_depth += 1;
+            let v = self.named_call(&target, node, args, template_args);
+            self.macro_depth -= 1;
+            return v;
+        }
         let stmt_node = node
             .parent()
             .filter(|p| p.kind() == "expression_statement")
@@ -173,9 +181,33 @@ impl<'a, 't> Lowerer<'a, 't> {
             });
             return self.inline(&def, node, args, targs, None);
         }
-        // An opaque call: its arguments are still evaluated.
+        // An opaque call: its arguments are still evaluated. Where the
+        // file declares it, a non-const reference parameter may be written.
+        let passing = self.prototype(name);
         let mut scope = Scope::Grid;
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
+            match passing.as_ref().map(|p| p.get(i).copied()) {
+                Some(Some(Passing::MutRef)) => {
+                    self.written_by_opaque_call(name, node, *a);
+                    scope = Scope::Thread;
+                    continue;
+                }
+                None if !is_cuda_builtin(name) && self.is_memory_place(*a) => {
+                    // No declaration in sight: it may take the cell by
+                    // reference and write it.
+                    self.eval(*a);
+                    self.unsupported(
+                        node,
+                        format!(
+                            "call to `{name}` (no declaration or body in the file) with the memory cell `{}`: it may take it by reference and write it",
+                            short(&self.text(*a))
+                        ),
+                    );
+                    scope = Scope::Thread;
+                    continue;
+                }
+                _ => {}
+            }
             // An object holding a pointer: the callee may write through it.
             if let Some(obj) = self.object_path(*a) {
                 if self.object_holds_pointer(&obj) {
@@ -252,7 +284,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => scope = Scope::Thread,
             }
         }
-        Value::Int(self.fresh_unknown(name, scope))
+        // Its result is fixed by code the model does not see.
+        Value::Int(self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope))
     }
 
     pub(super) fn group_method(&mut self, g: GroupKind, method: &str, node: Node) -> Value {
@@ -356,6 +389,211 @@ pub(super) fn atomic_base(name: &str) -> Option<&str> {
             | "atomicCAS"
     )
     .then_some(base)
+}
+
+/// How a declared parameter receives its argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Passing {
+    Value,
+    /// `T&` (not const): the callee may write the argument.
+    MutRef,
+    /// `const T&`: read only.
+    ConstRef,
+    Pointer,
+}
+
+/// CUDA's own functions and intrinsics (`__shfl_sync`, `__ldg`, ...) and
+/// the math library take their arguments by value.
+fn is_cuda_builtin(name: &str) -> bool {
+    name.starts_with("__")
+        || name.starts_with("atomic")
+        || matches!(
+            name,
+            "sqrt"
+                | "sqrtf"
+                | "rsqrt"
+                | "rsqrtf"
+                | "exp"
+                | "expf"
+                | "exp2f"
+                | "log"
+                | "logf"
+                | "log2f"
+                | "log10f"
+                | "sin"
+                | "sinf"
+                | "cos"
+                | "cosf"
+                | "tan"
+                | "tanf"
+                | "tanh"
+                | "tanhf"
+                | "pow"
+                | "powf"
+                | "fabs"
+                | "fabsf"
+                | "fmax"
+                | "fmaxf"
+                | "fmin"
+                | "fminf"
+                | "floor"
+                | "floorf"
+                | "ceil"
+                | "ceilf"
+                | "round"
+                | "roundf"
+                | "fma"
+                | "fmaf"
+                | "erf"
+                | "erff"
+                | "abs"
+                | "min"
+                | "max"
+                | "sincosf"
+                | "printf"
+        )
+}
+
+impl Lowerer<'_, '_> {
+    /// The function an object-like macro names (`#define sync
+    /// __syncthreads`), if its whole body is one name.
+    fn macro_alias(&self, name: &str) -> Option<String> {
+        if self.macro_depth >= 16 {
+            return None;
+        }
+        let m = self.file.macros.get(name).filter(|m| m.params.is_none())?;
+        let body = m.body.trim();
+        let is_name = !body.is_empty()
+            && body != name
+            && body
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            && !body.starts_with(|c: char| c.is_ascii_digit());
+        is_name.then(|| body.rsplit("::").next().unwrap_or(body).to_string())
+    }
+
+    /// Whether `arg` names a cell of shared or global memory.
+    fn is_memory_place(&mut self, arg: Node) -> bool {
+        if !matches!(
+            arg.kind(),
+            "subscript_expression" | "pointer_expression" | "field_expression" | "identifier"
+        ) || self.is_address_of(arg)
+        {
+            return false;
+        }
+        // A dry look: nothing it reads is recorded, no name is used up.
+        self.dry += 1;
+        self.out.push(Vec::new());
+        let saved = self.unknown_counts.clone();
+        let lv = self.lvalue(arg);
+        self.unknown_counts = saved;
+        self.out.pop();
+        self.dry -= 1;
+        matches!(lv, Some(LValue::Mem { .. }))
+    }
+
+    /// `f(x)` where `f` takes `T&`: it may write `x`.
+    fn written_by_opaque_call(&mut self, name: &str, call: Node, arg: Node) {
+        match self.lvalue(arg) {
+            Some(LValue::Mem { ptr, bounds }) => {
+                let t = self.text(arg);
+                self.record_access(AccessKind::Read, &ptr, &bounds, Some(arg), &t);
+                self.record_access(AccessKind::Write, &ptr, &bounds, Some(arg), &t);
+            }
+            Some(LValue::Local { scope, name: local }) => {
+                let old = self
+                    .scopes
+                    .get(scope)
+                    .and_then(|sc| sc.get(&local))
+                    .cloned();
+                let new =
+                    match old {
+                        Some(Value::Int(_)) => Value::Int(self.fresh_unknown(
+                            &format!("{UNSEEN_PREFIX}{name}@{local}"),
+                            Scope::Thread,
+                        )),
+                        Some(Value::Ptr(_) | Value::Opaque(_)) => Value::Opaque(format!(
+                            "pointer `{local}` set by a call to `{name}` (body not available)"
+                        )),
+                        _ => return,
+                    };
+                self.scopes[scope].insert(local, new);
+            }
+            Some(LValue::Opaque(r)) => self.unsupported(call, r),
+            Some(LValue::Discard) => {}
+            None => {
+                self.eval(arg);
+            }
+        }
+    }
+
+    /// The parameter passing of `name`'s declaration in the file (a
+    /// prototype without a body), if there is one.
+    fn prototype(&mut self, name: &str) -> Option<Vec<Passing>> {
+        if let Some(p) = self.prototypes.get(name) {
+            return p.clone();
+        }
+        let found = self
+            .file
+            .kernels
+            .first()
+            .map(|k| {
+                let mut root = k.node;
+                while let Some(p) = root.parent() {
+                    root = p;
+                }
+                root
+            })
+            .and_then(|root| find_prototype(&self.src, root, name));
+        self.prototypes.insert(name.to_string(), found.clone());
+        found
+    }
+}
+
+/// Finds `name`'s declaration without a body and reads its parameters.
+fn find_prototype(src: &str, root: Node, name: &str) -> Option<Vec<Passing>> {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" {
+            continue;
+        }
+        if n.kind() == "function_declarator" {
+            let named = n
+                .field("declarator")
+                .map(|d| node_text(src, d).rsplit("::").next() == Some(name))
+                .unwrap_or(false);
+            if named {
+                let params = n.field("parameters")?;
+                let mut c = params.walk();
+                let out = params
+                    .named_children(&mut c)
+                    .filter(|p| p.kind().ends_with("parameter_declaration"))
+                    .map(|p| {
+                        let is_const = has_qualifier(src, p, "const");
+                        let decl = p.field("declarator");
+                        let is_ref = decl.is_some_and(|d| {
+                            contains_kind(d, "reference_declarator")
+                                || contains_kind(d, "abstract_reference_declarator")
+                        });
+                        let is_ptr = decl.is_some_and(|d| {
+                            contains_kind(d, "pointer_declarator")
+                                || contains_kind(d, "abstract_pointer_declarator")
+                        });
+                        match (is_ref, is_ptr, is_const) {
+                            (true, _, false) => Passing::MutRef,
+                            (true, _, true) => Passing::ConstRef,
+                            (false, true, _) => Passing::Pointer,
+                            _ => Passing::Value,
+                        }
+                    })
+                    .collect();
+                return Some(out);
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    None
 }
 
 pub(super) fn is_side_effect_free_math(name: &str) -> bool {

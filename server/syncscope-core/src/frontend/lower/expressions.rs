@@ -54,7 +54,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn eval_inner(&mut self, node: Node) -> Value {
         // A node the parser made up (MISSING) or could not parse (ERROR) has
         // no meaning: an unknown, never a variable named by its (empty) text.
+        // It makes the kernel not verified: what it meant may touch memory.
         if node.is_missing() || node.is_error() {
+            self.syntax_error_in_body(node);
             return Value::Int(self.fresh_unknown("syntax-error", Scope::Thread));
         }
         match node.kind() {
@@ -298,9 +300,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             return self.base_ptr(id);
         }
         // An identifier we cannot resolve (a constant from an unseen header,
-        // say): a grid-uniform unknown.
+        // say): a grid-uniform unknown, marked as unseen code.
         Value::Int(Expr::Var(Var::new(
-            name.to_string(),
+            format!("{UNSEEN_PREFIX}{name}"),
             VarKind::Unknown {
                 scope: Scope::Grid,
                 lo: i64::MIN,

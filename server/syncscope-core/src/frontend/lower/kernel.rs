@@ -44,6 +44,23 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         if let Some(body) = node.field("body") {
             self.statement(body);
+            if let Some(bad) = super::statements::first_syntax_error(body) {
+                self.syntax_error_in_body(bad);
+            }
+        }
+        // An empty model because the preprocessor left the code out checks
+        // nothing: never a silent `verified`.
+        let model_empty = self.out.last().is_none_or(|b| b.is_empty());
+        if model_empty && self.unsupported.is_empty() {
+            if let Some((span, directive)) = self.preproc_dropped.first().cloned() {
+                self.unsupported.push(Unsupported {
+                    span,
+                    what: format!(
+                        "the model of this kernel is empty: its code is under `{}`, which the analysis did not take (nothing was checked)",
+                        short(&directive)
+                    ),
+                });
+            }
         }
         if self.exhausted {
             self.unsupported(node, "kernel too large to model within the step budget");
@@ -86,6 +103,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_dims_used: block_used,
             grid_dims_used: grid_used,
             max_threads,
+            stmt_guards: std::mem::take(&mut self.stmt_guards),
         }
     }
 

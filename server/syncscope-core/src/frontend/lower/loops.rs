@@ -41,6 +41,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                     continue;
                 }
                 if let Some(v) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
+                    // A `__shared__` scalar is bound to its cell: assigning
+                    // it writes memory, it is not a local the loop updates.
+                    if self.is_scalar_cell(&target, v) {
+                        continue;
+                    }
                     if matches!(v, Value::Int(_) | Value::Ptr(_)) {
                         cands.push((scope, target, v.clone()));
                     }
@@ -216,7 +221,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(u) = update_node {
             self.eval(u);
         }
-        self.frames.pop();
+        let frame = self.frames.pop();
+        let never_breaks = frame.is_some_and(|f| f.broke.is_false());
         if kind == "do_statement" {
             if let Some(c) = cond_node {
                 self.eval(c);
@@ -234,7 +240,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.emit(Stmt::Loop(Loop {
             id,
             counter: counter.clone(),
-            guard,
+            guard: guard.clone(),
             cond_len,
             body,
             span: self.span(node),
@@ -244,7 +250,27 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.returned != returned_before {
             let scope = self.returned.scope();
             let u = self.fresh_bool(&format!("returned@{}", counter.name), scope);
-            self.returned = Expr::or(returned_before, u);
+            self.returned = Expr::or(returned_before.clone(), u);
+        }
+        // A loop whose condition no trip changes (`while (1)`, a counter
+        // that never moves) and that no `break` or `return` leaves never
+        // ends for the threads that enter it: the code after it is
+        // unreachable for them, as after a `return`.
+        let invariant = match kind {
+            "do_statement" => None,
+            _ => Some(&guard),
+        }
+        .filter(|g| !depends_on_trip(g, &counter));
+        if let Some(g) = invariant {
+            if never_breaks && self.returned == returned_before {
+                let entered = Expr::and(self.guard(), g.clone());
+                if entered.scope() == Scope::Thread {
+                    for f in self.frames.iter_mut() {
+                        f.thread_exit = true;
+                    }
+                }
+                self.returned = Expr::or(self.returned.clone(), entered);
+            }
         }
         // After the loop, assigned variables hold unknown exit values.
         for ((scope, name, v), u) in cands.iter().zip(&updates) {
@@ -304,6 +330,19 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     // ----- expressions ---------------------------------------------------
+}
+
+/// Whether a loop condition may change from one trip to the next: it
+/// names the trip counter or a value made inside the loop (tagged with it).
+fn depends_on_trip(guard: &Expr, counter: &Var) -> bool {
+    guard.mentions(&mut |v| {
+        v == counter
+            || v.name.split_once('⟨').is_some_and(|(_, tag)| {
+                tag.trim_end_matches('⟩')
+                    .split(',')
+                    .any(|c| c == &*counter.name)
+            })
+    })
 }
 
 pub(super) fn entry_marker(name: &str) -> String {

@@ -156,11 +156,18 @@ struct Lowerer<'a, 't> {
     call_stack: Vec<String>,
     dry: usize,
     span_override: Option<Span>,
+    /// See `Kernel::stmt_guards`.
+    stmt_guards: Vec<(u32, Expr)>,
     depth: usize,
     steps: usize,
     exhausted: bool,
     macro_depth: usize,
     kernel_name: String,
+    /// Preprocessor conditionals of the kernel whose taken branch is empty
+    /// (span of the directive, its first line): code the model left out.
+    preproc_dropped: Vec<(Span, String)>,
+    /// Parameter passing of functions declared without a body, by name.
+    prototypes: HashMap<String, Option<Vec<builtins::Passing>>>,
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
@@ -194,11 +201,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             call_stack: Vec::new(),
             dry: 0,
             span_override: None,
+            stmt_guards: Vec::new(),
             depth: 0,
             steps: 0,
             exhausted: false,
             macro_depth: 0,
             kernel_name: String::new(),
+            preproc_dropped: Vec::new(),
+            prototypes: HashMap::new(),
         }
     }
 

@@ -73,6 +73,13 @@ impl<'a, 't> Lowerer<'a, 't> {
         for f in fields {
             let key = format!("{path}.{}", f.name);
             match &f.struct_type {
+                // An array of pointers: where its elements point is not
+                // tracked (as for a local array of pointers), so a write
+                // through one is named, never dropped.
+                _ if f.array && f.pointer => {
+                    let what = format!("pointer stored in the array member `{key}`");
+                    self.scopes[scope].insert(key, Value::Opaque(what));
+                }
                 _ if f.array => {
                     self.scopes[scope].insert(key, Value::Local);
                 }

@@ -73,6 +73,15 @@ impl<'a, 't> Lowerer<'a, 't> {
     // ----- objects -------------------------------------------------------
 
     /// The memory of a shared or global scalar named `name`, if it is one.
+    /// Whether `v`, bound to `name`, is the cell of a `__shared__` (or
+    /// global) scalar rather than a pointer local.
+    pub(super) fn is_scalar_cell(&self, name: &str, v: &Value) -> bool {
+        matches!(v, Value::Ptr(p) if p.level == 0
+            && p.offset == Expr::Const(0)
+            && self.arrays[p.array].dims.is_empty()
+            && self.arrays[p.array].name == name)
+    }
+
     pub(super) fn scalar_memory(&mut self, name: &str) -> Option<Ptr> {
         let is_scalar =
             |lw: &Self, id: ArrayId| lw.arrays[id].dims.is_empty() && lw.arrays[id].name == name;

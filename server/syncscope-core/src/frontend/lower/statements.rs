@@ -15,7 +15,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.depth -= 1;
             return;
         }
+        // Only the kernel's own statements (not inlined callees or macro
+        // bodies, whose offsets are elsewhere) are places for a barrier.
+        let own = self.dry == 0 && self.span_override.is_none() && self.call_stack.is_empty();
+        if own {
+            self.stmt_guards
+                .push((node.start_byte() as u32, self.guard()));
+        }
         self.statement_inner(node);
+        if own {
+            self.stmt_guards
+                .push((node.end_byte() as u32, self.guard()));
+        }
         self.depth -= 1;
     }
 
@@ -91,6 +102,17 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             k if k.starts_with("preproc_if") || k == "preproc_else" || k == "preproc_elif" => {
                 let items = preproc_branch(&self.src, node, &self.file.macros);
+                if items.iter().all(|n| n.kind() == "comment") && self.dry == 0 {
+                    let first_line = self.text(node).lines().next().unwrap_or("").to_string();
+                    let first_line = first_line
+                        .split("//")
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
+                    let span = self.span(node);
+                    self.preproc_dropped.push((span, first_line));
+                }
                 for it in items {
                     self.statement(it);
                 }
@@ -117,7 +139,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             | "using_declaration"
             | "alias_declaration"
             | "namespace_alias_definition" => {}
-            "ERROR" => {}
+            "ERROR" => self.syntax_error_in_body(node),
             _ => {
                 if node.kind().ends_with("expression") {
                     self.eval(node);
@@ -502,6 +524,37 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     // ----- loops ---------------------------------------------------------
+}
+
+impl Lowerer<'_, '_> {
+    /// Code of a kernel (or of a function it calls) that does not parse:
+    /// whatever it meant is not in the model, so the kernel is not verified.
+    pub(super) fn syntax_error_in_body(&mut self, node: Node) {
+        let what = if node.is_missing() {
+            format!("code that does not parse (missing `{}`)", node.kind())
+        } else {
+            format!("code that does not parse (`{}`)", short(&self.text(node)))
+        };
+        self.unsupported(node, what);
+    }
+}
+
+/// The first node of `node`'s subtree that does not parse (an ERROR or a
+/// MISSING node), if any.
+pub(super) fn first_syntax_error(node: Node) -> Option<Node> {
+    if !node.has_error() {
+        return None;
+    }
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            return Some(n);
+        }
+        let mut c = n.walk();
+        let children: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(children.into_iter().rev().filter(|ch| ch.has_error()));
+    }
+    None
 }
 
 pub(super) fn has_barrier(stmts: &[Stmt]) -> bool {

@@ -3,9 +3,9 @@
 //! empty "verified"), and, when a local header is missing, the kernels that
 //! use names nothing in the unit defines (`not-verified`, naming them).
 
-use super::{system, unit::Unit};
 use crate::frontend::{self, FunctionDef};
 use crate::options::Options;
+use crate::project::{system, unit::Unit};
 use crate::report::*;
 use crate::syntax::node_text;
 use std::collections::{BTreeSet, HashSet};

@@ -1,0 +1,15 @@
+// Issue 17 item 12. The whole body sits under a preprocessor condition the
+// tool does not take (`__CUDA_ARCH__` is not defined for it here): the model
+// is empty and nothing was checked, so the kernel is not verified, and the
+// finding says why.
+// syncscope-args: --block-dim 64 --grid-dim 1
+// expect-kernel: arch_only not-verified
+
+__global__ void arch_only(int *out)
+{
+#if __CUDA_ARCH__ >= 700 //~ not-verified
+    __shared__ int s[64];
+    s[threadIdx.x + 1] = threadIdx.x;
+    out[threadIdx.x] = s[threadIdx.x];
+#endif
+}
