@@ -24,8 +24,8 @@ __global__ void modern_verified(float* data) {
 #endif
 }
 
-__global__ void legacy_only(float* data) { //~ not-verified
-#if __CUDA_ARCH__ < 600
+__global__ void legacy_only(float* data) {
+#if __CUDA_ARCH__ < 600 //~ not-verified
     data[threadIdx.x] = 0.0f;
 #endif
 }

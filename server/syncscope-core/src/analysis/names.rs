@@ -1,10 +1,8 @@
-//! Two checks on the kernels of a unit that the front end cannot make alone:
-//! a kernel whose body is empty only because of the preprocessor (never an
-//! empty "verified"), and, when a local header is missing, the kernels that
-//! use names nothing in the unit defines (`not-verified`, naming them).
+//! A check on the kernels of a unit that the front end cannot make alone:
+//! when a local header is missing, the kernels that use names nothing in the
+//! unit defines are `not-verified`, naming them.
 
 use crate::frontend::{self, FunctionDef};
-use crate::options::Options;
 use crate::project::{system, unit::Unit};
 use crate::report::*;
 use crate::syntax::node_text;
@@ -15,7 +13,6 @@ pub fn check_kernels(
     unit: &Unit,
     tree: &tree_sitter::Tree,
     cx: &frontend::FileContext,
-    options: &Options,
     report: &mut FileReport,
 ) {
     let text = unit.text.as_str();
@@ -34,12 +31,8 @@ pub fn check_kernels(
         };
         let mut message = None;
         let mut depends_on_missing = false;
-        if let Some(hidden) = emptied_by_preprocessor(text, k, &cx.macros) {
-            message = Some(format!(
-                "not verified: the body of `{}` is empty in the device pass (__CUDA_ARCH__ = {}): every statement is under {hidden} that is not taken",
-                k.name, options.cuda_arch
-            ));
-        } else if !unit.missing.is_empty() {
+        // (A kernel emptied by the preprocessor is reported by the front end.)
+        if !unit.missing.is_empty() {
             let unresolved = unresolved_names(text, k, &cx.functions, &defined, unit);
             if !unresolved.is_empty() {
                 depends_on_missing = true;
@@ -83,35 +76,6 @@ pub fn check_kernels(
             ));
         }
     }
-}
-
-/// `Some("`#if ...`")` when the body holds statements but none of them is in
-/// a taken preprocessor branch.
-fn emptied_by_preprocessor(
-    text: &str,
-    k: &FunctionDef,
-    macros: &std::collections::HashMap<String, frontend::Macro>,
-) -> Option<String> {
-    let body = k.node.child_by_field_name("body")?;
-    let mut c = body.walk();
-    let items: Vec<Node> = body
-        .named_children(&mut c)
-        .filter(|n| n.kind() != "comment")
-        .collect();
-    if items.is_empty() || items.iter().any(|n| !n.kind().starts_with("preproc_if")) {
-        return None;
-    }
-    let taken = items.iter().any(|n| {
-        frontend::preproc_branch(text, *n, macros)
-            .iter()
-            .any(|i| i.kind() != "comment")
-    });
-    if taken {
-        return None;
-    }
-    let first = items[0];
-    let line = node_text(text, first).lines().next().unwrap_or("").trim();
-    Some(format!("`{line}`"))
 }
 
 /// Names a declaration, parameter, macro, type, enumerator or template

@@ -121,7 +121,7 @@ pub fn analyze(
         reports.push(r);
     }
     let mut report = merge(reports, &by_kernel);
-    names::check_kernels(&unit, unit_tree, &cx, &options, &mut report);
+    names::check_kernels(&unit, unit_tree, &cx, &mut report);
     report.findings.extend(notes);
     report.findings.extend(include_findings(&unit, &dir));
     Analysis {
@@ -486,6 +486,10 @@ fn to_file(mut r: FileReport, unit: &unit::Unit, dir: &Path) -> FileReport {
             if let Some((path, line)) = unit.to_file(&mut rel.span) {
                 rel.message = format!("{} (in `{}` line {line})", rel.message, shown(&path, dir));
             }
+        }
+        for p in &mut f.pairs {
+            unit.to_file(&mut p.first);
+            unit.to_file(&mut p.second);
         }
         // A fix that would edit a header is not offered on this file.
         f.fixes

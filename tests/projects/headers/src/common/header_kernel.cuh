@@ -1,6 +1,7 @@
 // A header meant to be included after tile.cuh (it uses TILE without
-// including it): alone, TILE is unknown and `s[t % TILE]` may collide; in
-// the context of tiles.cu (TILE = 16, 16 threads) it does not.
+// including it): alone, TILE is unknown and whether `s[t % TILE]` collides
+// depends on it (not verified); in the context of tiles.cu (TILE = 16, 16
+// threads) it does not.
 #pragma once
 
 __global__ void header_kernel(float* data) {
