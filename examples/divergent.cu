@@ -1,6 +1,6 @@
 // A barrier that not every thread reaches.
 //
-//   syncscope examples/divergent.cu
+//   syncscope check examples/divergent.cu
 //
 // The kernel normalises each row of a matrix by the row maximum, one block
 // per row; rows are padded to blockDim.x floats.  The bounds check
@@ -8,15 +8,19 @@
 // When a row is shorter than the block, the threads past its end skip the
 // barrier while the others wait at it: undefined behaviour (typically a
 // hang or silent corruption).
-// Syncscope reports barrier divergence with a witness such as
-//
-//   thread 1: threadIdx.x = 0     (col < cols, reaches the barrier)
-//   thread 2: threadIdx.x = 255   (col >= cols, skips it)
-//   cols = 1
-//
-// and offers the quick-fix "hoist the barrier out of the branch": close the
-// `if` before the barrier and re-open it after, so that every thread of the
+// Syncscope reports barrier divergence with a witness: with cols = 1,
+// thread (0,0,0) reaches the barrier and thread (1,0,0) of the same block
+// does not. With `--fixes` it shows the verified fix "Hoist
+// `__syncthreads()` out of the thread-dependent branch": close the `if`
+// before the barrier and re-open it after, so that every thread of the
 // block reaches the __syncthreads().
+//
+// The `syncscope-args` line below fixes the launch for this file:
+// `syncscope check` applies it when the command line gives no launch sizes
+// or macros. The `expect-kernel` line and the `~ barrier-divergence` comment at the
+// end of a line in the kernel are test markers: the test suite
+// (tests/corpus.rs) expects that verdict, and a finding of that kind on
+// that line.
 //
 // syncscope-args: --block-dim 256 --grid-dim 4096
 // expect-kernel: normalise_rows divergent

@@ -1,20 +1,24 @@
 // An inclusive prefix sum with a classic bug.
 //
-//   syncscope examples/racy_scan.cu
+//   syncscope check examples/racy_scan.cu
 //
 // Hillis-Steele scan in a single shared buffer: in the step with offset d,
 // every thread t >= d adds temp[t - d] into temp[t].  The loop has a barrier
 // at the end of each step, but not between the read of temp[t - d] and the
 // write of temp[t] -- so thread t reads temp[t - d] while thread t - d is
-// updating that very cell.  Syncscope reports one data race with a witness
-// like:
-//
-//   thread 1: threadIdx.x = 2, blockIdx.x = 0   reads  temp[1]
-//   thread 2: threadIdx.x = 1, blockIdx.x = 0   writes temp[1]
-//   offset = 1, index = 1
+// updating that very cell.  Syncscope reports one data race with a
+// witness: in the step with offset = 1, thread (1,0,0) writes temp[1] while
+// thread (2,0,0) reads it as temp[tid - offset].
 //
 // Fix: read into a register, __syncthreads(), then write (see the comment
 // in the loop).
+//
+// The `syncscope-args` line below fixes the launch for this file:
+// `syncscope check` applies it when the command line gives no launch sizes
+// or macros. The `expect-kernel` line and the `~ data-race` comment at the
+// end of a line in the kernel are test markers: the test suite
+// (tests/corpus.rs) expects that verdict, and a finding of that kind on
+// that line.
 //
 // syncscope-args: --block-dim 512 --grid-dim 64
 // expect-kernel: inclusive_scan racy

@@ -1,11 +1,16 @@
 // Block-wide sum reduction -- the "hello world" of shared-memory kernels.
 //
-//   syncscope examples/reduction.cu
+//   syncscope check examples/reduction.cu
 //
 // Each block of 256 threads sums 512 input elements (two per thread, added
 // while loading) and writes one partial sum.  Syncscope proves the kernel
 // free of data races and barrier divergence for this launch, and finds no
 // redundant barrier: removing any __syncthreads() below creates a race.
+//
+// The `syncscope-args` line below fixes the launch for this file:
+// `syncscope check` applies it when the command line gives no launch sizes
+// or macros. The `expect-kernel` line is a test marker: the test suite
+// (tests/corpus.rs) expects that verdict.
 //
 // syncscope-args: --block-dim 256 --grid-dim 1024
 // expect-kernel: block_sum verified

@@ -1,6 +1,6 @@
 // Coalesced matrix transpose through shared memory.
 //
-//   syncscope examples/transpose.cu
+//   syncscope check examples/transpose.cu
 //
 // A block of 32 x 8 threads moves a 32 x 32 tile: it reads rows of the input
 // (coalesced), stages them in a shared tile, and writes rows of the output
@@ -11,6 +11,11 @@
 // Syncscope proves it race-free: the loads write tile[ty + j][tx] (distinct
 // for every thread and j), the one barrier orders them before the transposed
 // reads, and the global writes hit distinct cells for distinct threads.
+//
+// The `syncscope-args` line below fixes the launch for this file:
+// `syncscope check` applies it when the command line gives no launch sizes
+// or macros. The `expect-kernel` line is a test marker: the test suite
+// (tests/corpus.rs) expects that verdict.
 //
 // syncscope-args: --block-dim 32,8 --grid-dim 64,64 -D TILE_DIM=32 -D BLOCK_ROWS=8
 // expect-kernel: transpose verified

@@ -126,8 +126,15 @@ fn every_race_and_divergence_replays_with_concrete_values() {
             let mut sides = Vec::new();
             if race {
                 checked.0 += 1;
-                let spans = std::iter::once(f.span).chain(f.related.iter().map(|r| r.span));
-                for (t, span) in spans.take(2).enumerate() {
+                // The witness is of the first racing pair.
+                let spans: Vec<_> = match f.pairs.first() {
+                    Some(p) => vec![p.first, p.second],
+                    None => std::iter::once(f.span)
+                        .chain(f.related.iter().map(|r| r.span))
+                        .take(2)
+                        .collect(),
+                };
+                for (t, span) in spans.into_iter().enumerate() {
                     match k.accesses().into_iter().find(|a| a.span == span) {
                         Some(a) => {
                             exprs.push(a.index.clone());
@@ -155,27 +162,41 @@ fn every_race_and_divergence_replays_with_concrete_values() {
             let Some(index) = w.value("index") else {
                 continue;
             };
-            for (t, a) in sides {
-                let thread = &w.threads[t];
-                let get = |v: &Var| -> Option<i64> {
-                    match v.kind {
-                        VarKind::ThreadIdx(d) => Some(thread.thread_idx[d as usize]),
-                        VarKind::BlockIdx(d) => Some(thread.block_idx[d as usize]),
-                        VarKind::BlockDim(d) => w.value(&format!("blockDim.{}", DIMS[d as usize])),
-                        VarKind::GridDim(d) => w.value(&format!("gridDim.{}", DIMS[d as usize])),
-                        VarKind::Param { .. } => w.value(&v.name),
-                        _ => None,
+            // The pair's two accesses, done by the witness's two threads in
+            // one order or the other: one order must replay.
+            let mut orders = Vec::new();
+            for swap in [false, true] {
+                let mut wrong = Vec::new();
+                for &(t, a) in &sides {
+                    let thread = &w.threads[if swap { 1 - t } else { t }];
+                    let get = |v: &Var| -> Option<i64> {
+                        match v.kind {
+                            VarKind::ThreadIdx(d) => Some(thread.thread_idx[d as usize]),
+                            VarKind::BlockIdx(d) => Some(thread.block_idx[d as usize]),
+                            VarKind::BlockDim(d) => {
+                                w.value(&format!("blockDim.{}", DIMS[d as usize]))
+                            }
+                            VarKind::GridDim(d) => {
+                                w.value(&format!("gridDim.{}", DIMS[d as usize]))
+                            }
+                            VarKind::Param { .. } => w.value(&v.name),
+                            _ => None,
+                        }
+                    };
+                    let (Some(i), Some(g)) = (eval(&a.index, &get), eval(&a.guard, &get)) else {
+                        continue; // loop counters or memory values: the engine replayed them
+                    };
+                    if i != index || g == 0 {
+                        wrong.push(format!(
+                            "{at}: `{}` by thread {t} of the witness gives index {i} (guard {g}), the witness says {index}",
+                            a.text
+                        ));
                     }
-                };
-                let (Some(i), Some(g)) = (eval(&a.index, &get), eval(&a.guard, &get)) else {
-                    continue; // loop counters or memory values: the engine replayed them
-                };
-                if i != index || g == 0 {
-                    problems.push(format!(
-                        "{at}: `{}` by thread {t} of the witness gives index {i} (guard {g}), the witness says {index}",
-                        a.text
-                    ));
                 }
+                orders.push(wrong);
+            }
+            if orders.iter().all(|wrong| !wrong.is_empty()) {
+                problems.extend(orders.swap_remove(0));
             }
         }
     }

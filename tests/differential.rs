@@ -307,8 +307,12 @@ impl Gen {
     /// An access of `arr` only under the condition `i{loop} cmp c` (a
     /// block-uniform condition on a loop variable), or unconditionally.
     fn trip_access(&mut self, loops: usize, out: &mut Vec<St>) {
+        self.trip_access_pct(loops, out, 60);
+    }
+
+    fn trip_access_pct(&mut self, loops: usize, out: &mut Vec<St>, conditional: u64) {
         let a = self.access(loops);
-        if loops > 0 && self.rng.pct(60) {
+        if loops > 0 && self.rng.pct(conditional) {
             let cmp = [Cmp::Eq, Cmp::Ne, Cmp::Ge][self.rng.below(3) as usize];
             out.push(St::If {
                 cmp,
@@ -430,9 +434,11 @@ fn generate_shaped(seed: u64) -> Kernel {
         0 => {
             body.push(g.access(0));
             let mut inner = Vec::new();
-            g.trip_access(1, &mut inner);
+            // Mostly only on some trips: the code before the loop then
+            // meets them only across the barrier of an earlier trip.
+            g.trip_access_pct(1, &mut inner, 90);
             inner.push(g.sync());
-            if g.rng.pct(50) {
+            if g.rng.pct(30) {
                 g.trip_access(1, &mut inner);
             }
             body.push(St::For {
@@ -999,17 +1005,37 @@ fn check(k: &Kernel) -> Outcome {
             // A note says something about the analysis (an empty model).
             FindingKind::Note => {}
             FindingKind::DataRace => {
-                let (Some(a), Some(b)) = (
-                    id_of(f.span.start.line),
-                    f.related.first().and_then(|r| id_of(r.span.start.line)),
-                ) else {
+                // A finding groups the pairs one barrier would separate;
+                // its witness is of the first pair.
+                let lines: Vec<(u32, u32)> = if f.pairs.is_empty() {
+                    let other = f.related.first().map(|r| r.span.start.line);
+                    other.map(|o| (f.span.start.line, o)).into_iter().collect()
+                } else {
+                    f.pairs
+                        .iter()
+                        .map(|p| (p.first.start.line, p.second.start.line))
+                        .collect()
+                };
+                let ids: Vec<Option<(usize, usize)>> = lines
+                    .iter()
+                    .map(|&(x, y)| Some((id_of(x)?, id_of(y)?)))
+                    .collect();
+                let Some(&Some((a, b))) = ids.first() else {
                     problems.push(format!(
                         "race finding not on access lines: {} ({:?})",
                         f.message, f.span
                     ));
                     continue;
                 };
-                symbolic.insert((a.min(b), a.max(b)));
+                if ids.iter().any(Option::is_none) {
+                    problems.push(format!(
+                        "race finding with a pair not on access lines: {}",
+                        f.message
+                    ));
+                }
+                for &(x, y) in ids.iter().flatten() {
+                    symbolic.insert((x.min(y), x.max(y)));
+                }
                 // Replay the witness on the concrete executor.
                 let Some(w) = &f.witness else {
                     problems.push(format!("race without witness: {}", f.message));

@@ -76,15 +76,9 @@ fn drive(target: &str, body: fn(&[u8]), mutations: usize, seed_stride: usize) {
         let what = format!("{target} mutation {m}");
         note(run(&what, &input, body), what);
     }
-    // A loose bound: this runs an unoptimised build on a shared CI machine.
-    // The 20 s bound per run is held by `.ci/fuzz` (libFuzzer `-timeout=20`,
-    // optimised) and by the real binary in `server/syncscope/tests/hostile.rs`.
-    assert!(
-        slowest.0 < Duration::from_secs(60),
-        "{} took {:?}",
-        slowest.1,
-        slowest.0
-    );
+    // No time limit here (it would fail on a loaded machine, not on slow
+    // code): the 20 s bound per input is held by `.ci/fuzz` (libFuzzer
+    // `-timeout=20`, optimised); the slowest input is printed for reference.
     eprintln!(
         "{target}: {} regressions, {} seeds, {mutations} mutations; slowest {} ({:?})",
         saved.len(),

@@ -4,12 +4,18 @@
 --   SYNCSCOPE_E2E_BIN     the syncscope executable (started as `<bin> lsp`)
 --   SYNCSCOPE_E2E_FILE    a racy kernel (a copy; it gets edited)
 --   SYNCSCOPE_E2E_TIMEOUT_MS  per-step timeout (default 30000)
+--   SYNCSCOPE_E2E_MODE    "setup" (default): require("syncscope").setup();
+--                         "lsp-config" (Neovim 0.11+): vim.lsp.config +
+--                         vim.lsp.enable with the plugin's lsp/syncscope.lua
+-- Covers every user command (:SyncscopeVerify, :SyncscopeStats,
+-- :SyncscopeRestart) and :checkhealth syncscope.
 -- Exits 0 on success, 1 on failure (with a line starting "nvim-e2e: FAIL:").
 
 local timeout = tonumber(os.getenv("SYNCSCOPE_E2E_TIMEOUT_MS") or "") or 30000
 local plugin_dir = assert(os.getenv("SYNCSCOPE_E2E_PLUGIN"), "SYNCSCOPE_E2E_PLUGIN not set")
 local bin = assert(os.getenv("SYNCSCOPE_E2E_BIN"), "SYNCSCOPE_E2E_BIN not set")
 local file = assert(os.getenv("SYNCSCOPE_E2E_FILE"), "SYNCSCOPE_E2E_FILE not set")
+local mode = os.getenv("SYNCSCOPE_E2E_MODE") or "setup"
 
 local function log(msg)
   io.stdout:write("nvim-e2e: " .. msg .. "\n")
@@ -85,21 +91,41 @@ local function run()
   vim.opt.runtimepath:prepend(plugin_dir)
   log("neovim " .. tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch))
   local syncscope = require("syncscope")
-  syncscope.setup({
-    cmd = { bin, "lsp" },
-    settings = {},
-    filetypes = { "cuda" },
-    handlers = { ["textDocument/publishDiagnostics"] = record_publish },
-    on_exit = function(code, signal)
-      table.insert(exits, ("exit code %s, signal %s"):format(tostring(code), tostring(signal)))
-    end,
-    on_status = function(status)
-      if is_target(status.uri) then
-        table.insert(statuses, status)
+  local function on_exit(code, signal)
+    table.insert(exits, ("exit code %s, signal %s"):format(tostring(code), tostring(signal)))
+  end
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "SyncscopeStatus",
+    callback = function()
+      for uri, status in pairs(syncscope.statuses) do
+        if is_target(uri) and statuses[#statuses] ~= status then
+          table.insert(statuses, status)
+        end
       end
     end,
   })
-  check(vim.fn.exists(":SyncscopeVerify") == 2, ":SyncscopeVerify was not created by setup()")
+  log("mode: " .. mode)
+  if mode == "lsp-config" then
+    check(vim.fn.has("nvim-0.11") == 1, "mode lsp-config needs Neovim 0.11+")
+    vim.cmd("filetype on")
+    -- Only what the user would write: the command; filetypes, root
+    -- markers and the status handler come from lsp/syncscope.lua.
+    vim.lsp.config("syncscope", {
+      cmd = { bin, "lsp" },
+      handlers = { ["textDocument/publishDiagnostics"] = record_publish },
+      on_exit = on_exit,
+    })
+    vim.lsp.enable("syncscope")
+  else
+    syncscope.setup({
+      cmd = { bin, "lsp" },
+      settings = {},
+      filetypes = { "cuda" },
+      handlers = { ["textDocument/publishDiagnostics"] = record_publish },
+      on_exit = on_exit,
+    })
+    check(vim.fn.exists(":SyncscopeVerify") == 2, ":SyncscopeVerify was not created by setup()")
+  end
 
   vim.cmd("edit " .. vim.fn.fnameescape(file))
   local bufnr = vim.api.nvim_get_current_buf()
@@ -255,16 +281,98 @@ local function run()
     end
   end
 
-  -- 6. :SyncscopeVerify round-trips through workspace/executeCommand.
-  local verify_done, verify_err = false, nil
-  check(syncscope.verify(bufnr, function(err)
-    verify_done, verify_err = true, err
-  end), "SyncscopeVerify found no client")
-  check(vim.wait(timeout, function()
-    return verify_done
-  end, 50), "syncscope.verifyFile did not answer within " .. timeout .. " ms")
-  check(verify_err == nil, "syncscope.verifyFile returned an error: " .. short(verify_err))
-  log("syncscope.verifyFile ok")
+  -- 6. Every user command, as the user runs it. Each command calls the
+  -- module's function, which the test wraps to see the server's answer.
+  for _, name in ipairs({ "SyncscopeVerify", "SyncscopeStats", "SyncscopeRestart" }) do
+    check(vim.fn.exists(":" .. name) == 2, ":" .. name .. " does not exist")
+  end
+  local notes = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(notes, { msg = tostring(msg), level = level })
+  end
+  local function answered(fn_name)
+    local done, answer_err, answer = false, nil, nil
+    local original = syncscope[fn_name]
+    syncscope[fn_name] = function(b, on_done)
+      return original(b, function(e, r)
+        done, answer_err, answer = true, e, r
+        if on_done then
+          on_done(e, r)
+        end
+      end)
+    end
+    return function()
+      local finished = vim.wait(timeout, function()
+        return done
+      end, 50)
+      syncscope[fn_name] = original
+      return finished, answer_err, answer
+    end
+  end
+
+  local verify_answer = answered("verify")
+  vim.cmd("SyncscopeVerify")
+  local done, cmd_err = verify_answer()
+  check(done, ":SyncscopeVerify: syncscope.verifyFile did not answer within " .. timeout .. " ms")
+  check(cmd_err == nil, ":SyncscopeVerify: syncscope.verifyFile returned an error: " .. short(cmd_err))
+  log(":SyncscopeVerify ok")
+
+  local stats_answer = answered("stats")
+  vim.cmd("SyncscopeStats")
+  local stats
+  done, cmd_err, stats = stats_answer()
+  check(done, ":SyncscopeStats: syncscope/stats did not answer within " .. timeout .. " ms")
+  check(cmd_err == nil, ":SyncscopeStats: syncscope/stats returned an error: " .. short(cmd_err))
+  check(type(stats) == "table" and type(stats.queriesRun) == "number", ":SyncscopeStats: unexpected result " .. short(stats))
+  local shown = false
+  for _, n in ipairs(notes) do
+    shown = shown or n.msg:find("queries run " .. stats.queriesRun, 1, true) ~= nil
+  end
+  check(shown, ":SyncscopeStats printed no statistics; messages: " .. short(notes))
+  log((":SyncscopeStats ok (queries run %d, kernels analysed %s)"):format(stats.queriesRun, tostring(stats.kernelsAnalysed)))
+
+  local old_id = client.id
+  local before_restart = #publishes
+  vim.cmd("SyncscopeRestart")
+  local new_client
+  local restarted = vim.wait(timeout, function()
+    new_client = syncscope.get_clients(bufnr)[1]
+    return new_client ~= nil and new_client.id ~= old_id and new_client.initialized and #publishes > before_restart
+  end, 50)
+  check(
+    restarted,
+    (":SyncscopeRestart: no new initialized client with fresh diagnostics within %d ms (old client %d, now %s)"):format(
+      timeout,
+      old_id,
+      short(new_client and new_client.id)
+    )
+  )
+  local old = vim.lsp.get_client_by_id(old_id)
+  local old_stopped = old == nil or (vim.fn.has("nvim-0.11") == 1 and old:is_stopped()) or (vim.fn.has("nvim-0.11") == 0 and old.is_stopped())
+  check(old_stopped, ":SyncscopeRestart left the old client running")
+  check(#races(last_publish()) == 0, "after :SyncscopeRestart the fixed file has a race again: " .. short(last_publish()))
+  log((":SyncscopeRestart ok (client %d replaced by %d)"):format(old_id, new_client.id))
+  vim.notify = notify
+  for _, n in ipairs(notes) do
+    check(n.level ~= vim.log.levels.ERROR, "a command reported an error: " .. n.msg)
+  end
+
+  -- 7. :checkhealth syncscope reports the binary, its version and the
+  -- configuration.
+  vim.cmd("checkhealth syncscope")
+  local report = buffer_text(vim.api.nvim_get_current_buf())
+  for _, want in ipairs({
+    "binary: " .. vim.fn.exepath(bin),
+    "version: syncscope ",
+    "settings sent to the server",
+    "client " .. new_client.id .. " running",
+    mode == "lsp-config" and "configured by vim.lsp.config('syncscope')" or "configured by require('syncscope').setup()",
+  }) do
+    check(report:find(want, 1, true) ~= nil, ":checkhealth syncscope does not say " .. want .. ":\n" .. report)
+  end
+  check(report:find("ERROR", 1, true) == nil, ":checkhealth syncscope reports an error:\n" .. report)
+  log(":checkhealth syncscope ok")
 end
 
 local ok, err = xpcall(run, function(e)

@@ -22,6 +22,8 @@ export interface ServerConfig {
   timeoutMs?: number;
   debounceMs?: number;
   kernels?: KernelConfig[];
+  kernelBudgetMs?: number;
+  redundantBarriers?: boolean;
 }
 
 /** The settings (relative to the `syncscope` section) forwarded to the server. */
@@ -34,6 +36,8 @@ export const SERVER_SETTING_KEYS = [
   'timeoutMs',
   'debounceMs',
   'kernels',
+  'kernelBudgetMs',
+  'redundantBarriers',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
@@ -140,7 +144,7 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
     }
   }
 
-  for (const key of ['warpSync', 'bitvector'] as const) {
+  for (const key of ['warpSync', 'bitvector', 'redundantBarriers'] as const) {
     const v = raw[key];
     if (v === undefined) {
       continue;
@@ -158,6 +162,14 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
       config.timeoutMs = v;
     } else {
       bad('timeoutMs', v, 'a positive integer');
+    }
+  }
+  if (raw.kernelBudgetMs !== undefined) {
+    const v = raw.kernelBudgetMs;
+    if (isPositiveInt(v)) {
+      config.kernelBudgetMs = v;
+    } else {
+      bad('kernelBudgetMs', v, 'a positive integer');
     }
   }
   if (raw.debounceMs !== undefined) {
@@ -228,4 +240,43 @@ export function configurationForSection(config: ServerConfig, section: string | 
 
 /** Whether a change to these settings needs a server restart (rather than a
  * didChangeConfiguration notification). */
-export const RESTART_SETTING_KEYS = ['server.path', 'server.extraArgs'] as const;
+export const RESTART_SETTING_KEYS = ['server.path', 'server.env', 'server.extraArgs'] as const;
+
+/** `syncscope.server.env`: extra environment variables for the server
+ * process (e.g. `RUST_BACKTRACE`), layered over VS Code's environment. */
+export function serverEnvironment(
+  base: Record<string, string | undefined>,
+  raw: unknown,
+): { env: Record<string, string | undefined>; problems: string[] } {
+  const env = { ...base };
+  const problems: string[] = [];
+  if (raw === undefined || raw === null) {
+    return { env, problems };
+  }
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push(`syncscope.server.env: ignoring ${describe(raw)} (expected an object of NAME: "value")`);
+    return { env, problems };
+  }
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof value === 'string') {
+      env[name] = value;
+    } else {
+      problems.push(`syncscope.server.env.${name}: ignoring ${describe(value)} (expected a string)`);
+    }
+  }
+  return { env, problems };
+}
+
+/** `syncscope.server.extraArgs` used to be appended to `syncscope lsp`, which
+ * takes no arguments, so any value stopped the server from starting (it
+ * exited with a usage error). The setting is no longer passed on; this is
+ * the warning shown when it is set. */
+export function extraArgsWarning(raw: unknown): string | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    return undefined;
+  }
+  return (
+    `syncscope.server.extraArgs (${describe(raw)}) is ignored: \`syncscope lsp\` takes no arguments. ` +
+    'Use the syncscope.* settings for analysis options and syncscope.server.env for environment variables.'
+  );
+}

@@ -16,11 +16,14 @@ import {
   configurationForSection,
   didChangeConfigurationParams,
   explicitValue,
+  extraArgsWarning,
   RawSettings,
   SERVER_SETTING_KEYS,
   ServerConfig,
+  serverEnvironment,
   toServerConfig,
 } from './config';
+import { DOCUMENT_SELECTOR, isServed } from './selector';
 import { findServerPath, isExecutableFile } from './serverPath';
 import { formatStatus, isStatusParams, Severity, StatusStore, verifyFileArguments } from './status';
 
@@ -62,7 +65,11 @@ function currentServerConfig(): ServerConfig {
 
 function activeCudaUri(): string | undefined {
   const doc = vscode.window.activeTextEditor?.document;
-  return doc !== undefined && doc.languageId === 'cuda' ? doc.uri.toString() : undefined;
+  if (doc === undefined) {
+    return undefined;
+  }
+  const served = isServed({ languageId: doc.languageId, scheme: doc.uri.scheme, path: doc.uri.path });
+  return served ? doc.uri.toString() : undefined;
 }
 
 function severityColor(severity: Severity): vscode.ThemeColor | undefined {
@@ -138,6 +145,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     configured: settings.get<string | null>('server.path'),
     envPath: process.env.SYNCSCOPE_SERVER_PATH,
     extensionPath: context.extensionPath,
+    arch: process.arch,
     workspaceFolder,
     homeDir: os.homedir(),
     platform: process.platform,
@@ -156,20 +164,27 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     }
     return;
   }
-  const extraArgs = (settings.get<unknown[]>('server.extraArgs') ?? []).filter((a): a is string => typeof a === 'string');
-  out.appendLine(`Starting ${found.path} lsp ${extraArgs.join(' ')} (found via ${found.source})`);
+  // `syncscope lsp` takes no arguments: the old `server.extraArgs` setting
+  // made it exit with a usage error, so it is no longer passed on.
+  const ignored = extraArgsWarning(settings.get<unknown>('server.extraArgs'));
+  if (ignored !== undefined) {
+    out.appendLine(ignored);
+    void vscode.window.showWarningMessage(`Syncscope: ${ignored}`);
+  }
+  const { env, problems: envProblems } = serverEnvironment(process.env, settings.get<unknown>('server.env'));
+  for (const p of envProblems) {
+    out.appendLine(p);
+  }
+  out.appendLine(`Starting ${found.path} lsp (found via ${found.source})`);
 
   const serverOptions: ServerOptions = {
     command: found.path,
-    args: ['lsp', ...extraArgs],
-    options: { cwd: workspaceFolder, env: process.env },
+    args: ['lsp'],
+    options: { cwd: workspaceFolder, env },
   };
 
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [
-      { scheme: 'file', language: 'cuda' },
-      { scheme: 'untitled', language: 'cuda' },
-    ],
+    documentSelector: DOCUMENT_SELECTOR,
     initializationOptions: currentServerConfig(),
     outputChannel: out,
     revealOutputChannelOn: RevealOutputChannelOn.Never,

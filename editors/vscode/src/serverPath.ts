@@ -10,8 +10,10 @@ export interface ServerPathInput {
   configured?: string | null;
   /** Value of the `SYNCSCOPE_SERVER_PATH` environment variable. */
   envPath?: string;
-  /** Absolute path of the installed extension (for `server/syncscope`). */
+  /** Absolute path of the installed extension (for the bundled server). */
   extensionPath: string;
+  /** `process.arch`: with `platform`, names the bundled server's folder. */
+  arch: string;
   /** First workspace folder, used for `${workspaceFolder}` and relative paths. */
   workspaceFolder?: string;
   /** Home directory, used for `~` and `${userHome}`. */
@@ -33,6 +35,18 @@ function pathApi(platform: NodeJS.Platform): path.PlatformPath {
 
 export function binaryName(platform: NodeJS.Platform): string {
   return platform === 'win32' ? 'syncscope.exe' : 'syncscope';
+}
+
+/** The VS Code target a platform-specific `.vsix` is packaged for
+ * (`vsce package --target`): `linux-x64`, `darwin-arm64`, `win32-x64`, ... */
+export function vsixTarget(platform: NodeJS.Platform, arch: string): string {
+  return `${platform}-${arch}`;
+}
+
+/** Where a platform-specific `.vsix` carries its server, relative to the
+ * extension folder. */
+export function bundledServerPath(platform: NodeJS.Platform, arch: string): string {
+  return ['server', vsixTarget(platform, arch), binaryName(platform)].join('/');
 }
 
 /** Expands `${workspaceFolder}`, `${userHome}` and a leading `~`, and makes
@@ -91,9 +105,11 @@ export function searchPath(
 
 /**
  * Order: the `syncscope.server.path` setting, the `SYNCSCOPE_SERVER_PATH`
- * environment variable, `<extension>/server/syncscope`, then `syncscope` on
- * PATH. An explicitly configured path that does not exist is an error rather
- * than a silent fallback.
+ * environment variable, `syncscope` on PATH, then the server bundled in a
+ * `.vsix` packaged for this platform (`server/<platform>-<arch>/syncscope`).
+ * An explicitly configured path that does not exist is an error rather than
+ * a silent fallback. A server on PATH wins over the bundled one, so that a
+ * user who installed a newer `syncscope` gets it.
  */
 export function findServerPath(input: ServerPathInput): ServerPathResult {
   const api = pathApi(input.platform);
@@ -129,19 +145,21 @@ export function findServerPath(input: ServerPathInput): ServerPathResult {
       error: `The syncscope server "${expanded}" (from ${what}) was not found on PATH.`,
     };
   }
-  const bundled = api.join(input.extensionPath, 'server', binaryName(input.platform));
-  if (input.isExecutable(bundled)) {
-    return { ok: true, path: bundled, source: 'bundled' };
-  }
   const onPath = searchPath(input.pathEnv, input.platform, input.isExecutable);
   if (onPath !== undefined) {
     return { ok: true, path: onPath, source: 'path' };
   }
+  const bundled = api.join(input.extensionPath, ...bundledServerPath(input.platform, input.arch).split('/'));
+  if (input.isExecutable(bundled)) {
+    return { ok: true, path: bundled, source: 'bundled' };
+  }
   return {
     ok: false,
     error:
-      'Could not find the syncscope language server: set `syncscope.server.path`, ' +
-      'or put `syncscope` on PATH (e.g. `cargo install --path server/syncscope`).',
+      'No syncscope language server found: it is not on PATH, `syncscope.server.path` is not set, and this ' +
+      `extension was not packaged with a server for ${vsixTarget(input.platform, input.arch)}. ` +
+      'Install it from a clone of the Syncscope repository with `cargo install --locked --path server/syncscope` ' +
+      '(it goes to ~/.cargo/bin, which must be on PATH), or set `syncscope.server.path` to the binary.',
   };
 }
 

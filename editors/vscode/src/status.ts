@@ -20,6 +20,9 @@ export interface StatusParams {
   version: number;
   verdict: Verdict | string;
   kernels?: KernelStatus[];
+  /** Set by [`StatusStore`] while a file is being verified again: the
+   * kernels of its last result. */
+  previous?: KernelStatus[];
 }
 
 export type Severity = 'ok' | 'warning' | 'error' | 'progress' | 'none';
@@ -37,7 +40,7 @@ const VERDICTS: Record<Verdict, { icon: string; label: string; severity: Severit
   unknown: { icon: '$(question)', label: 'unknown', severity: 'warning' },
   'not-verified': { icon: '$(circle-slash)', label: 'not verified', severity: 'warning' },
   'syntax-error': { icon: '$(error)', label: 'syntax error', severity: 'error' },
-  analysing: { icon: '$(sync~spin)', label: 'analysing…', severity: 'progress' },
+  analysing: { icon: '$(sync~spin)', label: 'verifying…', severity: 'progress' },
 };
 
 export function isStatusParams(v: unknown): v is StatusParams {
@@ -53,11 +56,39 @@ export function isStatusParams(v: unknown): v is StatusParams {
   );
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+/** How kernel statuses are named in the status bar, in the order shown. */
+const COUNT_LABELS: Array<[string, string]> = [
+  ['analysing', 'verifying'],
+  ['verified', 'verified'],
+  ['racy', 'racy'],
+  ['divergent', 'divergent'],
+  ['unknown', 'unknown'],
+  ['not-verified', 'not verified'],
+];
+
+/** `2 verifying, 3 verified, 1 racy`: the file's kernels by status (statuses
+ * the server may add later are counted under their own name). */
+export function kernelCounts(kernels: KernelStatus[]): string {
+  const byStatus = new Map<string, number>();
+  for (const k of kernels) {
+    byStatus.set(k.status, (byStatus.get(k.status) ?? 0) + 1);
+  }
+  const parts: string[] = [];
+  for (const [status, label] of COUNT_LABELS) {
+    const n = byStatus.get(status);
+    if (n !== undefined) {
+      parts.push(`${n} ${label}`);
+      byStatus.delete(status);
+    }
+  }
+  for (const [status, n] of byStatus) {
+    parts.push(`${n} ${status}`);
+  }
+  return parts.join(', ');
 }
 
-/** Status-bar text (with codicons), tooltip and severity for a file. */
+/** Status-bar text (with codicons), tooltip and severity for a file: the
+ * verdict's icon and colour, and the file's kernels counted by status. */
 export function formatStatus(p: StatusParams | undefined): StatusView {
   if (p === undefined) {
     return {
@@ -70,15 +101,6 @@ export function formatStatus(p: StatusParams | undefined): StatusView {
   const v = known ?? { icon: '$(question)', label: p.verdict, severity: 'warning' as Severity };
   const kernels = Array.isArray(p.kernels) ? p.kernels.filter((k) => k && typeof k.name === 'string') : [];
 
-  let suffix = '';
-  if (kernels.length > 0 && p.verdict !== 'analysing' && p.verdict !== 'syntax-error') {
-    if (p.verdict === 'verified') {
-      suffix = ` (${plural(kernels.length, 'kernel')})`;
-    } else {
-      const failing = kernels.filter((k) => k.status !== 'verified').length;
-      suffix = ` (${failing}/${plural(kernels.length, 'kernel')})`;
-    }
-  }
   const lines = [`Syncscope: ${v.label}`];
   if (typeof p.version === 'number') {
     lines[0] += ` (version ${p.version})`;
@@ -92,7 +114,19 @@ export function formatStatus(p: StatusParams | undefined): StatusView {
     lines.push('No kernels in this file.');
   }
   lines.push('', 'Click to re-verify this file.');
-  return { text: `${v.icon} Syncscope: ${v.label}${suffix}`, tooltip: lines.join('\n'), severity: v.severity };
+  let text = `${v.icon} Syncscope: ${v.label}`;
+  if (p.verdict === 'analysing') {
+    const before = kernelCounts(Array.isArray(p.previous) ? p.previous : []);
+    const now = kernelCounts(kernels);
+    if (now !== '') {
+      text = `${v.icon} Syncscope: ${now}`;
+    } else if (before !== '') {
+      text += ` (was ${before})`;
+    }
+  } else if (p.verdict !== 'syntax-error' && kernels.length > 0) {
+    text = `${v.icon} Syncscope: ${kernelCounts(kernels)}`;
+  }
+  return { text, tooltip: lines.join('\n'), severity: v.severity };
 }
 
 /** Latest status per document URI; older versions never overwrite newer. */
@@ -110,7 +144,12 @@ export class StatusStore {
     ) {
       return false;
     }
-    this.byUri.set(p.uri, p);
+    if (p.verdict === 'analysing' && prev !== undefined) {
+      const last = prev.verdict === 'analysing' ? prev.previous : prev.kernels;
+      this.byUri.set(p.uri, { ...p, previous: last });
+    } else {
+      this.byUri.set(p.uri, p);
+    }
     return true;
   }
 

@@ -1,9 +1,12 @@
 //! Resource limits: the per-kernel time budget and cancellation stop a
 //! pathological kernel mid-query (the Z3 watchdog interrupts the check), and
-//! what they stop is `unknown`, never `verified`.
+//! what they stop is `unknown`, never `verified`. These tests assert what
+//! is reported, not how long it took (a time limit fails on a loaded
+//! machine): with a 20 s query timeout, only the budget or the cancellation
+//! can produce the verdicts asserted here.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use syncscope_core::{cache::MemoryCache, Options};
 
 /// Nonlinear indices the solver cannot decide quickly.
@@ -21,13 +24,7 @@ fn the_kernel_budget_stops_a_kernel_whose_queries_would_each_run_long() {
         ..Options::default()
     };
     let tree = syncscope_core::parse(HARD, None);
-    let start = Instant::now();
     let report = syncscope_core::analyze(HARD, &tree, &options, &MemoryCache::default(), None);
-    let took = start.elapsed();
-    assert!(
-        took < Duration::from_secs(5),
-        "took {took:?} with a 300 ms budget"
-    );
     assert_eq!(report.kernels[0].status.as_str(), "unknown");
     assert!(
         report
@@ -48,7 +45,6 @@ fn cancellation_interrupts_a_running_query() {
     };
     let cancel = AtomicBool::new(false);
     let tree = syncscope_core::parse(HARD, None);
-    let start = Instant::now();
     let report = std::thread::scope(|s| {
         s.spawn(|| {
             std::thread::sleep(Duration::from_millis(200));
@@ -62,9 +58,29 @@ fn cancellation_interrupts_a_running_query() {
             Some(&cancel),
         )
     });
-    let took = start.elapsed();
-    assert!(took < Duration::from_secs(5), "cancelled run took {took:?}");
     assert_ne!(report.kernels[0].status.as_str(), "verified");
+}
+
+/// A cancelled analysis asks no more queries: a kernel that would be
+/// verified is `unknown`, and no finding is claimed for it.
+#[test]
+fn a_cancelled_analysis_is_unknown_never_verified() {
+    let text = "__global__ void safe(int *a) {\n    __shared__ int s[64];\n    s[threadIdx.x % 64] = a[threadIdx.x];\n    __syncthreads();\n    a[threadIdx.x] = s[threadIdx.x % 64];\n}\n";
+    let tree = syncscope_core::parse(text, None);
+    let cancel = AtomicBool::new(true);
+    let report = syncscope_core::analyze(
+        text,
+        &tree,
+        &Options::default(),
+        &MemoryCache::default(),
+        Some(&cancel),
+    );
+    assert_eq!(report.kernels[0].status.as_str(), "unknown");
+    assert!(
+        report.findings.iter().all(|f| f.witness.is_none()),
+        "{:?}",
+        report.findings
+    );
 }
 
 #[test]

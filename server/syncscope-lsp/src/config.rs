@@ -36,6 +36,7 @@ struct ClientSettingsJson {
     cuda_arch: Option<u32>,
     include_dirs: Option<Vec<String>>,
     kernel_budget_ms: Option<u32>,
+    redundant_barriers: Option<bool>,
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
@@ -65,6 +66,7 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         cuda_arch: c.cuda_arch,
         include_dirs: c.include_dirs,
         kernel_budget_ms: c.kernel_budget_ms,
+        redundant_barriers: c.redundant_barriers,
         ..Settings::default()
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;
@@ -128,6 +130,30 @@ pub fn file_path(root: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The two settings the VS Code extension added: the per-kernel budget
+    /// and the redundant-barrier check, from the file and from the client
+    /// (which wins), validated like the others.
+    #[test]
+    fn kernel_budget_and_redundant_barriers() {
+        let file = parse_file("kernel-budget-ms = 5000\nredundant-barriers = false\n").unwrap();
+        let e = resolve(&file, &Settings::default(), None);
+        assert_eq!(e.options.kernel_budget_ms, 5000);
+        assert!(!e.options.check_redundant);
+        let client =
+            parse_client(&json!({"kernelBudgetMs": 700, "redundantBarriers": true})).unwrap();
+        let e = resolve(&file, &client, None);
+        assert_eq!(e.options.kernel_budget_ms, 700);
+        assert!(e.options.check_redundant);
+        let defaults = Effective::default();
+        assert_eq!(
+            defaults.options.kernel_budget_ms,
+            Options::default().kernel_budget_ms
+        );
+        assert!(defaults.options.check_redundant);
+        assert!(parse_client(&json!({"kernelBudgetMs": 0})).is_err());
+        assert!(parse_file("kernel-budget-ms = 0\n").is_err());
+    }
 
     #[test]
     fn parses_a_full_file() {

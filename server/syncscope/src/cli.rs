@@ -13,7 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use syncscope_core::project::config::{self, ConfigFile, DefineValue, Settings};
 use syncscope_core::project::SearchPaths;
-use syncscope_core::{FindingKind, Options, Severity};
+use syncscope_core::{FindingKind, Options};
 
 /// The exit statuses of `syncscope check`, shown by `--help`.
 const EXIT_STATUS: &str = "Exit status of `check`:
@@ -89,7 +89,7 @@ pub struct CheckArgs {
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
-    /// Compute verified quick-fixes (listed under `fixes` in JSON output).
+    /// Compute verified quick-fixes (a diff under each finding; `fixes` in JSON output).
     #[arg(long)]
     fixes: bool,
     /// Search DIR for included headers (after the includer's own folder).
@@ -106,6 +106,9 @@ pub struct CheckArgs {
     /// 80 and sm_80 are read the same). Default 800.
     #[arg(long, value_name = "N", value_parser = parse_arch)]
     cuda_arch: Option<u32>,
+    /// Human format: print only the findings that fail the run, no summary.
+    #[arg(long, short)]
+    quiet: bool,
     /// Files and folders to check.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -378,8 +381,19 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     for e in &io_errors {
         let _ = writeln!(err, "error: {e}");
     }
+    let policy = output::FailPolicy {
+        deny_warnings: args.deny_warnings,
+        fail_on: args.fail_on.clone(),
+    };
     let rendered = match args.format {
-        Format::Human => output::human(&results, color),
+        Format::Human => output::human_with(
+            &results,
+            output::HumanStyle {
+                color,
+                quiet: args.quiet,
+                policy: policy.clone(),
+            },
+        ),
         Format::Json => output::json(&results),
         Format::Sarif => output::sarif(&results),
     };
@@ -388,7 +402,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     let failing = results
         .iter()
         .flat_map(|r| &r.report.findings)
-        .any(|f| fails(args, f.kind, f.severity));
+        .any(|f| policy.fails(f));
     if !io_errors.is_empty() {
         2
     } else if failing {
@@ -396,13 +410,6 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     } else {
         0
     }
-}
-
-/// Whether a finding makes `check` exit with status 1: errors always; with
-/// `--deny-warnings` anything short of a proof (never a silent green for
-/// `unknown` or `not-verified`); the kinds named by `--fail-on`.
-fn fails(args: &CheckArgs, kind: FindingKind, severity: Severity) -> bool {
-    severity == Severity::Error || args.deny_warnings || args.fail_on.contains(&kind)
 }
 
 /// Analyses files on the core's worker pool (the core also spreads the

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use syncscope_core::{FileReport, Finding, LineStarts, Severity, Span};
+use syncscope_core::{FileReport, Finding, Fix, LineStarts, Severity, Span, TextEdit};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -22,9 +22,56 @@ pub struct FileResult {
     pub cuda_arch: u32,
 }
 
+/// Colour only when stdout is a terminal and `NO_COLOR` is unset or empty
+/// (<https://no-color.org>): piped or redirected output is plain text.
 pub fn use_color() -> bool {
-    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+    color_wanted(
+        std::env::var_os("NO_COLOR"),
+        std::io::stdout().is_terminal(),
+    )
 }
+
+fn color_wanted(no_color: Option<std::ffi::OsString>, terminal: bool) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
+/// Which findings fail a `check` run (exit status 1): the one rule behind
+/// the exit status and what `--quiet` keeps.
+#[derive(Clone, Debug, Default)]
+pub struct FailPolicy {
+    /// `--deny-warnings`: anything short of a proof fails too (warnings,
+    /// `unknown`, `not-verified`), never a silent green.
+    pub deny_warnings: bool,
+    /// `--fail-on KINDS`: these kinds fail the run.
+    pub fail_on: Vec<syncscope_core::FindingKind>,
+}
+
+impl FailPolicy {
+    pub fn fails(&self, f: &Finding) -> bool {
+        use syncscope_core::FindingKind::{NotVerified, Unknown};
+        let short_of_proof =
+            f.severity == Severity::Warning || matches!(f.kind, Unknown | NotVerified);
+        f.severity == Severity::Error
+            || (self.deny_warnings && short_of_proof)
+            || self.fail_on.contains(&f.kind)
+    }
+}
+
+/// How the human format is printed.
+#[derive(Clone, Debug, Default)]
+pub struct HumanStyle {
+    /// ANSI colours (see [`use_color`]).
+    pub color: bool,
+    /// Only the findings that fail the run (see [`FailPolicy`]) and no
+    /// summary line.
+    pub quiet: bool,
+    /// What fails the run, so that `quiet` keeps it.
+    pub policy: FailPolicy,
+}
+
+/// The syntax errors of one file that the human format prints; the rest are
+/// counted (`--format json` lists every one the parser reported).
+pub const SHOWN_SYNTAX_ERRORS: usize = 10;
 
 /// A file's line starts, computed once: every location of a report is
 /// converted through it (scanning from the start of the file for each one
@@ -251,6 +298,76 @@ fn paint(color: bool, code: &str, s: &str) -> String {
 }
 
 pub fn human(results: &[FileResult], color: bool) -> String {
+    human_with(
+        results,
+        HumanStyle {
+            color,
+            ..HumanStyle::default()
+        },
+    )
+}
+
+/// A file that is not CUDA at all (a Markdown or Python file passed by
+/// mistake): no kernel was found, syntax errors touch at least a third of
+/// its non-blank lines, and it either does not have a C, C++ or CUDA file
+/// name or names none of CUDA's keywords. Such a file gets one error instead
+/// of one per sentence; a `.cu` file with a kernel lost in its syntax errors
+/// still gets its syntax errors.
+fn not_cuda(r: &FileResult, index: &LineIndex) -> Option<String> {
+    const SOURCE_EXTENSIONS: [&str; 11] = [
+        "cu", "cuh", "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "inl",
+    ];
+    const CUDA_WORDS: [&str; 5] = [
+        "__global__",
+        "__device__",
+        "__shared__",
+        "__syncthreads",
+        "threadIdx",
+    ];
+    let source_name = r
+        .path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e));
+    let cuda_words = CUDA_WORDS.iter().any(|w| r.text.contains(w));
+    if !r.report.kernels.is_empty() || (source_name && cuda_words) {
+        return None;
+    }
+    let errors: Vec<&Finding> = r
+        .report
+        .findings
+        .iter()
+        .filter(|f| f.kind == syncscope_core::FindingKind::SyntaxError)
+        .collect();
+    if errors.is_empty() {
+        return None;
+    }
+    let mut touched = std::collections::BTreeSet::new();
+    for f in &errors {
+        let (first, _) = index.line_col(f.span.start.offset);
+        let (last, _) = index.line_col(f.span.end.offset);
+        touched.extend(first..=last);
+    }
+    let nonblank: Vec<usize> = r
+        .text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, _)| i + 1)
+        .collect();
+    let bad = nonblank.iter().filter(|l| touched.contains(*l)).count();
+    (bad * 3 >= nonblank.len()).then(|| {
+        format!(
+            "`{}` does not look like CUDA: it declares no kernel and {} of its {} non-blank lines do not parse; it was not analysed",
+            r.path.display(),
+            bad,
+            nonblank.len()
+        )
+    })
+}
+
+pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
+    let color = style.color;
     let paint = |code: &str, s: &str| paint(color, code, s);
     let mut out = String::new();
     let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
@@ -262,7 +379,27 @@ pub fn human(results: &[FileResult], color: bool) -> String {
         let file = r.path.display().to_string();
         let lines: Vec<&str> = r.text.lines().collect();
         let index = LineIndex::new(&r.text);
+        let not_cuda = not_cuda(r, &index);
+        if let Some(message) = &not_cuda {
+            let _ = writeln!(
+                out,
+                "{}{} {}\n",
+                paint("1;31", "error[syntax-error]"),
+                paint("1", ":"),
+                paint("1", message)
+            );
+        }
+        let mut syntax_errors = 0;
         for f in &r.report.findings {
+            if f.kind == syncscope_core::FindingKind::SyntaxError {
+                syntax_errors += 1;
+                if not_cuda.is_some() || syntax_errors > SHOWN_SYNTAX_ERRORS {
+                    continue;
+                }
+            }
+            if style.quiet && !style.policy.fails(f) {
+                continue;
+            }
             let (label, code) = match f.severity {
                 Severity::Error => ("error", "1;31"),
                 Severity::Warning => ("warning", "1;33"),
@@ -275,23 +412,46 @@ pub fn human(results: &[FileResult], color: bool) -> String {
                 paint("1", ":"),
                 paint("1", &f.message)
             );
-            snippet(&mut out, &file, &index, &lines, &f.span, code, color, None);
+            // One gutter for the whole finding, wide enough for its largest
+            // line number, so that every `|` and `=` lines up.
+            let gutter = std::iter::once(&f.span)
+                .chain(f.related.iter().map(|r| &r.span))
+                .map(|s| index.line_col(s.start.offset).0.to_string().len())
+                .max()
+                .unwrap_or(1);
+            let at = Snippet {
+                file: &file,
+                index: &index,
+                lines: &lines,
+                gutter,
+                color,
+            };
+            at.write(&mut out, &f.span, code, None);
             for rel in &f.related {
-                snippet(
-                    &mut out,
-                    &file,
-                    &index,
-                    &lines,
-                    &rel.span,
-                    "1;34",
-                    color,
-                    Some(&rel.message),
-                );
+                at.write(&mut out, &rel.span, "1;34", Some(&rel.message));
             }
             if let Some(w) = &f.witness {
-                let _ = writeln!(out, "   = witness: {}", w.describe());
+                let _ = writeln!(
+                    out,
+                    "{} {} witness: {}",
+                    " ".repeat(gutter),
+                    paint("1;34", "="),
+                    w.describe()
+                );
+            }
+            for fix in &f.fixes {
+                fix_diff(&mut out, &r.text, &index, fix, color);
             }
             out.push('\n');
+        }
+        if not_cuda.is_none() && syntax_errors > SHOWN_SYNTAX_ERRORS {
+            let _ = writeln!(
+                out,
+                "{}{} {} more syntax errors in `{file}` not shown (`--format json` lists them)\n",
+                paint("1;36", "note"),
+                paint("1", ":"),
+                syntax_errors - SHOWN_SYNTAX_ERRORS
+            );
         }
         for k in &r.report.kernels {
             nkernels += 1;
@@ -308,6 +468,9 @@ pub fn human(results: &[FileResult], color: bool) -> String {
         {
             syntax_files += 1;
         }
+    }
+    if style.quiet {
+        return out;
     }
     // The assumptions the verdicts hold under: launch sites found in the
     // code, and the device pass (__CUDA_ARCH__) the files were read as.
@@ -348,53 +511,134 @@ pub fn human(results: &[FileResult], color: bool) -> String {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn snippet(
-    out: &mut String,
-    file: &str,
-    index: &LineIndex,
-    lines: &[&str],
-    span: &Span,
-    code: &str,
-    color: bool,
-    note: Option<&str>,
-) {
+/// A verified fix as a diff of the lines it changes: `-` the lines as they
+/// are, `+` the lines as the fix leaves them (numbered in the fixed file).
+fn fix_diff(out: &mut String, text: &str, index: &LineIndex, fix: &Fix, color: bool) {
     let paint = |code: &str, s: &str| paint(color, code, s);
-    let (line, col) = index.line_col(span.start.offset);
-    let (end_line, end_col) = index.line_col(span.end.offset);
-    let gutter = line.to_string().len();
     let _ = writeln!(
         out,
-        "{}{} {file}:{line}:{col}",
-        " ".repeat(gutter),
-        paint("1;34", "-->")
+        "{}{} {}",
+        paint("1;32", "help"),
+        paint("1", ":"),
+        paint("1", &fix.title)
     );
-    let Some(src) = lines.get(line - 1) else {
+    let mut edits: Vec<&TextEdit> = fix.edits.iter().collect();
+    edits.sort_by_key(|e| e.span.start.offset);
+    let (Some(first), Some(last)) = (edits.first(), edits.last()) else {
         return;
     };
-    let _ = writeln!(out, "{} {}", " ".repeat(gutter), paint("1;34", "|"));
-    let _ = writeln!(
-        out,
-        "{} {} {}",
-        paint("1;34", &line.to_string()),
-        paint("1;34", "|"),
-        src
-    );
-    let width = if end_line == line {
-        end_col.saturating_sub(col).max(1)
-    } else {
-        src.chars().count().saturating_sub(col - 1).max(1)
+    let clamp = |o: u32| {
+        let mut o = (o as usize).min(text.len());
+        while !text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
     };
-    let carets = format!("{}{}", " ".repeat(col - 1), "^".repeat(width));
-    let _ = writeln!(
-        out,
-        "{} {} {}{}",
-        " ".repeat(gutter),
-        paint("1;34", "|"),
-        paint(code, &carets),
-        note.map(|n| format!(" {}", paint(code, n)))
-            .unwrap_or_default()
-    );
+    // The whole lines the edits touch.
+    let start = text[..clamp(first.span.start.offset)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let end_edit = clamp(last.span.end.offset);
+    let end = text[end_edit..]
+        .find('\n')
+        .map_or(text.len(), |i| end_edit + i);
+    let mut fixed = String::new();
+    let mut at = start;
+    for e in &edits {
+        let (a, b) = (clamp(e.span.start.offset), clamp(e.span.end.offset));
+        if a < at || b < a {
+            return; // overlapping edits: not a fix we can show as a diff
+        }
+        fixed.push_str(&text[at..a]);
+        fixed.push_str(&e.new_text);
+        at = b;
+    }
+    fixed.push_str(&text[at..end]);
+    let old: Vec<&str> = text[start..end].split('\n').collect();
+    let new: Vec<&str> = fixed.split('\n').collect();
+    // Lines the fix leaves as they are, at either end, are not repeated.
+    let same_head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let same_tail = old[same_head..]
+        .iter()
+        .rev()
+        .zip(new[same_head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (first_line, _) = index.line_col(start as u32);
+    let first_line = first_line + same_head;
+    let removed = &old[same_head..old.len() - same_tail];
+    let added = &new[same_head..new.len() - same_tail];
+    let gutter = (first_line + removed.len().max(added.len()))
+        .to_string()
+        .len();
+    let _ = writeln!(out, "{} {}", " ".repeat(gutter), paint("1;34", "|"));
+    for (i, l) in removed.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            paint("1;34", &format!("{:>gutter$}", first_line + i)),
+            paint("31", &format!("- {l}"))
+        );
+    }
+    for (i, l) in added.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            paint("1;34", &format!("{:>gutter$}", first_line + i)),
+            paint("32", &format!("+ {l}"))
+        );
+    }
+}
+
+/// Where a finding's source lines are shown.
+struct Snippet<'a> {
+    file: &'a str,
+    index: &'a LineIndex<'a>,
+    lines: &'a [&'a str],
+    gutter: usize,
+    color: bool,
+}
+
+impl Snippet<'_> {
+    /// `--> file:line:col`, the source line, and carets under `span`
+    /// (with `note` after them).
+    fn write(&self, out: &mut String, span: &Span, code: &str, note: Option<&str>) {
+        let paint = |code: &str, s: &str| paint(self.color, code, s);
+        let (line, col) = self.index.line_col(span.start.offset);
+        let (end_line, end_col) = self.index.line_col(span.end.offset);
+        let pad = " ".repeat(self.gutter);
+        let _ = writeln!(
+            out,
+            "{pad}{} {}:{line}:{col}",
+            paint("1;34", "-->"),
+            self.file
+        );
+        let Some(src) = self.lines.get(line - 1) else {
+            return;
+        };
+        let _ = writeln!(out, "{pad} {}", paint("1;34", "|"));
+        let _ = writeln!(
+            out,
+            "{} {} {}",
+            paint("1;34", &format!("{line:>width$}", width = self.gutter)),
+            paint("1;34", "|"),
+            src
+        );
+        let width = if end_line == line {
+            end_col.saturating_sub(col).max(1)
+        } else {
+            src.chars().count().saturating_sub(col - 1).max(1)
+        };
+        let carets = format!("{}{}", " ".repeat(col - 1), "^".repeat(width));
+        let _ = writeln!(
+            out,
+            "{pad} {} {}{}",
+            paint("1;34", "|"),
+            paint(code, &carets),
+            note.map(|n| format!(" {}", paint(code, n)))
+                .unwrap_or_default()
+        );
+    }
 }
 
 #[cfg(test)]
@@ -423,6 +667,126 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("nothing to verify"), "{out}");
+    }
+
+    fn render(
+        name: &str,
+        text: &str,
+        options: &syncscope_core::Options,
+        style: HumanStyle,
+    ) -> String {
+        let report = syncscope_core::analyze_source(text, options);
+        human_with(
+            &[FileResult {
+                path: name.into(),
+                text: text.to_string(),
+                report,
+            }],
+            style,
+        )
+    }
+
+    #[test]
+    fn a_file_that_is_not_cuda_is_said_once() {
+        let text = "# Notes\n\nThis file is *Markdown*, not CUDA: it has [links](x) and\nsentences, one after another, for many lines.\n\n- a list\n- of items\n";
+        let out = render("notes.md", text, &Default::default(), HumanStyle::default());
+        assert_eq!(out.matches("error[syntax-error]").count(), 1, "{out}");
+        assert!(out.contains("`notes.md` does not look like CUDA"), "{out}");
+    }
+
+    #[test]
+    fn syntax_errors_are_capped_with_a_count() {
+        let mut text = String::from("__global__ void k(int *a) { a[threadIdx.x] = 1; }\n");
+        for i in 0..25 {
+            text.push_str(&format!("int broken_{i} = ;\n"));
+        }
+        let report = syncscope_core::analyze_source(&text, &Default::default());
+        let total = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == syncscope_core::FindingKind::SyntaxError)
+            .count();
+        assert!(total > SHOWN_SYNTAX_ERRORS, "{total}");
+        let out = render(
+            "typos.cu",
+            &text,
+            &Default::default(),
+            HumanStyle::default(),
+        );
+        assert_eq!(
+            out.matches("error[syntax-error]").count(),
+            SHOWN_SYNTAX_ERRORS,
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "{} more syntax errors in `typos.cu` not shown",
+                total - SHOWN_SYNTAX_ERRORS
+            )),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn fixes_are_printed_as_a_diff() {
+        let text = "__global__ void k(float *a, int n) {\n    __shared__ float s[256];\n    if (threadIdx.x < n) {\n        s[threadIdx.x] = a[threadIdx.x];\n        __syncthreads();\n        a[threadIdx.x] = s[255 - threadIdx.x];\n    }\n}\n";
+        let options = syncscope_core::Options {
+            compute_fixes: true,
+            ..Default::default()
+        };
+        let report = syncscope_core::analyze_source(text, &options);
+        let fix = report
+            .findings
+            .iter()
+            .flat_map(|f| &f.fixes)
+            .next()
+            .expect("a verified fix for the divergent barrier");
+        let out = render("div.cu", text, &options, HumanStyle::default());
+        assert!(out.contains(&format!("help: {}", fix.title)), "{out}");
+        // The lines as they are, then as the fix leaves them.
+        assert!(out.contains("- "), "{out}");
+        assert!(out.contains("+ "), "{out}");
+        assert!(out.contains("+     __syncthreads();"), "{out}");
+    }
+
+    #[test]
+    fn quiet_prints_only_what_fails_the_run() {
+        let text = "__global__ void k(float *a) {\n  __shared__ float s[64];\n  s[threadIdx.x] = 1.0f;\n  __syncthreads();\n  a[threadIdx.x] = s[threadIdx.x];\n}\n";
+        let options = syncscope_core::Options {
+            block_dim: Some([64, 1, 1]),
+            grid_dim: Some([1, 1, 1]),
+            ..Default::default()
+        };
+        let quiet = HumanStyle {
+            quiet: true,
+            ..HumanStyle::default()
+        };
+        let loud = render("w.cu", text, &options, HumanStyle::default());
+        assert!(loud.contains("warning[redundant-barrier]"), "{loud}");
+        assert!(loud.contains("checked 1 kernel"), "{loud}");
+        assert_eq!(render("w.cu", text, &options, quiet.clone()), "");
+        let denied = render(
+            "w.cu",
+            text,
+            &options,
+            HumanStyle {
+                policy: FailPolicy {
+                    deny_warnings: true,
+                    ..FailPolicy::default()
+                },
+                ..quiet.clone()
+            },
+        );
+        assert!(denied.contains("warning[redundant-barrier]"), "{denied}");
+        assert!(!denied.contains("checked"), "{denied}");
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(color_wanted(None, true));
+        assert!(color_wanted(Some("".into()), true));
+        assert!(!color_wanted(Some("1".into()), true));
+        assert!(!color_wanted(None, false));
     }
 
     /// The definition: 1 + the newlines before the offset; 1 + the

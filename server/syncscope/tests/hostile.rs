@@ -1,16 +1,20 @@
 //! The real `syncscope check` binary on hostile input: pathological files
 //! (non-UTF-8, 5 MB, 10,000-deep nesting, 10,000 kernels, huge constants,
 //! division by zero, unsupported C++) and hundreds of mutated corpus kernels.
-//! Every run must end by itself within 20 s with exit status 0, 1 or 2 (no
-//! panic, no signal), and say something.
+//! Every run must end by itself with exit status 0, 1 or 2 (no panic, no
+//! signal), and say something.
+//!
+//! No test here has a time limit (a limit fails on a loaded machine, not on
+//! slow code): how long these inputs take is measured by the benchmark
+//! `cargo bench -p syncscope-tests --bench hostile` and recorded in
+//! docs/benchmarks.md. A run that never ends would hang this test, which the
+//! CI job's own time limit catches.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use syncscope_tests::fuzz::{self, Rng};
-
-const LIMIT: Duration = Duration::from_secs(20);
 
 struct Run {
     code: i32,
@@ -19,7 +23,7 @@ struct Run {
     took: Duration,
 }
 
-/// Runs `syncscope check ARGS...`, killing it at [`LIMIT`].
+/// Runs `syncscope check ARGS...` to its end.
 fn check(args: &[&str]) -> Run {
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_syncscope"))
@@ -43,17 +47,7 @@ fn check(args: &[&str]) -> Run {
         let _ = std::io::Read::read_to_string(&mut err, &mut s);
         s
     });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`syncscope check {}` ran over {LIMIT:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = child.wait().expect("wait");
     let took = start.elapsed();
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
@@ -144,7 +138,7 @@ fn non_utf8_and_binary_files_are_refused_with_a_message() {
 }
 
 #[test]
-fn a_5_mb_file_is_checked_in_time() {
+fn a_5_mb_file_is_checked() {
     let d = temp_dir("big");
     let mut text = String::from(
         "__global__ void big(float *a) {\n    __shared__ float s[256];\n    s[threadIdx.x] = a[threadIdx.x];\n    __syncthreads();\n    a[threadIdx.x] = s[255 - threadIdx.x];\n}\n",
@@ -230,7 +224,7 @@ fn ten_thousand_deep_nesting_does_not_overflow_the_stack() {
 }
 
 #[test]
-fn loops_that_never_end_are_checked_in_time() {
+fn loops_that_never_end_are_checked() {
     let d = temp_dir("endless");
     let cases = [
         // The replay ran this loop to its step budget, then compared every
@@ -273,11 +267,17 @@ fn ten_thousand_kernels_in_a_file() {
         })
         .collect();
     let p = write(&d, "many.cu", &text);
-    // Within the 20 s of every hostile run (about 6 s in a debug build:
-    // 32 distinct kernel bodies, the others reuse their results).
+    // 32 distinct kernel bodies, every one racy (threads t and t + 32 both
+    // write s[t % 32]); every kernel is reported, in file order, with it.
     let r = check(&["--format=json", &p]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).expect("JSON report");
-    assert_eq!(v["kernels"].as_array().map(Vec::len), Some(10_000));
+    let kernels = v["kernels"].as_array().expect("kernels");
+    assert_eq!(kernels.len(), 10_000);
+    for (i, k) in kernels.iter().enumerate() {
+        assert_eq!(k["name"], format!("k{i}"), "kernels in file order");
+        assert_eq!(k["status"], "racy", "k{i}");
+    }
     eprintln!("10,000 kernels: {:?}", r.took);
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -365,7 +365,7 @@ fn unsupported_cpp_is_named_not_verified() {
 }
 
 /// Hundreds of mutated corpus kernels (the fuzzer's first mutations), checked
-/// in batches of 5 by the real binary: no crash, no run over 20 s.
+/// in batches of 5 by the real binary: no crash, a JSON report or exit 2.
 #[test]
 fn mutated_corpus_kernels_never_crash_the_cli() {
     let d = temp_dir("mutated");

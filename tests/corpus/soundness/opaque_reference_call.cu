@@ -6,9 +6,13 @@
 // expect-kernel: bump_same_cell racy
 // expect-kernel: bump_own_cell verified
 // expect-kernel: peek_all verified
+// expect-kernel: bump_in_namespace racy
 
 __device__ void bump(int &x);
 __device__ int peek(const int &x);
+namespace helpers {
+__device__ void add_one(int &x);
+}
 
 __global__ void bump_same_cell(int *out)
 {
@@ -31,4 +35,11 @@ __global__ void peek_all(int *out)
     __shared__ int s[64];
     int t = threadIdx.x;
     out[t] = peek(s[0]);
+}
+
+__global__ void bump_in_namespace(int *out)
+{
+    __shared__ int s[64];
+    helpers::add_one(s[threadIdx.x / 2]); //~ data-race
+    out[threadIdx.x] = 0;
 }

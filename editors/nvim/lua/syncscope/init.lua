@@ -8,7 +8,9 @@
 --   })
 --
 -- Works with Neovim 0.7+ (`vim.lsp.start` on 0.8+, `vim.lsp.start_client` +
--- `vim.lsp.buf_attach_client` on 0.7).
+-- `vim.lsp.buf_attach_client` on 0.7). On Neovim 0.11+ the plugin also
+-- works without setup(): `vim.lsp.enable("syncscope")` reads the default
+-- configuration from `lsp/syncscope.lua` (see README.md).
 
 local M = {}
 
@@ -276,8 +278,9 @@ function M.verify(bufnr, on_done)
   return true
 end
 
---- Prints the server's cache statistics (`syncscope/stats`).
-function M.stats(bufnr)
+--- Prints the server's cache statistics (`syncscope/stats`); calls
+--- on_done(err, result) when the server answers.
+function M.stats(bufnr, on_done)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local clients = M.get_clients(bufnr)
   if #clients == 0 then
@@ -285,9 +288,11 @@ function M.stats(bufnr)
   end
   if #clients == 0 then
     notify("no syncscope server running", vim.log.levels.WARN)
-    return
+    return false
   end
-  client_call(clients[1], "request", "syncscope/stats", vim.empty_dict(), function(err, r)
+  -- The request takes no parameters: send none (`{}` was refused by the
+  -- server as invalid params).
+  client_call(clients[1], "request", "syncscope/stats", nil, function(err, r)
     if err then
       notify("stats failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     elseif type(r) == "table" then
@@ -300,7 +305,11 @@ function M.stats(bufnr)
         )
       )
     end
+    if on_done then
+      on_done(err, r)
+    end
   end, bufnr)
+  return true
 end
 
 --- Stops all syncscope clients and re-attaches the matching buffers.
@@ -321,7 +330,72 @@ function M.restart()
     return true
   end, 50)
   M._stopping = false
+  if M.config == nil and vim.lsp.config and vim.lsp.config.syncscope then
+    -- Enabled with vim.lsp.enable (0.11+): start the configured server again
+    -- for each buffer it serves.
+    local cfg = vim.lsp.config.syncscope
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(cfg.filetypes or {}, vim.bo[b].filetype) then
+        local start_cfg = vim.deepcopy(cfg)
+        start_cfg.name = "syncscope"
+        start_cfg.root_dir = vim.fs.root(b, cfg.root_markers or {})
+          or vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":p:h")
+        vim.lsp.start(start_cfg, { bufnr = b })
+      end
+    end
+    return
+  end
   M.attach_all()
+end
+
+--- Creates :SyncscopeVerify, :SyncscopeRestart and :SyncscopeStats.
+function M.create_commands()
+  vim.api.nvim_create_user_command("SyncscopeVerify", function()
+    M.verify(0)
+  end, { desc = "Syncscope: re-verify the current file" })
+  vim.api.nvim_create_user_command("SyncscopeRestart", function()
+    M.restart()
+  end, { desc = "Syncscope: restart the language server" })
+  vim.api.nvim_create_user_command("SyncscopeStats", function()
+    M.stats(0)
+  end, { desc = "Syncscope: show the server's cache statistics" })
+end
+
+--- The configuration for Neovim 0.11's `vim.lsp.config` (what
+--- `lsp/syncscope.lua` returns): the server command, filetypes, root
+--- markers, settings and the `syncscope/status` handler; the user commands
+--- are created when the server attaches.
+function M.lsp_config(opts)
+  opts = opts or {}
+  local settings = M.normalize_settings(opts.settings)
+  return {
+    cmd = opts.cmd or defaults.cmd,
+    filetypes = opts.filetypes or defaults.filetypes,
+    root_markers = opts.root_markers or defaults.root_markers,
+    init_options = settings,
+    settings = { syncscope = settings },
+    handlers = { ["syncscope/status"] = status_handler },
+    on_attach = function()
+      M.create_commands()
+    end,
+  }
+end
+
+--- The server command and settings in effect: from setup(), else from
+--- `vim.lsp.config.syncscope` (0.11+), else the defaults. Used by
+--- `:checkhealth syncscope`.
+function M.effective_config()
+  if M.config then
+    return { source = "require('syncscope').setup()", cmd = M.config.cmd, settings = M.normalize_settings(M.config.settings) }
+  end
+  local ok, cfg = pcall(function()
+    return vim.lsp.config and vim.lsp.config.syncscope
+  end)
+  if ok and type(cfg) == "table" and cfg.cmd then
+    local settings = type(cfg.settings) == "table" and cfg.settings.syncscope or cfg.init_options
+    return { source = "vim.lsp.config('syncscope')", cmd = cfg.cmd, settings = settings or vim.empty_dict() }
+  end
+  return { source = "defaults (neither setup() nor vim.lsp.config)", cmd = defaults.cmd, settings = vim.empty_dict() }
 end
 
 local function wants(bufnr)
@@ -398,15 +472,7 @@ function M.setup(opts)
   })
 
   if cfg.create_commands then
-    vim.api.nvim_create_user_command("SyncscopeVerify", function()
-      M.verify(0)
-    end, { desc = "Syncscope: re-verify the current file" })
-    vim.api.nvim_create_user_command("SyncscopeRestart", function()
-      M.restart()
-    end, { desc = "Syncscope: restart the language server" })
-    vim.api.nvim_create_user_command("SyncscopeStats", function()
-      M.stats(0)
-    end, { desc = "Syncscope: show the server's cache statistics" })
+    M.create_commands()
   end
 
   if cfg.autostart then

@@ -6,6 +6,8 @@ import {
   didChangeConfigurationParams,
   explicitValue,
   normalizeDim,
+  extraArgsWarning,
+  serverEnvironment,
   toServerConfig,
 } from '../config';
 
@@ -90,4 +92,30 @@ test('didChangeConfiguration params and workspace/configuration answers', () => 
   assert.equal(configurationForSection(config, 'syncscope.gridDim'), null);
   assert.equal(configurationForSection(config, 'editor'), null);
   assert.equal(configurationForSection(config, undefined), null);
+});
+
+test('kernel budget and redundant barriers are validated', () => {
+  assert.deepEqual(toServerConfig({ kernelBudgetMs: 5000, redundantBarriers: false }), {
+    config: { kernelBudgetMs: 5000, redundantBarriers: false },
+    problems: [],
+  });
+  const { config, problems } = toServerConfig({ kernelBudgetMs: 0, redundantBarriers: 'no' });
+  assert.deepEqual(config, {});
+  assert.equal(problems.length, 2);
+  assert.ok(problems.some((p) => p.includes('kernelBudgetMs')));
+  assert.ok(problems.some((p) => p.includes('redundantBarriers')));
+});
+
+test('server.env is layered over the environment; non-strings are refused', () => {
+  const { env, problems } = serverEnvironment({ PATH: '/bin', HOME: '/h' }, { RUST_BACKTRACE: '1', PATH: '/x', N: 3 });
+  assert.deepEqual(env, { PATH: '/x', HOME: '/h', RUST_BACKTRACE: '1' });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0], /server\.env\.N/);
+  assert.deepEqual(serverEnvironment({ A: 'a' }, ['x']).env, { A: 'a' });
+});
+
+test('extraArgs is never passed to `syncscope lsp`; setting it says why', () => {
+  assert.equal(extraArgsWarning([]), undefined);
+  assert.equal(extraArgsWarning(undefined), undefined);
+  assert.match(extraArgsWarning(['--verbose']) ?? '', /takes no arguments/);
 });

@@ -4,13 +4,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { expandPath, findServerPath, isExecutableFile, searchPath, ServerPathInput } from '../serverPath';
+import {
+  bundledServerPath,
+  expandPath,
+  findServerPath,
+  isExecutableFile,
+  searchPath,
+  ServerPathInput,
+} from '../serverPath';
 
 function input(files: string[], overrides: Partial<ServerPathInput> = {}): ServerPathInput {
   const set = new Set(files);
   return {
     extensionPath: '/ext',
     platform: 'linux',
+    arch: 'x64',
     pathEnv: '/usr/local/bin:/usr/bin',
     homeDir: '/home/u',
     workspaceFolder: '/ws',
@@ -21,7 +29,7 @@ function input(files: string[], overrides: Partial<ServerPathInput> = {}): Serve
 
 test('setting wins over everything else', () => {
   const r = findServerPath(
-    input(['/opt/s/syncscope', '/ext/server/syncscope', '/usr/bin/syncscope'], {
+    input(['/opt/s/syncscope', '/ext/server/linux-x64/syncscope', '/usr/bin/syncscope'], {
       configured: '/opt/s/syncscope',
       envPath: '/env/syncscope',
     }),
@@ -61,25 +69,21 @@ test('a bare command name in the setting is looked up on PATH', () => {
 });
 
 test('empty setting and blank env are ignored', () => {
-  const r = findServerPath(input(['/ext/server/syncscope'], { configured: '  ', envPath: '' }));
-  assert.deepEqual(r, { ok: true, path: '/ext/server/syncscope', source: 'bundled' });
+  const r = findServerPath(input(['/ext/server/linux-x64/syncscope'], { configured: '  ', envPath: '' }));
+  assert.deepEqual(r, { ok: true, path: '/ext/server/linux-x64/syncscope', source: 'bundled' });
 });
 
-test('environment variable comes before the bundled binary', () => {
-  const r = findServerPath(input(['/env/syncscope', '/ext/server/syncscope'], { envPath: '/env/syncscope' }));
+test('environment variable comes before PATH and the bundled binary', () => {
+  const all = ['/env/syncscope', '/usr/bin/syncscope', '/ext/server/linux-x64/syncscope'];
+  const r = findServerPath(input(all, { envPath: '/env/syncscope' }));
   assert.deepEqual(r, { ok: true, path: '/env/syncscope', source: 'env' });
-  const missing = findServerPath(input(['/ext/server/syncscope'], { envPath: '/env/syncscope' }));
+  const missing = findServerPath(input(all.slice(1), { envPath: '/env/syncscope' }));
   assert.equal(missing.ok, false);
   assert.match(!missing.ok ? missing.error : '', /SYNCSCOPE_SERVER_PATH/);
 });
 
-test('bundled binary beside the extension, then PATH', () => {
-  assert.deepEqual(findServerPath(input(['/ext/server/syncscope', '/usr/bin/syncscope'])), {
-    ok: true,
-    path: '/ext/server/syncscope',
-    source: 'bundled',
-  });
-  assert.deepEqual(findServerPath(input(['/usr/bin/syncscope'])), {
+test('PATH, then the binary bundled for this platform', () => {
+  assert.deepEqual(findServerPath(input(['/ext/server/linux-x64/syncscope', '/usr/bin/syncscope'])), {
     ok: true,
     path: '/usr/bin/syncscope',
     source: 'path',
@@ -89,19 +93,37 @@ test('bundled binary beside the extension, then PATH', () => {
     path: '/usr/local/bin/syncscope',
     source: 'path',
   });
+  assert.deepEqual(findServerPath(input(['/ext/server/linux-x64/syncscope'])), {
+    ok: true,
+    path: '/ext/server/linux-x64/syncscope',
+    source: 'bundled',
+  });
+  // A server bundled for another platform is not used.
+  const other = findServerPath(input(['/ext/server/darwin-arm64/syncscope']));
+  assert.equal(other.ok, false);
+  assert.equal(bundledServerPath('darwin', 'arm64'), 'server/darwin-arm64/syncscope');
+  assert.equal(bundledServerPath('win32', 'x64'), 'server/win32-x64/syncscope.exe');
 });
 
 test('nothing found gives an actionable error', () => {
   const r = findServerPath(input([]));
   assert.equal(r.ok, false);
-  assert.match(!r.ok ? r.error : '', /syncscope\.server\.path/);
+  const error = !r.ok ? r.error : '';
+  // What to install, how, and the setting to use instead.
+  assert.match(error, /cargo install --locked --path server\/syncscope/);
+  assert.match(error, /syncscope\.server\.path/);
+  assert.match(error, /linux-x64/);
 });
 
 test('windows: .exe names, ; separated PATH', () => {
-  const files = ['C:\\ext\\server\\syncscope.exe', 'C:\\tools\\syncscope.exe'];
+  const files = ['C:\\tools\\syncscope.exe', 'C:\\ext\\server\\win32-x64\\syncscope.exe'];
   const base = { platform: 'win32' as const, extensionPath: 'C:\\ext', pathEnv: 'C:\\tools;C:\\other', workspaceFolder: 'C:\\ws' };
-  assert.deepEqual(findServerPath(input(files, base)), { ok: true, path: 'C:\\ext\\server\\syncscope.exe', source: 'bundled' });
-  assert.deepEqual(findServerPath(input(files.slice(1), base)), { ok: true, path: 'C:\\tools\\syncscope.exe', source: 'path' });
+  assert.deepEqual(findServerPath(input(files, base)), { ok: true, path: 'C:\\tools\\syncscope.exe', source: 'path' });
+  assert.deepEqual(findServerPath(input(files.slice(1), base)), {
+    ok: true,
+    path: 'C:\\ext\\server\\win32-x64\\syncscope.exe',
+    source: 'bundled',
+  });
   assert.equal(searchPath('"C:\\tools";C:\\x', 'win32', (p) => p === 'C:\\tools\\syncscope.exe'), 'C:\\tools\\syncscope.exe');
 });
 

@@ -21,12 +21,12 @@ test('verified with kernels', () => {
       { name: 'b', status: 'verified' },
     ],
   });
-  assert.equal(v.text, '$(pass) Syncscope: verified (2 kernels)');
+  assert.equal(v.text, '$(pass) Syncscope: 2 verified');
   assert.equal(v.severity, 'ok');
   assert.match(v.tooltip, /^Syncscope: verified \(version 3\)\na: verified\nb: verified\n/);
 });
 
-test('racy counts failing kernels', () => {
+test('the status item counts the kernels by status', () => {
   const v = formatStatus({
     uri,
     version: 1,
@@ -37,7 +37,7 @@ test('racy counts failing kernels', () => {
       { name: 'slow', status: 'unknown' },
     ],
   });
-  assert.equal(v.text, '$(error) Syncscope: data race (2/3 kernels)');
+  assert.equal(v.text, '$(error) Syncscope: 1 verified, 1 racy, 1 unknown');
   assert.equal(v.severity, 'error');
 });
 
@@ -49,18 +49,37 @@ test('every verdict has a rendering', () => {
     unknown: ['$(question) Syncscope: unknown', 'warning'],
     'not-verified': ['$(circle-slash) Syncscope: not verified', 'warning'],
     'syntax-error': ['$(error) Syncscope: syntax error', 'error'],
-    analysing: ['$(sync~spin) Syncscope: analysing…', 'progress'],
+    analysing: ['$(sync~spin) Syncscope: verifying…', 'progress'],
   };
   for (const [verdict, [text, severity]] of Object.entries(expected)) {
     const v = formatStatus({ uri, version: 1, verdict, kernels: [] });
     assert.equal(v.text, text);
     assert.equal(v.severity, severity);
   }
-  // Kernel counts are not shown while analysing.
   assert.equal(
     formatStatus({ uri, version: 1, verdict: 'analysing', kernels: [{ name: 'k', status: 'analysing' }] }).text,
-    '$(sync~spin) Syncscope: analysing…',
+    '$(sync~spin) Syncscope: 1 verifying',
   );
+});
+
+test('while a file is verified again, the last counts stay in view', () => {
+  const store = new StatusStore();
+  store.update({
+    uri,
+    version: 1,
+    verdict: 'racy',
+    kernels: [
+      { name: 'a', status: 'verified' },
+      { name: 'b', status: 'racy' },
+    ],
+  });
+  store.update({ uri, version: 2, verdict: 'analysing', kernels: [] });
+  assert.equal(formatStatus(store.get(uri)).text, '$(sync~spin) Syncscope: verifying… (was 1 verified, 1 racy)');
+  // A second edit while verifying keeps the last finished result.
+  store.update({ uri, version: 3, verdict: 'analysing', kernels: [] });
+  assert.equal(formatStatus(store.get(uri)).text, '$(sync~spin) Syncscope: verifying… (was 1 verified, 1 racy)');
+  store.update({ uri, version: 3, verdict: 'verified', kernels: [{ name: 'a', status: 'verified' }] });
+  assert.equal(formatStatus(store.get(uri)).text, '$(pass) Syncscope: 1 verified');
 });
 
 test('a file with syntax errors shows no kernel count and says why', () => {

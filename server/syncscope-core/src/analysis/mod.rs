@@ -273,10 +273,80 @@ pub fn kernel_key(text: &str, kernel: &Kernel, options_hash: u64) -> u64 {
     hash_of(&(model, source, options_hash))
 }
 
+/// Notes on directive flags that do not apply: GPUVerify flags Syncscope
+/// does not use, and malformed flags (both named, on their line).
+fn directive_notes(text: &str, d: &crate::directives::Directives) -> Vec<Finding> {
+    let lines = LineStarts::new(text);
+    let span_of_line = |line: usize| {
+        let start = lines.start(line).unwrap_or(0);
+        let end = lines.start(line + 1).unwrap_or(text.len());
+        let end = text[start..end].trim_end().len() + start;
+        let point = |offset: usize| {
+            let (l, line_start) = lines.line_of(offset);
+            Point {
+                line: l as u32,
+                column: (offset - line_start) as u32,
+                offset: offset as u32,
+            }
+        };
+        Span {
+            start: point(start),
+            end: point(end),
+        }
+    };
+    let mut by_line: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+    for (line, flag) in &d.ignored {
+        by_line.entry(*line).or_default().push(format!("`{flag}`"));
+    }
+    let mut out: Vec<Finding> = by_line
+        .into_iter()
+        .map(|(line, flags)| {
+            Finding::new(
+                FindingKind::Note,
+                None,
+                span_of_line(line),
+                format!(
+                    "note: GPUVerify flag{} {} ignored (Syncscope reads --blockDim, --gridDim, --warp-sync, --only-intra-group and -D)",
+                    if flags.len() > 1 { "s" } else { "" },
+                    flags.join(", ")
+                ),
+            )
+        })
+        .collect();
+    for (line, problem) in &d.errors {
+        out.push(Finding::new(
+            FindingKind::Note,
+            None,
+            span_of_line(*line),
+            format!("note: directive ignored: {problem}"),
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cache::{MemoryCache, QueryOutcome};
+
+    #[test]
+    fn ignored_gpuverify_flags_are_named_in_a_note_and_comments_are_comments() {
+        let text = "//pass\n//--blockDim=[64,1] --gridDim=[1,1] --no-inline --warp-sync=16\n__global__ void k(int *a) { a[threadIdx.x] = 0; }\n";
+        let report = crate::analyze_source(text, &Options::default());
+        let notes: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::Note && f.kernel.is_none())
+            .collect();
+        assert_eq!(notes.len(), 1, "{:?}", report.findings);
+        assert!(notes[0].message.contains("`--no-inline`"));
+        assert_eq!(notes[0].span.start.line, 1);
+        assert_eq!(report.kernels[0].status, KernelStatus::Verified);
+        // A build comment is not a directive: no launch, no note.
+        let text = "// Build: nvcc -O3 --use_fast_math\n__global__ void k(int *a) { a[threadIdx.x] = 0; }\n";
+        let report = crate::analyze_source(text, &Options::default());
+        assert!(report.findings.iter().all(|f| f.kind != FindingKind::Note));
+    }
     use std::collections::HashMap;
     use std::sync::Mutex;
 
@@ -363,55 +433,4 @@ mod tests {
         assert_eq!(r.kernels[0].status, KernelStatus::Unknown);
         assert!(cache.kernels.lock().unwrap().is_empty());
     }
-}
-
-/// Notes on directive flags that do not apply: GPUVerify flags Syncscope
-/// does not use, and malformed flags (both named, on their line).
-fn directive_notes(text: &str, d: &crate::directives::Directives) -> Vec<Finding> {
-    let lines = LineStarts::new(text);
-    let span_of_line = |line: usize| {
-        let start = lines.start(line).unwrap_or(0);
-        let end = lines.start(line + 1).unwrap_or(text.len());
-        let end = text[start..end].trim_end().len() + start;
-        let point = |offset: usize| {
-            let (l, line_start) = lines.line_of(offset);
-            Point {
-                line: l as u32,
-                column: (offset - line_start) as u32,
-                offset: offset as u32,
-            }
-        };
-        Span {
-            start: point(start),
-            end: point(end),
-        }
-    };
-    let mut by_line: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
-    for (line, flag) in &d.ignored {
-        by_line.entry(*line).or_default().push(format!("`{flag}`"));
-    }
-    let mut out: Vec<Finding> = by_line
-        .into_iter()
-        .map(|(line, flags)| {
-            Finding::new(
-                FindingKind::Note,
-                None,
-                span_of_line(line),
-                format!(
-                    "note: GPUVerify flag{} {} ignored (Syncscope reads --blockDim, --gridDim, --warp-sync, --only-intra-group and -D)",
-                    if flags.len() > 1 { "s" } else { "" },
-                    flags.join(", ")
-                ),
-            )
-        })
-        .collect();
-    for (line, problem) in &d.errors {
-        out.push(Finding::new(
-            FindingKind::Note,
-            None,
-            span_of_line(*line),
-            format!("note: directive ignored: {problem}"),
-        ));
-    }
-    out
 }

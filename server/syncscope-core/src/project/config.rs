@@ -53,6 +53,8 @@ pub struct Settings {
     pub timeout_ms: Option<u32>,
     /// Time budget per kernel in milliseconds.
     pub kernel_budget_ms: Option<u32>,
+    /// Look for redundant barriers (`--no-redundant` turns it off).
+    pub redundant_barriers: Option<bool>,
     pub debounce_ms: Option<u64>,
     pub kernels: Option<Vec<KernelSettings>>,
     /// Include folders, relative to the configuration file's folder.
@@ -74,6 +76,7 @@ struct FileSettings {
     bitvector: Option<bool>,
     timeout_ms: Option<u32>,
     kernel_budget_ms: Option<u32>,
+    redundant_barriers: Option<bool>,
     debounce_ms: Option<u64>,
     kernel: Option<Vec<FileKernel>>,
     include_dirs: Option<Vec<String>>,
@@ -110,6 +113,7 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
         bitvector: f.bitvector,
         timeout_ms: f.timeout_ms,
         kernel_budget_ms: f.kernel_budget_ms,
+        redundant_barriers: f.redundant_barriers,
         debounce_ms: f.debounce_ms,
         kernels: f.kernel.map(|ks| {
             ks.into_iter()
@@ -223,6 +227,9 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
         }
         if let Some(t) = s.kernel_budget_ms {
             options.kernel_budget_ms = t;
+        }
+        if let Some(r) = s.redundant_barriers {
+            options.check_redundant = r;
         }
         if let Some(a) = s.cuda_arch {
             options.cuda_arch = a;

@@ -576,10 +576,14 @@ impl KernelVerifier<'_> {
         let mut pairs: Vec<(&Access, &Access)> = group.iter().map(|h| pair_of(h)).collect();
         pairs.sort_by_key(|(a, b)| (a.span.start.offset, b.span.start.offset, a.id, b.id));
         let first = pairs[0].0;
-        // The witness: a pair of the first racing access.
+        // The witness is of the first pair (the one `span` and the first
+        // related location show).
         let witness_hit = group
             .iter()
-            .find(|h| h.first == first.id || h.second == first.id)
+            .find(|h| {
+                let ids = [h.first, h.second];
+                ids.contains(&pairs[0].0.id) && ids.contains(&pairs[0].1.id)
+            })
             .unwrap_or(&group[0]);
         let mut f = self.race_finding(witness_hit);
         f.pairs = pairs

@@ -551,10 +551,30 @@ impl Lowerer<'_, '_> {
 }
 
 /// Finds `name`'s declaration without a body and reads its parameters.
+/// Only file-level declarations are looked at (and those in namespaces,
+/// `extern "C"` blocks, preprocessor branches): a scan of the top level, not
+/// of every function body.
 fn find_prototype(src: &str, root: Node, name: &str) -> Option<Vec<Passing>> {
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
-        if n.kind() == "function_definition" {
+        let container = matches!(
+            n.kind(),
+            "translation_unit"
+                | "namespace_definition"
+                | "declaration_list"
+                | "linkage_specification"
+                | "template_declaration"
+        ) || n.kind().starts_with("preproc_");
+        let declaration = matches!(
+            n.kind(),
+            "declaration"
+                | "init_declarator"
+                | "function_declarator"
+                | "pointer_declarator"
+                | "reference_declarator"
+                | "storage_class_specifier"
+        );
+        if !container && !declaration {
             continue;
         }
         if n.kind() == "function_declarator" {

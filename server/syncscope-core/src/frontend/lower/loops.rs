@@ -72,6 +72,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let saved_scopes = self.scopes.clone();
         let saved_counts = self.unknown_counts.clone();
         let saved_returned = self.returned.clone();
+        let saved_hung = self.hung.clone();
         let mut fixed = vec![false; cands.len()];
         let mut round = 0;
         let (updates, thread_exit) = loop {
@@ -100,7 +101,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             let frame = self.frames.pop().expect("loop frame");
             let thread_exit = frame.thread_exit
-                || self.returned.scope() == Scope::Thread && self.returned != saved_returned;
+                || self.returned.scope() == Scope::Thread && self.returned != saved_returned
+                || self.hung.scope() == Scope::Thread && self.hung != saved_hung;
             let mut updates = Vec::new();
             for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
                 if *keep {
@@ -118,6 +120,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.scopes = saved_scopes.clone();
             self.unknown_counts = saved_counts.clone();
             self.returned = saved_returned.clone();
+            self.hung = saved_hung.clone();
             round += 1;
             let unchanged: Vec<usize> = (0..cands.len())
                 .filter(|i| !fixed[*i] && matches!(updates[*i], Update::Unchanged))
@@ -212,6 +215,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             thread_exit: false,
         });
         let returned_before = self.returned.clone();
+        let hung_before = self.hung.clone();
         if let Some(b) = body_node {
             self.statement(b);
         }
@@ -252,10 +256,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             let u = self.fresh_bool(&format!("returned@{}", counter.name), scope);
             self.returned = Expr::or(returned_before.clone(), u);
         }
+        // A loop inside that never ends: whether a thread is stuck in it is
+        // unknown after this loop (its condition named this loop's trips).
+        if self.hung != hung_before {
+            let scope = self.hung.scope();
+            let u = self.fresh_bool(&format!("hung@{}", counter.name), scope);
+            self.hung = Expr::or(hung_before, u);
+        }
         // A loop whose condition no trip changes (`while (1)`, a counter
         // that never moves) and that no `break` or `return` leaves never
         // ends for the threads that enter it: the code after it is
-        // unreachable for them, as after a `return`.
+        // unreachable for them, as after a `return` — also after the call,
+        // when the loop is in an inlined function.
         let invariant = match kind {
             "do_statement" => None,
             _ => Some(&guard),
@@ -269,7 +281,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         f.thread_exit = true;
                     }
                 }
-                self.returned = Expr::or(self.returned.clone(), entered);
+                self.hung = Expr::or(self.hung.clone(), entered);
             }
         }
         // After the loop, assigned variables hold unknown exit values.

@@ -133,6 +133,9 @@ struct Lowerer<'a, 't> {
     path: Vec<Expr>,
     cond_spans: Vec<(Span, Expr)>,
     returned: Expr,
+    /// Threads stuck in a loop that never ends: like `returned`, but not
+    /// undone when an inlined function's frame ends (they never come back).
+    hung: Expr,
     frames: Vec<Frame>,
     ret_values: Vec<Option<Value>>,
     out: Vec<Vec<Stmt>>,
@@ -183,6 +186,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             path: Vec::new(),
             cond_spans: Vec::new(),
             returned: Expr::fals(),
+            hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),
             out: vec![Vec::new()],
@@ -240,6 +244,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn guard(&self) -> Expr {
         let mut g = Expr::all(self.path.iter().cloned());
         g = Expr::and(g, Expr::not(self.returned.clone()));
+        g = Expr::and(g, Expr::not(self.hung.clone()));
         for f in &self.frames {
             g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
         }

@@ -140,10 +140,22 @@ impl<'a, 't> Lowerer<'a, 't> {
             | "alias_declaration"
             | "namespace_alias_definition" => {}
             "ERROR" => self.syntax_error_in_body(node),
-            _ => {
-                if node.kind().ends_with("expression") {
-                    self.eval(node);
-                }
+            // Type definitions inside a body declare no memory and run no code.
+            "struct_specifier"
+            | "class_specifier"
+            | "union_specifier"
+            | "enum_specifier"
+            | "template_declaration"
+            | "preproc_error"
+            | "preproc_warning" => {}
+            kind if kind.ends_with("expression") || kind.ends_with("literal") => {
+                self.eval(node);
+            }
+            // Anything else is a statement the model does not represent:
+            // named, never dropped.
+            kind => {
+                let what = format!("statement the model does not represent ({kind})");
+                self.unsupported(node, what);
             }
         }
     }
