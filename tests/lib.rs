@@ -184,3 +184,54 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
     }
     problems
 }
+
+/// `tests/projects`: multi-file fixtures (kernels, headers, host code,
+/// syncscope.toml, compile_commands.json) checked as projects.
+pub fn projects_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("projects")
+}
+
+/// The fixture's `syncscope-args` with [`VERDICT_LIMITS`] and each `-I DIR`
+/// made absolute against the fixture's folder (as a build would give it).
+pub fn project_flags(e: &Expectations, file: &Path) -> Vec<String> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut out: Vec<String> = VERDICT_LIMITS.iter().map(|s| s.to_string()).collect();
+    let mut it = e.flags.iter();
+    while let Some(f) = it.next() {
+        if f == "-I" {
+            if let Some(d) = it.next() {
+                out.push("-I".into());
+                out.push(dir.join(d).display().to_string());
+            }
+        } else {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
+/// The `-I` folders of [`project_flags`].
+pub fn include_flags(flags: &[String]) -> Vec<String> {
+    flags
+        .windows(2)
+        .filter(|w| w[0] == "-I")
+        .map(|w| w[1].clone())
+        .collect()
+}
+
+/// Checks `include` findings (missing or unknown headers) against
+/// `//~ include` markers, both ways: (1-based line, kind) pairs of findings.
+pub fn check_include_markers(e: &Expectations, found: &[(usize, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (line, kind) in found.iter().filter(|(_, k)| k == "include") {
+        if !e.markers.contains(&(*line, kind.clone())) {
+            problems.push(format!("unexpected include finding at line {line}"));
+        }
+    }
+    for (line, kind) in e.markers.iter().filter(|(_, k)| k == "include") {
+        if !found.contains(&(*line, kind.clone())) {
+            problems.push(format!("no include finding at line {line}"));
+        }
+    }
+    problems
+}

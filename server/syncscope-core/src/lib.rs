@@ -16,6 +16,7 @@ pub mod frontend;
 pub mod model;
 pub mod options;
 mod parallel;
+pub mod project;
 pub mod report;
 pub mod syntax;
 pub mod verify;

@@ -9,7 +9,18 @@ pub struct LaunchOverride {
     pub kernel_glob: String,
     pub block_dim: Option<[u32; 3]>,
     pub grid_dim: Option<[u32; 3]>,
+    /// Facts that hold at the launch, as C conditions over the kernel's
+    /// parameters, `blockDim` and `gridDim` (`blockDim.y == 1`,
+    /// `gridDim.x * 32 == width`); each is assumed like a `__requires`.
+    pub requires: Vec<String>,
+    /// Where the launch is (`host.cu:42`), for a launch found in the code.
+    pub origin: Option<String>,
+    /// The template arguments of the launch (`k<16><<<...>>>`), as values.
+    pub template_args: Vec<String>,
 }
+
+/// The default `__CUDA_ARCH__` of the device pass (sm_80).
+pub const DEFAULT_CUDA_ARCH: u32 = 800;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Options {
@@ -19,6 +30,10 @@ pub struct Options {
     pub grid_dim: Option<[u32; 3]>,
     /// Per-kernel launch sizes; the first matching entry wins over the above.
     pub launch_overrides: Vec<LaunchOverride>,
+    /// The launch of each kernel found in the project's code (one per kernel
+    /// name, exact): used only when the user fixed no size for the kernel
+    /// (`--block-dim`, the file's directive, syncscope.toml win).
+    pub launch_sites: Vec<LaunchOverride>,
     /// `-D NAME[=VALUE]` macro definitions (value defaults to `1`).
     pub defines: Vec<(String, String)>,
     /// Legacy lockstep warps instead of independent scheduling.
@@ -41,6 +56,9 @@ pub struct Options {
     pub check_redundant: bool,
     /// Compute verified quick-fixes for findings (costs extra queries).
     pub compute_fixes: bool,
+    /// `__CUDA_ARCH__` of the device pass the code is read as (`800` is
+    /// sm_80); `__CUDACC__` is always defined.
+    pub cuda_arch: u32,
 }
 
 impl Default for Options {
@@ -49,6 +67,7 @@ impl Default for Options {
             block_dim: None,
             grid_dim: None,
             launch_overrides: Vec::new(),
+            launch_sites: Vec::new(),
             defines: Vec::new(),
             warp_sync: false,
             warp_size: 32,
@@ -58,6 +77,7 @@ impl Default for Options {
             kernel_budget_ms: 10_000,
             check_redundant: true,
             compute_fixes: false,
+            cuda_arch: DEFAULT_CUDA_ARCH,
         }
     }
 }
@@ -70,7 +90,25 @@ impl Options {
                 return (o.block_dim.or(self.block_dim), o.grid_dim.or(self.grid_dim));
             }
         }
+        if let Some(site) = self.launch_site(kernel) {
+            return (site.block_dim, site.grid_dim);
+        }
         (self.block_dim, self.grid_dim)
+    }
+
+    /// The launch found in the code for `kernel`, when the user fixed no
+    /// launch size that applies to it.
+    pub fn launch_site(&self, kernel: &str) -> Option<&LaunchOverride> {
+        let user = self.block_dim.is_some()
+            || self.grid_dim.is_some()
+            || self
+                .launch_overrides
+                .iter()
+                .any(|o| glob_match(&o.kernel_glob, kernel));
+        if user {
+            return None;
+        }
+        self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
     }
 }
 

@@ -102,6 +102,9 @@ pub enum FindingKind {
     /// The assumptions the code states (`__requires`, `__assume`...): the
     /// kernel's verdict holds only under them.
     Assumption,
+    /// The project model: a local header that cannot be found, a system
+    /// header outside the built-in model, an unreadable build database.
+    Include,
 }
 
 impl FindingKind {
@@ -117,6 +120,7 @@ impl FindingKind {
             FindingKind::Note => "note",
             FindingKind::Assertion => "assertion",
             FindingKind::Assumption => "assumption",
+            FindingKind::Include => "include",
         }
     }
 
@@ -127,6 +131,7 @@ impl FindingKind {
             | FindingKind::SyntaxError
             | FindingKind::Assertion => Severity::Error,
             FindingKind::RedundantBarrier => Severity::Warning,
+            FindingKind::Include => Severity::Warning,
             FindingKind::NotVerified
             | FindingKind::Unknown
             | FindingKind::Note
@@ -349,6 +354,9 @@ pub struct KernelReport {
     /// SMT queries this kernel needed, and how many of them came from the cache.
     pub queries: u32,
     pub queries_reused: u32,
+    /// The launch assumption the kernel was checked under, when it came from
+    /// the code's own launch sites (`block (16,16,1), ... at host.cu:42`).
+    pub launch: Option<String>,
 }
 
 /// Counters of an analysis run; the server exposes them for tests and logs.

@@ -15,9 +15,11 @@ use crate::to_proto::{self, Source};
 use dashmap::DashMap;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
     FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options, QueryCache,
     QueryOutcome, Stats,
@@ -189,12 +191,18 @@ pub enum Event {
     },
     /// New effective configuration: re-analyse every open document.
     Config(Effective),
+    /// Files changed on disk or were saved: re-analyse the open documents
+    /// that include one of them.
+    FilesChanged {
+        paths: Vec<PathBuf>,
+    },
     Finished {
         key: String,
         generation: u64,
         /// The options the analysis ran with.
         options: Arc<Options>,
-        outcome: Result<FileReport, String>,
+        /// The report, and the local headers the analysis read.
+        outcome: Result<(FileReport, Vec<PathBuf>), String>,
     },
 }
 
@@ -211,6 +219,9 @@ struct DocState {
     published_syntax: bool,
     /// The latest change was an edit (see `Event::Changed`).
     edited: bool,
+    /// The document's file, and the local headers its last analysis read.
+    path: Option<PathBuf>,
+    includes: Vec<PathBuf>,
 }
 
 /// Generations are unique across documents and reopenings, so a run started
@@ -237,6 +248,7 @@ pub struct Actor {
     tx: mpsc::UnboundedSender<Event>,
     docs: HashMap<String, DocState>,
     options: Arc<Options>,
+    search: Arc<SearchPaths>,
     debounce: Duration,
 }
 
@@ -250,6 +262,7 @@ pub fn spawn(shared: Arc<Shared>) -> mpsc::UnboundedSender<Event> {
         tx: tx.clone(),
         docs: HashMap::new(),
         options: Arc::new(effective.options),
+        search: Arc::new(effective.search),
         debounce: Duration::from_millis(effective.debounce_ms),
     };
     tokio::spawn(actor.run());
@@ -309,6 +322,8 @@ impl Actor {
                     last_verification: Vec::new(),
                     published_syntax: false,
                     edited,
+                    path: crate::from_proto::file_path(&uri),
+                    includes: Vec::new(),
                 });
                 doc.edited = edited;
                 // Leading edge: an edit to an idle document (no analysis
@@ -320,6 +335,7 @@ impl Actor {
                 doc.snapshot = snapshot;
                 doc.encoding = encoding;
                 doc.due = Some(if idle { now } else { now + self.debounce });
+                let edited = doc.path.clone();
                 // Syntax errors at once (cheap), with the last verification
                 // diagnostics kept until fresh ones arrive.
                 let syntax = syntax_diagnostics(&uri, &doc.snapshot, encoding);
@@ -333,6 +349,13 @@ impl Actor {
                         .publish_diagnostics(uri, all, Some(version))
                         .await;
                 }
+                // An edited header: the open documents including it follow.
+                if let Some(p) = edited {
+                    self.dependents_due(&[p], now + self.debounce);
+                }
+            }
+            Event::FilesChanged { paths } => {
+                self.dependents_due(&paths, Instant::now());
             }
             Event::Closed { uri } => {
                 let key = uri.as_str().to_string();
@@ -356,6 +379,7 @@ impl Actor {
             }
             Event::Config(effective) => {
                 self.options = Arc::new(effective.options);
+                self.search = Arc::new(effective.search);
                 self.debounce = Duration::from_millis(effective.debounce_ms);
                 let now = Some(Instant::now());
                 for d in self.docs.values_mut() {
@@ -372,6 +396,36 @@ impl Actor {
         }
     }
 
+    /// Makes the documents that include one of `paths` due at `when`.
+    fn dependents_due(&mut self, paths: &[PathBuf], when: Instant) {
+        for d in self.docs.values_mut() {
+            if d.includes.iter().any(|i| paths.contains(i)) {
+                d.obsolete_running();
+                d.due = Some(d.due.map_or(when, |t| t.min(when)));
+            }
+        }
+    }
+
+    /// The open buffers by path: they win over the disk.
+    fn overlay(&self) -> Arc<HashMap<PathBuf, String>> {
+        Arc::new(
+            self.docs
+                .values()
+                .filter_map(|d| Some((d.path.clone()?, d.snapshot.text.to_string())))
+                .collect(),
+        )
+    }
+
+    /// For a header: the headers an open document that includes it reads,
+    /// so the header is analysed in that document's context.
+    fn context_of(&self, path: &PathBuf) -> Vec<PathBuf> {
+        self.docs
+            .values()
+            .find(|d| d.includes.contains(path))
+            .map(|d| d.includes.iter().filter(|i| *i != path).cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Starts every analysis whose debounce has elapsed.
     async fn start_due(&mut self) {
         let now = Instant::now();
@@ -381,10 +435,20 @@ impl Actor {
             .filter(|(_, d)| d.due.is_some_and(|t| t <= now))
             .map(|(k, _)| k.clone())
             .collect();
+        let overlay = self.overlay();
         for key in due {
+            let context = self
+                .docs
+                .get(&key)
+                .and_then(|d| d.path.clone())
+                .map(|p| self.context_of(&p))
+                .unwrap_or_default();
+            let mut search = SearchPaths::clone(&self.search);
+            search.context = context;
             let Some(doc) = self.docs.get_mut(&key) else {
                 continue;
             };
+            let path = doc.path.clone();
             doc.due = None;
             if let Some(c) = doc.cancel.take() {
                 c.store(true, Ordering::SeqCst);
@@ -408,6 +472,11 @@ impl Actor {
                 self.shared.clone(),
                 self.tx.clone(),
                 self.options.clone(),
+                Project {
+                    path,
+                    search: Arc::new(search),
+                    overlay: overlay.clone(),
+                },
                 key,
                 uri,
                 generation,
@@ -423,9 +492,22 @@ impl Actor {
         key: String,
         generation: u64,
         options: Arc<Options>,
-        outcome: Result<FileReport, String>,
+        outcome: Result<(FileReport, Vec<PathBuf>), String>,
     ) {
         let client = self.shared.client.clone();
+        let outcome = match outcome {
+            Ok((report, includes)) => {
+                if let Some(d) = self
+                    .docs
+                    .get_mut(&key)
+                    .filter(|d| d.generation == generation)
+                {
+                    d.includes = includes;
+                }
+                Ok(report)
+            }
+            Err(e) => Err(e),
+        };
         if let Ok(report) = &outcome {
             let total = {
                 let mut s = self.shared.stats.lock().unwrap_or_else(|e| e.into_inner());
@@ -541,11 +623,19 @@ fn syntax_diagnostics(uri: &Uri, snap: &Snapshot, encoding: Encoding) -> Vec<Dia
         .collect()
 }
 
+/// Where a document sits in its project.
+struct Project {
+    path: Option<PathBuf>,
+    search: Arc<SearchPaths>,
+    overlay: Arc<HashMap<PathBuf, String>>,
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_analysis(
     shared: Arc<Shared>,
     tx: mpsc::UnboundedSender<Event>,
     options: Arc<Options>,
+    project: Project,
     key: String,
     uri: Uri,
     generation: u64,
@@ -580,14 +670,34 @@ async fn run_analysis(
         ..Options::clone(&options)
     };
     let handle = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(AssertUnwindSafe(|| {
-            syncscope_core::analyze(
-                &snapshot.text,
-                &snapshot.tree,
-                &run_options,
-                &*cache,
-                Some(&flag),
-            )
+        std::panic::catch_unwind(AssertUnwindSafe(|| match &project.path {
+            // A file: analysed in its project (headers, build flags, launch
+            // sites), open buffers before the disk.
+            Some(path) => {
+                let a = syncscope_core::analysis::project::analyze(
+                    path,
+                    &snapshot.text,
+                    Some(&snapshot.tree),
+                    &run_options,
+                    &project.search,
+                    &Overlay {
+                        buffers: &project.overlay,
+                    },
+                    &*cache,
+                    Some(&flag),
+                );
+                (a.report, a.includes)
+            }
+            None => (
+                syncscope_core::analyze(
+                    &snapshot.text,
+                    &snapshot.tree,
+                    &run_options,
+                    &*cache,
+                    Some(&flag),
+                ),
+                Vec::new(),
+            ),
         }))
         .map_err(|p| panic_message(&*p))
     });

@@ -6,84 +6,19 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use syncscope_core::{LaunchOverride, Options};
+use syncscope_core::project::config::layer_options;
+use syncscope_core::project::SearchPaths;
+use syncscope_core::Options;
 
-/// The name of the configuration file at the workspace root.
-pub const FILE_NAME: &str = "syncscope.toml";
+// The file format is the core's: one parser for the CLI and the server.
+pub use syncscope_core::project::config::{
+    parse_file, validate, ConfigError, DefineValue, KernelSettings, Settings, FILE_NAME,
+};
 
 /// Default debounce between an edit and its analysis, for edits that arrive
 /// while an analysis of the document is running or pending (an edit to an
 /// idle document is analysed at once).
 pub const DEFAULT_DEBOUNCE_MS: u64 = 20;
-
-/// A macro value: strings, integers and booleans are accepted.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum DefineValue {
-    Str(String),
-    Int(i64),
-    Bool(bool),
-}
-
-impl DefineValue {
-    fn render(&self) -> String {
-        match self {
-            DefineValue::Str(s) => s.clone(),
-            DefineValue::Int(i) => i.to_string(),
-            DefineValue::Bool(b) => u8::from(*b).to_string(),
-        }
-    }
-}
-
-/// One `kernels` entry of the client settings.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-pub struct KernelSettings {
-    pub name: String,
-    #[serde(default, alias = "block-dim", rename = "blockDim")]
-    pub block_dim: Option<Vec<u32>>,
-    #[serde(default, alias = "grid-dim", rename = "gridDim")]
-    pub grid_dim: Option<Vec<u32>>,
-}
-
-/// Settings from one source; `None` means "not set here".
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Settings {
-    pub block_dim: Option<Vec<u32>>,
-    pub grid_dim: Option<Vec<u32>>,
-    pub defines: Option<BTreeMap<String, DefineValue>>,
-    pub warp_sync: Option<bool>,
-    pub bitvector: Option<bool>,
-    pub timeout_ms: Option<u32>,
-    pub debounce_ms: Option<u64>,
-    pub kernels: Option<Vec<KernelSettings>>,
-    /// Time budget per kernel in milliseconds (`--kernel-budget-ms`).
-    pub kernel_budget_ms: Option<u32>,
-    /// Look for redundant barriers (`--no-redundant` turns it off).
-    pub redundant_barriers: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-struct FileSettings {
-    block_dim: Option<Vec<u32>>,
-    grid_dim: Option<Vec<u32>>,
-    defines: Option<BTreeMap<String, DefineValue>>,
-    warp_sync: Option<bool>,
-    bitvector: Option<bool>,
-    timeout_ms: Option<u32>,
-    debounce_ms: Option<u64>,
-    kernel: Option<Vec<FileKernel>>,
-    kernel_budget_ms: Option<u32>,
-    redundant_barriers: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-struct FileKernel {
-    name: String,
-    block_dim: Option<Vec<u32>>,
-    grid_dim: Option<Vec<u32>>,
-}
 
 /// Client settings. Unknown keys are ignored: editors may send their own
 /// (client-side) settings in the same section.
@@ -98,48 +33,10 @@ struct ClientSettingsJson {
     timeout_ms: Option<u32>,
     debounce_ms: Option<u64>,
     kernels: Option<Vec<KernelSettings>>,
+    cuda_arch: Option<u32>,
+    include_dirs: Option<Vec<String>>,
     kernel_budget_ms: Option<u32>,
     redundant_barriers: Option<bool>,
-}
-
-/// An error in a configuration source, with the byte range it concerns.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    pub message: String,
-    pub range: Option<std::ops::Range<usize>>,
-}
-
-/// Parses `syncscope.toml` text. Errors carry byte ranges into `text`.
-pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
-    let f: FileSettings = toml::from_str(text).map_err(|e| ConfigError {
-        message: e.message().to_string(),
-        range: e.span(),
-    })?;
-    let s = Settings {
-        block_dim: f.block_dim,
-        grid_dim: f.grid_dim,
-        defines: f.defines,
-        warp_sync: f.warp_sync,
-        bitvector: f.bitvector,
-        timeout_ms: f.timeout_ms,
-        debounce_ms: f.debounce_ms,
-        kernels: f.kernel.map(|ks| {
-            ks.into_iter()
-                .map(|k| KernelSettings {
-                    name: k.name,
-                    block_dim: k.block_dim,
-                    grid_dim: k.grid_dim,
-                })
-                .collect()
-        }),
-        kernel_budget_ms: f.kernel_budget_ms,
-        redundant_barriers: f.redundant_barriers,
-    };
-    validate(&s).map_err(|message| ConfigError {
-        range: locate_key(text, &message),
-        message,
-    })?;
-    Ok(s)
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
@@ -166,124 +63,54 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         timeout_ms: c.timeout_ms,
         debounce_ms: c.debounce_ms,
         kernels: c.kernels,
+        cuda_arch: c.cuda_arch,
+        include_dirs: c.include_dirs,
         kernel_budget_ms: c.kernel_budget_ms,
         redundant_barriers: c.redundant_barriers,
+        ..Settings::default()
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;
     Ok(s)
 }
 
-fn check_dim(key: &str, dim: &Option<Vec<u32>>) -> Result<(), String> {
-    if let Some(d) = dim {
-        if d.is_empty() || d.len() > 3 {
-            return Err(format!("`{key}` needs 1 to 3 numbers, got {}", d.len()));
-        }
-        if d.contains(&0) {
-            return Err(format!("`{key}` entries must be at least 1"));
-        }
-    }
-    Ok(())
-}
-
-fn validate(s: &Settings) -> Result<(), String> {
-    check_dim("block-dim", &s.block_dim)?;
-    check_dim("grid-dim", &s.grid_dim)?;
-    for k in s.kernels.iter().flatten() {
-        if k.name.is_empty() {
-            return Err("a kernel entry needs a non-empty `name`".into());
-        }
-        check_dim("block-dim", &k.block_dim)?;
-        check_dim("grid-dim", &k.grid_dim)?;
-    }
-    if s.timeout_ms == Some(0) {
-        return Err("`timeout-ms` must be at least 1".into());
-    }
-    if s.kernel_budget_ms == Some(0) {
-        return Err("`kernel-budget-ms` must be at least 1".into());
-    }
-    Ok(())
-}
-
-/// Best effort: the range of the first line mentioning the key named in a
-/// validation message.
-fn locate_key(text: &str, message: &str) -> Option<std::ops::Range<usize>> {
-    let key = message.split('`').nth(1)?;
-    let camel = key.replace("-d", "D");
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        if t.starts_with(key) || t.starts_with(&camel) {
-            let start = offset + (line.len() - t.len());
-            return Some(start..offset + line.trim_end().len());
-        }
-        offset += line.len();
-    }
-    None
-}
-
-fn dim3(d: &[u32]) -> [u32; 3] {
-    [
-        d.first().copied().unwrap_or(1),
-        d.get(1).copied().unwrap_or(1),
-        d.get(2).copied().unwrap_or(1),
-    ]
-}
-
-/// Effective configuration: analysis options plus server-only settings.
+/// Effective configuration: analysis options, where headers are searched,
+/// plus server-only settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Effective {
     pub options: Options,
+    pub search: SearchPaths,
     pub debounce_ms: u64,
 }
 
 impl Default for Effective {
     fn default() -> Self {
-        resolve(&Settings::default(), &Settings::default())
+        resolve(&Settings::default(), &Settings::default(), None)
     }
 }
 
-/// Layers client settings over file settings over the defaults.
-pub fn resolve(file: &Settings, client: &Settings) -> Effective {
-    let mut options = Options {
+/// Layers client settings over file settings over the defaults; the file's
+/// relative paths start at `root`.
+pub fn resolve(file: &Settings, client: &Settings, root: Option<&Path>) -> Effective {
+    let base = Options {
         compute_fixes: true,
         ..Options::default()
     };
-    let pick =
-        |c: &Option<Vec<u32>>, f: &Option<Vec<u32>>| c.as_ref().or(f.as_ref()).map(|d| dim3(d));
-    options.block_dim = pick(&client.block_dim, &file.block_dim);
-    options.grid_dim = pick(&client.grid_dim, &file.grid_dim);
-    let mut defines: BTreeMap<String, String> = BTreeMap::new();
-    for src in [&file.defines, &client.defines].into_iter().flatten() {
-        for (k, v) in src {
-            defines.insert(k.clone(), v.render());
-        }
-    }
-    options.defines = defines.into_iter().collect();
-    options.warp_sync = client.warp_sync.or(file.warp_sync).unwrap_or(false);
-    options.bitvector = client.bitvector.or(file.bitvector).unwrap_or(false);
-    if let Some(t) = client.timeout_ms.or(file.timeout_ms) {
-        options.timeout_ms = t;
-    }
-    if let Some(b) = client.kernel_budget_ms.or(file.kernel_budget_ms) {
-        options.kernel_budget_ms = b;
-    }
-    if let Some(r) = client.redundant_barriers.or(file.redundant_barriers) {
-        options.check_redundant = r;
-    }
-    // The first matching override wins: client entries before file entries.
-    for k in [&client.kernels, &file.kernels]
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        options.launch_overrides.push(LaunchOverride {
-            kernel_glob: k.name.clone(),
-            block_dim: k.block_dim.as_deref().map(dim3),
-            grid_dim: k.grid_dim.as_deref().map(dim3),
-        });
-    }
+    let options = layer_options(&[file, client], base);
+    let root = root.map(Path::to_path_buf).unwrap_or_default();
+    // Client folders first (as `-I` comes before the file's on the CLI).
+    let search = SearchPaths {
+        include_dirs: [&client.include_dirs, &file.include_dirs]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|d| root.join(d))
+            .collect(),
+        compile_commands: file.compile_commands.as_ref().map(|c| root.join(c)),
+        context: Vec::new(),
+    };
     Effective {
         options,
+        search,
         debounce_ms: client
             .debounce_ms
             .or(file.debounce_ms)
@@ -310,12 +137,12 @@ mod tests {
     #[test]
     fn kernel_budget_and_redundant_barriers() {
         let file = parse_file("kernel-budget-ms = 5000\nredundant-barriers = false\n").unwrap();
-        let e = resolve(&file, &Settings::default());
+        let e = resolve(&file, &Settings::default(), None);
         assert_eq!(e.options.kernel_budget_ms, 5000);
         assert!(!e.options.check_redundant);
         let client =
             parse_client(&json!({"kernelBudgetMs": 700, "redundantBarriers": true})).unwrap();
-        let e = resolve(&file, &client);
+        let e = resolve(&file, &client, None);
         assert_eq!(e.options.kernel_budget_ms, 700);
         assert!(e.options.check_redundant);
         let defaults = Effective::default();
@@ -350,7 +177,7 @@ grid-dim = [1]
 "#,
         )
         .unwrap();
-        let e = resolve(&s, &Settings::default());
+        let e = resolve(&s, &Settings::default(), None);
         assert_eq!(e.options.block_dim, Some([256, 1, 1]));
         assert_eq!(e.options.grid_dim, Some([4, 2, 1]));
         assert_eq!(
@@ -417,7 +244,7 @@ grid-dim = [1]
             "kernels": [{ "name": "kern", "gridDim": [8] }]
         }}}))
         .unwrap();
-        let e = resolve(&file, &client);
+        let e = resolve(&file, &client, None);
         assert_eq!(e.options.block_dim, Some([64, 2, 1]));
         assert_eq!(
             e.options.defines,

@@ -83,6 +83,12 @@ pub fn key(uri: &Uri) -> String {
     uri.as_str().to_string()
 }
 
+/// The normalized file path of a `file:` URI.
+pub fn file_path(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path()
+        .map(|p| syncscope_core::project::compile_commands::normalize(&p))
+}
+
 /// Whether the URI names the configuration file.
 pub fn is_config(uri: &Uri) -> bool {
     uri.path()

@@ -32,8 +32,12 @@ pub fn finding_markdown(f: &Finding) -> String {
     md
 }
 
-fn launch_text(options: &Options, kernel: &str) -> String {
-    let (block, grid) = options.launch_for(kernel);
+fn launch_text(options: &Options, k: &KernelReport) -> String {
+    // The launch found in the code, when the verdict rests on it.
+    if let Some(l) = &k.launch {
+        return format!("under its launch site: {l}");
+    }
+    let (block, grid) = options.launch_for(&k.name);
     let d = |v: [u32; 3]| format!("({},{},{})", v[0], v[1], v[2]);
     match (block, grid) {
         (None, None) => "for every launch size".to_string(),
@@ -52,10 +56,7 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
     let counts = finding_counts(&k.name, findings);
     let head = format!("**kernel `{}`**: ", k.name);
     let body = match k.status {
-        KernelStatus::Verified => format!(
-            "verified race-free {}; {cost}",
-            launch_text(options, &k.name)
-        ),
+        KernelStatus::Verified => format!("verified race-free {}; {cost}", launch_text(options, k)),
         KernelStatus::Racy => format!("racy: {counts}; {cost}"),
         KernelStatus::Divergent => format!("barrier divergence: {counts}; {cost}"),
         KernelStatus::Unknown => format!("unknown (solver gave up or timed out); {cost}"),
@@ -75,7 +76,38 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
         })
         .map(|f| format!("\n\n{}", f.message))
         .collect::<String>();
-    head + &body + &assumptions
+    // The launch assumption the verdict was reached under.
+    let launch = match (&k.launch, k.status) {
+        (Some(l), s) if s != KernelStatus::Verified => format!("\n\nlaunch assumption: {l}"),
+        _ => String::new(),
+    };
+    head + &body + &launch + &assumptions
+}
+
+#[cfg(test)]
+mod launch_tests {
+    use super::*;
+
+    #[test]
+    fn the_hover_names_the_launch_site_assumption() {
+        let mut k = KernelReport {
+            name: "matmul".into(),
+            span: Default::default(),
+            status: KernelStatus::Verified,
+            millis: 1,
+            queries: 2,
+            queries_reused: 0,
+            launch: Some("block (16,16,1), grid symbolic (launch at host.cu:21)".into()),
+        };
+        let md = kernel_markdown(&k, &[], &Options::default());
+        assert!(
+            md.contains("verified race-free under its launch site: block (16,16,1)"),
+            "{md}"
+        );
+        k.status = KernelStatus::Racy;
+        let md = kernel_markdown(&k, &[], &Options::default());
+        assert!(md.contains("launch assumption: block (16,16,1)"), "{md}");
+    }
 }
 
 #[cfg(test)]
@@ -134,6 +166,7 @@ mod tests {
             millis: 9,
             queries: 14,
             queries_reused: 2,
+            launch: None,
         };
         let md = kernel_markdown(&k, &[], &Options::default());
         assert_eq!(

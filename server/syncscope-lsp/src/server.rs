@@ -138,7 +138,11 @@ impl Server {
                 Settings::default()
             }
         };
-        self.send(Event::Config(config::resolve(&cfg.file, &cfg.client)));
+        self.send(Event::Config(config::resolve(
+            &cfg.file,
+            &cfg.client,
+            cfg.root.as_deref(),
+        )));
     }
 
     async fn publish_config_diagnostics(&self) {
@@ -246,10 +250,19 @@ impl LanguageServer for Server {
             // A request to the client: don't hold a handler slot waiting for it.
             tokio::spawn(async move {
                 let options = DidChangeWatchedFilesRegistrationOptions {
-                    watchers: vec![FileSystemWatcher {
-                        glob_pattern: GlobPattern::String(format!("**/{}", config::FILE_NAME)),
-                        kind: None,
-                    }],
+                    watchers: vec![
+                        FileSystemWatcher {
+                            glob_pattern: GlobPattern::String(format!("**/{}", config::FILE_NAME)),
+                            kind: None,
+                        },
+                        // Headers and sources: documents that include them follow.
+                        FileSystemWatcher {
+                            glob_pattern: GlobPattern::String(
+                                "**/*.{cu,cuh,h,hpp,hh,inl}".to_string(),
+                            ),
+                            kind: None,
+                        },
+                    ],
                 };
                 let _ = client
                     .register_capability(vec![Registration {
@@ -334,6 +347,11 @@ impl LanguageServer for Server {
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
         if self.is_root_config(&params.text_document.uri) {
             self.config_file_changed().await;
+            return;
+        }
+        // A saved header: the open documents including it are re-verified.
+        if let Some(path) = from_proto::file_path(&params.text_document.uri) {
+            self.send(Event::FilesChanged { paths: vec![path] });
         }
     }
 
@@ -356,7 +374,11 @@ impl LanguageServer for Server {
                 // Sent under the lock, like `reload_file_config`.
                 let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
                 cfg.client = settings;
-                self.send(Event::Config(config::resolve(&cfg.file, &cfg.client)));
+                self.send(Event::Config(config::resolve(
+                    &cfg.file,
+                    &cfg.client,
+                    cfg.root.as_deref(),
+                )));
             }
             Err(e) => {
                 self.client.show_message(MessageType::ERROR, &e).await;
@@ -368,6 +390,16 @@ impl LanguageServer for Server {
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         if params.changes.iter().any(|c| self.is_root_config(&c.uri)) {
             self.config_file_changed().await;
+        }
+        // Headers edited outside the editor (or by another tool).
+        let paths: Vec<_> = params
+            .changes
+            .iter()
+            .filter(|c| !from_proto::is_config(&c.uri))
+            .filter_map(|c| from_proto::file_path(&c.uri))
+            .collect();
+        if !paths.is_empty() {
+            self.send(Event::FilesChanged { paths });
         }
     }
 

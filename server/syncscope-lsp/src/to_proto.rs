@@ -459,6 +459,7 @@ mod tests {
             millis: 9,
             queries: 14,
             queries_reused: 0,
+            launch: None,
         }
     }
 

@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use syncscope_core::project::config::{self, ConfigFile, DefineValue, Settings};
+use syncscope_core::project::SearchPaths;
 use syncscope_core::{FindingKind, Options};
 
 /// The exit statuses of `syncscope check`, shown by `--help`.
@@ -76,18 +78,34 @@ pub struct CheckArgs {
     /// 32-bit bit-vector arithmetic (wrap-around) instead of mathematical integers.
     #[arg(long)]
     bitvector: bool,
-    /// Per-query solver timeout in milliseconds (a timeout reports `unknown`).
-    #[arg(long, default_value_t = 2000)]
-    timeout_ms: u32,
-    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`).
-    #[arg(long, default_value_t = 10_000)]
-    kernel_budget_ms: u32,
+    /// Per-query solver timeout in milliseconds (a timeout reports `unknown`;
+    /// default 2000, or `timeout-ms` of syncscope.toml).
+    #[arg(long)]
+    timeout_ms: Option<u32>,
+    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`;
+    /// default 10000, or `kernel-budget-ms` of syncscope.toml).
+    #[arg(long)]
+    kernel_budget_ms: Option<u32>,
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
     /// Compute verified quick-fixes (a diff under each finding; `fixes` in JSON output).
     #[arg(long)]
     fixes: bool,
+    /// Search DIR for included headers (after the includer's own folder).
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Use this syncscope.toml instead of the nearest one above each file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Use this compile_commands.json (or the one in this folder) instead of
+    /// the nearest one above each file.
+    #[arg(long, value_name = "PATH")]
+    compile_commands: Option<PathBuf>,
+    /// __CUDA_ARCH__ of the device pass, as nvcc defines it (800 for sm_80;
+    /// 80 and sm_80 are read the same). Default 800.
+    #[arg(long, value_name = "N", value_parser = parse_arch)]
+    cuda_arch: Option<u32>,
     /// Human format: print only the findings that fail the run, no summary.
     #[arg(long, short)]
     quiet: bool,
@@ -96,14 +114,35 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 }
 
+/// `800`, `80`, `sm_80`, `sm_100`, `90a` → the `__CUDA_ARCH__` value.
+fn parse_arch(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let named = t.starts_with("sm_") || t.starts_with("compute_");
+    let digits: String = t
+        .trim_start_matches("sm_")
+        .trim_start_matches("compute_")
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    let bad = || format!("`{s}` is not an architecture (800, 80 or sm_80)");
+    let n: u32 = digits.parse().map_err(|_| bad())?;
+    let arch = if named || n < 100 { n * 10 } else { n };
+    if (100..=1500).contains(&arch) {
+        Ok(arch)
+    } else {
+        Err(bad())
+    }
+}
+
 fn parse_kind(s: &str) -> Result<FindingKind, String> {
-    const KINDS: [FindingKind; 6] = [
+    const KINDS: [FindingKind; 7] = [
         FindingKind::DataRace,
         FindingKind::BarrierDivergence,
         FindingKind::RedundantBarrier,
         FindingKind::Unknown,
         FindingKind::NotVerified,
         FindingKind::SyntaxError,
+        FindingKind::Include,
     ];
     KINDS
         .into_iter()
@@ -238,31 +277,107 @@ fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
     out
 }
 
-pub fn options_from(args: &CheckArgs) -> Options {
-    Options {
-        block_dim: args.block_dim,
-        grid_dim: args.grid_dim,
-        defines: args
-            .define
-            .iter()
-            .map(|d| syncscope_core::options::parse_define(d))
-            .collect(),
-        warp_sync: args.warp_sync,
-        bitvector: args.bitvector,
-        timeout_ms: args.timeout_ms.max(1),
-        kernel_budget_ms: args.kernel_budget_ms.max(1),
+/// The command line as a settings layer: it wins over syncscope.toml.
+fn cli_settings(args: &CheckArgs) -> Settings {
+    Settings {
+        block_dim: args.block_dim.map(|d| d.to_vec()),
+        grid_dim: args.grid_dim.map(|d| d.to_vec()),
+        defines: (!args.define.is_empty()).then(|| {
+            args.define
+                .iter()
+                .map(|d| {
+                    let (n, v) = syncscope_core::options::parse_define(d);
+                    (n, DefineValue::Str(v))
+                })
+                .collect()
+        }),
+        warp_sync: args.warp_sync.then_some(true),
+        bitvector: args.bitvector.then_some(true),
+        timeout_ms: args.timeout_ms.map(|t| t.max(1)),
+        kernel_budget_ms: args.kernel_budget_ms.map(|t| t.max(1)),
+        cuda_arch: args.cuda_arch,
+        ..Settings::default()
+    }
+}
+
+/// The options and search paths for files under the configuration `config`
+/// (none: the command line alone).
+pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, SearchPaths) {
+    let base = Options {
         check_redundant: !args.no_redundant,
         compute_fixes: args.fixes,
         ..Options::default()
+    };
+    let cli = cli_settings(args);
+    let empty = Settings::default();
+    let file = config.map(|c| &c.settings).unwrap_or(&empty);
+    let options = syncscope_core::project::config::layer_options(&[file, &cli], base);
+    let mut include_dirs = args.include.clone();
+    include_dirs.extend(config.map(ConfigFile::include_dirs).unwrap_or_default());
+    let search = SearchPaths {
+        include_dirs,
+        compile_commands: args
+            .compile_commands
+            .clone()
+            .or_else(|| config.and_then(ConfigFile::compile_commands)),
+        context: Vec::new(),
+    };
+    (options, search)
+}
+
+/// The configuration of each file: `--config`, else the nearest
+/// syncscope.toml above the file (each file read once).
+struct Configs {
+    explicit: Option<PathBuf>,
+    loaded: std::collections::HashMap<PathBuf, Option<ConfigFile>>,
+}
+
+impl Configs {
+    fn for_file(&mut self, file: &Path, errors: &mut Vec<String>) -> Option<ConfigFile> {
+        let path = match &self.explicit {
+            Some(p) => p.clone(),
+            None => {
+                let abs = syncscope_core::project::compile_commands::normalize(file);
+                config::find_upwards(abs.parent()?)?
+            }
+        };
+        self.loaded
+            .entry(path.clone())
+            .or_insert_with(|| match ConfigFile::load(&path) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            })
+            .clone()
     }
+}
+
+/// The analyses `syncscope check` reports, and the I/O and configuration
+/// errors met: each file with the syncscope.toml above it (or `--config`).
+pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
+    let mut io_errors = Vec::new();
+    let files = collect_files(&args.paths, &mut io_errors);
+    let mut configs = Configs {
+        explicit: args.config.clone(),
+        loaded: Default::default(),
+    };
+    let jobs: Vec<(PathBuf, Options, SearchPaths)> = files
+        .iter()
+        .map(|f| {
+            let config = configs.for_file(f, &mut io_errors);
+            let (options, search) = options_from(args, config.as_ref());
+            (f.clone(), options, search)
+        })
+        .collect();
+    let results = analyze_files(&jobs, &mut io_errors);
+    (results, io_errors)
 }
 
 /// `syncscope check`, writing to the given streams.
 pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
-    let options = options_from(args);
-    let mut io_errors = Vec::new();
-    let files = collect_files(&args.paths, &mut io_errors);
-    let results = analyze_files(&files, &options, &mut io_errors);
+    let (results, io_errors) = results(args);
     for e in &io_errors {
         let _ = writeln!(err, "error: {e}");
     }
@@ -298,23 +413,35 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
 }
 
 /// Analyses files on the core's worker pool (the core also spreads the
-/// kernels of a file over cores).
+/// kernels of a file over cores), each with its own options and header
+/// search paths.
 pub fn analyze_files(
-    files: &[PathBuf],
-    options: &Options,
+    jobs: &[(PathBuf, Options, SearchPaths)],
     io_errors: &mut Vec<String>,
 ) -> Vec<FileResult> {
-    let texts: Vec<(PathBuf, Result<String, String>)> =
-        files.iter().map(|f| (f.clone(), read_source(f))).collect();
-    let results = syncscope_core::parallel_map(&texts, |(path, text)| {
+    let texts: Vec<Result<String, String>> = jobs.iter().map(|(f, _, _)| read_source(f)).collect();
+    let items: Vec<(&(PathBuf, Options, SearchPaths), &Result<String, String>)> =
+        jobs.iter().zip(&texts).collect();
+    let results = syncscope_core::parallel_map(&items, |((path, options, search), text)| {
         let text = text.as_ref().ok()?;
+        let analysis = syncscope_core::analysis::project::analyze(
+            path,
+            text,
+            None,
+            options,
+            search,
+            &syncscope_core::project::Disk,
+            &syncscope_core::MemoryCache::default(),
+            None,
+        );
         Some(FileResult {
             path: path.clone(),
             text: text.clone(),
-            report: syncscope_core::analyze_source(text, options),
+            report: analysis.report,
+            cuda_arch: analysis.options.cuda_arch,
         })
     });
-    for (_, text) in &texts {
+    for text in &texts {
         if let Err(e) = text {
             io_errors.push(e.clone());
         }

@@ -18,6 +18,8 @@ pub struct FileResult {
     pub path: PathBuf,
     pub text: String,
     pub report: FileReport,
+    /// `__CUDA_ARCH__` of the device pass the file was read as.
+    pub cuda_arch: u32,
 }
 
 /// Colour only when stdout is a terminal and `NO_COLOR` is unset or empty
@@ -182,6 +184,8 @@ pub fn json(results: &[FileResult]) -> String {
                 "name": k.name,
                 "status": k.status.as_str(),
                 "millis": k.millis,
+                "cudaArch": r.cuda_arch,
+                "launch": k.launch,
                 "queries": k.queries,
                 "range": range_json(&index, &k.span),
             }));
@@ -193,7 +197,7 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 9] = [
+const RULES: [(&str, &str); 10] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
     ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
@@ -203,6 +207,7 @@ const RULES: [(&str, &str); 9] = [
     ("note", "Information about the analysis itself (an ignored directive flag)."),
     ("assertion", "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate."),
     ("assumption", "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them."),
+    ("include", "A header the project model could not read (missing local header, unknown system header)."),
 ];
 
 pub fn sarif(results: &[FileResult]) -> String {
@@ -270,6 +275,14 @@ pub fn sarif(results: &[FileResult]) -> String {
                 "rules": rules,
             }},
             "results": out,
+            // Each kernel's verdict and the launch assumption it holds under.
+            "properties": {"kernels": results.iter().flat_map(|r| r.report.kernels.iter().map(|k| json!({
+                "file": r.path.display().to_string(),
+                "name": k.name,
+                "status": k.status.as_str(),
+                "launch": k.launch,
+                "cudaArch": r.cuda_arch,
+            }))).collect::<Vec<_>>()},
         }]
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
@@ -362,6 +375,8 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
     let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut nkernels = 0;
     let mut syntax_files = 0;
+    let mut launches = Vec::new();
+    let mut archs = std::collections::BTreeSet::new();
     for r in results {
         let file = r.path.display().to_string();
         let lines: Vec<&str> = r.text.lines().collect();
@@ -443,7 +458,11 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
         for k in &r.report.kernels {
             nkernels += 1;
             *counts.entry(k.status.as_str()).or_insert(0) += 1;
+            if let Some(l) = &k.launch {
+                launches.push(format!("`{}` ({file}): {l}", k.name));
+            }
         }
+        archs.insert(r.cuda_arch);
         if r.report
             .findings
             .iter()
@@ -454,6 +473,20 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
     }
     if style.quiet {
         return out;
+    }
+    // The assumptions the verdicts hold under: launch sites found in the
+    // code, and the device pass (__CUDA_ARCH__) the files were read as.
+    for l in &launches {
+        let _ = writeln!(out, "{} kernel {l}", paint("1;36", "launch:"));
+    }
+    if !results.is_empty() {
+        let archs: Vec<String> = archs.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "{} __CUDA_ARCH__ = {}",
+            paint("1;36", "device pass:"),
+            archs.join(", ")
+        );
     }
     let mut summary: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
     // A file that does not parse is never "nothing to verify": a kernel may
@@ -625,6 +658,7 @@ mod tests {
                 path: "lost.cu".into(),
                 text,
                 report,
+                cuda_arch: 800,
             }],
             false,
         );

@@ -8,6 +8,9 @@
 //! nothing below it parses or lowers text again.
 
 pub mod fixes;
+pub mod launch;
+mod names;
+pub mod project;
 
 use crate::cache::{KernelResult, QueryCache};
 use crate::model::Kernel;

@@ -31,6 +31,8 @@ pub struct Macro {
 pub struct TemplateParam {
     pub name: String,
     pub default: Option<String>,
+    /// `typename T` / `class T`: a type, never a value (`T(0)` is a cast).
+    pub is_type: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -134,9 +136,30 @@ pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)>
         .collect()
 }
 
+/// The macros nvcc defines for the device pass of a file.
+pub fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
+    vec![
+        ("__CUDACC__".into(), "1".into()),
+        ("__NVCC__".into(), "1".into()),
+        ("__CUDA_ARCH__".into(), options.cuda_arch.to_string()),
+    ]
+}
+
 /// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
 pub fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
     let mut cx = FileContext::default();
+    // The device pass of nvcc: `__CUDACC__` and `__CUDA_ARCH__` are defined,
+    // so code under `#if __CUDA_ARCH__ >= 700` is what the kernel runs. A
+    // `-D` of the same name wins (inserted below).
+    for (name, value) in device_pass_macros(options) {
+        cx.macros.insert(
+            name,
+            Macro {
+                params: None,
+                body: value,
+            },
+        );
+    }
     for (name, value) in &options.defines {
         cx.macros.insert(
             name.clone(),
@@ -723,8 +746,13 @@ fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {
             .field("default_value")
             .or_else(|| p.field("default_type"))
             .map(|d| node_text(text, d).to_string());
+        let is_type = p.kind().contains("type_parameter");
         if let Some(name) = name {
-            out.push(TemplateParam { name, default });
+            out.push(TemplateParam {
+                name,
+                default,
+                is_type,
+            });
         }
     }
     out

@@ -341,6 +341,7 @@ impl<'k> KernelVerifier<'k> {
             millis: start.elapsed().as_millis() as u64,
             queries: (self.counters.run + self.counters.reused) as u32,
             queries_reused: self.counters.reused as u32,
+            launch: None,
         };
         KernelOutcome {
             findings,

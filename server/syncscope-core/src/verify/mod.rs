@@ -90,6 +90,7 @@ pub fn verify_one(
                 millis: start.elapsed().as_millis() as u64,
                 queries: 0,
                 queries_reused: 0,
+                launch: None,
             };
             (vec![f], report, Vec::new(), Stats::default())
         }

@@ -293,12 +293,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
         if let Some(g) = self.file.global_arrays.iter().find(|g| g.name == name) {
-            let dims = if g.declarator.kind() == "array_declarator" {
-                self.array_dims(g.declarator)
+            let id = if g.declarator.kind() == "array_declarator" {
+                self.add_declared_array(name, MemorySpace::Global, g.declarator)
             } else {
-                Vec::new()
+                self.add_array(name, MemorySpace::Global, Vec::new())
             };
-            let id = self.add_array(name, MemorySpace::Global, dims);
             return self.base_ptr(id);
         }
         // An identifier we cannot resolve (a constant from an unseen header,

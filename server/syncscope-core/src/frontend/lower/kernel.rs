@@ -25,7 +25,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
-        self.bind_template_params(def, None);
+        let launched = std::mem::take(&mut self.launch_template_args);
+        self.bind_template_params(def, (!launched.is_empty()).then_some(launched));
         if let Some(params) = node
             .field("declarator")
             .and_then(find_function_declarator)
@@ -35,6 +36,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             for p in params.named_children(&mut c) {
                 self.kernel_param(p);
             }
+        }
+        // Facts of the launch site (`blockDim.y == 1`, a constant argument),
+        // assumed like a `__requires` at the kernel's entry.
+        for fact in std::mem::take(&mut self.launch_requires) {
+            self.eval_snippet(&format!("__requires({fact})"), Some(span));
         }
         if let Some(body) = node.field("body") {
             self.statement(body);
@@ -112,6 +118,10 @@ impl<'a, 't> Lowerer<'a, 't> {
     ) {
         let insts = self.file.instantiations.get(&def.name);
         for (i, tp) in def.template_params.iter().enumerate() {
+            // A type parameter names no value: `T(0)` stays a cast.
+            if tp.is_type {
+                continue;
+            }
             let given = explicit
                 .as_ref()
                 .and_then(|a| a.get(i).cloned())
@@ -211,6 +221,10 @@ pub fn lower_kernel(
     options: &Options,
 ) -> Kernel {
     let mut lw = Lowerer::new(text, file, options);
+    if let Some(site) = options.launch_site(&def.name) {
+        lw.launch_requires = site.requires.clone();
+        lw.launch_template_args = site.template_args.clone();
+    }
     lw.kernel(def)
 }
 

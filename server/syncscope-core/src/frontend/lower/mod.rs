@@ -179,6 +179,14 @@ struct Lowerer<'a, 't> {
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
+    /// Facts of the kernel's launch site, assumed at its entry.
+    launch_requires: Vec<String>,
+    /// Template arguments of the kernel's launch site.
+    launch_template_args: Vec<String>,
+    /// Sizes of array dimensions that are not constants (`As[BS][BS]` with
+    /// a template parameter BS, `s[N]` with N from a missing header): strides
+    /// and bounds use them, so a row never shrinks to size 1.
+    symbolic_dims: HashMap<ArrayId, Vec<Option<Expr>>>,
     call_stack: Vec<String>,
     /// Where each function on `call_stack` was called (innermost last).
     call_sites: Vec<Span>,
@@ -234,6 +242,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),
             warp_widths: Default::default(),
+            launch_requires: Vec::new(),
+            launch_template_args: Vec::new(),
+            symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
             call_sites: Vec::new(),
             dry: 0,

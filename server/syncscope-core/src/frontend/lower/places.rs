@@ -17,14 +17,32 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     pub(super) fn stride(&self, id: ArrayId, level: usize) -> Expr {
         let a = &self.arrays[id];
+        let symbolic = self.symbolic_dims.get(&id);
         let mut s = 1i64;
-        for d in a.dims.iter().skip(level + 1) {
-            match d {
-                Some(d) => s = s.saturating_mul(*d),
-                None => return Expr::Const(1),
+        let mut factors = Vec::new();
+        for (i, d) in a.dims.iter().enumerate().skip(level + 1) {
+            match (d, symbolic.and_then(|v| v.get(i)).cloned().flatten()) {
+                (Some(d), _) => s = s.saturating_mul(*d),
+                (None, Some(e)) => factors.push(e),
+                (None, None) => return Expr::Const(1),
             }
         }
-        Expr::Const(s)
+        factors.into_iter().fold(Expr::Const(s), Expr::mul)
+    }
+
+    /// `0 <= idx < size` of dimension `level` of an array, when its size is
+    /// known (a constant or a symbolic expression).
+    pub(super) fn dim_bound(&self, id: ArrayId, level: usize, idx: &Expr) -> Option<Expr> {
+        match self.arrays[id].dims.get(level) {
+            Some(Some(d)) => Some(in_range(idx, *d)),
+            _ => {
+                let size = self.symbolic_dims.get(&id)?.get(level)?.clone()?;
+                Some(Expr::and(
+                    Expr::bin(BinOp::Ge, idx.clone(), Expr::Const(0)),
+                    Expr::bin(BinOp::Lt, idx.clone(), size),
+                ))
+            }
+        }
     }
 
     pub(super) fn add_array(
@@ -295,8 +313,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Ptr(p) => {
                     let ndims = self.arrays[p.array].dims.len();
                     if p.level + 1 < ndims {
-                        if let Some(Some(d)) = self.arrays[p.array].dims.get(p.level) {
-                            bounds.push(in_range(&idx, *d));
+                        if let Some(b) = self.dim_bound(p.array, p.level, &idx) {
+                            bounds.push(b);
                         }
                         let stride = self.stride(p.array, p.level);
                         Some((
@@ -337,13 +355,14 @@ impl<'a, 't> Lowerer<'a, 't> {
         );
         let mut bounds = std::mem::take(bounds);
         if p.level + 1 >= ndims {
-            if let Some(Some(d)) = self.arrays[p.array].dims.get(p.level) {
-                if ndims > 1 {
-                    bounds.push(in_range(&Expr::add(p.inner.clone(), idx.clone()), *d));
+            if ndims > 1 {
+                let inner = Expr::add(p.inner.clone(), idx.clone());
+                if let Some(b) = self.dim_bound(p.array, p.level, &inner) {
+                    bounds.push(b);
                 }
             }
-        } else if let Some(Some(d)) = self.arrays[p.array].dims.get(p.level) {
-            bounds.push(in_range(&idx, *d));
+        } else if let Some(b) = self.dim_bound(p.array, p.level, &idx) {
+            bounds.push(b);
         }
         if space == MemorySpace::Shared {
             match self.array_total(p.array) {

@@ -202,8 +202,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 } else if let Some(&id) = self.array_names.get(&name) {
                     id
                 } else {
-                    let dims = self.array_dims(inner);
-                    self.add_array(&name, MemorySpace::Shared, dims)
+                    self.add_declared_array(&name, MemorySpace::Shared, inner)
                 };
                 let v = self.base_ptr(id);
                 self.declare(&name, v);
@@ -289,21 +288,50 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
-    pub(super) fn array_dims(&mut self, mut d: Node) -> Vec<Option<i64>> {
+    /// The dimensions of an array declarator: constant sizes, and the
+    /// symbolic ones (an expression that is not a constant).
+    fn array_dims(&mut self, mut d: Node) -> (Vec<Option<i64>>, Vec<Option<Expr>>) {
         let mut dims = Vec::new();
+        let mut symbolic = Vec::new();
         while d.kind() == "array_declarator" {
-            let size = d.field("size").and_then(|s| match self.eval(s) {
-                Value::Int(Expr::Const(c)) if c > 0 => Some(c),
-                _ => None,
-            });
-            dims.push(size);
+            let size = d.field("size").map(|s| self.eval(s));
+            match size {
+                Some(Value::Int(Expr::Const(c))) if c > 0 => {
+                    dims.push(Some(c));
+                    symbolic.push(None);
+                }
+                Some(Value::Int(e)) if !matches!(e, Expr::Const(_)) => {
+                    dims.push(None);
+                    symbolic.push(Some(e));
+                }
+                _ => {
+                    dims.push(None);
+                    symbolic.push(None);
+                }
+            }
             match d.field("declarator") {
                 Some(inner) => d = inner,
                 None => break,
             }
         }
         dims.reverse();
-        dims
+        symbolic.reverse();
+        (dims, symbolic)
+    }
+
+    /// Adds the array a declarator declares, with its dimensions.
+    pub(super) fn add_declared_array(
+        &mut self,
+        name: &str,
+        space: MemorySpace,
+        declarator: Node,
+    ) -> ArrayId {
+        let (dims, symbolic) = self.array_dims(declarator);
+        let id = self.add_array(name, space, dims);
+        if symbolic.iter().any(Option::is_some) {
+            self.symbolic_dims.insert(id, symbolic);
+        }
+        id
     }
 
     pub(super) fn if_statement(&mut self, node: Node) {

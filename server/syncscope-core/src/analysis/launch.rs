@@ -1,0 +1,658 @@
+//! Launch sites: `k<<<grid, block, shmem, stream>>>(args)` in the project's
+//! host code, read into the facts the kernel may assume (a
+//! [`LaunchOverride`] per site): constant sizes (`dim3 block(TILE, TILE)`,
+//! literals, `constexpr`, macros); what a non-constant launch still says (an
+//! integer block argument means `blockDim.y == blockDim.z == 1`,
+//! `dim3 block(T, T)` means `blockDim.y == blockDim.x`); constant scalar
+//! arguments; sizes computed from arguments (`dim3 grid(width / TILE)` with
+//! `width` passed for a parameter); and the host checks that dominate the
+//! launch (`assert(...)`, `if (...) return ...;`, an enclosing `if`).
+//!
+//! Only facts that are read exactly become assumptions: an expression with
+//! a name that is neither a constant nor an argument passed to the kernel
+//! is dropped, never guessed.
+
+use crate::frontend::{FileContext, Macro};
+use crate::options::LaunchOverride;
+use crate::syntax::node_text;
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// A kernel's parameters: (name, is an integer scalar).
+pub type Params = Vec<(String, bool)>;
+
+/// One launch of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    pub kernel: String,
+    pub fact: LaunchOverride,
+}
+
+/// Facts of every launch in `text` (a unit: `cx` is its collection) of a
+/// kernel in `kernels`. `origin(line)` names a 0-based unit line for users.
+pub fn sites(
+    text: &str,
+    root: Node,
+    cx: &FileContext,
+    kernels: &HashMap<String, Params>,
+    origin: &dyn Fn(u32) -> Option<String>,
+) -> Vec<Site> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "call_expression" {
+            if let Some(site) = site(text, n, cx, kernels, origin) {
+                if !out.contains(&site) {
+                    out.push(site);
+                }
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out.sort_by_key(|s: &Site| s.fact.origin.clone());
+    out
+}
+
+fn site(
+    text: &str,
+    call: Node,
+    cx: &FileContext,
+    kernels: &HashMap<String, Params>,
+    origin: &dyn Fn(u32) -> Option<String>,
+) -> Option<Site> {
+    let mut c = call.walk();
+    let config = call
+        .named_children(&mut c)
+        .find(|n| n.kind() == "kernel_call_syntax")?;
+    let func = call.child_by_field_name("function")?;
+    let name = match func.kind() {
+        "template_function" => node_text(text, func.child_by_field_name("name")?),
+        "qualified_identifier" => node_text(text, func.child_by_field_name("name")?),
+        _ => node_text(text, func),
+    };
+    let params = kernels.get(name)?;
+    let origin = origin(call.start_position().row as u32)?;
+    let mut c = config.walk();
+    let cfg: Vec<Node> = config.named_children(&mut c).collect();
+    let mut c = call.walk();
+    let args: Vec<Node> = call
+        .child_by_field_name("arguments")
+        .map(|a| {
+            a.named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .collect()
+        })
+        .unwrap_or_default();
+    let host = Host::new(text, call, cx, params, &args);
+    let mut fact = LaunchOverride {
+        kernel_glob: name.to_string(),
+        origin: Some(origin),
+        ..Default::default()
+    };
+    if func.kind() == "template_function" {
+        if let Some(targs) = func.child_by_field_name("arguments") {
+            fact.template_args = children(targs)
+                .into_iter()
+                .map(|a| match host.value(a) {
+                    Some(v) => v.to_string(),
+                    None => node_text(text, a).to_string(),
+                })
+                .collect();
+        }
+    }
+    let (grid, mut grid_facts) = host.dims(cfg.first().copied(), "gridDim");
+    let (block, mut block_facts) = host.dims(cfg.get(1).copied(), "blockDim");
+    fact.grid_dim = grid;
+    fact.block_dim = block;
+    fact.requires.append(&mut block_facts);
+    fact.requires.append(&mut grid_facts);
+    for (i, (p, integer)) in params.iter().enumerate() {
+        if let (Some(a), true) = (args.get(i), *integer) {
+            if let Some(v) = host.value(*a) {
+                fact.requires.push(format!("{p} == {v}"));
+            }
+        }
+    }
+    fact.requires.extend(host.checks());
+    Some(Site {
+        kernel: name.to_string(),
+        fact,
+    })
+}
+
+/// The host function around a launch.
+struct Host<'a, 't> {
+    text: &'a str,
+    call: Node<'t>,
+    cx: &'a FileContext<'t>,
+    /// Host variable → the kernel parameter it is passed for.
+    passed: HashMap<String, String>,
+    /// Local declarations before the launch: name → initializer (or dim3
+    /// components), when never assigned again before it.
+    locals: HashMap<String, Local<'t>>,
+    /// Host functions whose body is `return E;`: name → (params, E).
+    inline: HashMap<String, (Vec<String>, Node<'t>)>,
+}
+
+#[derive(Clone)]
+enum Local<'t> {
+    Scalar(Node<'t>),
+    Dim3(Vec<Node<'t>>),
+    Unknown,
+}
+
+const DEPTH: usize = 24;
+
+impl<'a, 't> Host<'a, 't> {
+    fn new(
+        text: &'a str,
+        call: Node<'t>,
+        cx: &'a FileContext<'t>,
+        params: &Params,
+        args: &[Node<'t>],
+    ) -> Self {
+        let mut passed = HashMap::new();
+        for (i, (p, integer)) in params.iter().enumerate() {
+            if let (Some(a), true) = (args.get(i), *integer) {
+                if a.kind() == "identifier" {
+                    passed.insert(node_text(text, *a).to_string(), p.clone());
+                }
+            }
+        }
+        let mut h = Host {
+            text,
+            call,
+            cx,
+            passed,
+            locals: HashMap::new(),
+            inline: HashMap::new(),
+        };
+        h.read_function();
+        h
+    }
+
+    fn read_function(&mut self) {
+        let mut f = self.call.parent();
+        while let Some(n) = f {
+            if n.kind() == "function_definition" {
+                break;
+            }
+            f = n.parent();
+        }
+        let Some(func) = f else { return };
+        let before = self.call.start_byte();
+        let mut stack = vec![func];
+        let mut decls = Vec::new();
+        let mut assigned = Vec::new();
+        while let Some(n) = stack.pop() {
+            if n.start_byte() >= before {
+                continue;
+            }
+            match n.kind() {
+                "declaration" => decls.push(n),
+                "assignment_expression" | "update_expression" => {
+                    if let Some(l) = n
+                        .child_by_field_name("left")
+                        .or_else(|| n.child_by_field_name("argument"))
+                    {
+                        assigned.push(node_text(self.text, l).to_string());
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        decls.sort_by_key(|d| d.start_byte());
+        for d in decls {
+            let ty = d
+                .child_by_field_name("type")
+                .map(|t| node_text(self.text, t))
+                .unwrap_or("");
+            let mut c = d.walk();
+            for decl in d.children_by_field_name("declarator", &mut c) {
+                let (name, local) = self.local(ty, decl);
+                if let Some(name) = name {
+                    let local = if assigned.contains(&name) {
+                        Local::Unknown
+                    } else {
+                        local
+                    };
+                    self.locals.insert(name, local);
+                }
+            }
+        }
+        // Host helpers of the unit written as one `return` (`is_pow2`).
+        let root = {
+            let mut r = self.call;
+            while let Some(p) = r.parent() {
+                r = p;
+            }
+            r
+        };
+        let mut c = root.walk();
+        for f in root.named_children(&mut c) {
+            if f.kind() != "function_definition" {
+                continue;
+            }
+            if let Some((name, params, ret)) = single_return(self.text, f) {
+                self.inline.insert(name, (params, ret));
+            }
+        }
+    }
+
+    /// A declarator of a local: `x = E`, `b(X, Y)`, `b = dim3(X, Y)`, `b{X, Y}`.
+    fn local(&self, ty: &str, d: Node<'t>) -> (Option<String>, Local<'t>) {
+        let dim3 = ty.ends_with("dim3");
+        let name_of = |n: Node| crate::syntax::declarator_name(self.text, n);
+        match d.kind() {
+            "init_declarator" => {
+                let name = d.child_by_field_name("declarator").and_then(name_of);
+                let Some(v) = d.child_by_field_name("value") else {
+                    return (name, Local::Unknown);
+                };
+                let local = match v.kind() {
+                    "argument_list" | "initializer_list" if dim3 => Local::Dim3(children(v)),
+                    "call_expression" if dim3 => match v.child_by_field_name("arguments") {
+                        Some(a) => Local::Dim3(children(a)),
+                        None => Local::Unknown,
+                    },
+                    _ if dim3 => Local::Dim3(vec![v]),
+                    _ => Local::Scalar(v),
+                };
+                (name, local)
+            }
+            // `dim3 b(T, T)` parses as a function declaration.
+            "function_declarator" if dim3 => {
+                let name = d.child_by_field_name("declarator").and_then(name_of);
+                let comps = d
+                    .child_by_field_name("parameters")
+                    .map(|p| {
+                        children(p)
+                            .into_iter()
+                            .map(|q| q.child_by_field_name("type").unwrap_or(q))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (name, Local::Dim3(comps))
+            }
+            "identifier" if dim3 => (name_of(d), Local::Dim3(Vec::new())),
+            _ => (name_of(d), Local::Unknown),
+        }
+    }
+
+    /// The launch sizes `node` gives `dim` (`gridDim`/`blockDim`): fixed
+    /// when every component is a constant, else facts.
+    fn dims(&self, node: Option<Node<'t>>, dim: &str) -> (Option<[u32; 3]>, Vec<String>) {
+        let Some(node) = node else {
+            return (None, Vec::new());
+        };
+        let comps: Vec<Node> = match self.dim3_components(node) {
+            Some(c) => c,
+            // An integer: the other two dimensions are 1.
+            None => vec![node],
+        };
+        let axes = ["x", "y", "z"];
+        let mut fixed = [1u32; 3];
+        let mut all_fixed = true;
+        let mut facts = Vec::new();
+        for (i, axis) in axes.iter().enumerate() {
+            match comps.get(i) {
+                None => facts.push(format!("{dim}.{axis} == 1")),
+                Some(c) => match self.value(*c) {
+                    Some(v) if (1..=i64::from(u32::MAX)).contains(&v) => {
+                        fixed[i] = v as u32;
+                        facts.push(format!("{dim}.{axis} == {v}"));
+                    }
+                    _ => {
+                        all_fixed = false;
+                        if let Some(e) = self.kernel_expr(*c, 0) {
+                            facts.push(format!("{dim}.{axis} == ({e})"));
+                        }
+                    }
+                },
+            }
+        }
+        // `dim3 block(T, T)`: equal however T is chosen.
+        for i in 1..comps.len().min(3) {
+            for j in 0..i {
+                if node_text(self.text, comps[i]) == node_text(self.text, comps[j])
+                    && self.value(comps[i]).is_none()
+                {
+                    facts.push(format!("{dim}.{} == {dim}.{}", axes[i], axes[j]));
+                }
+            }
+        }
+        if all_fixed && comps.len() <= 3 {
+            (Some(fixed), Vec::new())
+        } else {
+            (None, facts)
+        }
+    }
+
+    fn dim3_components(&self, node: Node<'t>) -> Option<Vec<Node<'t>>> {
+        match node.kind() {
+            "identifier" => match self.locals.get(node_text(self.text, node)) {
+                Some(Local::Dim3(c)) => Some(c.clone()),
+                Some(Local::Scalar(v)) => self.dim3_components(*v).or(Some(vec![*v])),
+                _ => None,
+            },
+            "call_expression" => {
+                let f = node.child_by_field_name("function")?;
+                (node_text(self.text, f) == "dim3")
+                    .then(|| node.child_by_field_name("arguments").map(children))
+                    .flatten()
+            }
+            "parenthesized_expression" => self.dim3_components(node.named_child(0)?),
+            _ => None,
+        }
+    }
+
+    /// The constant value of a host expression, if it has one.
+    fn value(&self, n: Node) -> Option<i64> {
+        self.value_at(n, 0)
+    }
+
+    fn value_at(&self, n: Node, depth: usize) -> Option<i64> {
+        if depth > DEPTH {
+            return None;
+        }
+        let ev = |m: Node| self.value_at(m, depth + 1);
+        match n.kind() {
+            "number_literal" => crate::frontend::parse_int(node_text(self.text, n)),
+            "parenthesized_expression" | "type_descriptor" => ev(n.named_child(0)?),
+            "identifier" | "type_identifier" => {
+                let name = node_text(self.text, n);
+                if let Some(l) = self.locals.get(name) {
+                    return match l {
+                        Local::Scalar(v) => ev(*v),
+                        _ => None,
+                    };
+                }
+                self.constant(name, depth)
+            }
+            "unary_expression" => {
+                let v = ev(n.child_by_field_name("argument")?)?;
+                match node_text(self.text, n.child_by_field_name("operator")?) {
+                    "-" => v.checked_neg(),
+                    "+" => Some(v),
+                    _ => None,
+                }
+            }
+            "binary_expression" => {
+                let a = ev(n.child_by_field_name("left")?)?;
+                let b = ev(n.child_by_field_name("right")?)?;
+                let op = node_text(self.text, n.child_by_field_name("operator")?);
+                crate::model::fold(crate::frontend::binop(op)?, a, b)
+            }
+            "cast_expression" => ev(n.child_by_field_name("value")?),
+            "sizeof_expression" => {
+                let t = n
+                    .child_by_field_name("type")
+                    .map(|t| node_text(self.text, t));
+                match t? {
+                    "float" | "int" | "unsigned" | "unsigned int" | "int32_t" | "uint32_t" => {
+                        Some(4)
+                    }
+                    "double" | "long long" | "int64_t" | "uint64_t" | "size_t" => Some(8),
+                    "char" | "unsigned char" | "int8_t" | "uint8_t" => Some(1),
+                    "short" | "half" | "__half" => Some(2),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A macro, enumerator or `const`/`constexpr` of the unit.
+    fn constant(&self, name: &str, depth: usize) -> Option<i64> {
+        if let Some(v) = self.cx.enumerators.get(name) {
+            return Some(*v);
+        }
+        if let Some(m) = self.cx.macros.get(name) {
+            return macro_value(m, self.cx, depth);
+        }
+        let node = self.cx.constants.get(name)?;
+        self.value_at(*node, depth + 1)
+    }
+
+    /// `node` as a C expression over the kernel's parameters (constants
+    /// folded), or `None` if it names anything else.
+    fn kernel_expr(&self, n: Node, depth: usize) -> Option<String> {
+        self.kernel_expr_with(n, depth, &HashMap::new())
+    }
+
+    fn kernel_expr_with(
+        &self,
+        n: Node,
+        depth: usize,
+        subst: &HashMap<String, String>,
+    ) -> Option<String> {
+        if depth > DEPTH {
+            return None;
+        }
+        if let Some(v) = self.value(n).filter(|_| subst.is_empty()) {
+            return Some(v.to_string());
+        }
+        let go = |m: Node| self.kernel_expr_with(m, depth + 1, subst);
+        match n.kind() {
+            "number_literal" => {
+                crate::frontend::parse_int(node_text(self.text, n)).map(|v| v.to_string())
+            }
+            "true" => Some("1".into()),
+            "false" => Some("0".into()),
+            "identifier" => {
+                let name = node_text(self.text, n);
+                if let Some(s) = subst.get(name) {
+                    return Some(s.clone());
+                }
+                if let Some(v) = self.value(n) {
+                    return Some(v.to_string());
+                }
+                if let Some(p) = self.passed.get(name) {
+                    return Some(p.clone());
+                }
+                match self.locals.get(name) {
+                    Some(Local::Scalar(v)) => go(*v).map(|e| format!("({e})")),
+                    _ => None,
+                }
+            }
+            "parenthesized_expression" => go(n.named_child(0)?).map(|e| format!("({e})")),
+            "unary_expression" => {
+                let op = node_text(self.text, n.child_by_field_name("operator")?);
+                matches!(op, "-" | "!" | "~")
+                    .then(|| go(n.child_by_field_name("argument")?).map(|e| format!("{op}({e})")))
+                    .flatten()
+            }
+            "binary_expression" => {
+                let op = node_text(self.text, n.child_by_field_name("operator")?);
+                crate::frontend::binop(op)?;
+                let a = go(n.child_by_field_name("left")?)?;
+                let b = go(n.child_by_field_name("right")?)?;
+                Some(format!("({a}) {op} ({b})"))
+            }
+            "cast_expression" => go(n.child_by_field_name("value")?),
+            "call_expression" => {
+                let f = node_text(self.text, n.child_by_field_name("function")?);
+                let (params, ret) = self.inline.get(f)?;
+                let args = n.child_by_field_name("arguments").map(children)?;
+                if args.len() != params.len() {
+                    return None;
+                }
+                let mut inner = HashMap::new();
+                for (p, a) in params.iter().zip(args) {
+                    inner.insert(p.clone(), format!("({})", go(a)?));
+                }
+                self.kernel_expr_with(*ret, depth + 1, &inner)
+                    .map(|e| format!("({e})"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Host conditions that hold whenever the launch runs, as facts.
+    fn checks(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut child = self.call;
+        let mut cur = self.call.parent();
+        while let Some(n) = cur {
+            match n.kind() {
+                "function_definition" => break,
+                "if_statement" => {
+                    let in_then = n
+                        .child_by_field_name("consequence")
+                        .is_some_and(|c| c.id() == child.id());
+                    let in_else = n
+                        .child_by_field_name("alternative")
+                        .is_some_and(|c| c.id() == child.id());
+                    if let Some(cond) = n.child_by_field_name("condition") {
+                        if let Some(e) = self.kernel_expr(unwrap_condition(cond), 0) {
+                            if in_then {
+                                out.push(e);
+                            } else if in_else {
+                                out.push(format!("!({e})"));
+                            }
+                        }
+                    }
+                }
+                "compound_statement" => {
+                    let mut c = n.walk();
+                    for s in n.named_children(&mut c) {
+                        if s.start_byte() >= child.start_byte() {
+                            break;
+                        }
+                        out.extend(self.guard_of(s));
+                    }
+                }
+                _ => {}
+            }
+            child = n;
+            cur = n.parent();
+        }
+        out
+    }
+
+    /// `assert(C);` → C; `if (C) return ...;` (no else) → !C.
+    fn guard_of(&self, s: Node) -> Option<String> {
+        match s.kind() {
+            "expression_statement" => {
+                let call = s.named_child(0).filter(|c| c.kind() == "call_expression")?;
+                let f = node_text(self.text, call.child_by_field_name("function")?);
+                if !matches!(f, "assert" | "__builtin_assume") {
+                    return None;
+                }
+                let arg = call.child_by_field_name("arguments").map(children)?;
+                self.kernel_expr(*arg.first()?, 0)
+            }
+            "if_statement" if s.child_by_field_name("alternative").is_none() => {
+                let body = s.child_by_field_name("consequence")?;
+                if !leaves(body) {
+                    return None;
+                }
+                let cond = unwrap_condition(s.child_by_field_name("condition")?);
+                self.kernel_expr(cond, 0).map(|e| format!("!({e})"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether a statement always leaves the function (`return`, `throw`,
+/// `exit(...)`, `abort()`), possibly at the end of a block.
+fn leaves(s: Node) -> bool {
+    match s.kind() {
+        "return_statement" | "throw_statement" => true,
+        "compound_statement" => {
+            let mut c = s.walk();
+            let last = s
+                .named_children(&mut c)
+                .filter(|n| n.kind() != "comment")
+                .last();
+            last.is_some_and(leaves)
+        }
+        _ => false,
+    }
+}
+
+fn unwrap_condition(c: Node) -> Node {
+    if c.kind() == "condition_clause" {
+        if let Some(v) = c.child_by_field_name("value") {
+            return v;
+        }
+        return c.named_child(0).unwrap_or(c);
+    }
+    c
+}
+
+fn children(n: Node) -> Vec<Node> {
+    let mut c = n.walk();
+    n.named_children(&mut c)
+        .filter(|x| x.kind() != "comment")
+        .collect()
+}
+
+/// `bool f(int n) { return E; }` → (name, params, E).
+fn single_return<'t>(text: &str, f: Node<'t>) -> Option<(String, Vec<String>, Node<'t>)> {
+    let name = crate::syntax::function_name(text, f)?;
+    let body = f.child_by_field_name("body")?;
+    let stmts = children(body);
+    if stmts.len() != 1 || stmts[0].kind() != "return_statement" {
+        return None;
+    }
+    let ret = stmts[0].named_child(0)?;
+    let mut d = f.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d.child_by_field_name("declarator")?;
+    }
+    let params = children(d.child_by_field_name("parameters")?)
+        .into_iter()
+        .map(|p| {
+            p.child_by_field_name("declarator")
+                .and_then(|x| crate::syntax::declarator_name(text, x))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((name, params, ret))
+}
+
+fn macro_value(m: &Macro, cx: &FileContext, depth: usize) -> Option<i64> {
+    if m.params.is_some() || depth > DEPTH {
+        return None;
+    }
+    let src = format!("int __v = ({});", m.body);
+    let tree = crate::syntax::parse(&src, None);
+    let v = tree
+        .root_node()
+        .named_child(0)?
+        .child_by_field_name("declarator")?
+        .child_by_field_name("value")?;
+    // Only literals, operators and other macros/enumerators: an unknown name
+    // must not read as 0 the way `#if` reads it.
+    if has_unknown_name(&src, v, cx, depth) {
+        return None;
+    }
+    crate::frontend::const_eval(&src, v, &cx.macros, &cx.enumerators)
+}
+
+fn has_unknown_name(src: &str, n: Node, cx: &FileContext, depth: usize) -> bool {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if x.kind() == "identifier" {
+            let name = node_text(src, x);
+            if cx.enumerators.contains_key(name) {
+                continue;
+            }
+            match cx.macros.get(name) {
+                Some(m) if m.params.is_none() => {
+                    if macro_value(m, cx, depth + 1).is_none() {
+                        return true;
+                    }
+                }
+                _ => return true,
+            }
+        }
+        let mut c = x.walk();
+        stack.extend(x.named_children(&mut c));
+    }
+    false
+}

@@ -1,0 +1,200 @@
+//! A check on the kernels of a unit that the front end cannot make alone:
+//! when a local header is missing, the kernels that use names nothing in the
+//! unit defines are `not-verified`, naming them.
+
+use crate::frontend::{self, FunctionDef};
+use crate::project::{system, unit::Unit};
+use crate::report::*;
+use crate::syntax::node_text;
+use std::collections::{BTreeSet, HashSet};
+use tree_sitter::Node;
+
+pub fn check_kernels(
+    unit: &Unit,
+    tree: &tree_sitter::Tree,
+    cx: &frontend::FileContext,
+    report: &mut FileReport,
+) {
+    let text = unit.text.as_str();
+    let defined = if unit.missing.is_empty() {
+        HashSet::new()
+    } else {
+        defined_names(text, tree.root_node())
+    };
+    for k in cx
+        .kernels
+        .iter()
+        .filter(|k| k.node.start_byte() >= unit.prefix_len)
+    {
+        let Some(kr) = report.kernels.iter_mut().find(|r| r.name == k.name) else {
+            continue;
+        };
+        let mut message = None;
+        let mut depends_on_missing = false;
+        // (A kernel emptied by the preprocessor is reported by the front end.)
+        if !unit.missing.is_empty() {
+            let unresolved = unresolved_names(text, k, &cx.functions, &defined, unit);
+            if !unresolved.is_empty() {
+                depends_on_missing = true;
+                let names: Vec<String> = unresolved.iter().map(|n| format!("`{n}`")).collect();
+                let headers: Vec<String> = unit
+                    .missing
+                    .iter()
+                    .map(|m| format!("`{}`", m.name))
+                    .collect();
+                message = Some(format!(
+                    "not verified: `{}` uses {} that nothing in its translation unit defines (the missing {} may)",
+                    k.name,
+                    names.join(", "),
+                    headers.join(", ")
+                ));
+            }
+        }
+        if let Some(message) = message {
+            if depends_on_missing {
+                // Any verdict would rest on values nobody wrote: a race or a
+                // proof found with them unknown is not the kernel's.
+                kr.status = KernelStatus::NotVerified;
+                report.findings.retain(|f| {
+                    f.kernel.as_deref() != Some(k.name.as_str())
+                        || !matches!(
+                            f.kind,
+                            FindingKind::DataRace
+                                | FindingKind::BarrierDivergence
+                                | FindingKind::RedundantBarrier
+                                | FindingKind::Unknown
+                        )
+                });
+            } else if matches!(kr.status, KernelStatus::Verified | KernelStatus::Unknown) {
+                kr.status = KernelStatus::NotVerified;
+            }
+            report.findings.push(Finding::new(
+                FindingKind::NotVerified,
+                Some(&k.name),
+                kr.span,
+                message,
+            ));
+        }
+    }
+}
+
+/// Names a declaration, parameter, macro, type, enumerator or template
+/// parameter of the unit introduces.
+fn defined_names(text: &str, root: Node) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut add = |m: Option<Node>| {
+            if let Some(m) = m {
+                out.insert(node_text(text, m).to_string());
+            }
+        };
+        match n.kind() {
+            "preproc_def"
+            | "preproc_function_def"
+            | "enumerator"
+            | "namespace_definition"
+            | "alias_declaration"
+            | "struct_specifier"
+            | "class_specifier"
+            | "union_specifier"
+            | "enum_specifier"
+            | "concept_definition" => add(n.child_by_field_name("name")),
+            "preproc_params"
+            | "type_parameter_declaration"
+            | "variadic_type_parameter_declaration"
+            | "optional_type_parameter_declaration" => {
+                let mut c = n.walk();
+                for ch in n.named_children(&mut c) {
+                    if matches!(ch.kind(), "identifier" | "type_identifier") {
+                        add(Some(ch));
+                    }
+                }
+                add(n.child_by_field_name("name"));
+            }
+            "type_definition" => {
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    if let Some(name) = declared(text, d) {
+                        out.insert(name);
+                    }
+                }
+            }
+            "namespace_alias_definition" => add(n.child_by_field_name("name")),
+            _ => {}
+        }
+        if let Some(d) = n.child_by_field_name("declarator") {
+            if let Some(name) = declared(text, d) {
+                out.insert(name);
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+fn declared(text: &str, d: Node) -> Option<String> {
+    if d.kind() == "type_identifier" {
+        return Some(node_text(text, d).to_string());
+    }
+    crate::syntax::declarator_name(text, d).or_else(|| {
+        let mut c = d.walk();
+        let found = d
+            .named_children(&mut c)
+            .find(|n| n.kind() == "type_identifier")
+            .map(|n| node_text(text, n).to_string());
+        found
+    })
+}
+
+/// Identifiers and type names the kernel (and the unit's functions it
+/// calls) uses that nothing defines: not the unit, not the system model.
+fn unresolved_names(
+    text: &str,
+    k: &FunctionDef,
+    functions: &std::collections::HashMap<String, FunctionDef>,
+    defined: &HashSet<String>,
+    unit: &Unit,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut seen = HashSet::new();
+    let mut todo = vec![k.node];
+    while let Some(root) = todo.pop() {
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                // `cg::sync`, `std::min`: the namespace's names are not ours to judge.
+                "qualified_identifier" | "field_identifier" => continue,
+                "identifier" | "type_identifier" => {
+                    let name = node_text(text, n);
+                    if let Some(f) = functions.get(name) {
+                        if seen.insert(name.to_string()) {
+                            todo.push(f.node);
+                        }
+                        continue;
+                    }
+                    if !defined.contains(name)
+                        && !unit.system_names.contains(name)
+                        && !system::IMPLICIT.contains(&name)
+                        && !name.starts_with("__")
+                    {
+                        out.insert(name.to_string());
+                    }
+                    continue;
+                }
+                "field_expression" => {
+                    // Only the object, never the member name.
+                    if let Some(a) = n.child_by_field_name("argument") {
+                        stack.push(a);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+    }
+    out
+}

@@ -1,0 +1,621 @@
+//! A file analysed as its build compiles it: the translation unit with its
+//! headers (`project::unit`), the build's flags (`compile_commands.json`),
+//! the launch sites of its kernels in the project's host code
+//! (`launch`: the file is checked once per distinct launch of a
+//! kernel, and a finding says which launch it fails under), and the checks
+//! only the project can make (missing headers, kernels emptied by the
+//! preprocessor). Reports come back in the file's own positions.
+
+use super::{launch, names};
+use crate::cache::QueryCache;
+use crate::frontend::FileContext;
+use crate::options::{LaunchOverride, Options};
+use crate::project::{compile_commands, config, unit, SearchPaths, Sources};
+use crate::report::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// Most launch sites a kernel is checked under (one analysis of the file each).
+const MAX_SITES: usize = 4;
+/// Most files of a project read for launch sites.
+const MAX_SCANNED: usize = 400;
+
+/// The result of analysing one file in its project.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    pub report: FileReport,
+    /// Local headers the file includes (directly or not).
+    pub includes: Vec<PathBuf>,
+    /// The options the file was analysed with (build flags and the file's
+    /// directives applied): `cuda_arch` is the device pass shown to users.
+    pub options: Options,
+}
+
+/// Analyses the file at `path` holding `text` in its project. `tree` is the
+/// file's own parse (reused when the unit is the file alone).
+#[allow(clippy::too_many_arguments)]
+pub fn analyze(
+    path: &Path,
+    text: &str,
+    tree: Option<&tree_sitter::Tree>,
+    options: &Options,
+    search: &SearchPaths,
+    sources: &dyn Sources,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+) -> Analysis {
+    let mut notes = Vec::new();
+    let mut dirs = search.include_dirs.clone();
+    let mut options = crate::options::with_file_directives(text, options);
+    let abs = compile_commands::normalize(path);
+    let dir = abs.parent().map(Path::to_path_buf).unwrap_or_default();
+    let db = compile_commands::locate(&abs, search.compile_commands.as_deref());
+    if let Some(db) = &db {
+        match compile_commands::flags_for(db, &abs) {
+            Ok(Some(flags)) => {
+                dirs.extend(flags.include_dirs);
+                for (n, v) in flags.defines {
+                    if !options.defines.iter().any(|(m, _)| *m == n) {
+                        options.defines.push((n, v));
+                    }
+                }
+                if options.cuda_arch == config::DEFAULT_CUDA_ARCH {
+                    options.cuda_arch = flags.cuda_arch.unwrap_or(options.cuda_arch);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => notes.push(Finding::new(
+                FindingKind::Include,
+                None,
+                Span::default(),
+                message,
+            )),
+        }
+    }
+    let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources);
+    let parsed;
+    let unit_tree = match tree {
+        Some(t) if unit.prefix_len == 0 => t,
+        _ => {
+            parsed = crate::parse(&unit.text, None);
+            &parsed
+        }
+    };
+    let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &options);
+    let kernels = kernel_params(&unit, &cx);
+    let mut sites = launch::sites(&unit.text, unit_tree.root_node(), &cx, &kernels, &|line| {
+        (line >= unit.prefix_lines)
+            .then(|| format!("{}:{}", file_name(&abs), line - unit.prefix_lines + 1))
+    });
+    if !kernels.is_empty() {
+        let root = project_root(&abs, db.as_deref());
+        sites.extend(sibling_sites(
+            &root, &abs, &dirs, &options, &kernels, sources,
+        ));
+    }
+    let mut by_kernel: HashMap<String, Vec<LaunchOverride>> = HashMap::new();
+    for s in sites {
+        let list = by_kernel.entry(s.kernel).or_default();
+        if list.len() < MAX_SITES && !list.iter().any(|f| same_launch(f, &s.fact)) {
+            list.push(s.fact);
+        }
+    }
+    let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
+    let mut reports = Vec::new();
+    for pass in 0..passes {
+        let mut o = options.clone();
+        o.launch_sites = by_kernel
+            .values()
+            .filter_map(|l| l.get(pass).or(l.last()).cloned())
+            .collect();
+        o.launch_sites
+            .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
+        let r = crate::analyze(&unit.text, unit_tree, &o, cache, cancel);
+        let mut r = if unit.prefix_len == 0 {
+            r
+        } else {
+            to_file(r, &unit, &dir)
+        };
+        describe_launches(&mut r, &o);
+        reports.push(r);
+    }
+    let mut report = merge(reports, &by_kernel);
+    names::check_kernels(&unit, unit_tree, &cx, &mut report);
+    report.findings.extend(notes);
+    report.findings.extend(include_findings(&unit, &dir));
+    Analysis {
+        report,
+        includes: unit.includes,
+        options,
+    }
+}
+
+fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
+    a.block_dim == b.block_dim
+        && a.grid_dim == b.grid_dim
+        && a.requires == b.requires
+        && a.template_args == b.template_args
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The kernels defined in the analysed file, with their parameters.
+fn kernel_params(unit: &unit::Unit, cx: &FileContext) -> HashMap<String, launch::Params> {
+    let text = unit.text.as_str();
+    let mut out = HashMap::new();
+    for k in cx
+        .kernels
+        .iter()
+        .filter(|k| k.node.start_byte() >= unit.prefix_len)
+    {
+        let params = crate::syntax::function_params(k.node)
+            .into_iter()
+            .map(|p| {
+                let name = p
+                    .child_by_field_name("declarator")
+                    .and_then(|d| crate::syntax::declarator_name(text, d))
+                    .unwrap_or_default();
+                let scalar = p
+                    .child_by_field_name("declarator")
+                    .is_some_and(|d| d.kind() == "identifier");
+                let ty = p
+                    .child_by_field_name("type")
+                    .map(|t| crate::syntax::node_text(text, t))
+                    .unwrap_or("");
+                let integer = scalar && is_integer_type(ty);
+                (name, integer)
+            })
+            .collect();
+        out.insert(k.name.clone(), params);
+    }
+    out
+}
+
+fn is_integer_type(ty: &str) -> bool {
+    matches!(
+        ty.trim(),
+        "int"
+            | "unsigned"
+            | "unsigned int"
+            | "long"
+            | "long long"
+            | "unsigned long"
+            | "unsigned long long"
+            | "size_t"
+            | "short"
+            | "int32_t"
+            | "uint32_t"
+            | "int64_t"
+            | "uint64_t"
+            | "uint"
+            | "index_t"
+    )
+}
+
+/// Where a project's host code is looked for: the folder of the nearest
+/// syncscope.toml or compile_commands.json above the file, else its own.
+fn project_root(file: &Path, db: Option<&Path>) -> PathBuf {
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let toml = config::find_upwards(&dir).and_then(|p| p.parent().map(Path::to_path_buf));
+    let db_dir = db.and_then(|p| p.parent()).map(|p| {
+        if p.file_name().is_some_and(|n| n == "build") {
+            p.parent().map(Path::to_path_buf).unwrap_or_default()
+        } else {
+            p.to_path_buf()
+        }
+    });
+    // The deeper of the two: the nearest project the file belongs to.
+    [toml, db_dir]
+        .into_iter()
+        .flatten()
+        .filter(|r| dir.starts_with(r))
+        .max_by_key(|r| r.components().count())
+        .unwrap_or(dir)
+}
+
+/// Launch sites of the file's kernels in the other source files of its
+/// project (each read only if it launches one of them by name).
+fn sibling_sites(
+    root: &Path,
+    me: &Path,
+    dirs: &[PathBuf],
+    options: &Options,
+    kernels: &HashMap<String, launch::Params>,
+    sources: &dyn Sources,
+) -> Vec<launch::Site> {
+    let mut out = Vec::new();
+    for f in source_files(root) {
+        if f == me {
+            continue;
+        }
+        let Some(text) = sources.read(&f) else {
+            continue;
+        };
+        if !text.contains("<<<") || !kernels.keys().any(|k| text.contains(k.as_str())) {
+            continue;
+        }
+        let mut d = dirs.to_vec();
+        if let Ok(Some(flags)) = compile_commands::locate(&f, None)
+            .map_or(Ok(None), |db| compile_commands::flags_for(&db, &f))
+        {
+            d.extend(flags.include_dirs);
+        }
+        let u = unit::build(&f, &text, &d, sources);
+        let t = crate::parse(&u.text, None);
+        let cx = crate::frontend::collect(&u.text, t.root_node(), options);
+        // Kernels the other file defines itself are its own.
+        let theirs: Vec<&str> = cx
+            .kernels
+            .iter()
+            .filter(|k| k.node.start_byte() >= u.prefix_len)
+            .map(|k| k.name.as_str())
+            .collect();
+        let wanted: HashMap<String, launch::Params> = kernels
+            .iter()
+            .filter(|(k, _)| !theirs.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let name = file_name(&f);
+        out.extend(launch::sites(
+            &u.text,
+            t.root_node(),
+            &cx,
+            &wanted,
+            &|line| {
+                (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
+            },
+        ));
+    }
+    out
+}
+
+fn source_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut items: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        items.sort();
+        for p in items {
+            let name = file_name(&p);
+            if p.is_dir() {
+                if !name.starts_with('.') && !matches!(name.as_str(), "target" | "node_modules") {
+                    stack.push(p);
+                }
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("cu" | "cuh" | "cpp" | "cc" | "cxx" | "h" | "hpp")
+            ) {
+                out.push(compile_commands::normalize(&p));
+                if out.len() >= MAX_SCANNED {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Writes the launch assumption of each kernel into its report.
+fn describe_launches(r: &mut FileReport, o: &Options) {
+    for k in &mut r.kernels {
+        if let Some(site) = o.launch_site(&k.name) {
+            k.launch = Some(describe(site));
+        }
+    }
+}
+
+/// `block (16,16,1), grid symbolic, width == 512 (launch at host.cu:42)`.
+pub fn describe(site: &LaunchOverride) -> String {
+    let dims = |d: Option<[u32; 3]>| match d {
+        Some([x, y, z]) => format!("({x},{y},{z})"),
+        None => "symbolic".to_string(),
+    };
+    let mut s = format!(
+        "block {}, grid {}",
+        dims(site.block_dim),
+        dims(site.grid_dim)
+    );
+    if !site.template_args.is_empty() {
+        s = format!("<{}>, {s}", site.template_args.join(", "));
+    }
+    if !site.requires.is_empty() {
+        s.push_str(&format!("; {}", site.requires.join(", ")));
+    }
+    if let Some(o) = &site.origin {
+        s.push_str(&format!(" (launch at {o})"));
+    }
+    s
+}
+
+/// One report from the analyses under each launch: a kernel checked under
+/// several launches takes the worst verdict; its races and divergences name
+/// the launch they happen under; a barrier is redundant only if it is under
+/// every launch.
+fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverride>>) -> FileReport {
+    if reports.len() == 1 {
+        return reports.pop().unwrap_or_default();
+    }
+    let multi: Vec<&String> = sites
+        .iter()
+        .filter(|(_, l)| l.len() > 1)
+        .map(|(k, _)| k)
+        .collect();
+    let mut base = reports.remove(0);
+    let tag = |f: &mut Finding, launch: &Option<String>| {
+        if let Some(l) = launch {
+            f.message = format!("{} [under {l}]", f.message);
+        }
+    };
+    let launch_of = |r: &FileReport, k: &str| {
+        r.kernels
+            .iter()
+            .find(|x| x.name == k)
+            .and_then(|x| x.launch.clone())
+    };
+    let first_launch: HashMap<String, Option<String>> = multi
+        .iter()
+        .map(|k| ((*k).clone(), launch_of(&base, k)))
+        .collect();
+    for f in &mut base.findings {
+        if let Some(k) = f.kernel.clone().filter(|k| multi.contains(&k)) {
+            if matches!(
+                f.kind,
+                FindingKind::DataRace | FindingKind::BarrierDivergence
+            ) {
+                tag(f, &first_launch[&k]);
+            }
+        }
+    }
+    for (i, r) in reports.into_iter().enumerate() {
+        let pass = i + 1;
+        for k in multi.iter().filter(|k| sites[**k].len() > pass) {
+            let launch = launch_of(&r, k);
+            // Redundant only if redundant here too.
+            base.findings.retain(|f| {
+                f.kind != FindingKind::RedundantBarrier
+                    || f.kernel.as_deref() != Some(k.as_str())
+                    || r.findings.iter().any(|g| {
+                        g.kind == FindingKind::RedundantBarrier
+                            && g.kernel == f.kernel
+                            && g.span == f.span
+                    })
+            });
+            for f in r
+                .findings
+                .iter()
+                .filter(|f| f.kernel.as_deref() == Some(k.as_str()))
+            {
+                if matches!(
+                    f.kind,
+                    FindingKind::DataRace | FindingKind::BarrierDivergence
+                ) {
+                    let mut f = f.clone();
+                    tag(&mut f, &launch);
+                    base.findings.push(f);
+                } else if f.kind != FindingKind::RedundantBarrier
+                    && !base
+                        .findings
+                        .iter()
+                        .any(|g| g.kind == f.kind && g.span == f.span && g.kernel == f.kernel)
+                {
+                    base.findings.push(f.clone());
+                }
+            }
+            if let (Some(b), Some(n)) = (
+                base.kernels.iter_mut().find(|x| &x.name == *k),
+                r.kernels.iter().find(|x| &x.name == *k),
+            ) {
+                if rank(n.status) > rank(b.status) {
+                    b.status = n.status;
+                    b.launch = n.launch.clone();
+                } else if let (Some(bl), Some(nl)) = (&b.launch, &n.launch) {
+                    if !bl.contains(nl.as_str()) {
+                        b.launch = Some(format!("{bl}; also {nl}"));
+                    }
+                }
+                b.millis += n.millis;
+                b.queries += n.queries;
+                b.queries_reused += n.queries_reused;
+            }
+        }
+        base.stats += r.stats;
+    }
+    base
+}
+
+fn rank(s: KernelStatus) -> u8 {
+    match s {
+        KernelStatus::Verified => 0,
+        KernelStatus::Unknown => 1,
+        KernelStatus::NotVerified => 2,
+        KernelStatus::AssertionFailed => 3,
+        KernelStatus::Racy => 4,
+        KernelStatus::Divergent => 5,
+    }
+}
+
+/// Moves the unit's report to the analysed file: kernels defined in headers
+/// are left to those headers' own analysis; findings in a header's code are
+/// shown at the `#include` that brought it in, naming the header's line.
+fn to_file(mut r: FileReport, unit: &unit::Unit, dir: &Path) -> FileReport {
+    let in_header = |s: &Span| (s.start.offset as usize) < unit.prefix_len;
+    let header_kernels: Vec<String> = r
+        .kernels
+        .iter()
+        .filter(|k| in_header(&k.span))
+        .map(|k| k.name.clone())
+        .collect();
+    r.kernels.retain(|k| !in_header(&k.span));
+    for k in &mut r.kernels {
+        unit.to_file(&mut k.span);
+    }
+    let mut header_syntax: Vec<(PathBuf, u32, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for mut f in r.findings {
+        if f.kernel
+            .as_ref()
+            .is_some_and(|k| header_kernels.contains(k))
+            && in_header(&f.span)
+        {
+            continue;
+        }
+        if f.kind == FindingKind::SyntaxError && in_header(&f.span) {
+            // The header's own analysis reports them; here, one note each.
+            if let Some(p) = unit.part_at(f.span.start.offset as usize) {
+                let line = f.span.start.line.saturating_sub(p.start_line) + 1;
+                match header_syntax.iter_mut().find(|(h, _, _)| *h == p.path) {
+                    Some(e) => e.2 += 1,
+                    None => header_syntax.push((p.path.clone(), line, 1)),
+                }
+            }
+            continue;
+        }
+        f.message = file_lines(&f.message, unit, dir);
+        if let Some((path, line)) = unit.to_file(&mut f.span) {
+            f.message = format!("{} (in `{}` line {line})", f.message, shown(&path, dir));
+        }
+        for rel in &mut f.related {
+            rel.message = file_lines(&rel.message, unit, dir);
+            if let Some((path, line)) = unit.to_file(&mut rel.span) {
+                rel.message = format!("{} (in `{}` line {line})", rel.message, shown(&path, dir));
+            }
+        }
+        for p in &mut f.pairs {
+            unit.to_file(&mut p.first);
+            unit.to_file(&mut p.second);
+        }
+        // A fix that would edit a header is not offered on this file.
+        f.fixes
+            .retain(|x| x.edits.iter().all(|e| !in_header(&e.span)));
+        for e in f.fixes.iter_mut().flat_map(|x| &mut x.edits) {
+            unit.to_file(&mut e.span);
+        }
+        out.push(f);
+    }
+    for (path, line, count) in header_syntax {
+        let via = unit
+            .parts
+            .iter()
+            .find(|p| p.path == path)
+            .map(|p| p.via)
+            .unwrap_or_default();
+        let mut f = Finding::new(
+            FindingKind::Include,
+            None,
+            via,
+            format!(
+                "`{}` has {count} syntax error(s) (first at line {line}); its definitions may be incomplete",
+                shown(&path, dir)
+            ),
+        );
+        f.severity = Severity::Information;
+        out.push(f);
+    }
+    r.findings = out;
+    r
+}
+
+/// Messages name lines (`(line 58)`) of the text that was analysed, the
+/// unit: each becomes a line of the file, or `` `header` line N``.
+fn file_lines(message: &str, unit: &unit::Unit, dir: &Path) -> String {
+    if unit.prefix_lines == 0 {
+        return message.to_string();
+    }
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find("line ") {
+        let (before, after) = rest.split_at(i + "line ".len());
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        let word_start = i == 0 || !rest[..i].ends_with(|c: char| c.is_alphanumeric());
+        match digits.parse::<u32>() {
+            Ok(n) if word_start && n >= 1 => {
+                out.push_str(&before[..i]);
+                let line0 = n - 1;
+                if line0 >= unit.prefix_lines {
+                    out.push_str(&format!("line {}", line0 - unit.prefix_lines + 1));
+                } else if let Some(p) = unit.parts.iter().find(|p| {
+                    unit.text[..p.end].matches('\n').count() as u32 > line0 && p.start_line <= line0
+                }) {
+                    out.push_str(&format!(
+                        "`{}` line {}",
+                        shown(&p.path, dir),
+                        line0 - p.start_line + 1
+                    ));
+                } else {
+                    out.push_str(&format!("line {n}"));
+                }
+                rest = &after[digits.len()..];
+            }
+            _ => {
+                out.push_str(before);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A header's path as shown next to the file at `dir`: relative when it
+/// shares a folder with it (`../include/x.cuh`), else as found.
+fn shown(path: &Path, dir: &Path) -> String {
+    let p: Vec<_> = path.components().collect();
+    let d: Vec<_> = dir.components().collect();
+    let common = p.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    if common <= 1 || d.len() - common > 3 {
+        return path.display().to_string();
+    }
+    let mut out = PathBuf::new();
+    for _ in common..d.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c.as_os_str());
+    }
+    out.display().to_string()
+}
+
+fn include_findings(unit: &unit::Unit, dir: &Path) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for m in &unit.missing {
+        let searched: Vec<String> = m
+            .searched
+            .iter()
+            .map(|d| format!("`{}`", d.display()))
+            .collect();
+        let from = m
+            .includer
+            .as_ref()
+            .map(|h| format!(" (included by `{}`)", shown(h, dir)))
+            .unwrap_or_default();
+        out.push(Finding::new(
+            FindingKind::Include,
+            None,
+            m.via,
+            format!(
+                "header `{}`{from} not found; searched {}. Add its folder with `-I DIR`, `include-dirs` in syncscope.toml or a compile_commands.json",
+                m.name,
+                if searched.is_empty() { "no folder".to_string() } else { searched.join(", ") }
+            ),
+        ));
+    }
+    for (name, span) in &unit.unknown_system {
+        let mut f = Finding::new(
+            FindingKind::Include,
+            None,
+            *span,
+            format!("system header `<{name}>` is not in the built-in model: skipped (its names are unknown values)"),
+        );
+        f.severity = Severity::Information;
+        out.push(f);
+    }
+    out
+}

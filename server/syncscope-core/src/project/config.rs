@@ -1,0 +1,416 @@
+//! `syncscope.toml`: the one parser of the configuration file, used by the
+//! CLI (found by walking up from each checked file, or `--config FILE`) and
+//! by the server (the file at the workspace root). Keys are kebab-case.
+
+use crate::options::{LaunchOverride, Options};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The name of the configuration file.
+pub const FILE_NAME: &str = "syncscope.toml";
+
+pub use crate::options::DEFAULT_CUDA_ARCH;
+
+/// A macro value: strings, integers and booleans are accepted.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum DefineValue {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+}
+
+impl DefineValue {
+    pub fn render(&self) -> String {
+        match self {
+            DefineValue::Str(s) => s.clone(),
+            DefineValue::Int(i) => i.to_string(),
+            DefineValue::Bool(b) => u8::from(*b).to_string(),
+        }
+    }
+}
+
+/// One `[[kernel]]` entry: launch sizes for the kernels matching `name`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct KernelSettings {
+    pub name: String,
+    #[serde(default, alias = "block-dim", rename = "blockDim")]
+    pub block_dim: Option<Vec<u32>>,
+    #[serde(default, alias = "grid-dim", rename = "gridDim")]
+    pub grid_dim: Option<Vec<u32>>,
+}
+
+/// Settings from one source (the file, the client, the command line);
+/// `None` means "not set here".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub block_dim: Option<Vec<u32>>,
+    pub grid_dim: Option<Vec<u32>>,
+    pub defines: Option<BTreeMap<String, DefineValue>>,
+    pub warp_sync: Option<bool>,
+    pub bitvector: Option<bool>,
+    pub timeout_ms: Option<u32>,
+    /// Time budget per kernel in milliseconds.
+    pub kernel_budget_ms: Option<u32>,
+    /// Look for redundant barriers (`--no-redundant` turns it off).
+    pub redundant_barriers: Option<bool>,
+    pub debounce_ms: Option<u64>,
+    pub kernels: Option<Vec<KernelSettings>>,
+    /// Include folders, relative to the configuration file's folder.
+    pub include_dirs: Option<Vec<String>>,
+    /// A `compile_commands.json` (file or folder), relative to the
+    /// configuration file's folder.
+    pub compile_commands: Option<String>,
+    /// `__CUDA_ARCH__` of the device pass (`800` for sm_80).
+    pub cuda_arch: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct FileSettings {
+    block_dim: Option<Vec<u32>>,
+    grid_dim: Option<Vec<u32>>,
+    defines: Option<BTreeMap<String, DefineValue>>,
+    warp_sync: Option<bool>,
+    bitvector: Option<bool>,
+    timeout_ms: Option<u32>,
+    kernel_budget_ms: Option<u32>,
+    redundant_barriers: Option<bool>,
+    debounce_ms: Option<u64>,
+    kernel: Option<Vec<FileKernel>>,
+    include_dirs: Option<Vec<String>>,
+    compile_commands: Option<String>,
+    cuda_arch: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct FileKernel {
+    name: String,
+    block_dim: Option<Vec<u32>>,
+    grid_dim: Option<Vec<u32>>,
+}
+
+/// An error in a configuration source, with the byte range it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub message: String,
+    pub range: Option<std::ops::Range<usize>>,
+}
+
+/// Parses `syncscope.toml` text. Errors carry byte ranges into `text`.
+pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
+    let f: FileSettings = toml::from_str(text).map_err(|e| ConfigError {
+        message: e.message().to_string(),
+        range: e.span(),
+    })?;
+    let s = Settings {
+        block_dim: f.block_dim,
+        grid_dim: f.grid_dim,
+        defines: f.defines,
+        warp_sync: f.warp_sync,
+        bitvector: f.bitvector,
+        timeout_ms: f.timeout_ms,
+        kernel_budget_ms: f.kernel_budget_ms,
+        redundant_barriers: f.redundant_barriers,
+        debounce_ms: f.debounce_ms,
+        kernels: f.kernel.map(|ks| {
+            ks.into_iter()
+                .map(|k| KernelSettings {
+                    name: k.name,
+                    block_dim: k.block_dim,
+                    grid_dim: k.grid_dim,
+                })
+                .collect()
+        }),
+        include_dirs: f.include_dirs,
+        compile_commands: f.compile_commands,
+        cuda_arch: f.cuda_arch,
+    };
+    validate(&s).map_err(|message| ConfigError {
+        range: locate_key(text, &message),
+        message,
+    })?;
+    Ok(s)
+}
+
+fn check_dim(key: &str, dim: &Option<Vec<u32>>) -> Result<(), String> {
+    if let Some(d) = dim {
+        if d.is_empty() || d.len() > 3 {
+            return Err(format!("`{key}` needs 1 to 3 numbers, got {}", d.len()));
+        }
+        if d.contains(&0) {
+            return Err(format!("`{key}` entries must be at least 1"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the values a parser cannot: dimensions, names, ranges.
+pub fn validate(s: &Settings) -> Result<(), String> {
+    check_dim("block-dim", &s.block_dim)?;
+    check_dim("grid-dim", &s.grid_dim)?;
+    for k in s.kernels.iter().flatten() {
+        if k.name.is_empty() {
+            return Err("a kernel entry needs a non-empty `name`".into());
+        }
+        check_dim("block-dim", &k.block_dim)?;
+        check_dim("grid-dim", &k.grid_dim)?;
+    }
+    if s.timeout_ms == Some(0) {
+        return Err("`timeout-ms` must be at least 1".into());
+    }
+    if s.kernel_budget_ms == Some(0) {
+        return Err("`kernel-budget-ms` must be at least 1".into());
+    }
+    if let Some(a) = s.cuda_arch {
+        if !(100..=1500).contains(&a) {
+            return Err(format!(
+                "`cuda-arch` is written as __CUDA_ARCH__ is (800 for sm_80), got {a}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Best effort: the range of the first line mentioning the key named in a
+/// validation message.
+fn locate_key(text: &str, message: &str) -> Option<std::ops::Range<usize>> {
+    let key = message.split('`').nth(1)?;
+    let camel = key.replace("-d", "D");
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with(key) || t.starts_with(&camel) {
+            let start = offset + (line.len() - t.len());
+            return Some(start..offset + line.trim_end().len());
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn dim3(d: &[u32]) -> [u32; 3] {
+    [
+        d.first().copied().unwrap_or(1),
+        d.get(1).copied().unwrap_or(1),
+        d.get(2).copied().unwrap_or(1),
+    ]
+}
+
+/// Layers settings onto `base`: a later layer wins over an earlier one
+/// (the file, then the client or the command line). Launch overrides are
+/// searched first to last match, so the later layer's entries come first.
+pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
+    let mut options = base;
+    let mut defines: BTreeMap<String, String> = options.defines.iter().cloned().collect();
+    let mut overrides = Vec::new();
+    for s in layers {
+        if let Some(d) = &s.block_dim {
+            options.block_dim = Some(dim3(d));
+        }
+        if let Some(d) = &s.grid_dim {
+            options.grid_dim = Some(dim3(d));
+        }
+        for (k, v) in s.defines.iter().flatten() {
+            defines.insert(k.clone(), v.render());
+        }
+        if let Some(w) = s.warp_sync {
+            options.warp_sync = w;
+        }
+        if let Some(b) = s.bitvector {
+            options.bitvector = b;
+        }
+        if let Some(t) = s.timeout_ms {
+            options.timeout_ms = t;
+        }
+        if let Some(t) = s.kernel_budget_ms {
+            options.kernel_budget_ms = t;
+        }
+        if let Some(r) = s.redundant_barriers {
+            options.check_redundant = r;
+        }
+        if let Some(a) = s.cuda_arch {
+            options.cuda_arch = a;
+        }
+        let mine: Vec<LaunchOverride> = s
+            .kernels
+            .iter()
+            .flatten()
+            .map(|k| LaunchOverride {
+                kernel_glob: k.name.clone(),
+                block_dim: k.block_dim.as_deref().map(dim3),
+                grid_dim: k.grid_dim.as_deref().map(dim3),
+                ..Default::default()
+            })
+            .collect();
+        overrides.splice(0..0, mine);
+    }
+    options.defines = defines.into_iter().collect();
+    overrides.extend(options.launch_overrides);
+    options.launch_overrides = overrides;
+    options
+}
+
+/// A parsed configuration file and the folder its relative paths start from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub settings: Settings,
+}
+
+impl ConfigFile {
+    /// Reads and parses `path`; the error names the file.
+    pub fn load(path: &Path) -> Result<ConfigFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let settings = parse_file(&text).map_err(|e| {
+            let line = e
+                .range
+                .map(|r| text[..r.start.min(text.len())].matches('\n').count() + 1);
+            match line {
+                Some(l) => format!("{}:{l}: {}", path.display(), e.message),
+                None => format!("{}: {}", path.display(), e.message),
+            }
+        })?;
+        Ok(ConfigFile {
+            path: path.to_path_buf(),
+            settings,
+        })
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// The include folders, absolute (relative ones start at the file's folder).
+    pub fn include_dirs(&self) -> Vec<PathBuf> {
+        let dir = self.dir();
+        self.settings
+            .include_dirs
+            .iter()
+            .flatten()
+            .map(|d| dir.join(d))
+            .collect()
+    }
+
+    /// The named `compile_commands.json`, if any.
+    pub fn compile_commands(&self) -> Option<PathBuf> {
+        self.settings
+            .compile_commands
+            .as_ref()
+            .map(|c| self.dir().join(c))
+    }
+}
+
+/// The nearest `syncscope.toml` in `start` or a folder above it.
+pub fn find_upwards(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let candidate = d.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_full_file() {
+        let s = parse_file(
+            r#"
+block-dim = [256]
+grid-dim = [4, 2]
+defines = { TILE = "16", N = 8, DEBUG = true }
+warp-sync = true
+bitvector = true
+timeout-ms = 500
+debounce-ms = 10
+include-dirs = ["include", "../common"]
+compile-commands = "build"
+cuda-arch = 900
+
+[[kernel]]
+name = "reduce*"
+block-dim = [128, 2, 1]
+
+[[kernel]]
+name = "scan"
+grid-dim = [1]
+"#,
+        )
+        .unwrap();
+        let o = layer_options(&[&s], Options::default());
+        assert_eq!(o.block_dim, Some([256, 1, 1]));
+        assert_eq!(o.grid_dim, Some([4, 2, 1]));
+        assert_eq!(
+            o.defines,
+            vec![
+                ("DEBUG".to_string(), "1".to_string()),
+                ("N".to_string(), "8".to_string()),
+                ("TILE".to_string(), "16".to_string())
+            ]
+        );
+        assert!(o.warp_sync && o.bitvector);
+        assert_eq!(o.timeout_ms, 500);
+        assert_eq!(o.cuda_arch, 900);
+        assert_eq!(
+            o.launch_for("reduce_v2"),
+            (Some([128, 2, 1]), Some([4, 2, 1]))
+        );
+        assert_eq!(o.launch_for("scan"), (Some([256, 1, 1]), Some([1, 1, 1])));
+        let c = ConfigFile {
+            path: PathBuf::from("/p/syncscope.toml"),
+            settings: s,
+        };
+        assert_eq!(
+            c.include_dirs(),
+            vec![PathBuf::from("/p/include"), PathBuf::from("/p/../common")]
+        );
+        assert_eq!(c.compile_commands(), Some(PathBuf::from("/p/build")));
+    }
+
+    #[test]
+    fn later_layers_win() {
+        let file = parse_file("block-dim = [256]\ndefines = { A = 1, B = 2 }\n[[kernel]]\nname = \"k*\"\nblock-dim = [32]\n").unwrap();
+        let cli = Settings {
+            defines: Some(BTreeMap::from([("B".into(), DefineValue::Int(3))])),
+            kernels: Some(vec![KernelSettings {
+                name: "kern".into(),
+                grid_dim: Some(vec![8]),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        };
+        let o = layer_options(&[&file, &cli], Options::default());
+        assert_eq!(
+            o.defines,
+            vec![("A".into(), "1".into()), ("B".into(), "3".into())]
+        );
+        assert_eq!(o.launch_for("kern"), (Some([256, 1, 1]), Some([8, 1, 1])));
+        assert_eq!(o.launch_for("kx"), (Some([32, 1, 1]), None));
+    }
+
+    #[test]
+    fn errors_have_ranges() {
+        let e = parse_file("block-dim = [256\n").unwrap_err();
+        assert!(e.range.is_some(), "{e:?}");
+        let too_many = "warp-sync = false\nblock-dim = [1, 2, 3, 4]\n";
+        let e = parse_file(too_many).unwrap_err();
+        assert_eq!(&too_many[e.range.unwrap()], "block-dim = [1, 2, 3, 4]");
+        assert!(parse_file("cuda-arch = 90\n")
+            .unwrap_err()
+            .message
+            .contains("800"));
+        assert!(parse_file("include-dirs = \"inc\"\n").is_err());
+    }
+}

@@ -1,0 +1,403 @@
+//! The translation unit of a file as nvcc's device pass sees it: the local
+//! headers it includes (recursively; each once, as include guards and
+//! `#pragma once` make it; cycles cut), the built-in model of the system
+//! headers, then the file itself. The unit is one text: the headers form a
+//! prefix and the file follows unchanged, so a position in the file is a
+//! position in the unit moved by the prefix's length.
+
+use super::system;
+use super::Sources;
+use crate::report::Span;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Deepest include nesting followed (a guard against generated chains).
+const MAX_DEPTH: usize = 64;
+
+/// A header's text inside the unit's prefix.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// The header's path (`<name>` for a built-in system model).
+    pub path: PathBuf,
+    /// Byte offset and line of the part's first line in the unit.
+    pub start: usize,
+    pub start_line: u32,
+    pub end: usize,
+    /// The `#include` line of the analysed file through which the header
+    /// came in (its span in the file).
+    pub via: Span,
+}
+
+/// A local header that was included but could not be found or read.
+#[derive(Clone, Debug)]
+pub struct Missing {
+    pub name: String,
+    /// The folders that were searched, in order.
+    pub searched: Vec<PathBuf>,
+    /// The `#include` line of the analysed file it came through.
+    pub via: Span,
+    /// The header that includes it, when it is not the analysed file.
+    pub includer: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Unit {
+    pub text: String,
+    /// Length in bytes and lines of the header prefix (0 when the file
+    /// includes nothing that adds text).
+    pub prefix_len: usize,
+    pub prefix_lines: u32,
+    pub parts: Vec<Part>,
+    /// Local headers read, in include order.
+    pub includes: Vec<PathBuf>,
+    pub missing: Vec<Missing>,
+    /// `<name>` system headers outside the built-in model, with their line.
+    pub unknown_system: Vec<(String, Span)>,
+    /// Names the included system headers declare.
+    pub system_names: HashSet<&'static str>,
+}
+
+/// One `#include` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Directive {
+    pub name: String,
+    pub angled: bool,
+    /// The line's span in its file.
+    pub span: Span,
+}
+
+/// The `#include` lines of a text (comments and conditions are not
+/// evaluated: an include under a branch not taken is still read, which only
+/// adds definitions).
+pub fn directives(text: &str) -> Vec<Directive> {
+    let mut out = Vec::new();
+    let mut offset = 0usize;
+    for (line_no, line) in text.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += line.len();
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let (angled, close) = match rest.chars().next() {
+            Some('"') => (false, '"'),
+            Some('<') => (true, '>'),
+            _ => continue,
+        };
+        let Some(end) = rest[1..].find(close) else {
+            continue;
+        };
+        let name = rest[1..1 + end].to_string();
+        let indent = (line.len() - t.len()) as u32;
+        let body = line.trim_end();
+        let point = |column: u32| crate::report::Point {
+            line: line_no as u32,
+            column,
+            offset: start as u32 + column,
+        };
+        out.push(Directive {
+            name,
+            angled,
+            span: Span {
+                start: point(indent),
+                end: point(body.len() as u32),
+            },
+        });
+    }
+    out
+}
+
+/// Blanks the `#include` lines of a header (its includes are already in the
+/// unit before it) keeping every line where it was.
+fn without_includes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 1);
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let is_include = t
+            .strip_prefix('#')
+            .is_some_and(|r| r.trim_start().starts_with("include"));
+        if is_include {
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+struct Builder<'a> {
+    sources: &'a dyn Sources,
+    dirs: &'a [PathBuf],
+    seen: HashSet<PathBuf>,
+    seen_system: HashSet<String>,
+    prefix: String,
+    unit: Unit,
+}
+
+impl Builder<'_> {
+    fn push_part(&mut self, path: PathBuf, text: &str, via: Span) {
+        let start = self.prefix.len();
+        let start_line = self.prefix.matches('\n').count() as u32;
+        self.prefix.push_str(text);
+        if !self.prefix.ends_with('\n') {
+            self.prefix.push('\n');
+        }
+        self.unit.parts.push(Part {
+            path,
+            start,
+            start_line,
+            end: self.prefix.len(),
+            via,
+        });
+    }
+
+    /// Follows the includes of `text` (the file at `path`); `via` is the
+    /// analysed file's directive they come through (`None`: this is the file).
+    fn follow(&mut self, path: &Path, text: &str, via: Option<Span>, depth: usize) {
+        let here = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for d in directives(text) {
+            let via_span = via.unwrap_or(d.span);
+            let mut searched = Vec::new();
+            let candidates = if d.angled {
+                self.dirs.to_vec()
+            } else {
+                std::iter::once(here.clone())
+                    .chain(self.dirs.iter().cloned())
+                    .collect()
+            };
+            let mut found = None;
+            for dir in candidates {
+                let p = super::compile_commands::normalize(&dir.join(&d.name));
+                searched.push(dir);
+                if self.sources.exists(&p) {
+                    found = Some(p);
+                    break;
+                }
+            }
+            if let Some(p) = found {
+                if !self.seen.insert(p.clone()) {
+                    continue; // include guard / #pragma once / a cycle
+                }
+                match self.sources.read(&p) {
+                    Some(h) if depth < MAX_DEPTH => {
+                        self.unit.includes.push(p.clone());
+                        self.follow(&p, &h, Some(via_span), depth + 1);
+                        self.push_part(p, &without_includes(&h), via_span);
+                    }
+                    _ => self.unit.missing.push(Missing {
+                        name: d.name.clone(),
+                        searched,
+                        via: via_span,
+                        includer: via.map(|_| path.to_path_buf()),
+                    }),
+                }
+                continue;
+            }
+            if let Some(sys) = system::lookup(&d.name) {
+                self.unit.system_names.extend(sys.names.iter().copied());
+                if !sys.prelude.is_empty() && self.seen_system.insert(sys.prelude.to_string()) {
+                    let name = PathBuf::from(format!("<{}>", d.name));
+                    self.push_part(name, sys.prelude, via_span);
+                }
+                continue;
+            }
+            // `<x.cuh>` is a CUDA project's header reached through `-I`,
+            // never a system one: missing, like a quoted one.
+            let project_header = [".cuh", ".cu", ".inl"].iter().any(|e| d.name.ends_with(e));
+            if d.angled && !project_header {
+                if !self.unit.unknown_system.iter().any(|(n, _)| *n == d.name) {
+                    self.unit.unknown_system.push((d.name.clone(), via_span));
+                }
+            } else {
+                self.unit.missing.push(Missing {
+                    name: d.name.clone(),
+                    searched,
+                    via: via_span,
+                    includer: via.map(|_| path.to_path_buf()),
+                });
+            }
+        }
+    }
+}
+
+/// Builds the unit of the file at `path` holding `text`: quoted includes
+/// are searched relative to the includer, then in `dirs`; angled ones in
+/// `dirs`, then in the built-in system model.
+pub fn build(path: &Path, text: &str, dirs: &[PathBuf], sources: &dyn Sources) -> Unit {
+    build_in_context(path, text, dirs, &[], sources)
+}
+
+/// [`build`], with the headers of `context` (absolute paths) read first, as
+/// if the file began by including them.
+pub fn build_in_context(
+    path: &Path,
+    text: &str,
+    dirs: &[PathBuf],
+    context: &[PathBuf],
+    sources: &dyn Sources,
+) -> Unit {
+    let me = super::compile_commands::normalize(path);
+    let mut b = Builder {
+        sources,
+        dirs,
+        seen: HashSet::from([me.clone()]),
+        seen_system: HashSet::new(),
+        prefix: String::new(),
+        unit: Unit::default(),
+    };
+    if !context.is_empty() {
+        let lines: String = context
+            .iter()
+            .map(|h| format!("#include \"{}\"\n", h.display()))
+            .collect();
+        b.follow(&me, &lines, Some(Span::default()), 0);
+    }
+    b.follow(&me, text, None, 0);
+    let mut unit = b.unit;
+    let mut prefix = b.prefix;
+    if !prefix.is_empty() {
+        // A first line that is not a comment: the file's own header
+        // directives (`//--blockDim=...`) are read from the file, not here.
+        prefix.insert_str(0, "#define __SYNCSCOPE_UNIT__ 1\n");
+        for p in &mut unit.parts {
+            p.start += "#define __SYNCSCOPE_UNIT__ 1\n".len();
+            p.end += "#define __SYNCSCOPE_UNIT__ 1\n".len();
+            p.start_line += 1;
+        }
+    }
+    unit.prefix_len = prefix.len();
+    unit.prefix_lines = prefix.matches('\n').count() as u32;
+    prefix.push_str(text);
+    unit.text = prefix;
+    unit
+}
+
+impl Unit {
+    /// The part holding unit offset `offset` (inside the prefix).
+    pub fn part_at(&self, offset: usize) -> Option<&Part> {
+        self.parts
+            .iter()
+            .find(|p| p.start <= offset && offset < p.end)
+    }
+
+    /// Moves a span of the unit to the analysed file: a span in the file's
+    /// own text shifts back by the prefix; a span in a header becomes the
+    /// `#include` line it came through, and the header location is returned
+    /// (path, 1-based line) so the message can name it.
+    pub fn to_file(&self, span: &mut Span) -> Option<(PathBuf, u32)> {
+        let off = span.start.offset as usize;
+        if off >= self.prefix_len {
+            for p in [&mut span.start, &mut span.end] {
+                p.offset = p.offset.saturating_sub(self.prefix_len as u32);
+                p.line = p.line.saturating_sub(self.prefix_lines);
+            }
+            return None;
+        }
+        let part = self.part_at(off);
+        let line = part.map(|p| span.start.line.saturating_sub(p.start_line) + 1);
+        let path = part.map(|p| p.path.clone()).unwrap_or_default();
+        *span = part.map(|p| p.via).unwrap_or_default();
+        Some((path, line.unwrap_or(1)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct Mem(HashMap<PathBuf, String>);
+    impl Sources for Mem {
+        fn read(&self, path: &Path) -> Option<String> {
+            self.0.get(path).cloned()
+        }
+        fn exists(&self, path: &Path) -> bool {
+            self.0.contains_key(path)
+        }
+    }
+
+    #[test]
+    fn reads_directives() {
+        let d = directives(
+            "  #  include \"a/b.h\" // x\n#include <cuda.h>\n#define X\n#include MACRO\n",
+        );
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].name, "a/b.h");
+        assert!(!d[0].angled && d[1].angled);
+        assert_eq!((d[0].span.start.column, d[1].span.start.line), (2, 1));
+    }
+
+    #[test]
+    fn headers_come_first_once_and_cycles_are_cut() {
+        let files = Mem(HashMap::from([
+            (
+                PathBuf::from("/p/inc/a.h"),
+                "#pragma once\n#include \"b.h\"\n#define A 1\n".to_string(),
+            ),
+            (
+                PathBuf::from("/p/inc/b.h"),
+                "#include \"a.h\"\n#define B 2\n".to_string(),
+            ),
+        ]));
+        let main = "#include \"a.h\"\n#include \"b.h\"\n#include <cstdint>\n#include <thrust/sort.h>\n#include \"gone.h\"\nint x;\n";
+        let u = build(
+            Path::new("/p/src/k.cu"),
+            main,
+            &[PathBuf::from("/p/inc")],
+            &files,
+        );
+        assert_eq!(
+            u.includes,
+            vec![PathBuf::from("/p/inc/a.h"), PathBuf::from("/p/inc/b.h")]
+        );
+        let b = u.text.find("#define B 2").unwrap();
+        let a = u.text.find("#define A 1").unwrap();
+        assert!(b < a, "b.h (included by a.h) comes first:\n{}", u.text);
+        assert!(u.text.contains("INT32_MAX"));
+        assert!(u.text.ends_with(main));
+        assert_eq!(u.unknown_system.len(), 1);
+        assert_eq!(u.missing.len(), 1);
+        assert_eq!(
+            u.missing[0].searched,
+            vec![PathBuf::from("/p/src"), PathBuf::from("/p/inc")]
+        );
+        // A span in the file moves back; one in a header becomes its include.
+        let mut s = Span::default();
+        s.start.offset = (u.prefix_len + main.find("int x").unwrap()) as u32;
+        s.start.line = u.prefix_lines + 5;
+        assert_eq!(u.to_file(&mut s), None);
+        assert_eq!(
+            (s.start.line, s.start.offset as usize),
+            (5, main.find("int x").unwrap())
+        );
+        let mut h = Span::default();
+        h.start.offset = a as u32;
+        h.start.line = u.text[..a].matches('\n').count() as u32;
+        let (path, line) = u.to_file(&mut h).unwrap();
+        assert_eq!((path, line), (PathBuf::from("/p/inc/a.h"), 3));
+        assert_eq!(h.start.line, 0, "the include of a.h in the file");
+    }
+
+    #[test]
+    fn a_file_without_includes_is_its_own_unit() {
+        let u = build(
+            Path::new("/k.cu"),
+            "__global__ void k() {}\n",
+            &[],
+            &Mem(HashMap::new()),
+        );
+        assert_eq!(
+            (u.prefix_len, u.text.as_str()),
+            (0, "__global__ void k() {}\n")
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! Multi-file fixtures (`tests/projects`), checked through the CLI's own
+//! code path: each `.cu` file is analysed in its project (headers found
+//! relative to it, with `-I`, through syncscope.toml or compile_commands.json;
+//! launch sites in the project's host code) and must match its inline
+//! expectations. `server/syncscope/tests/projects_lsp.rs` checks the same
+//! fixtures through the language server.
+
+use std::path::PathBuf;
+use syncscope_tests::*;
+
+fn check_file(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("fixture is UTF-8");
+    let e = expectations(&text);
+    let flags = project_flags(&e, path);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let mut args = syncscope::cli::parse_check_args(&flags).expect("valid syncscope-args");
+    args.paths = vec![path.to_path_buf()];
+    let (results, errors) = syncscope::cli::results(&args);
+    let mut problems: Vec<String> = errors;
+    let Some(r) = results.first() else {
+        return vec!["no result".into()];
+    };
+    problems.extend(check_expectations(&e, &r.report));
+    let found: Vec<(usize, String)> = r
+        .report
+        .findings
+        .iter()
+        .map(|f| (f.span.start.line as usize + 1, f.kind.code().to_string()))
+        .collect();
+    problems.extend(check_include_markers(&e, &found));
+    problems
+}
+
+#[test]
+fn project_fixtures_match_their_expectations_through_the_cli() {
+    let files = cu_files(&projects_dir());
+    assert!(
+        files.len() >= 8,
+        "expected the project fixtures, found {files:?}"
+    );
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let p = check_file(f);
+            (!p.is_empty()).then(|| format!("{}:\n  {}", f.display(), p.join("\n  ")))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The launch assumption a kernel was checked under is in its report (and
+/// so in JSON, SARIF, the human summary and the hover).
+#[test]
+fn launch_site_assumptions_are_reported() {
+    let file = projects_dir().join("launch/kernels.cu");
+    let mut args = syncscope::cli::parse_check_args(&VERDICT_LIMITS).unwrap();
+    args.paths = vec![file];
+    let (results, _) = syncscope::cli::results(&args);
+    let kernels = &results[0].report.kernels;
+    let launch = |name: &str| {
+        kernels
+            .iter()
+            .find(|k| k.name == name)
+            .and_then(|k| k.launch.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        launch("matmul").starts_with("block (16,16,1)") && launch("matmul").contains("host.cu:"),
+        "{}",
+        launch("matmul")
+    );
+    assert!(
+        launch("scale_by_row").contains("blockDim.y == 1"),
+        "{}",
+        launch("scale_by_row")
+    );
+    let fold = kernels.iter().find(|k| k.name == "fold").unwrap();
+    assert_eq!(fold.status, syncscope_core::KernelStatus::Racy);
+    let race = results[0]
+        .report
+        .findings
+        .iter()
+        .find(|f| f.kernel.as_deref() == Some("fold"))
+        .unwrap();
+    assert!(race.message.contains("block (256,1,1)"), "{}", race.message);
+    let json = syncscope::output::json(&results);
+    assert!(json.contains("\"launch\": \"block (16,16,1)"), "{json}");
+}
+
+/// `-I`, syncscope.toml's include-dirs and compile_commands.json feed one
+/// search; without them the same fixture's header is missing.
+#[test]
+fn without_its_include_folder_a_header_is_missing() {
+    let file: PathBuf = projects_dir().join("include_dirs/src/fir.cu");
+    let mut args = syncscope::cli::parse_check_args(&VERDICT_LIMITS).unwrap();
+    args.paths = vec![file];
+    let (results, _) = syncscope::cli::results(&args);
+    let r = &results[0].report;
+    let missing: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == syncscope_core::FindingKind::Include)
+        .collect();
+    assert_eq!(missing.len(), 1, "{:#?}", r.findings);
+    assert!(missing[0].message.contains("dsp/fir.cuh"));
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.kind == syncscope_core::FindingKind::SyntaxError),
+        "no cascade of syntax errors"
+    );
+    assert_eq!(
+        r.kernels[0].status,
+        syncscope_core::KernelStatus::NotVerified
+    );
+}

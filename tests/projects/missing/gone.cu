@@ -1,0 +1,26 @@
+// `tiles/config.h` does not exist: one include finding names it and the
+// folders searched; the kernel using its names is not verified (never
+// "verified", never a storm of syntax errors); the kernel that needs
+// nothing from it is verified.
+// syncscope-args: --block-dim 256
+// expect-kernel: uses_missing_names not-verified
+// expect-kernel: self_contained verified
+#include "tiles/config.h" //~ include
+#include <cuda_runtime.h>
+#include <thrust/device_vector.h> //~ include
+
+__global__ void uses_missing_names(float* data) { //~ not-verified
+    __shared__ float s[TILE_SIZE];
+    int t = threadIdx.x;
+    s[t] = data[t];
+    __syncthreads();
+    data[t] = s[(t + STRIDE) % TILE_SIZE];
+}
+
+__global__ void self_contained(float* data) {
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    s[t] = data[blockIdx.x * 256 + t];
+    __syncthreads();
+    data[blockIdx.x * 256 + t] = s[255 - t];
+}
