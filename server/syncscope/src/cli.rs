@@ -412,16 +412,15 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     }
 }
 
+/// A file to check, with its own options and header search paths.
+pub type FileJob = (PathBuf, Options, SearchPaths);
+
 /// Analyses files on the core's worker pool (the core also spreads the
 /// kernels of a file over cores), each with its own options and header
 /// search paths.
-pub fn analyze_files(
-    jobs: &[(PathBuf, Options, SearchPaths)],
-    io_errors: &mut Vec<String>,
-) -> Vec<FileResult> {
+pub fn analyze_files(jobs: &[FileJob], io_errors: &mut Vec<String>) -> Vec<FileResult> {
     let texts: Vec<Result<String, String>> = jobs.iter().map(|(f, _, _)| read_source(f)).collect();
-    let items: Vec<(&(PathBuf, Options, SearchPaths), &Result<String, String>)> =
-        jobs.iter().zip(&texts).collect();
+    let items: Vec<(&FileJob, &Result<String, String>)> = jobs.iter().zip(&texts).collect();
     let results = syncscope_core::parallel_map(&items, |((path, options, search), text)| {
         let text = text.as_ref().ok()?;
         let analysis = syncscope_core::analysis::project::analyze(
