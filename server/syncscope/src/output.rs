@@ -681,6 +681,7 @@ mod tests {
                 path: name.into(),
                 text: text.to_string(),
                 report,
+                cuda_arch: options.cuda_arch,
             }],
             style,
         )
