@@ -80,7 +80,9 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                     "not-verified",
                     "unknown",
                     "syntax-error",
-                    "note"
+                    "note",
+                    "assertion",
+                    "assumption"
                 ]
                 .contains(&kind),
                 "{kind}"
@@ -94,6 +96,11 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
             for r in f["related"].as_array().expect("related list") {
                 check_range(&r["range"]);
                 assert!(r["message"].is_string() && r["file"].is_string());
+            }
+            if kind == "assertion" {
+                // One thread, or two for a two-thread predicate.
+                let threads = f["witness"]["threads"].as_array().expect("witness threads");
+                assert!((1..=2).contains(&threads.len()));
             }
             if kind == "data-race" || kind == "barrier-divergence" {
                 let w = &f["witness"];
@@ -129,7 +136,15 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
             kernels_seen += 1;
             assert!(k["name"].is_string() && k["millis"].is_u64() && k["file"].is_string());
             let status = k["status"].as_str().expect("status");
-            assert!(["verified", "racy", "divergent", "unknown", "not-verified"].contains(&status));
+            assert!([
+                "verified",
+                "racy",
+                "divergent",
+                "unknown",
+                "not-verified",
+                "assertion-failed"
+            ]
+            .contains(&status));
             assert_eq!(
                 Some(status),
                 e.kernels
@@ -162,7 +177,7 @@ fn sarif_is_2_1_0_with_rules_and_results() {
     assert_eq!(run["tool"]["driver"]["name"], "syncscope");
     assert!(run["tool"]["driver"]["rules"]
         .as_array()
-        .is_some_and(|r| r.len() == 8));
+        .is_some_and(|r| r.len() == 10));
     let results = run["results"].as_array().expect("results");
     assert!(results
         .iter()

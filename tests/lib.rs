@@ -10,12 +10,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};
 
-pub const MARKED_KINDS: [FindingKind; 5] = [
+pub const MARKED_KINDS: [FindingKind; 6] = [
     FindingKind::DataRace,
     FindingKind::BarrierDivergence,
     FindingKind::RedundantBarrier,
     FindingKind::NotVerified,
     FindingKind::SyntaxError,
+    FindingKind::Assertion,
 ];
 
 pub struct Expectations {

@@ -652,6 +652,62 @@ pub struct Kernel {
     /// barrier inserted at that offset would run. Quick-fixes insert one
     /// into the model there instead of editing and re-parsing the text.
     pub stmt_guards: Vec<(u32, Expr)>,
+    /// Claims the code makes that the verifier must prove (`__assert`,
+    /// loop invariants, preconditions of inlined device functions).
+    pub assertions: Vec<Assertion>,
+    /// The assumptions as the user wrote them (`__requires(n > 0)` at line
+    /// 3): every verdict holds only under them, and the report says so.
+    pub assumption_texts: Vec<(Span, String)>,
+    /// Specifications the verifier neither assumes nor checks, with why
+    /// (access invariants, postconditions): no verdict rests on them.
+    pub unused_specs: Vec<(Span, String)>,
+    /// How many threads a warp-level barrier orders: 32 for `__syncwarp`,
+    /// N when every warp-level barrier is `sync()` of a `tiled_partition<N>`.
+    pub warp_width: i64,
+}
+
+/// What kind of claim an `Assertion` is (its wording in findings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AssertionKind {
+    /// `__assert(c)`.
+    Assert,
+    /// `__invariant(c)` / `__global_invariant(c)` at the head of a loop body.
+    Invariant,
+    /// `__requires(c)` of an inlined `__device__` function: a precondition
+    /// its caller must establish.
+    Precondition,
+}
+
+/// A condition every thread that reaches it must satisfy. Values of the
+/// other thread of the query (`__other_int`, `__uniform_int`...) are
+/// variables marked with `OTHER_THREAD`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Assertion {
+    pub kind: AssertionKind,
+    pub cond: Expr,
+    pub guard: Expr,
+    pub span: Span,
+    pub text: String,
+    pub loops: Vec<usize>,
+    /// A claim of a loop head: the loop's counter and condition. The head
+    /// of iteration k is reached when the condition held for 0..k.
+    pub head: Option<(Var, Expr)>,
+    /// For a precondition: the call it is checked at.
+    pub call_site: Option<Span>,
+}
+
+/// Suffix of a variable that stands for the other thread's copy of it
+/// (GPUVerify's `__other_int(x)`): the verifier renames `v⟦other⟧` of
+/// thread 1 to thread 2's `v` and back.
+pub const OTHER_THREAD: &str = "⟦other⟧";
+
+impl Expr {
+    /// Whether the expression refers to the other thread of the query.
+    pub fn mentions_other_thread(&self) -> bool {
+        let mut found = false;
+        self.for_each_var(&mut |v| found |= v.name.ends_with(OTHER_THREAD));
+        found
+    }
 }
 
 impl Kernel {
@@ -716,6 +772,19 @@ impl Kernel {
         for (offset, _) in &mut self.stmt_guards {
             *offset = (i64::from(*offset) + delta).clamp(0, i64::from(u32::MAX)) as u32;
         }
+        for a in &mut self.assertions {
+            a.span.shift_offsets(delta);
+            if let Some(site) = &mut a.call_site {
+                site.shift_offsets(delta);
+            }
+        }
+        for (span, _) in self
+            .assumption_texts
+            .iter_mut()
+            .chain(&mut self.unused_specs)
+        {
+            span.shift_offsets(delta);
+        }
         stmts(&mut self.body, delta);
     }
 }
@@ -757,6 +826,18 @@ pub fn render(kernel: &Kernel) -> String {
     }
     for a in &kernel.assumptions {
         out.push_str(&format!("  assume {a}\n"));
+    }
+    if kernel.warp_width != 32 {
+        out.push_str(&format!("  warp_width {}\n", kernel.warp_width));
+    }
+    for a in &kernel.assertions {
+        out.push_str(&format!(
+            "  check {:?} {} if {}   // line {}\n",
+            a.kind,
+            a.cond,
+            a.guard,
+            a.span.start.line + 1
+        ));
     }
     for u in &kernel.unsupported {
         out.push_str(&format!(

@@ -96,6 +96,12 @@ pub enum FindingKind {
     /// Information about the analysis itself (a directive flag that was
     /// ignored); it says nothing about the kernel's behaviour.
     Note,
+    /// A checked claim of the code (`__assert`, a loop invariant, a device
+    /// function's precondition) that a thread can violate.
+    Assertion,
+    /// The assumptions the code states (`__requires`, `__assume`...): the
+    /// kernel's verdict holds only under them.
+    Assumption,
     /// The project model: a local header that cannot be found, a system
     /// header outside the built-in model, an unreadable build database.
     Include,
@@ -112,20 +118,24 @@ impl FindingKind {
             FindingKind::Unknown => "unknown",
             FindingKind::SyntaxError => "syntax-error",
             FindingKind::Note => "note",
+            FindingKind::Assertion => "assertion",
+            FindingKind::Assumption => "assumption",
             FindingKind::Include => "include",
         }
     }
 
     pub fn severity(self) -> Severity {
         match self {
-            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::SyntaxError => {
-                Severity::Error
-            }
+            FindingKind::DataRace
+            | FindingKind::BarrierDivergence
+            | FindingKind::SyntaxError
+            | FindingKind::Assertion => Severity::Error,
             FindingKind::RedundantBarrier => Severity::Warning,
             FindingKind::Include => Severity::Warning,
-            FindingKind::NotVerified | FindingKind::Unknown | FindingKind::Note => {
-                Severity::Information
-            }
+            FindingKind::NotVerified
+            | FindingKind::Unknown
+            | FindingKind::Note
+            | FindingKind::Assumption => Severity::Information,
         }
     }
 }
@@ -317,6 +327,8 @@ pub enum KernelStatus {
     Divergent,
     Unknown,
     NotVerified,
+    /// A checked claim of the code (`__assert`...) can be violated.
+    AssertionFailed,
 }
 
 impl KernelStatus {
@@ -327,6 +339,7 @@ impl KernelStatus {
             KernelStatus::Divergent => "divergent",
             KernelStatus::Unknown => "unknown",
             KernelStatus::NotVerified => "not-verified",
+            KernelStatus::AssertionFailed => "assertion-failed",
         }
     }
 }

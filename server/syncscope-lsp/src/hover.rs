@@ -63,13 +63,25 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
         KernelStatus::NotVerified => {
             format!("not verified (unsupported construct); {cost}")
         }
+        KernelStatus::AssertionFailed => {
+            format!("a checked assertion can fail (see its finding); {cost}")
+        }
     };
+    // The assumptions the code states bound every verdict: say which.
+    let assumptions = findings
+        .iter()
+        .filter(|f| {
+            f.kind == syncscope_core::FindingKind::Assumption
+                && f.kernel.as_deref() == Some(k.name.as_str())
+        })
+        .map(|f| format!("\n\n{}", f.message))
+        .collect::<String>();
     // The launch assumption the verdict was reached under.
     let launch = match (&k.launch, k.status) {
         (Some(l), s) if s != KernelStatus::Verified => format!("\n\nlaunch assumption: {l}"),
         _ => String::new(),
     };
-    head + &body + &launch
+    head + &body + &launch + &assumptions
 }
 
 #[cfg(test)]

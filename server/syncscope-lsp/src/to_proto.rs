@@ -198,6 +198,7 @@ pub fn lens_title(k: &KernelReport, findings: &[Finding]) -> String {
         KernelStatus::Divergent => format!("✗ divergent ({detail})"),
         KernelStatus::Unknown => format!("? unknown ({detail})"),
         KernelStatus::NotVerified => format!("– not verified ({detail})"),
+        KernelStatus::AssertionFailed => format!("✗ assertion can fail ({detail})"),
     }
 }
 
@@ -219,8 +220,9 @@ fn rank(s: KernelStatus) -> u8 {
         KernelStatus::Verified => 0,
         KernelStatus::NotVerified => 1,
         KernelStatus::Unknown => 2,
-        KernelStatus::Divergent => 3,
-        KernelStatus::Racy => 4,
+        KernelStatus::AssertionFailed => 3,
+        KernelStatus::Divergent => 4,
+        KernelStatus::Racy => 5,
     }
 }
 

@@ -197,7 +197,7 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 8] = [
+const RULES: [(&str, &str); 10] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
     ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
@@ -205,6 +205,8 @@ const RULES: [(&str, &str); 8] = [
     ("unknown", "The solver could not decide within its limits."),
     ("syntax-error", "The file does not parse as CUDA."),
     ("note", "Information about the analysis itself (an ignored directive flag)."),
+    ("assertion", "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate."),
+    ("assumption", "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them."),
     ("include", "A header the project model could not read (missing local header, unknown system header)."),
 ];
 

@@ -436,8 +436,9 @@ fn rank(s: KernelStatus) -> u8 {
         KernelStatus::Verified => 0,
         KernelStatus::Unknown => 1,
         KernelStatus::NotVerified => 2,
-        KernelStatus::Racy => 3,
-        KernelStatus::Divergent => 4,
+        KernelStatus::AssertionFailed => 3,
+        KernelStatus::Racy => 4,
+        KernelStatus::Divergent => 5,
     }
 }
 

@@ -263,15 +263,25 @@ impl<'k> KernelVerifier<'k> {
                 ),
             ));
         }
+        findings.extend(self.check_assertions());
         // A redundancy claim is a proof that the kernel without the barrier
         // verifies under the same launch and assumptions: only a kernel
-        // that verifies itself (no race, divergence, not-verified part or
-        // unknown answer) can give one, and every query of the kernel
-        // without the barrier must come back unsat.
-        let verified_so_far = findings
-            .iter()
-            .all(|f| matches!(f.kind, FindingKind::RedundantBarrier | FindingKind::Note));
-        if self.options.check_redundant && verified_so_far && !self.cancelled() {
+        // that verifies itself (no race, divergence, assertion, not-verified
+        // part or unknown answer) can give one, and every query of the
+        // kernel without the barrier must come back unsat. Part of a kernel
+        // outside the model (an unmodelled asynchronous copy) may be what
+        // the barrier orders.
+        let verified_so_far = findings.iter().all(|f| {
+            matches!(
+                f.kind,
+                FindingKind::RedundantBarrier | FindingKind::Note | FindingKind::Assumption
+            )
+        });
+        if self.options.check_redundant
+            && verified_so_far
+            && k.unsupported.is_empty()
+            && !self.cancelled()
+        {
             for b in k.barriers() {
                 if b.has_value || divergent.contains(&b.id) || unknown_barriers.contains(&b.id) {
                     continue;
@@ -293,6 +303,7 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
         }
+        findings.extend(self.assumption_note());
         let over_budget = self.config.out_of_budget();
         if over_budget || self.cancelled() {
             // An incomplete run proves nothing, so it claims no redundancy.
@@ -314,6 +325,8 @@ impl<'k> KernelVerifier<'k> {
             KernelStatus::Divergent
         } else if has(FindingKind::DataRace) {
             KernelStatus::Racy
+        } else if has(FindingKind::Assertion) {
+            KernelStatus::AssertionFailed
         } else if has(FindingKind::NotVerified) {
             KernelStatus::NotVerified
         } else if has(FindingKind::Unknown) || self.cancelled() {
@@ -380,6 +393,12 @@ impl<'k> KernelVerifier<'k> {
         counters_shared: bool,
     ) -> Expr {
         e.subst(&mut |v: &Var| {
+            if let Some(base) = v.name.strip_suffix(OTHER_THREAD) {
+                // `__other_int(x)` of thread t is x of the other thread.
+                let own = Expr::Var(Var::new(base, v.kind));
+                let other = if t == 1 { 2 } else { 1 };
+                return Some(self.instantiate(&own, other, rel, subst, counters_shared));
+            }
             if let Some((_, val)) = subst.iter().find(|(c, _)| c == v) {
                 return Some(val.clone());
             }
@@ -455,11 +474,13 @@ impl<'k> KernelVerifier<'k> {
                 let z = if used(2) { tid(2, t) } else { Expr::Const(0) };
                 lin = Expr::add(lin, Expr::mul(bdim(0), Expr::add(y, Expr::mul(bdim(1), z))));
             }
-            Expr::bin(
-                BinOp::Div,
-                lin,
-                Expr::Const(i64::from(self.options.warp_size.max(1))),
-            )
+            // Threads that a warp-level barrier orders together: a warp
+            // (`--warp-sync=N` sets its width) or a smaller tile.
+            let width = self
+                .kernel
+                .warp_width
+                .min(i64::from(self.options.warp_size.max(1)));
+            Expr::bin(BinOp::Div, lin, Expr::Const(width.max(1)))
         };
         match rel {
             Relation::SameBlock => vec![tdiff],

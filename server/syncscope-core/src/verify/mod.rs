@@ -7,6 +7,7 @@
 //! Must not parse or lower source text: it takes models and returns
 //! findings; the file-level driver is `crate::analysis`.
 
+mod assertions;
 mod divergence;
 pub mod engine;
 pub mod intervals;

@@ -1,6 +1,8 @@
-//! CUDA builtins: barriers (`__syncthreads`, `__syncwarp`, cooperative
-//! groups), atomics, warp intrinsics, math functions known to be free of
-//! side effects. Must not inline user functions (that is `calls`).
+//! CUDA builtins: barriers (`__syncthreads`, `__syncwarp`), atomics, warp
+//! intrinsics, bit-counting intrinsics with their ranges, cuRAND's state
+//! updates, math functions known to be free of side effects; the
+//! specification language (`spec`) and cooperative groups (`groups`) are
+//! dispatched from here. Must not inline user functions (that is `calls`).
 
 use super::*;
 
@@ -18,6 +20,12 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.macro_depth += 1;
             let v = self.named_call(&target, node, args, template_args);
             self.macro_depth -= 1;
+            return v;
+        }
+        if let Some(v) = self.spec_call(name, node, args) {
+            return v;
+        }
+        if let Some(v) = self.group_call(name, node, args, template_args) {
             return v;
         }
         let stmt_node = node
@@ -43,6 +51,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         !matches!(self.eval(*a), Value::Int(Expr::Const(c)) if c == 0xffff_ffff || c == -1)
                     }
                 };
+                let _ = self.warp_barrier_width(32, node);
                 self.barrier(BarrierKind::Warp, node, stmt_node, false, partial);
                 return Value::Int(Expr::Const(0));
             }
@@ -51,38 +60,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             | "__threadfence_system"
             | "printf"
             | "__nanosleep"
-            | "__ensures"
-            | "__invariant"
-            | "__global_invariant"
             | "__prefetch_global_l1" => {
                 for a in args {
                     self.eval(*a);
-                }
-                return Value::Int(Expr::Const(0));
-            }
-            "__requires" | "__assume" | "__builtin_assume" | "assert" | "__assert" => {
-                if let Some(a) = args.first() {
-                    let c = self.eval_cond(*a);
-                    let has_counter =
-                        c.mentions(&mut |v| matches!(v.kind, VarKind::Counter { .. }));
-                    if !has_counter && self.dry == 0 {
-                        let g = self.guard();
-                        self.assumptions.push(Expr::or(Expr::not(g), c));
-                    }
-                }
-                return Value::Int(Expr::Const(0));
-            }
-            "this_thread_block" => return Value::Group(GroupKind::Block),
-            "this_grid" => return Value::Group(GroupKind::Grid),
-            "tiled_partition" | "coalesced_threads" | "this_thread" => {
-                for a in args {
-                    self.eval(*a);
-                }
-                return Value::Group(GroupKind::Warp);
-            }
-            "sync" if !args.is_empty() => {
-                if let Value::Group(g) = self.eval(args[0]) {
-                    return self.group_method(g, "sync", node);
                 }
                 return Value::Int(Expr::Const(0));
             }
@@ -128,6 +108,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             _ => {}
         }
+        if let Some(v) = self.bit_builtin(name, args) {
+            return v;
+        }
+        if let Some(v) = self.curand_call(name, node, args) {
+            return v;
+        }
+        if args.is_empty() && varies_per_thread(name) {
+            return Value::Int(self.fresh_unknown(name, Scope::Thread));
+        }
         if atomic_base(name).is_some() {
             let mut ptr_value = None;
             for (i, a) in args.iter().enumerate() {
@@ -138,6 +127,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             match ptr_value {
                 Some(Value::Ptr(p)) => {
+                    self.note_atomic_target(p.array, node);
                     let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
                     if let LValue::Mem { ptr, bounds } = lv {
                         let t = self.text(node);
@@ -288,57 +278,89 @@ impl<'a, 't> Lowerer<'a, 't> {
         Value::Int(self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope))
     }
 
-    pub(super) fn group_method(&mut self, g: GroupKind, method: &str, node: Node) -> Value {
-        let stmt_node = node
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-            .unwrap_or(node);
-        let tid = |d: u8| {
-            Expr::Var(Var::new(
-                format!("threadIdx.{}", DIMS[d as usize]),
-                VarKind::ThreadIdx(d),
-            ))
+    /// Bit-counting intrinsics: side-effect free, per thread, with the
+    /// range of their result (a count of bits of a 32- or 64-bit word).
+    fn bit_builtin(&mut self, name: &str, args: &[Node]) -> Option<Value> {
+        let hi = match name {
+            "__popc" | "__clz" | "__ffs" => 32,
+            "__popcll" | "__clzll" | "__ffsll" => 64,
+            "__brev" => u32::MAX as i64,
+            "__brevll" => i64::MAX,
+            _ => return None,
         };
-        let bdim = |d: u8| {
-            Expr::Var(Var::new(
-                format!("blockDim.{}", DIMS[d as usize]),
-                VarKind::BlockDim(d),
-            ))
-        };
-        let linear = Expr::add(
-            tid(0),
-            Expr::mul(bdim(0), Expr::add(tid(1), Expr::mul(bdim(1), tid(2)))),
-        );
-        match method {
-            "sync" | "barrier_wait" => {
-                let kind = match g {
-                    GroupKind::Warp => BarrierKind::Warp,
-                    GroupKind::Block => BarrierKind::Block,
-                    GroupKind::Grid => BarrierKind::Grid,
-                };
-                self.barrier(kind, node, stmt_node, false, false);
-                Value::Int(Expr::Const(0))
-            }
-            "thread_rank" => match g {
-                GroupKind::Block => Value::Int(linear),
-                GroupKind::Warp => Value::Int(Expr::bin(BinOp::Rem, linear, Expr::Const(32))),
-                GroupKind::Grid => {
-                    let bid = Expr::Var(Var::new("blockIdx.x", VarKind::BlockIdx(0)));
-                    let size = Expr::mul(bdim(0), Expr::mul(bdim(1), bdim(2)));
-                    Value::Int(Expr::add(Expr::mul(bid, size), linear))
-                }
-            },
-            "size" | "num_threads" => match g {
-                GroupKind::Block => Value::Int(Expr::mul(bdim(0), Expr::mul(bdim(1), bdim(2)))),
-                GroupKind::Warp => Value::Int(Expr::Const(32)),
-                GroupKind::Grid => Value::Int(self.fresh_unknown("grid_size", Scope::Grid)),
-            },
-            "thread_index" => Value::Dim3(0),
-            "group_index" => Value::Dim3(1),
-            "group_dim" | "dim_threads" => Value::Dim3(2),
-            "is_valid" => Value::Int(Expr::tru()),
-            _ => Value::Int(self.fresh_unknown(method, Scope::Thread)),
+        let mut scope = Scope::Grid;
+        for a in args {
+            let v = self.eval(*a);
+            scope = scope.max(match v {
+                Value::Int(e) => e.scope(),
+                _ => Scope::Thread,
+            });
         }
+        let Expr::Var(v) = self.fresh_unknown(name, scope) else {
+            return None;
+        };
+        Some(Value::Int(Expr::Var(Var::new(
+            v.name,
+            VarKind::Unknown { scope, lo: 0, hi },
+        ))))
+    }
+
+    /// cuRAND's device API: a generator call reads and updates the state it
+    /// is given (`curand(&states[id])`), `curand_init` writes it; the number
+    /// drawn is unknown. A state that is a local of the thread is handled
+    /// like any local passed by address (the generic path havocs it).
+    fn curand_call(&mut self, name: &str, node: Node, args: &[Node]) -> Option<Value> {
+        let state_at = match name {
+            "curand_init" => 3,
+            "curand"
+            | "curand_uniform"
+            | "curand_uniform_double"
+            | "curand_normal"
+            | "curand_normal_double"
+            | "curand_normal2"
+            | "curand_normal4"
+            | "curand_uniform4"
+            | "curand_log_normal"
+            | "curand_log_normal_double"
+            | "curand_poisson"
+            | "skipahead"
+            | "skipahead_sequence" => {
+                if name.starts_with("skipahead") {
+                    1
+                } else {
+                    0
+                }
+            }
+            _ => return None,
+        };
+        let state = *args.get(state_at)?;
+        if self.is_address_of(state) {
+            let target = state.field("argument")?;
+            if matches!(self.lvalue(target), Some(LValue::Local { .. })) {
+                return None;
+            }
+        }
+        for (i, a) in args.iter().enumerate() {
+            if i != state_at {
+                self.eval(*a);
+            }
+        }
+        match self.eval(state) {
+            Value::Ptr(p) => {
+                if let LValue::Mem { ptr, bounds } =
+                    self.subscript(p, Expr::Const(0), &mut Vec::new())
+                {
+                    let t = self.text(node);
+                    if name != "curand_init" {
+                        self.record_access(AccessKind::Read, &ptr, &bounds, Some(node), &t);
+                    }
+                    self.record_access(AccessKind::Write, &ptr, &bounds, Some(node), &t);
+                }
+            }
+            Value::Opaque(r) => self.unsupported(node, format!("cuRAND state: {r}")),
+            _ => {}
+        }
+        Some(Value::Int(self.fresh_unknown(name, Scope::Thread)))
     }
 
     pub(super) fn barrier(
@@ -351,6 +373,13 @@ impl<'a, 't> Lowerer<'a, 't> {
     ) {
         if self.dry > 0 {
             return;
+        }
+        if let Some((copy, _)) = self.async_pending.first() {
+            let line = copy.start.line + 1;
+            self.unsupported(
+                node,
+                format!("barrier while an asynchronous copy (line {line}) is in flight"),
+            );
         }
         let id = self.next_barrier;
         self.next_barrier += 1;
@@ -618,4 +647,24 @@ fn find_prototype(src: &str, root: Node, name: &str) -> Option<Vec<Passing>> {
 
 pub(super) fn is_side_effect_free_math(name: &str) -> bool {
     matches!(name, "__popc" | "__clz" | "__ffs" | "sizeof")
+}
+
+/// Builtins without arguments whose value differs between threads (an
+/// opaque call without arguments would otherwise count as grid-uniform).
+fn varies_per_thread(name: &str) -> bool {
+    matches!(
+        name,
+        "__activemask"
+            | "clock"
+            | "clock64"
+            | "__globaltimer"
+            | "__lanemask_lt"
+            | "__lanemask_le"
+            | "__lanemask_eq"
+            | "__lanemask_gt"
+            | "__lanemask_ge"
+            | "__laneid"
+            | "__smid"
+            | "__warpid"
+    )
 }

@@ -33,7 +33,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .map(|a| self.eval(a))
                 .unwrap_or(Value::Local);
             if let Value::Group(g) = base {
-                return self.group_method(g, &field, node);
+                return self.group_method(g, &field, node, &args);
             }
             for a in &args {
                 self.eval(*a);
@@ -267,6 +267,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.member_initializers(fnode, obj);
         }
         self.call_stack.push(def.name.clone());
+        let site = Span::from_node(&call);
+        self.call_sites.push(site);
         self.ret_values.push(None);
         let saved_override = self.span_override;
         if self.span_override.is_none() {
@@ -279,6 +281,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.span_override = saved_override;
         let ret = self.ret_values.pop().flatten();
         self.call_stack.pop();
+        self.call_sites.pop();
         self.scopes.truncate(self.frame_base);
         self.frame_base = saved_base;
         self.returned = saved_returned;

@@ -243,6 +243,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             "blockDim" => return Value::Dim3(2),
             "gridDim" => return Value::Dim3(3),
             "warpSize" => return Value::Int(Expr::Const(32)),
+            "__same_group" if !self.file.macros.contains_key(name) => return self.same_group(),
             _ => {}
         }
         if let Some(&id) = self.array_names.get(name) {

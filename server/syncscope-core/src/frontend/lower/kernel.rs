@@ -104,6 +104,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             grid_dims_used: grid_used,
             max_threads,
             stmt_guards: std::mem::take(&mut self.stmt_guards),
+            assertions: std::mem::take(&mut self.assertions),
+            assumption_texts: std::mem::take(&mut self.assumption_texts),
+            unused_specs: std::mem::take(&mut self.unused_specs),
+            warp_width: self.warp_width(),
         }
     }
 

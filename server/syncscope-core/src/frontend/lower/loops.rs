@@ -173,10 +173,15 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         self.path.push(range);
         self.out.push(Vec::new());
+        let first_claim = self.assertions.len();
+        self.loop_head += 1;
         let cond = match cond_node {
             Some(c) if kind != "do_statement" => self.eval_cond(c),
             _ => Expr::tru(),
         };
+        self.loop_head -= 1;
+        // `while (__invariant(p), c)`: claims of the loop head.
+        self.close_loop_head_claims(first_claim, &counter, &cond);
         // Reads in the condition happen on every check, the failing one too.
         let cond_len = self.out.last().map(|v| v.len()).unwrap_or(0);
         let guard = if kind == "do_statement" {
@@ -216,9 +221,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         });
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
+        let copies_before = self.async_pending.len();
         if let Some(b) = body_node {
             self.statement(b);
         }
+        // The next iteration starts with the copies this one left in flight.
+        self.async_copies_left_by_iteration(copies_before, node);
         if let Some(f) = self.frames.last_mut() {
             f.continued = Expr::fals();
         }

@@ -12,10 +12,12 @@
 mod builtins;
 mod calls;
 mod expressions;
+mod groups;
 mod kernel;
 mod loops;
 mod objects;
 mod places;
+mod spec;
 mod statements;
 
 pub use kernel::lower_kernel;
@@ -45,9 +47,15 @@ const MAX_EXPR: usize = 4000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GroupKind {
-    Warp,
+    /// A group of `n` consecutive threads of a block that one barrier
+    /// orders together: a warp (32) or a `tiled_partition<n>` tile.
+    Tile(i64),
     Block,
     Grid,
+    /// `this_thread()`: one thread; its `sync()` orders nothing.
+    Single,
+    /// `coalesced_threads()`: the threads of a warp active at that point.
+    Coalesced,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -148,6 +156,29 @@ struct Lowerer<'a, 't> {
     counter_counts: HashMap<String, usize>,
     unsupported: Vec<Unsupported>,
     assumptions: Vec<Expr>,
+    /// `__assert`s, loop invariants, device-function preconditions.
+    assertions: Vec<Assertion>,
+    /// The assumptions as written, for the report.
+    assumption_texts: Vec<(Span, String)>,
+    /// Specifications neither assumed nor checked, with the reason.
+    unused_specs: Vec<(Span, String)>,
+    /// Inside the argument of a specification (two-thread predicates allowed).
+    spec_depth: usize,
+    /// The first access predicate met in the current specification.
+    spec_access_predicate: Option<String>,
+    /// Evaluating a loop's condition (where GPUVerify's invariants are).
+    loop_head: usize,
+    /// `cg::memcpy_async` copies not yet waited for: where, and the path
+    /// condition they were issued under.
+    async_pending: Vec<(Span, Vec<Expr>)>,
+    /// Arrays an asynchronous copy writes, and arrays atomics update: the
+    /// copy's writes are modelled as atomic updates, so both on one array
+    /// is outside the model.
+    async_targets: HashSet<ArrayId>,
+    atomic_targets: HashSet<ArrayId>,
+    /// Sizes of the groups whose warp-level barriers the kernel uses
+    /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
+    warp_widths: std::collections::BTreeSet<i64>,
     /// Facts of the kernel's launch site, assumed at its entry.
     launch_requires: Vec<String>,
     /// Template arguments of the kernel's launch site.
@@ -157,6 +188,8 @@ struct Lowerer<'a, 't> {
     /// and bounds use them, so a row never shrinks to size 1.
     symbolic_dims: HashMap<ArrayId, Vec<Option<Expr>>>,
     call_stack: Vec<String>,
+    /// Where each function on `call_stack` was called (innermost last).
+    call_sites: Vec<Span>,
     dry: usize,
     span_override: Option<Span>,
     /// See `Kernel::stmt_guards`.
@@ -199,10 +232,21 @@ impl<'a, 't> Lowerer<'a, 't> {
             counter_counts: HashMap::new(),
             unsupported: Vec::new(),
             assumptions: Vec::new(),
+            assertions: Vec::new(),
+            assumption_texts: Vec::new(),
+            unused_specs: Vec::new(),
+            spec_depth: 0,
+            spec_access_predicate: None,
+            loop_head: 0,
+            async_pending: Vec::new(),
+            async_targets: HashSet::new(),
+            atomic_targets: HashSet::new(),
+            warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),
             symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
+            call_sites: Vec::new(),
             dry: 0,
             span_override: None,
             stmt_guards: Vec::new(),

@@ -44,7 +44,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             "declaration" => self.declaration(node),
             "expression_statement" => {
                 if let Some(e) = node.named_child(0) {
-                    self.eval(e);
+                    if !self.group_declaration_read_as_comparison(e) {
+                        self.eval(e);
+                    }
                 }
             }
             "if_statement" => self.if_statement(node),

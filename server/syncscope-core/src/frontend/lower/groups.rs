@@ -1,0 +1,395 @@
+//! Cooperative groups as written: `this_thread_block()`, `this_grid()`,
+//! `tiled_partition<N>(g)` / `tiled_partition(g, n)`, `this_thread()`,
+//! `coalesced_threads()`, their methods (`sync`, `thread_rank`, `size`,
+//! `meta_group_rank`, `shfl*`, `ballot`, `any`, `all`, `match_*`) and the
+//! free functions `cg::sync(g)`, `cg::synchronize(g)`, `cg::reduce`. A
+//! tile's `sync()` orders only that tile's threads: it is a warp-level
+//! barrier of a group of N threads, and the kernel records N so the
+//! verifier pairs threads of one tile. `cg::memcpy_async` + `cg::wait` are
+//! modelled (see `memcpy_async`); `cuda::pipeline`, `cuda::memcpy_async`
+//! and `cuda::barrier` stay calls the model cannot follow (`not-verified`).
+
+use super::*;
+
+/// Register operations of a group: their values are per thread and they
+/// touch no memory beyond their arguments.
+const REGISTER_METHODS: [&str; 10] = [
+    "shfl",
+    "shfl_up",
+    "shfl_down",
+    "shfl_xor",
+    "ballot",
+    "any",
+    "all",
+    "match_any",
+    "match_all",
+    "reduce",
+];
+
+impl<'a, 't> Lowerer<'a, 't> {
+    /// Free functions of cooperative groups; `None` for any other name.
+    pub(super) fn group_call(
+        &mut self,
+        name: &str,
+        node: Node,
+        args: &[Node],
+        template_args: Option<Node>,
+    ) -> Option<Value> {
+        let v = match name {
+            "this_thread_block" => Value::Group(GroupKind::Block),
+            "this_grid" => Value::Group(GroupKind::Grid),
+            "this_thread" => Value::Group(GroupKind::Single),
+            "coalesced_threads" => Value::Group(GroupKind::Coalesced),
+            "tiled_partition" => {
+                let explicit_text = template_args.and_then(|t| {
+                    let mut c = t.walk();
+                    let first = t.named_children(&mut c).next();
+                    first.map(|n| self.text(n))
+                });
+                let explicit = explicit_text.and_then(|t| self.eval_snippet_const(&t));
+                let mut runtime = None;
+                for (i, a) in args.iter().enumerate() {
+                    let v = self.eval(*a);
+                    if i == 1 {
+                        runtime = match v {
+                            Value::Int(Expr::Const(c)) => Some(c),
+                            _ => None,
+                        };
+                    }
+                }
+                match explicit.or(runtime) {
+                    Some(n) if n > 0 => Value::Group(GroupKind::Tile(n)),
+                    _ => {
+                        self.unsupported(
+                            node,
+                            "`tiled_partition` with a size the model cannot evaluate",
+                        );
+                        Value::Group(GroupKind::Tile(0))
+                    }
+                }
+            }
+            "sync" | "synchronize" if !args.is_empty() => match self.eval(args[0]) {
+                Value::Group(g) => self.group_method(g, "sync", node, &[]),
+                _ => return None,
+            },
+            "memcpy_async" if args.len() == 4 || args.len() == 5 => {
+                let Value::Group(g) = self.eval(args[0]) else {
+                    return None;
+                };
+                self.memcpy_async(g, node, args)
+            }
+            "wait" | "wait_prior" if !args.is_empty() => {
+                let Value::Group(g) = self.eval(args[0]) else {
+                    return None;
+                };
+                let prior = template_args.and_then(|t| {
+                    let mut c = t.walk();
+                    let first = t.named_children(&mut c).next();
+                    first.map(|n| self.text(n))
+                });
+                let prior = match prior {
+                    None => Some(0),
+                    Some(t) => self.eval_snippet_const(&t),
+                };
+                if prior != Some(0) {
+                    self.unsupported(
+                        node,
+                        "`cg::wait_prior<N>` with N > 0 (copies left in flight)",
+                    );
+                    return Some(Value::Int(Expr::Const(0)));
+                }
+                // Every copy this thread submitted has landed; then the group
+                // synchronises. A wait on a path the copy did not need to
+                // take (in a branch) proves nothing for the other paths.
+                if self.dry == 0 {
+                    let path = self.path.clone();
+                    self.async_pending.retain(|(_, p)| !p.starts_with(&path));
+                }
+                self.group_method(g, "sync", node, &[])
+            }
+            "reduce" | "inclusive_scan" | "exclusive_scan" if !args.is_empty() => {
+                match self.eval(args[0]) {
+                    Value::Group(_) => {
+                        for a in &args[1..] {
+                            self.eval(*a);
+                        }
+                        Value::Int(self.fresh_unknown(name, Scope::Thread))
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(v)
+    }
+
+    pub(super) fn group_method(
+        &mut self,
+        g: GroupKind,
+        method: &str,
+        node: Node,
+        args: &[Node],
+    ) -> Value {
+        let stmt_node = node
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(node);
+        let tid = |d: u8| {
+            Expr::Var(Var::new(
+                format!("threadIdx.{}", DIMS[d as usize]),
+                VarKind::ThreadIdx(d),
+            ))
+        };
+        let bdim = |d: u8| {
+            Expr::Var(Var::new(
+                format!("blockDim.{}", DIMS[d as usize]),
+                VarKind::BlockDim(d),
+            ))
+        };
+        let linear = Expr::add(
+            tid(0),
+            Expr::mul(bdim(0), Expr::add(tid(1), Expr::mul(bdim(1), tid(2)))),
+        );
+        let block_size = Expr::mul(bdim(0), Expr::mul(bdim(1), bdim(2)));
+        // Arguments are evaluated first: `tile.shfl_down(s[i], 1)` reads `s`.
+        for a in args {
+            self.eval(*a);
+        }
+        match (g, method) {
+            (_, "sync" | "barrier_wait") => {
+                let kind = match g {
+                    GroupKind::Tile(n) => {
+                        if !self.warp_barrier_width(n, node) {
+                            // Not modelled (and reported): a block barrier
+                            // that never counts as divergent claims no race
+                            // that the tile's real barrier would prevent.
+                            self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+                            return Value::Int(Expr::Const(0));
+                        }
+                        BarrierKind::Warp
+                    }
+                    GroupKind::Coalesced => {
+                        let _ = self.warp_barrier_width(32, node);
+                        // Only the active threads take part: never divergent.
+                        self.barrier(BarrierKind::Warp, node, stmt_node, false, true);
+                        return Value::Int(Expr::Const(0));
+                    }
+                    GroupKind::Block => BarrierKind::Block,
+                    GroupKind::Grid => BarrierKind::Grid,
+                    // One thread orders nothing with anyone.
+                    GroupKind::Single => return Value::Int(Expr::Const(0)),
+                };
+                self.barrier(kind, node, stmt_node, false, false);
+                Value::Int(Expr::Const(0))
+            }
+            (_, "barrier_arrive") => Value::Int(Expr::Const(0)),
+            (GroupKind::Block, "thread_rank") => Value::Int(linear),
+            (GroupKind::Tile(n), "thread_rank") if n > 0 => {
+                Value::Int(Expr::bin(BinOp::Rem, linear, Expr::Const(n)))
+            }
+            (GroupKind::Tile(n), "meta_group_rank") if n > 0 => {
+                Value::Int(Expr::bin(BinOp::Div, linear, Expr::Const(n)))
+            }
+            (GroupKind::Tile(n), "meta_group_size") if n > 0 => {
+                let up = Expr::add(block_size, Expr::Const(n - 1));
+                Value::Int(Expr::bin(BinOp::Div, up, Expr::Const(n)))
+            }
+            (GroupKind::Tile(n), "size" | "num_threads") if n > 0 => Value::Int(Expr::Const(n)),
+            (GroupKind::Single, "thread_rank") => Value::Int(Expr::Const(0)),
+            (GroupKind::Single, "size" | "num_threads") => Value::Int(Expr::Const(1)),
+            (GroupKind::Grid, "thread_rank") => {
+                let bid = Expr::Var(Var::new("blockIdx.x", VarKind::BlockIdx(0)));
+                Value::Int(Expr::add(Expr::mul(bid, block_size), linear))
+            }
+            (GroupKind::Grid, "block_rank") => {
+                Value::Int(Expr::Var(Var::new("blockIdx.x", VarKind::BlockIdx(0))))
+            }
+            (GroupKind::Block, "size" | "num_threads") => Value::Int(block_size),
+            (GroupKind::Grid, "size" | "num_threads" | "num_blocks") => {
+                Value::Int(self.fresh_unknown("grid_size", Scope::Grid))
+            }
+            (GroupKind::Block, "thread_index") => Value::Dim3(0),
+            (GroupKind::Block, "group_index") | (GroupKind::Grid, "block_index") => Value::Dim3(1),
+            (GroupKind::Block, "group_dim" | "dim_threads") => Value::Dim3(2),
+            (GroupKind::Grid, "dim_blocks") => Value::Dim3(3),
+            (_, "is_valid") => Value::Int(Expr::tru()),
+            (_, m) if REGISTER_METHODS.contains(&m) => {
+                Value::Int(self.fresh_unknown(method, Scope::Thread))
+            }
+            _ => {
+                self.unsupported(
+                    node,
+                    format!("cooperative-groups method `{method}` the model does not know"),
+                );
+                Value::Int(self.fresh_unknown(method, Scope::Thread))
+            }
+        }
+    }
+
+    /// `cg::memcpy_async(group, dst, src, bytes)` (or with element counts:
+    /// `(group, dst, n, src, n)`): the group copies `src` into `dst`
+    /// asynchronously until `cg::wait(group)`. The copy is split between the
+    /// group's threads in a way the code does not say, so each thread is
+    /// modelled as reading any element of `src` from the pointer on and
+    /// updating any element of `dst` -- as atomic updates, which conflict
+    /// with every plain access of another thread in the same barrier
+    /// interval but not with the other threads' parts of the copy. The
+    /// interval ends at the wait, whose group barrier orders the copy
+    /// before what follows; a barrier before it is outside the model.
+    fn memcpy_async(&mut self, g: GroupKind, node: Node, args: &[Node]) -> Value {
+        let (dst_at, src_at) = if args.len() == 4 { (1, 2) } else { (1, 3) };
+        let mut dst = None;
+        let mut src = None;
+        for (i, a) in args.iter().enumerate().skip(1) {
+            let v = self.eval(*a);
+            if i == dst_at {
+                dst = Some(v);
+            } else if i == src_at {
+                src = Some(v);
+            }
+        }
+        let group_ok = match g {
+            GroupKind::Block => true,
+            GroupKind::Tile(n) => (1..=32).contains(&n) && n & (n - 1) == 0,
+            _ => false,
+        };
+        let (Some(Value::Ptr(dst)), Some(Value::Ptr(src)), true) = (dst, src, group_ok) else {
+            self.unsupported(
+                node,
+                "`memcpy_async` of a group or of pointers the model does not track",
+            );
+            return Value::Int(Expr::Const(0));
+        };
+        if self.dry > 0 {
+            return Value::Int(Expr::Const(0));
+        }
+        let text = self.text(node);
+        for (p, kind) in [(src, AccessKind::Read), (dst, AccessKind::Atomic)] {
+            if kind == AccessKind::Atomic {
+                self.async_targets.insert(p.array);
+                if self.atomic_targets.contains(&p.array) {
+                    self.async_and_atomic(p.array, node);
+                }
+            }
+            let Expr::Var(v) = self.fresh_unknown("copied_element", Scope::Thread) else {
+                continue;
+            };
+            let any = Expr::Var(Var::new(
+                v.name,
+                VarKind::Unknown {
+                    scope: Scope::Thread,
+                    lo: 0,
+                    hi: i32::MAX as i64,
+                },
+            ));
+            let mut bounds = Vec::new();
+            if let LValue::Mem { ptr, bounds: b } = self.subscript(p, any, &mut bounds) {
+                self.record_access(kind, &ptr, &b, Some(node), &text);
+            }
+        }
+        let span = self.span(node);
+        self.async_pending.push((span, self.path.clone()));
+        Value::Int(Expr::Const(0))
+    }
+
+    pub(super) fn note_atomic_target(&mut self, array: ArrayId, node: Node) {
+        if self.dry > 0 {
+            return;
+        }
+        self.atomic_targets.insert(array);
+        if self.async_targets.contains(&array) {
+            self.async_and_atomic(array, node);
+        }
+    }
+
+    fn async_and_atomic(&mut self, array: ArrayId, node: Node) {
+        let name = self.arrays[array].name.clone();
+        self.unsupported(
+            node,
+            format!("atomics on `{name}`, which an asynchronous copy also writes"),
+        );
+    }
+
+    /// A loop body is lowered once for every iteration: copies it leaves in
+    /// flight would be in flight at the start of the next, which the body's
+    /// model did not assume.
+    pub(super) fn async_copies_left_by_iteration(&mut self, before: usize, node: Node) {
+        if self.dry == 0 && self.async_pending.len() > before {
+            let line = self.async_pending[before].0.start.line + 1;
+            self.unsupported(
+                node,
+                format!("an asynchronous copy (line {line}) still in flight at the end of a loop iteration"),
+            );
+        }
+    }
+
+    /// `cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);`
+    /// can reach the model as the expression `(T < 32) > (tile = ...)`
+    /// (the grammar's reading of a template type with a number argument).
+    /// When the assigned value is a group, it is the declaration it looks
+    /// like: `tile` is declared with the group. Returns whether it was one.
+    pub(super) fn group_declaration_read_as_comparison(&mut self, e: Node) -> bool {
+        let is_op = |n: Node, op: &str| {
+            n.kind() == "binary_expression"
+                && n.child_by_field_name("operator")
+                    .is_some_and(|o| o.kind() == op)
+        };
+        if !is_op(e, ">") {
+            return false;
+        }
+        let (Some(left), Some(right)) = (e.field("left"), e.field("right")) else {
+            return false;
+        };
+        if !is_op(left, "<") || right.kind() != "assignment_expression" {
+            return false;
+        }
+        let type_text = left.field("left").map(|t| self.text(t)).unwrap_or_default();
+        if !type_text.ends_with("thread_block_tile") {
+            return false;
+        }
+        let (Some(name), Some(value)) = (right.field("left"), right.field("right")) else {
+            return false;
+        };
+        if name.kind() != "identifier" {
+            return false;
+        }
+        let v = self.eval(value);
+        let name = self.text(name);
+        self.declare(&name, v);
+        true
+    }
+
+    /// A warp-level barrier of a group of `n` threads. The verifier pairs
+    /// the threads of one group by `rank / n`, which needs one size per
+    /// kernel and a tile that does not span warps.
+    /// Returns whether such a barrier is modelled.
+    pub(super) fn warp_barrier_width(&mut self, n: i64, node: Node) -> bool {
+        if !(1..=32).contains(&n) || n & (n - 1) != 0 {
+            self.unsupported(
+                node,
+                format!("`sync()` of a {n}-thread tile (tiles of 1, 2, 4, 8, 16 or 32 threads are modelled)"),
+            );
+            return false;
+        }
+        if self.dry > 0 {
+            return true;
+        }
+        if let Some(other) = self.warp_widths.iter().find(|w| **w != n) {
+            self.unsupported(
+                node,
+                format!("barriers of groups of {other} and {n} threads in one kernel"),
+            );
+        }
+        self.warp_widths.insert(n);
+        true
+    }
+
+    /// The kernel's warp-level group size: 32 unless every warp-level
+    /// barrier is the `sync()` of a smaller tile.
+    pub(super) fn warp_width(&self) -> i64 {
+        match self.warp_widths.iter().collect::<Vec<_>>()[..] {
+            [n] => *n,
+            _ => 32,
+        }
+    }
+}

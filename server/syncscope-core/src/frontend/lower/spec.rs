@@ -1,0 +1,272 @@
+//! GPUVerify's in-kernel specification language: what the user assumes
+//! (`__requires`, `__assume`), what must be checked (`__assert`, loop
+//! invariants, preconditions of inlined device functions) and the
+//! predicates they are written with (`__implies`, `__enabled`, the
+//! two-thread `__other_*`/`__uniform_*`/`__distinct_*`/`__same_group`).
+//! Access predicates (`__write_implies`, `__no_read`...) are invariants that
+//! help GPUVerify's loop abstraction; Syncscope's loop model needs none, so
+//! they are neither assumed nor checked, and the report says so. Launch
+//! header lines are not parsed here (`directives` owns in-file directives).
+
+use super::*;
+
+/// GPUVerify's access predicates: they speak of the accesses made so far,
+/// which a value-level condition cannot express.
+const ACCESS_PREDICATES: [&str; 10] = [
+    "__write_implies",
+    "__read_implies",
+    "__atomic_implies",
+    "__no_read",
+    "__no_write",
+    "__read_offset_bytes",
+    "__write_offset_bytes",
+    "__read",
+    "__write",
+    "__atomic",
+];
+
+impl<'a, 't> Lowerer<'a, 't> {
+    /// Lowers a call of the specification language; `None` when `name` is
+    /// not part of it.
+    pub(super) fn spec_call(&mut self, name: &str, node: Node, args: &[Node]) -> Option<Value> {
+        if ACCESS_PREDICATES.contains(&name) {
+            for a in args {
+                self.eval(*a);
+            }
+            if self.spec_depth == 0 {
+                self.unsupported(node, format!("`{name}` outside a specification"));
+            }
+            // The outermost predicate names the construct (its arguments are
+            // evaluated, and may set it, first).
+            self.spec_access_predicate = Some(name.to_string());
+            return Some(Value::Int(self.fresh_bool(name, Scope::Thread)));
+        }
+        let value = match name {
+            "__requires" | "__assume" | "__builtin_assume" | "assert" => {
+                self.spec_claim(name, node, args);
+                Value::Int(Expr::Const(0))
+            }
+            "__assert"
+            | "__invariant"
+            | "__global_invariant"
+            | "__function_wide_invariant"
+            | "__ensures"
+            | "__global_ensures"
+            | "__global_requires" => {
+                self.spec_claim(name, node, args);
+                Value::Int(Expr::Const(0))
+            }
+            "__implies" if args.len() == 2 => {
+                let a = self.eval_cond(args[0]);
+                let b = self.eval_cond(args[1]);
+                Value::Int(Expr::or(Expr::not(a), b))
+            }
+            "__enabled" if self.loop_head > 0 && self.spec_depth > 0 => {
+                // At a loop head the thread is enabled when it is still in
+                // the loop, which only the loop's condition tells: a marker
+                // that `close_loop_head_claims` replaces.
+                Value::Int(Expr::and(self.guard(), Expr::Var(head_marker())))
+            }
+            "__enabled" => Value::Int(self.guard()),
+            "__other_int" | "__other_bool" | "__other_unsigned" if args.len() == 1 => {
+                let e = self.spec_operand(name, node, args[0]);
+                Value::Int(other_thread(&e))
+            }
+            "__uniform_int" | "__uniform_bool" | "__uniform_unsigned" if args.len() == 1 => {
+                let e = self.spec_operand(name, node, args[0]);
+                Value::Int(Expr::eq(e.clone(), other_thread(&e)))
+            }
+            "__distinct_int" | "__distinct_bool" | "__distinct_unsigned" if args.len() == 1 => {
+                let e = self.spec_operand(name, node, args[0]);
+                Value::Int(Expr::bin(BinOp::Ne, e.clone(), other_thread(&e)))
+            }
+            "__add_noovfl" | "__add_noovfl_int" | "__add_noovfl_unsigned" if args.len() == 2 => {
+                // The model's integers are mathematical: the sum never wraps,
+                // which is what the predicate promises.
+                let a = self.eval(args[0]);
+                let b = self.eval(args[1]);
+                self.arith(BinOp::Add, a, b)
+            }
+            "__is_pow2" if args.len() == 1 => {
+                let v = self.eval(args[0]);
+                let x = self.int_of(v, name);
+                let minus_one = Expr::bin(BinOp::Sub, x.clone(), Expr::Const(1));
+                Value::Int(Expr::and(
+                    Expr::bin(BinOp::Gt, x.clone(), Expr::Const(0)),
+                    Expr::eq(Expr::bin(BinOp::BitAnd, x, minus_one), Expr::Const(0)),
+                ))
+            }
+            _ => return None,
+        };
+        Some(value)
+    }
+
+    /// Claims written in a loop's condition (`while (__invariant(p), c)`,
+    /// GPUVerify's loop-head position) are invariants of the loop head: at
+    /// iteration k they are reached when the condition held at k - 1.
+    pub(super) fn close_loop_head_claims(&mut self, from: usize, counter: &Var, cond: &Expr) {
+        let k = Expr::Var(counter.clone());
+        let before = cond.subst(&mut |v: &Var| {
+            (v == counter).then(|| Expr::bin(BinOp::Sub, k.clone(), Expr::Const(1)))
+        });
+        let reached = Expr::or(Expr::eq(k.clone(), Expr::Const(0)), before);
+        let marker = head_marker();
+        let other_marker = Var::new(format!("{}{OTHER_THREAD}", marker.name), marker.kind);
+        let other_reached = other_thread(&reached);
+        for a in self.assertions.iter_mut().skip(from) {
+            // GPUVerify: an assertion at the loop head is an invariant.
+            a.kind = AssertionKind::Invariant;
+            a.cond = a.cond.subst(&mut |v: &Var| {
+                if *v == marker {
+                    Some(reached.clone())
+                } else if *v == other_marker {
+                    Some(other_reached.clone())
+                } else {
+                    None
+                }
+            });
+            a.guard = Expr::and(a.guard.clone(), reached.clone());
+            a.head = Some((counter.clone(), cond.clone()));
+        }
+    }
+
+    /// `__same_group`: the other thread of the query is in this block.
+    pub(super) fn same_group(&mut self) -> Value {
+        let mut same = Expr::tru();
+        for d in 0..3u8 {
+            let b = Expr::Var(Var::new(
+                format!("blockIdx.{}", DIMS[d as usize]),
+                VarKind::BlockIdx(d),
+            ));
+            same = Expr::and(same, Expr::eq(b.clone(), other_thread(&b)));
+        }
+        Value::Int(same)
+    }
+
+    /// The operand of a two-thread predicate, which only a specification
+    /// may use: as a value it would need the other thread's state.
+    fn spec_operand(&mut self, name: &str, node: Node, arg: Node) -> Expr {
+        let v = self.eval(arg);
+        if self.spec_depth == 0 {
+            self.unsupported(
+                node,
+                format!("`{name}` outside a specification (a value of another thread)"),
+            );
+        }
+        self.int_of(v, name)
+    }
+
+    /// One specification statement: evaluated, then assumed, checked or
+    /// set aside with a note.
+    fn spec_claim(&mut self, name: &str, node: Node, args: &[Node]) {
+        let Some(arg) = args.first() else {
+            return;
+        };
+        let text = self.text(node);
+        self.spec_depth += 1;
+        let outer_predicate = self.spec_access_predicate.take();
+        let cond = self.eval_cond(*arg);
+        let access_predicate = std::mem::replace(&mut self.spec_access_predicate, outer_predicate);
+        self.spec_depth -= 1;
+        for a in &args[1..] {
+            self.eval(*a);
+        }
+        if self.dry > 0 {
+            return;
+        }
+        let span = self.span(node);
+        let in_device_function = !self.call_stack.is_empty();
+        let guard = self.guard();
+        let check = |lw: &mut Self, kind: AssertionKind| {
+            lw.assertions.push(Assertion {
+                kind,
+                cond: cond.clone(),
+                guard: guard.clone(),
+                span,
+                text: text.clone(),
+                loops: lw.loops.clone(),
+                head: None,
+                call_site: match kind {
+                    AssertionKind::Precondition => lw.call_sites.last().copied(),
+                    _ => None,
+                },
+            });
+        };
+        match name {
+            "__requires" | "__global_requires" if in_device_function => {
+                if let Some(p) = &access_predicate {
+                    self.unsupported(
+                        node,
+                        format!(
+                            "precondition with the access predicate `{p}` of an inlined function"
+                        ),
+                    );
+                } else {
+                    check(self, AssertionKind::Precondition);
+                }
+            }
+            "__requires" | "__global_requires" | "__assume" | "__builtin_assume" | "assert" => {
+                if let Some(p) = &access_predicate {
+                    // Assuming less than the user wrote is sound.
+                    self.unused_specs.push((
+                        span,
+                        format!("{text} (the access predicate `{p}` is not modelled)"),
+                    ));
+                    return;
+                }
+                let has_counter = cond.mentions(&mut |v| matches!(v.kind, VarKind::Counter { .. }));
+                if has_counter {
+                    self.unused_specs.push((
+                        span,
+                        format!("{text} (an assumption inside a loop is not used)"),
+                    ));
+                    return;
+                }
+                self.assumptions
+                    .push(Expr::or(Expr::not(guard.clone()), cond.clone()));
+                self.assumption_texts.push((span, text.clone()));
+            }
+            "__assert" => match &access_predicate {
+                Some(p) => {
+                    self.unsupported(node, format!("assertion with the access predicate `{p}`"))
+                }
+                None => check(self, AssertionKind::Assert),
+            },
+            "__invariant" | "__global_invariant" if access_predicate.is_none() => {
+                check(self, AssertionKind::Invariant)
+            }
+            _ => {
+                // Access invariants, function-wide invariants and
+                // postconditions: never assumed, so no verdict rests on them.
+                let why = match (&access_predicate, name) {
+                    (Some(p), _) => format!("the access predicate `{p}` is not modelled; the loop model needs no access invariant"),
+                    (None, "__function_wide_invariant") => "function-wide invariants are not checked".into(),
+                    _ => "postconditions are not checked".into(),
+                };
+                self.unused_specs.push((span, format!("{text} ({why})")));
+            }
+        }
+    }
+}
+
+/// Stands for "still in the loop" in `__enabled()` at a loop head.
+fn head_marker() -> Var {
+    Var::new("⟦loop head⟧", VarKind::Shared)
+}
+
+/// The same expression for the other thread of the query: every variable
+/// is marked, and the verifier renames marked variables of thread 1 to
+/// thread 2's and back (variables shared by both threads stay themselves).
+pub(super) fn other_thread(e: &Expr) -> Expr {
+    e.subst(&mut |v: &Var| {
+        if v.name.ends_with(OTHER_THREAD) {
+            // The other thread's other thread is this one.
+            let base = v.name.trim_end_matches(OTHER_THREAD);
+            return Some(Expr::Var(Var::new(base, v.kind)));
+        }
+        Some(Expr::Var(Var::new(
+            format!("{}{OTHER_THREAD}", v.name),
+            v.kind,
+        )))
+    })
+}
