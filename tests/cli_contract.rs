@@ -82,7 +82,8 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                     "syntax-error",
                     "note",
                     "assertion",
-                    "assumption"
+                    "assumption",
+                    "include"
                 ]
                 .contains(&kind),
                 "{kind}"

@@ -80,7 +80,9 @@ fn launch_site_assumptions_are_reported() {
         .report
         .findings
         .iter()
-        .find(|f| f.kernel.as_deref() == Some("fold"))
+        .find(|f| {
+            f.kernel.as_deref() == Some("fold") && f.kind == syncscope_core::FindingKind::DataRace
+        })
         .unwrap();
     assert!(race.message.contains("block (256,1,1)"), "{}", race.message);
     let json = syncscope::output::json(&results);

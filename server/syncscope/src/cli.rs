@@ -354,6 +354,9 @@ impl Configs {
     }
 }
 
+/// A file to check, with its options and header search paths.
+pub type Job = (PathBuf, Options, SearchPaths);
+
 /// The analyses `syncscope check` reports, and the I/O and configuration
 /// errors met: each file with the syncscope.toml above it (or `--config`).
 pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
@@ -363,7 +366,7 @@ pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
         explicit: args.config.clone(),
         loaded: Default::default(),
     };
-    let jobs: Vec<(PathBuf, Options, SearchPaths)> = files
+    let jobs: Vec<Job> = files
         .iter()
         .map(|f| {
             let config = configs.for_file(f, &mut io_errors);
@@ -412,15 +415,12 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     }
 }
 
-/// A file to check, with its own options and header search paths.
-pub type FileJob = (PathBuf, Options, SearchPaths);
-
 /// Analyses files on the core's worker pool (the core also spreads the
 /// kernels of a file over cores), each with its own options and header
 /// search paths.
-pub fn analyze_files(jobs: &[FileJob], io_errors: &mut Vec<String>) -> Vec<FileResult> {
+pub fn analyze_files(jobs: &[Job], io_errors: &mut Vec<String>) -> Vec<FileResult> {
     let texts: Vec<Result<String, String>> = jobs.iter().map(|(f, _, _)| read_source(f)).collect();
-    let items: Vec<(&FileJob, &Result<String, String>)> = jobs.iter().zip(&texts).collect();
+    let items: Vec<(&Job, &Result<String, String>)> = jobs.iter().zip(&texts).collect();
     let results = syncscope_core::parallel_map(&items, |((path, options, search), text)| {
         let text = text.as_ref().ok()?;
         let analysis = syncscope_core::analysis::project::analyze(

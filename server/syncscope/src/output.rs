@@ -683,7 +683,7 @@ mod tests {
                 path: name.into(),
                 text: text.to_string(),
                 report,
-                cuda_arch: 800,
+                cuda_arch: options.cuda_arch,
             }],
             style,
         )
