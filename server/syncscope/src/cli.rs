@@ -59,11 +59,12 @@ pub struct CheckArgs {
     /// 32-bit bit-vector arithmetic (wrap-around) instead of mathematical integers.
     #[arg(long)]
     bitvector: bool,
-    /// Per-query solver timeout in milliseconds (a timeout reports `unknown`).
-    #[arg(long, default_value_t = 2000)]
-    timeout_ms: u32,
-    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`).
+    /// Per-query wall-clock safety net in milliseconds (a check still running
+    /// then reports `unknown`; the per-query budget is Z3's resource limit).
     #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u32,
+    /// Wall-clock safety net per kernel in milliseconds (over it the kernel is `unknown`).
+    #[arg(long, default_value_t = 30_000)]
     kernel_budget_ms: u32,
     /// Do not look for redundant barriers.
     #[arg(long)]
