@@ -113,6 +113,61 @@ fn family(name: &str, n: usize) -> String {
     )
 }
 
+/// A generator of one family's kernel at a size.
+type FamilySource = fn(&str, usize) -> String;
+
+/// The same family with symbolic launch sizes (what an editor user has):
+/// no `--block-dim`, the stride `T` is `blockDim.x`, and the shared array
+/// is `extern` (sized at launch).
+fn family_symbolic(name: &str, n: usize) -> String {
+    let fixed = family(name, n);
+    let body_start = fixed.find("    int x = in[tid];\n").expect("family body");
+    let body = &fixed[body_start..];
+    format!(
+        "#define T blockDim.x\n__global__ void k(int n, int *in) {{\n    extern __shared__ int s[];\n    int tid = threadIdx.x;\n{body}"
+    )
+}
+
+/// The must-show kernels of issue 20 (tests/corpus/solver), symbolic launch
+/// sizes unless the file fixes the block shape: median ms per kernel over
+/// `reps` cold runs, and whether the verdict is the expected one.
+fn must_show(reps: usize) {
+    let dir = syncscope_tests::corpus_dir().join("solver");
+    println!("## Must-show kernels (issue 20; ms per kernel, median of {reps} cold runs)\n");
+    println!("| file | kernel | expected | got | median ms | max ms |\n|---|---|---|---|---|---|");
+    for path in syncscope_tests::cu_files(&dir) {
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let e = syncscope_tests::expectations(&text);
+        let options = syncscope_tests::options_for(&e);
+        let tree = syncscope_core::parse(&text, None);
+        let mut times: Vec<Vec<f64>> = Vec::new();
+        let mut statuses = Vec::new();
+        for _ in 0..reps {
+            let r = syncscope_core::analyze(&text, &tree, &options, &MemoryCache::default(), None);
+            times.resize(r.kernels.len(), Vec::new());
+            statuses = r
+                .kernels
+                .iter()
+                .map(|k| (k.name.clone(), k.status.as_str().to_string()))
+                .collect();
+            for (i, k) in r.kernels.iter().enumerate() {
+                times[i].push(k.millis as f64);
+            }
+        }
+        for (i, (name, got)) in statuses.iter().enumerate() {
+            let expected = e.kernels.get(name).map(String::as_str).unwrap_or("?");
+            let max = times[i].iter().cloned().fold(0.0, f64::max);
+            println!(
+                "| {} | {name} | {expected} | {got} | {:.0} | {:.0} |",
+                path.file_name().unwrap().to_string_lossy(),
+                median(&mut times[i]),
+                max
+            );
+        }
+    }
+    println!();
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let frontend_only = std::env::args().any(|a| a == "--frontend-only");
@@ -153,6 +208,7 @@ fn main() {
     let dir = syncscope_tests::corpus_dir();
     let mut per_kernel = Vec::new();
     let mut queries = Vec::new();
+    let (mut unknown, mut pairs, mut pairs_without_z3) = (0, 0, 0);
     let t_all = Instant::now();
     for path in syncscope_tests::cu_files(&dir) {
         let text = std::fs::read_to_string(&path).expect("corpus file");
@@ -163,7 +219,10 @@ fn main() {
         for k in &report.kernels {
             per_kernel.push(k.millis as f64);
             queries.push(k.queries as f64);
+            unknown += (k.status.as_str() == "unknown") as usize;
         }
+        pairs += report.stats.access_pairs;
+        pairs_without_z3 += report.stats.access_pairs_without_z3;
     }
     let wall = t_all.elapsed().as_secs_f64();
     let n = per_kernel.len();
@@ -178,6 +237,13 @@ fn main() {
         wall
     );
 
+    println!(
+        "kernels `unknown`: {unknown}; conflicting access pairs decided without Z3: {pairs_without_z3} of {pairs} ({:.0}%)\n",
+        100.0 * pairs_without_z3 as f64 / pairs.max(1) as f64
+    );
+
+    must_show(reps);
+
     // 3. Faial Claim 2 families.
     println!("## Scalability (Faial Claim 2 families, race-free; ms, median of {reps})\n");
     let sizes: &[usize] = if quick {
@@ -191,38 +257,49 @@ fn main() {
     }
     println!();
     println!("|---|{}", "---|".repeat(sizes.len()));
-    for fam in [
-        "accesses",
-        "barriers",
-        "conditionals",
-        "unsync-loops",
-        "sync-loops",
-    ] {
-        print!("| {fam} |");
-        for &size in sizes {
-            let src = family(fam, size);
-            let mut t = Vec::new();
-            let mut status = String::new();
-            for _ in 0..reps.min(5) {
-                // A fresh (cold) cache per run, as `syncscope check` starts.
-                let start = Instant::now();
-                let r = syncscope_core::analyze(
-                    &src,
-                    &syncscope_core::parse(&src, None),
-                    &Options::default(),
-                    &MemoryCache::default(),
-                    None,
-                );
-                t.push(start.elapsed().as_secs_f64() * 1e3);
-                status = r
-                    .kernels
-                    .first()
-                    .map(|k| k.status.as_str().to_string())
-                    .unwrap_or_default();
+    let variants: [(&str, FamilySource); 2] =
+        [("", family), (" (symbolic launch)", family_symbolic)];
+    for (label, make) in variants {
+        for fam in [
+            "accesses",
+            "barriers",
+            "conditionals",
+            "unsync-loops",
+            "sync-loops",
+        ] {
+            print!("| {fam}{label} |");
+            let mut by_size = Vec::new();
+            for &size in sizes {
+                let src = make(fam, size);
+                let mut t = Vec::new();
+                let mut status = String::new();
+                for _ in 0..reps.min(5) {
+                    // A fresh (cold) cache per run, as `syncscope check` starts.
+                    let start = Instant::now();
+                    let r = syncscope_core::analyze(
+                        &src,
+                        &syncscope_core::parse(&src, None),
+                        &Options::default(),
+                        &MemoryCache::default(),
+                        None,
+                    );
+                    t.push(start.elapsed().as_secs_f64() * 1e3);
+                    status = r
+                        .kernels
+                        .first()
+                        .map(|k| k.status.as_str().to_string())
+                        .unwrap_or_default();
+                }
+                let mark = if status == "verified" { "" } else { " (!)" };
+                let m = median(&mut t);
+                by_size.push((size, m));
+                print!(" {m:.0}{mark} |");
             }
-            let mark = if status == "verified" { "" } else { " (!)" };
-            print!(" {:.0}{mark} |", median(&mut t));
+            let at = |n: usize| by_size.iter().find(|(s, _)| *s == n).map(|(_, t)| *t);
+            if let (Some(t10), Some(t50)) = (at(10), at(50)) {
+                print!(" T(50)/T(10) = {:.1} |", t50 / t10.max(0.5));
+            }
+            println!();
         }
-        println!();
     }
 }

@@ -44,13 +44,17 @@ pub struct Options {
     pub warp_size: u32,
     /// 32-bit bit-vector arithmetic instead of mathematical integers.
     pub bitvector: bool,
-    /// Per-query Z3 timeout in milliseconds; a timeout yields `unknown`.
+    /// Per-query wall-clock safety net in milliseconds (a check still
+    /// running then is `unknown`). Not the budget: `rlimit` is, so that a
+    /// verdict does not depend on how loaded the machine is; the net is
+    /// set far beyond what the rlimit takes on a busy machine.
     pub timeout_ms: u32,
-    /// Z3 resource limit per query (deterministic, unlike time); 0 = none.
-    /// A backstop under the timeout: a check that exhausts it is `unknown`.
+    /// Z3 resource limit per query: the per-query budget (deterministic,
+    /// unlike time: the same query gets the same answer on any machine
+    /// load); 0 = none. A check that exhausts it is `unknown`.
     pub rlimit: u32,
-    /// Time budget for verifying one kernel in milliseconds: once spent,
-    /// the remaining queries are `unknown` (never `verified`).
+    /// Wall-clock safety net for verifying one kernel in milliseconds:
+    /// once spent, the remaining queries are `unknown` (never `verified`).
     pub kernel_budget_ms: u32,
     /// Report barriers whose removal creates no race.
     pub check_redundant: bool,
@@ -72,9 +76,9 @@ impl Default for Options {
             warp_sync: false,
             warp_size: 32,
             bitvector: false,
-            timeout_ms: 2000,
+            timeout_ms: 10_000,
             rlimit: 50_000_000,
-            kernel_budget_ms: 10_000,
+            kernel_budget_ms: 30_000,
             check_redundant: true,
             compute_fixes: false,
             cuda_arch: DEFAULT_CUDA_ARCH,

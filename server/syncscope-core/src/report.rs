@@ -368,6 +368,11 @@ pub struct Stats {
     pub kernels_reused: u64,
     /// Kernels whose verification stopped at its time budget.
     pub kernels_over_budget: u64,
+    /// Pairs of conflicting accesses (per array and thread relation) the
+    /// race pre-checks considered, and those decided by exact arithmetic
+    /// without Z3.
+    pub access_pairs: u64,
+    pub access_pairs_without_z3: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -377,6 +382,8 @@ impl std::ops::AddAssign for Stats {
         self.kernels_analysed += o.kernels_analysed;
         self.kernels_reused += o.kernels_reused;
         self.kernels_over_budget += o.kernels_over_budget;
+        self.access_pairs += o.access_pairs;
+        self.access_pairs_without_z3 += o.access_pairs_without_z3;
     }
 }
 

@@ -520,6 +520,7 @@ mod tests {
             kernels_analysed: 3,
             kernels_reused: 4,
             kernels_over_budget: 0,
+            ..Default::default()
         });
         assert_eq!(st["queriesReused"], 2);
         assert_eq!(st["kernelsReused"], 4);

@@ -78,12 +78,13 @@ pub struct CheckArgs {
     /// 32-bit bit-vector arithmetic (wrap-around) instead of mathematical integers.
     #[arg(long)]
     bitvector: bool,
-    /// Per-query solver timeout in milliseconds (a timeout reports `unknown`;
-    /// default 2000, or `timeout-ms` of syncscope.toml).
+    /// Per-query wall-clock safety net in milliseconds (a check still running
+    /// then reports `unknown`; the per-query budget is Z3's deterministic
+    /// resource limit). Default 10000, or `timeout-ms` of syncscope.toml.
     #[arg(long)]
     timeout_ms: Option<u32>,
-    /// Time budget per kernel in milliseconds (over it the kernel is `unknown`;
-    /// default 10000, or `kernel-budget-ms` of syncscope.toml).
+    /// Wall-clock safety net per kernel in milliseconds (over it the kernel
+    /// is `unknown`). Default 30000, or `kernel-budget-ms` of syncscope.toml.
     #[arg(long)]
     kernel_budget_ms: Option<u32>,
     /// Do not look for redundant barriers.

@@ -72,6 +72,7 @@ pub struct KernelOutcome {
     pub races: Vec<RaceHit>,
     /// The kernel's time budget ran out: the result is incomplete.
     pub over_budget: bool,
+    pub counters: Counters,
 }
 
 impl<'k> KernelVerifier<'k> {
@@ -348,6 +349,7 @@ impl<'k> KernelVerifier<'k> {
             report,
             races: races.pairs.into_values().collect(),
             over_budget,
+            counters: self.counters,
         }
     }
 
@@ -371,14 +373,13 @@ impl<'k> KernelVerifier<'k> {
 
     /// Whether uniform `facts` may hold together (unknown counts as yes).
     pub(super) fn may_hold(&mut self, facts: &[Expr]) -> bool {
+        // Only sat or unsat matters here: no witness model.
+        let config = SolverConfig {
+            witness: false,
+            ..self.config
+        };
         !matches!(
-            smt::solve(
-                facts,
-                &self.env,
-                self.config,
-                self.cache,
-                &mut self.counters
-            ),
+            smt::solve(facts, &self.env, config, self.cache, &mut self.counters),
             QueryOutcome::Unsat
         )
     }

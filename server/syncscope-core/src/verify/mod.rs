@@ -7,6 +7,7 @@
 //! Must not parse or lower source text: it takes models and returns
 //! findings; the file-level driver is `crate::analysis`.
 
+mod affine;
 mod assertions;
 mod divergence;
 pub mod engine;
@@ -69,6 +70,8 @@ pub fn verify_one(
                     kernels_analysed: 1,
                     kernels_reused: 0,
                     kernels_over_budget: outcome.over_budget as u64,
+                    access_pairs: outcome.counters.pairs,
+                    access_pairs_without_z3: outcome.counters.pairs_without_z3,
                 },
             )
         }

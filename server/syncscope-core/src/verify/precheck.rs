@@ -3,9 +3,10 @@
 //! Z3), and one query with every access and counter free. Must not report
 //! findings: it only says "no two threads ever collide on this array".
 
+use super::affine;
 use super::engine::*;
 use super::intervals::Instance;
-use super::smt::{self, LaunchEnv, SolverConfig};
+use super::smt::{LaunchEnv, SolverConfig};
 use crate::cache::QueryOutcome;
 use crate::model::*;
 
@@ -68,6 +69,96 @@ impl<'k> KernelVerifier<'k> {
         })
     }
 
+    /// An exact pre-check without Z3: every access to `array` has an index
+    /// `r + X` with one varying part `r` (the same for all) injective in
+    /// the identity of a thread (global ids `blockIdx * blockDim +
+    /// threadIdx`, `y * width + x` under `x < width`, grid-stride loops,
+    /// warp layouts: see `affine`) and a thread-uniform offset `X`; two
+    /// offsets either are equal (then equal indices mean one thread) or
+    /// differ by a multiple of some `M` with `0 <= r < M` (then the
+    /// indices never meet). So two distinct threads never touch one
+    /// element, whatever the barriers. Integer semantics only.
+    pub(super) fn index_injective(&self, array: ArrayId, rel: Relation) -> bool {
+        if self.env.bitvector {
+            return false;
+        }
+        let accesses: Vec<&Access> = self
+            .kernel
+            .accesses()
+            .into_iter()
+            .filter(|a| a.array == array)
+            .collect();
+        let varying = |v: &Var| match v.kind {
+            VarKind::ThreadIdx(_) | VarKind::Counter { .. } => true,
+            // A value made inside a loop: one per iteration, and the two
+            // threads may be in different iterations.
+            VarKind::Unknown { .. } if v.name.contains('⟨') => true,
+            VarKind::BlockIdx(_) => rel.cross_block(),
+            VarKind::Unknown { scope, .. } => match scope {
+                Scope::Thread => true,
+                Scope::Block => rel.cross_block(),
+                Scope::Grid => false,
+            },
+            _ => false,
+        };
+        let env = &self.env;
+        let fixed = |kind: VarKind| env.fixed(kind);
+        // The coordinates in which two threads of the relation may differ.
+        let mut identity = Vec::new();
+        for d in 0..3u8 {
+            if env.fixed(VarKind::BlockDim(d)) != Some(1) {
+                identity.push(VarKind::ThreadIdx(d));
+            }
+            if rel.cross_block() && env.fixed(VarKind::GridDim(d)) != Some(1) {
+                identity.push(VarKind::BlockIdx(d));
+            }
+        }
+        let facts: Vec<affine::Facts> = accesses
+            .iter()
+            .map(|a| affine::Facts {
+                varying: &varying,
+                fixed: &fixed,
+                guard: affine::conjuncts(&a.guard),
+            })
+            .collect();
+        let Some(first) = facts.first() else {
+            return false;
+        };
+        let split: Vec<(Expr, Expr)> = accesses
+            .iter()
+            .map(|a| first.split_offset(&a.index))
+            .collect();
+        let r = &split[0].0;
+        if split.iter().any(|(x, _)| x != r) {
+            return false;
+        }
+        let injective = facts.iter().all(|f| {
+            let Some(mut covered) = f.injective(r, 0) else {
+                return false;
+            };
+            covered.extend(f.pinned());
+            identity
+                .iter()
+                .all(|kind| covered.iter().any(|v| v.kind == *kind))
+        });
+        if !injective {
+            return false;
+        }
+        for (i, a) in accesses.iter().enumerate() {
+            for (j, b) in accesses.iter().enumerate().skip(i) {
+                let conflict = (a.kind.writes() || b.kind.writes())
+                    && !(a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic);
+                if conflict
+                    && split[i].1 != split[j].1
+                    && !affine::offsets_apart(r, &split[i].1, &split[j].1, &facts[i], &facts[j])
+                {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     pub(super) fn barrier_independent(&mut self, array: ArrayId, rel: Relation) -> bool {
         if let Some(&known) = self.independent.get(&(array, rel)) {
             return known;
@@ -85,20 +176,32 @@ impl<'k> KernelVerifier<'k> {
                 skip_loops: Vec::new(),
             })
             .collect();
-        let exact = !rel.cross_block() && self.offsets_disjoint_per_thread(array);
+        self.counters.pairs += conflicting_pairs(self.kernel, array);
+        let exact = (!rel.cross_block() && self.offsets_disjoint_per_thread(array))
+            || self.index_injective(array, rel);
         let independent = match self.group_query(&group, rel, None) {
-            None => true,
-            Some(_) if exact => true,
+            None => {
+                self.counters.pairs_without_z3 += conflicting_pairs(self.kernel, array);
+                true
+            }
+            Some(_) if exact => {
+                self.counters.pairs_without_z3 += conflicting_pairs(self.kernel, array);
+                true
+            }
             Some(q) => {
-                // A pre-check: a short budget, undecided means "check
+                // A pre-check: a short budget (resources, not time: the
+                // same on a loaded machine), undecided means "check
                 // interval by interval" as before.
                 let config = SolverConfig {
-                    timeout_ms: self.config.timeout_ms.min(PRECHECK_TIMEOUT_MS),
+                    rlimit: match self.config.rlimit {
+                        0 => PRECHECK_RLIMIT,
+                        r => r.min(PRECHECK_RLIMIT),
+                    },
                     witness: false,
                     ..self.config
                 };
                 matches!(
-                    smt::solve(&q.base, &self.env, config, self.cache, &mut self.counters),
+                    self.solve_concrete_first(&q.base, config),
                     QueryOutcome::Unsat
                 )
             }
@@ -108,8 +211,28 @@ impl<'k> KernelVerifier<'k> {
     }
 }
 
-/// The solver time for the barrier-independence pre-check (ms).
-pub(super) const PRECHECK_TIMEOUT_MS: u32 = 500;
+/// The pairs of accesses to `array` that could race (a write and another
+/// access, not two atomics), counting an access with itself.
+pub(super) fn conflicting_pairs(kernel: &Kernel, array: ArrayId) -> u64 {
+    let kinds: Vec<AccessKind> = kernel
+        .accesses()
+        .into_iter()
+        .filter(|a| a.array == array)
+        .map(|a| a.kind)
+        .collect();
+    let mut n = 0;
+    for (i, k1) in kinds.iter().enumerate() {
+        for k2 in &kinds[i..] {
+            let conflict = (k1.writes() || k2.writes())
+                && !(*k1 == AccessKind::Atomic && *k2 == AccessKind::Atomic);
+            n += conflict as u64;
+        }
+    }
+    n
+}
+
+/// The Z3 resources for the barrier-independence pre-check.
+pub(super) const PRECHECK_RLIMIT: u32 = 5_000_000;
 
 /// `e` as `a * threadIdx.x + c` with integers `a` and `c` (launch sizes the
 /// environment fixes are constants), or `None` for any other form.

@@ -7,7 +7,7 @@
 use super::engine::*;
 use super::intervals::{intervals, Instance, Level};
 use super::replay::Interpreter;
-use super::smt::{self, SolverConfig};
+use super::smt::SolverConfig;
 use super::witness::exclude_model;
 use crate::cache::QueryOutcome;
 use crate::model::*;
@@ -249,7 +249,7 @@ impl<'k> KernelVerifier<'k> {
             if self.cancelled() {
                 return;
             }
-            match smt::solve(&base, &self.env, config, self.cache, &mut self.counters) {
+            match self.solve_concrete_first(&base, config) {
                 QueryOutcome::Unsat => return,
                 QueryOutcome::Sat(_) if skip.is_some() => {
                     set.needed = true;

@@ -441,6 +441,12 @@ pub const OUT_OF_BUDGET: &str = "the kernel's time budget ran out";
 pub struct Counters {
     pub run: u64,
     pub reused: u64,
+    /// Conflicting access pairs the race pre-checks considered, and those
+    /// they decided without Z3 (see `Stats`).
+    pub pairs: u64,
+    pub pairs_without_z3: u64,
+    /// Satisfiable race queries answered on a small concrete launch.
+    pub concrete_first: u64,
 }
 
 /// Solves `assertions`, through the cache.
@@ -509,11 +515,13 @@ pub fn solve(
     outcome
 }
 
-/// Time for the small-values solve of a satisfiable query (ms).
-const SMALL_MODEL_MS: u32 = 300;
-/// Time the incremental core gets on a linear query before the
-/// non-incremental solver takes over (ms).
-const INCREMENTAL_SLICE_MS: u32 = 150;
+/// Z3 resources for the small-values solve of a satisfiable query. Budgets
+/// are resources, not time: a witness and a verdict never depend on how
+/// loaded the machine is (wall time is only the safety net).
+const SMALL_MODEL_RLIMIT: u32 = 2_000_000;
+/// Z3 resources the incremental core gets on a linear query before the
+/// non-incremental solver takes over.
+const INCREMENTAL_SLICE_RLIMIT: u32 = 300_000;
 /// The literal that switches the small-value preferences on.
 const SMALL: &str = "|small!|";
 
@@ -547,16 +555,19 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             .map(|c| format!("(assert (=> {SMALL} {c}))\n"))
             .collect::<String>()
     );
+    // The resource budget of one check (Z3 counts it from the check's
+    // start): the deterministic per-query budget.
+    let budget = |solver: &Solver, rlimit: u32| {
+        let mut params = Params::new();
+        params.set_u32("rlimit", rlimit);
+        solver.set_params(&params);
+    };
     let solver_for = |incremental: bool| {
         let solver = Solver::new();
         if incremental {
             solver.push();
         }
-        let mut params = Params::new();
-        if config.rlimit > 0 {
-            params.set_u32("rlimit", config.rlimit);
-        }
-        solver.set_params(&params);
+        budget(&solver, config.rlimit);
         solver
     };
     // A fresh solver holding this query.
@@ -565,9 +576,21 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
         solver.from_string(text.as_str());
         solver
     };
-    let check = |solver: &Solver, limit_ms: u32, small: bool| {
+    // `limit_ms` is the wall-clock safety net; `rlimit` decides.
+    // Whether the watchdog stopped the last check (its deadline passed or
+    // the analysis was cancelled): Z3 reports an exhausted rlimit with the
+    // same "canceled" as an interruption, and only the clock tells them
+    // apart.
+    let clock_stopped = AtomicBool::new(false);
+    let check = |solver: &Solver, limit_ms: u32, rlimit: u32, small: bool| {
+        budget(solver, rlimit);
         let timeout = Instant::now() + Duration::from_millis(limit_ms.max(1) as u64);
         let deadline = config.deadline.map_or(timeout, |d| d.min(timeout));
+        let _stopped = Stopped {
+            deadline,
+            config: &config,
+            flag: &clock_stopped,
+        };
         let _guard = super::watchdog::watch(
             z3::Context::thread_local().get_z3_context(),
             deadline,
@@ -584,30 +607,38 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             .timeout_ms
             .saturating_sub(started.elapsed().as_millis() as u32)
     };
-    let interrupted = |solver: &Solver| {
+    let stopped_early = |solver: &Solver| {
         matches!(
             solver.get_reason_unknown().as_deref(),
             Some("canceled" | "interrupted")
-        )
+        ) || solver
+            .get_reason_unknown()
+            .is_some_and(|r| r.contains("resource"))
     };
+    // Stopped by the clock (the safety net) or a cancellation.
+    let interrupted =
+        |solver: &Solver| stopped_early(solver) && clock_stopped.load(Ordering::Relaxed);
+    // Stopped by the resource budget (deterministic).
+    let out_of_resources =
+        |solver: &Solver| stopped_early(solver) && !clock_stopped.load(Ordering::Relaxed);
     let mut warm = WarmSolver::take(config.rlimit, || solver_for(true));
     warm.solver().from_string(text.as_str());
-    let slice = if q.nonlinear {
-        config.timeout_ms
+    let slice = if q.nonlinear || config.rlimit == 0 {
+        config.rlimit
     } else {
-        config.timeout_ms.min(INCREMENTAL_SLICE_MS)
+        config.rlimit.min(INCREMENTAL_SLICE_RLIMIT)
     };
-    let mut result = check(warm.solver(), slice, false);
+    let mut result = check(warm.solver(), config.timeout_ms, slice, false);
     let mut other: Option<Solver> = None;
     if result == SatResult::Unknown {
         warm.reusable = false;
         let more_time = !config.cancelled() && !config.out_of_budget() && remaining() > 0;
         // Gave up ("incomplete"): once more on a fresh incremental core;
         // out of its slice on a linear query: the non-incremental solver.
-        let incremental = !interrupted(warm.solver());
-        if more_time && (incremental || !q.nonlinear) {
+        let incremental = !interrupted(warm.solver()) && !out_of_resources(warm.solver());
+        if more_time && (incremental || (!q.nonlinear && !interrupted(warm.solver()))) {
             let fresh = loaded(incremental);
-            result = check(&fresh, remaining(), false);
+            result = check(&fresh, remaining(), config.rlimit, false);
             other = Some(fresh);
         }
     }
@@ -618,7 +649,9 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             let reason = solver
                 .get_reason_unknown()
                 .unwrap_or_else(|| "unknown".to_string());
-            QueryOutcome::Unknown(if !interrupted(solver) {
+            QueryOutcome::Unknown(if out_of_resources(solver) {
+                format!("out of its resource budget (rlimit {})", config.rlimit)
+            } else if !interrupted(solver) {
                 reason
             } else if config.cancelled() {
                 CANCELLED.to_string()
@@ -635,7 +668,15 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             let witness_of = |solver: &Solver| {
                 let mut values = model_values(solver, q, env)?;
                 if !q.small.is_empty()
-                    && check(solver, config.timeout_ms.min(SMALL_MODEL_MS), true) == SatResult::Sat
+                    && check(
+                        solver,
+                        config.timeout_ms,
+                        match config.rlimit {
+                            0 => SMALL_MODEL_RLIMIT,
+                            r => r.min(SMALL_MODEL_RLIMIT),
+                        },
+                        true,
+                    ) == SatResult::Sat
                 {
                     if let Some(small) = model_values(solver, q, env) {
                         values = small;
@@ -652,7 +693,8 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
                 .then(|| {
                     z3::with_z3_config(&z3::Config::new(), || {
                         let fresh = loaded(true);
-                        if check(&fresh, remaining().max(1), false) == SatResult::Sat {
+                        if check(&fresh, remaining().max(1), config.rlimit, false) == SatResult::Sat
+                        {
                             witness_of(&fresh)
                         } else {
                             None
@@ -696,6 +738,20 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             }
             QueryOutcome::Sat(values)
         }
+    }
+}
+
+/// Records, when a check ends, whether the watchdog had a reason to stop it.
+struct Stopped<'a, 'c> {
+    deadline: Instant,
+    config: &'a SolverConfig<'c>,
+    flag: &'a AtomicBool,
+}
+
+impl Drop for Stopped<'_, '_> {
+    fn drop(&mut self) {
+        let stopped = Instant::now() >= self.deadline || self.config.cancelled();
+        self.flag.store(stopped, Ordering::Relaxed);
     }
 }
 

@@ -5,10 +5,54 @@
 use super::engine::*;
 use super::intervals::Instance;
 use super::replay::Interpreter;
+use super::smt::{self, LaunchEnv, SolverConfig};
+use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
 
 impl<'k> KernelVerifier<'k> {
+    /// Solves a race query concrete launch first: with the launch sizes
+    /// the kernel leaves symbolic fixed to a small launch (blocks of 64
+    /// threads, 2 blocks per used grid dimension), the query is linear
+    /// and usually answers in a millisecond. A model of it is a model of
+    /// the symbolic query (it only adds `blockDim.x == 64`, ...), with the
+    /// launch sizes added to its values, so a race it finds is a race of
+    /// the kernel and replays like any other. Only when it has none (or
+    /// cannot decide) is the symbolic query asked.
+    pub(super) fn solve_concrete_first(
+        &mut self,
+        assertions: &[Expr],
+        config: SolverConfig,
+    ) -> QueryOutcome {
+        if let Some(small) = small_launch(&self.env) {
+            let outcome = smt::solve(assertions, &small, config, self.cache, &mut self.counters);
+            if let QueryOutcome::Sat(mut values) = outcome {
+                for d in 0..3u8 {
+                    for (name, kind, size) in [
+                        ("blockDim", VarKind::BlockDim(d), small.block_dim),
+                        ("gridDim", VarKind::GridDim(d), small.grid_dim),
+                    ] {
+                        let name = format!("{name}.{}", DIMS[d as usize]);
+                        if self.env.fixed(kind).is_none() && !values.iter().any(|(n, _)| *n == name)
+                        {
+                            let size = size.map_or(1, |s| s[d as usize] as i64);
+                            values.push((name, size));
+                        }
+                    }
+                }
+                self.counters.concrete_first += 1;
+                return QueryOutcome::Sat(values);
+            }
+        }
+        smt::solve(
+            assertions,
+            &self.env,
+            config,
+            self.cache,
+            &mut self.counters,
+        )
+    }
+
     pub(super) fn loop_values(
         &self,
         access: usize,
@@ -121,6 +165,44 @@ impl<'k> KernelVerifier<'k> {
         .eval_with(e)
         .map(|x| (x != 0) as i64)
     }
+}
+
+/// The small launch of [`KernelVerifier::solve_concrete_first`]: the
+/// kernel's symbolic launch sizes fixed (blocks of 64 x 2 x 2 threads at
+/// most, within `__launch_bounds__`; 2 blocks per grid dimension), or
+/// `None` when the launch is already fixed.
+pub(super) fn small_launch(env: &LaunchEnv) -> Option<LaunchEnv> {
+    let symbolic = |kind| env.fixed(kind).is_none();
+    if !(0..3u8).any(|d| symbolic(VarKind::BlockDim(d)) || symbolic(VarKind::GridDim(d))) {
+        return None;
+    }
+    let mut block = [1u32; 3];
+    let mut grid = [1u32; 3];
+    for d in 0..3u8 {
+        let i = d as usize;
+        block[i] = match env.fixed(VarKind::BlockDim(d)) {
+            Some(n) => n as u32,
+            None if d == 0 => 64,
+            None => 2,
+        };
+        grid[i] = match env.fixed(VarKind::GridDim(d)) {
+            Some(n) => n as u32,
+            None => 2,
+        };
+    }
+    let limit = env.max_threads.unwrap_or(1024).clamp(1, 1024) as u64;
+    while block.iter().map(|b| *b as u64).product::<u64>() > limit {
+        // Halve a symbolic dimension (fixed ones are the user's).
+        let d = (0..3)
+            .filter(|d| symbolic(VarKind::BlockDim(*d as u8)) && block[*d] > 1)
+            .max_by_key(|d| block[*d])?;
+        block[d] /= 2;
+    }
+    Some(LaunchEnv {
+        block_dim: Some(block),
+        grid_dim: Some(grid),
+        ..env.clone()
+    })
 }
 
 /// A constraint that excludes the thread identities of one model.

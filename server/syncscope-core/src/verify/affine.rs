@@ -1,0 +1,427 @@
+//! Exact reasoning about index expressions without Z3: when is an index
+//! function injective in the thread identity? Global ids are mixed-radix
+//! numbers (`q * M + r` with `0 <= r < M` determines `q` and `r`), warp
+//! layouts rebuild the thread id (`(t >> 5) * 32 + (t & 31) == t`), grid-
+//! stride loops add a multiple of the grid's thread count to a global id
+//! below it. Every rule here is a theorem over mathematical integers; a
+//! form no rule covers is "don't know" (the caller asks Z3). Must not
+//! decide anything under 32-bit wrap-around (`--bitvector`): the caller
+//! does not use it there.
+
+use crate::model::*;
+use std::collections::BTreeSet;
+
+/// What the judgements may assume about the variables of one access.
+pub(super) struct Facts<'a> {
+    /// Whether a variable differs between the two threads of a query
+    /// (thread and block ids, per-thread counters and unknowns).
+    pub varying: &'a dyn Fn(&Var) -> bool,
+    /// The launch size a launch variable is fixed to, if any.
+    pub fixed: &'a dyn Fn(VarKind) -> Option<i64>,
+    /// The conjuncts of the access's guard (true whenever it happens).
+    pub guard: Vec<&'a Expr>,
+}
+
+impl Facts<'_> {
+    fn is_varying(&self, e: &Expr) -> bool {
+        e.mentions(&mut |v| (self.varying)(v))
+    }
+
+    /// Whether `e` mentions a variable that differs between the threads.
+    pub(super) fn varies(&self, e: &Expr) -> bool {
+        self.is_varying(e)
+    }
+
+    /// `e` as `r + X`: `X` the sum of the thread-uniform addends at the top
+    /// of `e` (0 if none), `r` the rest.
+    pub(super) fn split_offset(&self, e: &Expr) -> (Expr, Expr) {
+        let mut r = e.clone();
+        let mut x = Expr::Const(0);
+        loop {
+            match &r {
+                Expr::Bin(BinOp::Add, a, b) if !self.is_varying(b) => {
+                    x = Expr::add(x, (**b).clone());
+                    r = (**a).clone();
+                }
+                Expr::Bin(BinOp::Add, a, b) if !self.is_varying(a) => {
+                    x = Expr::add(x, (**a).clone());
+                    r = (**b).clone();
+                }
+                Expr::Bin(BinOp::Sub, a, b) if !self.is_varying(b) => {
+                    x = Expr::bin(BinOp::Sub, x, (**b).clone());
+                    r = (**a).clone();
+                }
+                _ => return (r, x),
+            }
+        }
+    }
+
+    /// `e` as a constant, folding fixed launch sizes.
+    pub(super) fn constant(&self, e: &Expr) -> Option<i64> {
+        match e {
+            Expr::Const(c) => Some(*c),
+            Expr::Var(v) => (self.fixed)(v.kind),
+            Expr::Bin(op, a, b) => fold(*op, self.constant(a)?, self.constant(b)?),
+            _ => None,
+        }
+    }
+
+    /// The multiset of factors of a product of non-varying terms, constants
+    /// folded into one leading factor: `blockDim.x * gridDim.x` and
+    /// `gridDim.x * blockDim.x` compare equal.
+    fn factors(&self, e: &Expr) -> Option<(i64, Vec<Expr>)> {
+        let mut coef = 1i64;
+        let mut out = Vec::new();
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match (e, self.constant(e)) {
+                (_, Some(c)) => coef = coef.checked_mul(c)?,
+                (Expr::Bin(BinOp::Mul, a, b), None) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                (other, None) => out.push(other.clone()),
+            }
+        }
+        out.sort();
+        Some((coef, out))
+    }
+
+    fn same_product(&self, a: &Expr, b: &Expr) -> bool {
+        a == b || self.factors(a).is_some_and(|f| Some(f) == self.factors(b))
+    }
+
+    /// Whether `e >= 0` holds whenever the access happens.
+    pub(super) fn nonneg(&self, e: &Expr, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        let rec = |x: &Expr| self.nonneg(x, depth + 1);
+        if let Some(c) = self.constant(e) {
+            return c >= 0;
+        }
+        let structural = match e {
+            Expr::Var(v) => match v.kind {
+                VarKind::ThreadIdx(_)
+                | VarKind::BlockIdx(_)
+                | VarKind::BlockDim(_)
+                | VarKind::GridDim(_)
+                | VarKind::Counter { .. } => true,
+                VarKind::Param { lo, .. } | VarKind::Unknown { lo, .. } => lo >= 0,
+                VarKind::Shared => false,
+            },
+            Expr::Bin(BinOp::Add | BinOp::Mul, a, b) => rec(a) && rec(b),
+            Expr::Bin(BinOp::Div | BinOp::Rem, a, b) => rec(a) && self.positive(b),
+            Expr::Bin(BinOp::Shr | BinOp::Shl, a, b) => {
+                rec(a) && self.constant(b).is_some_and(|k| (0..31).contains(&k))
+            }
+            Expr::Bin(BinOp::BitAnd, a, b) => rec(a) || rec(b),
+            Expr::Bin(BinOp::Min, a, b) => rec(a) && rec(b),
+            Expr::Bin(BinOp::Max, a, b) => rec(a) || rec(b),
+            _ => false,
+        };
+        structural
+            || self.guard.iter().any(|g| match g {
+                Expr::Bin(BinOp::Ge, x, z) | Expr::Bin(BinOp::Le, z, x) => {
+                    **x == *e && self.constant(z).is_some_and(|c| c >= 0)
+                }
+                Expr::Bin(BinOp::Gt, x, z) | Expr::Bin(BinOp::Lt, z, x) => {
+                    **x == *e && self.constant(z).is_some_and(|c| c >= -1)
+                }
+                _ => false,
+            })
+    }
+
+    /// Whether `e < m` holds whenever the access happens (`m` non-varying).
+    pub(super) fn below(&self, e: &Expr, m: &Expr, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        if let (Some(x), Some(y)) = (self.constant(e), self.constant(m)) {
+            return x < y;
+        }
+        let by_kind = match e {
+            Expr::Var(v) => match v.kind {
+                VarKind::ThreadIdx(d) => self.same_size(m, VarKind::BlockDim(d)),
+                VarKind::BlockIdx(d) => self.same_size(m, VarKind::GridDim(d)),
+                _ => false,
+            },
+            // a & (2^k - 1) <= 2^k - 1 for every a.
+            Expr::Bin(BinOp::BitAnd, a, b) => [a, b].iter().any(|x| {
+                self.constant(x).is_some_and(|mask| {
+                    mask >= 0 && self.constant(m).is_some_and(|limit| mask < limit)
+                })
+            }),
+            // a % c lies in [0, c) for a >= 0 (C remainder).
+            Expr::Bin(BinOp::Rem, a, c) => {
+                self.nonneg(a, depth + 1)
+                    && ((self.positive(c) && self.same_product(c, m))
+                        || matches!(
+                            (self.constant(c), self.constant(m)),
+                            (Some(c), Some(l)) if c > 0 && c <= l
+                        ))
+            }
+            // q * M2 + r2 < Q * M2 when 0 <= q < Q and 0 <= r2 < M2.
+            Expr::Bin(BinOp::Add, x, y) => [(x, y), (y, x)].iter().any(|(qm, r)| {
+                self.radix_split(qm).into_iter().any(|(q, m2)| {
+                    self.nonneg(r, depth + 1)
+                        && self.below(r, &m2, depth + 1)
+                        && self.nonneg(&q, depth + 1)
+                        && self.quotient_bound(&q, &m2, m, depth)
+                })
+            }),
+            _ => false,
+        };
+        by_kind
+            || self.guard.iter().any(|g| match g {
+                Expr::Bin(BinOp::Lt, x, z) | Expr::Bin(BinOp::Gt, z, x) => {
+                    **x == *e && (**z == *m || self.same_product(z, m))
+                }
+                _ => false,
+            })
+    }
+
+    /// Whether `q < m / m2` (exactly: `q * m2 + m2 <= m`) follows from a
+    /// bound on `q` that is a factor of `m` besides `m2`.
+    fn quotient_bound(&self, q: &Expr, m2: &Expr, m: &Expr, depth: usize) -> bool {
+        let (Some((c_m, mut f_m)), Some((c_2, f_2))) = (self.factors(m), self.factors(m2)) else {
+            return false;
+        };
+        if c_2 == 0 || c_m % c_2 != 0 {
+            return false;
+        }
+        for f in &f_2 {
+            let Some(at) = f_m.iter().position(|x| x == f) else {
+                return false;
+            };
+            f_m.remove(at);
+        }
+        let rest_coef = c_m / c_2;
+        let rest = f_m
+            .into_iter()
+            .fold(Expr::Const(rest_coef), |acc, f| match acc.as_const() {
+                Some(1) => f,
+                _ => Expr::mul(acc, f),
+            });
+        rest_coef > 0 && self.below(q, &rest, depth + 1)
+    }
+
+    fn same_size(&self, m: &Expr, kind: VarKind) -> bool {
+        match (self.constant(m), (self.fixed)(kind)) {
+            (Some(a), Some(b)) => a == b,
+            _ => matches!(m, Expr::Var(v) if v.kind == kind),
+        }
+    }
+
+    /// The ways of reading `e` as `q * M` with a non-varying `M` (the
+    /// callers show `0 <= r < M`, hence `M > 0`).
+    fn radix_split(&self, e: &Expr) -> Vec<(Expr, Expr)> {
+        let mut out = Vec::new();
+        if let Expr::Bin(BinOp::Mul, a, b) = e {
+            for (q, m) in [(a, b), (b, a)] {
+                if !self.is_varying(m) {
+                    out.push(((**q).clone(), (**m).clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// A positive non-varying factor: a positive constant, a launch size,
+    /// a product of those.
+    fn positive(&self, e: &Expr) -> bool {
+        if let Some(c) = self.constant(e) {
+            return c > 0;
+        }
+        match e {
+            Expr::Var(v) => matches!(v.kind, VarKind::BlockDim(_) | VarKind::GridDim(_)),
+            Expr::Bin(BinOp::Mul, a, b) => self.positive(a) && self.positive(b),
+            _ => false,
+        }
+    }
+
+    /// The varying variables `e` is injective in: `Some(S)` means two
+    /// valuations that agree on everything non-varying and give `e` the
+    /// same value agree on every variable of `S`, and `S` holds every
+    /// varying variable of `e`. `None`: no rule applies.
+    pub(super) fn injective(&self, e: &Expr, depth: usize) -> Option<BTreeSet<Var>> {
+        if depth > 32 {
+            return None;
+        }
+        if !self.is_varying(e) {
+            return Some(BTreeSet::new());
+        }
+        let rec = |x: &Expr| self.injective(x, depth + 1);
+        match e {
+            Expr::Var(v) => Some(BTreeSet::from([v.clone()])),
+            Expr::Un(UnOp::Neg | UnOp::BitNot, a) => rec(a),
+            Expr::Bin(BinOp::Add | BinOp::Sub, a, b) if !self.is_varying(b) => rec(a),
+            Expr::Bin(BinOp::Add | BinOp::Sub, a, b) if !self.is_varying(a) => rec(b),
+            Expr::Bin(BinOp::Mul, a, b) if !self.is_varying(b) && self.nonzero(b) => rec(a),
+            Expr::Bin(BinOp::Mul, a, b) if !self.is_varying(a) && self.nonzero(a) => rec(b),
+            Expr::Bin(BinOp::Shl, a, b)
+                if self.constant(b).is_some_and(|k| (0..31).contains(&k)) =>
+            {
+                rec(a)
+            }
+            Expr::Bin(BinOp::Add, x, y) => {
+                for (qm, r) in [(x, y), (y, x)] {
+                    for (q, m) in self.radix_split(qm) {
+                        // (a / M) * M + a % M == a (C, any a), and
+                        // (a >> k) * 2^k + (a & (2^k - 1)) == a.
+                        if let Some(a) = self.digits_of(&q, &m, r) {
+                            return rec(&a);
+                        }
+                        if self.nonneg(r, depth + 1) && self.below(r, &m, depth + 1) {
+                            let mut s = rec(&q)?;
+                            s.extend(rec(r)?);
+                            return Some(s);
+                        }
+                    }
+                }
+                // Regrouped: the addends that are multiples of one `M`
+                // form `q * M`, the rest `r` (`b * D + t + D * k` is
+                // `(b + k) * D + t`).
+                let terms = addends(e);
+                for m in terms
+                    .iter()
+                    .flat_map(|t| self.radix_split(t))
+                    .map(|(_, m)| m)
+                {
+                    let mut q = Expr::Const(0);
+                    let mut r = Expr::Const(0);
+                    for t in &terms {
+                        match self.radix_split(t).into_iter().find(|(_, m2)| *m2 == m) {
+                            Some((cofactor, _)) => q = Expr::add(q, cofactor),
+                            None => r = Expr::add(r, t.clone()),
+                        }
+                    }
+                    if self.nonneg(&r, depth + 1) && self.below(&r, &m, depth + 1) {
+                        if let (Some(mut s), Some(s2)) = (rec(&q), rec(&r)) {
+                            s.extend(s2);
+                            return Some(s);
+                        }
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn nonzero(&self, e: &Expr) -> bool {
+        self.constant(e)
+            .map_or_else(|| self.positive(e), |c| c != 0)
+    }
+
+    /// `a` when `q` and `r` are the quotient and remainder of `a` by `m`.
+    fn digits_of(&self, q: &Expr, m: &Expr, r: &Expr) -> Option<Expr> {
+        let m = self.constant(m)?;
+        let quotient = match q {
+            Expr::Bin(BinOp::Div, a, d) if self.constant(d) == Some(m) => a,
+            Expr::Bin(BinOp::Shr, a, k)
+                if self
+                    .constant(k)
+                    .is_some_and(|k| (0..62).contains(&k) && 1i64 << k == m) =>
+            {
+                a
+            }
+            _ => return None,
+        };
+        let remainder = match r {
+            Expr::Bin(BinOp::Rem, a, d) if self.constant(d) == Some(m) => a,
+            Expr::Bin(BinOp::BitAnd, a, k) | Expr::Bin(BinOp::BitAnd, k, a)
+                if m > 0 && m & (m - 1) == 0 && self.constant(k) == Some(m - 1) =>
+            {
+                a
+            }
+            _ => return None,
+        };
+        // Division and remainder pair up (C truncation), shift and mask
+        // pair up (floor); a quotient of one kind with a remainder of the
+        // other differs for negative `a`.
+        let same_kind = matches!(
+            (q, r),
+            (Expr::Bin(BinOp::Div, ..), Expr::Bin(BinOp::Rem, ..))
+                | (Expr::Bin(BinOp::Shr, ..), Expr::Bin(BinOp::BitAnd, ..))
+        ) || self.nonneg(quotient, 0);
+        (quotient == remainder && same_kind).then(|| (**quotient).clone())
+    }
+
+    /// The varying coordinates the guard pins to one value (`threadIdx.x
+    /// == 0`): two threads that run the access agree on them.
+    pub(super) fn pinned(&self) -> BTreeSet<Var> {
+        let mut out = BTreeSet::new();
+        for g in &self.guard {
+            if let Expr::Bin(BinOp::Eq, a, b) = g {
+                for (x, c) in [(a, b), (b, a)] {
+                    if let Expr::Var(v) = &**x {
+                        if (self.varying)(v) && !self.is_varying(c) {
+                            out.insert(v.clone());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether `r + xa` and `r + xb` (thread-uniform `xa != xb`) never meet
+/// for two threads: the offsets differ by a nonzero constant `d` with `0
+/// <= r < |d|`, or both are multiples of one `M` (`q * M`, or 0) with `0 <=
+/// r < M`, so `r1 - r2 = (qb - qa) * M` forces `qa == qb`.
+pub(super) fn offsets_apart(r: &Expr, xa: &Expr, xb: &Expr, fa: &Facts, fb: &Facts) -> bool {
+    let both = |m: &Expr| [fa, fb].iter().all(|f| f.nonneg(r, 0) && f.below(r, m, 0));
+    if let (Some(a), Some(b)) = (fa.constant(xa), fa.constant(xb)) {
+        return a
+            .checked_sub(b)
+            .and_then(i64::checked_abs)
+            .is_some_and(|d| d > 0 && both(&Expr::Const(d)));
+    }
+    let multiplier = |x: &Expr| -> Vec<Expr> {
+        match x {
+            Expr::Bin(BinOp::Mul, p, q) => vec![(**p).clone(), (**q).clone()],
+            _ => Vec::new(),
+        }
+    };
+    let ma = multiplier(xa);
+    let mb = multiplier(xb);
+    let zero = |x: &Expr| fa.constant(x) == Some(0);
+    let candidates: Vec<Expr> = if zero(xa) {
+        mb
+    } else if zero(xb) {
+        ma
+    } else {
+        ma.into_iter().filter(|m| mb.contains(m)).collect()
+    };
+    candidates.iter().any(|m| !fa.varies(m) && both(m))
+}
+
+/// The addends of a sum (`a + b + c`), left to right.
+fn addends(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::Bin(BinOp::Add, a, b) => {
+            let mut out = addends(a);
+            out.extend(addends(b));
+            out
+        }
+        other => vec![other.clone()],
+    }
+}
+
+/// The conjuncts of a guard.
+pub(super) fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Bin(BinOp::And, a, b) => {
+                stack.push(b);
+                stack.push(a);
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
