@@ -6,7 +6,7 @@
 use super::*;
 
 /// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
-pub fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
+pub(crate) fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
     let mut cx = FileContext::default();
     // The device pass of nvcc: `__CUDACC__` and `__CUDA_ARCH__` are defined,
     // so code under `#if __CUDA_ARCH__ >= 700` is what the kernel runs. A
@@ -170,7 +170,6 @@ pub(super) fn collect_item<'t>(
                         cx.global_arrays.push(GlobalArray {
                             name,
                             declarator: inner,
-                            constant: is_constant,
                         });
                     }
                 } else if is_const && inner.kind() == "identifier" {
@@ -182,7 +181,6 @@ pub(super) fn collect_item<'t>(
                     cx.global_arrays.push(GlobalArray {
                         name: node_text(text, inner).to_string(),
                         declarator: inner,
-                        constant: false,
                     });
                 }
             }
@@ -195,7 +193,12 @@ pub(super) fn collect_item<'t>(
 /// Records a struct or class definition (with a body) whose objects the front
 /// end can model. One with base classes is left out: its members are not all
 /// known, and a method call on its objects is reported as not verified.
-pub(super) fn collect_struct<'t>(text: &str, spec: Node<'t>, alias: Option<String>, cx: &mut FileContext<'t>) {
+pub(super) fn collect_struct<'t>(
+    text: &str,
+    spec: Node<'t>,
+    alias: Option<String>,
+    cx: &mut FileContext<'t>,
+) {
     let Some(body) = spec.field("body") else {
         return;
     };
@@ -214,10 +217,7 @@ pub(super) fn collect_struct<'t>(text: &str, spec: Node<'t>, alias: Option<Strin
         return;
     }
     collect_enums(text, body, cx);
-    let mut sd = StructDef {
-        name: name.clone(),
-        ..Default::default()
-    };
+    let mut sd = StructDef::default();
     let mut c = body.walk();
     let members: Vec<Node<'t>> = body.named_children(&mut c).collect();
     for m in members {
@@ -306,7 +306,7 @@ pub(super) fn collect_struct<'t>(text: &str, spec: Node<'t>, alias: Option<Strin
 }
 
 /// The struct name a type node names (`Acc`, `struct Acc`, `ns::Acc`).
-pub fn struct_type_name(text: &str, ty: Node) -> Option<String> {
+pub(crate) fn struct_type_name(text: &str, ty: Node) -> Option<String> {
     match ty.kind() {
         "type_identifier" => Some(node_text(text, ty).to_string()),
         "struct_specifier" | "class_specifier" => {
@@ -319,7 +319,11 @@ pub fn struct_type_name(text: &str, ty: Node) -> Option<String> {
 
 /// `Acc::put` in `void Acc::put(...) { ... }` for a struct of the file:
 /// (owner, method).
-pub(super) fn member_definition(text: &str, def: Node, cx: &FileContext) -> Option<(String, String)> {
+pub(super) fn member_definition(
+    text: &str,
+    def: Node,
+    cx: &FileContext,
+) -> Option<(String, String)> {
     let mut d = def.field("declarator")?;
     for _ in 0..8 {
         match d.kind() {

@@ -12,29 +12,28 @@ mod preprocessor;
 
 use crate::model::Kernel;
 use crate::options::Options;
-use crate::report::Span;
 use crate::syntax::{
     declarator_name, function_name, has_qualifier, has_token, node_text, FieldExt,
 };
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-pub use collect::{collect, struct_type_name};
-pub use lower::lower_kernel;
-pub use preprocessor::{
+pub(crate) use collect::{collect, struct_type_name};
+pub(crate) use lower::lower_kernel;
+pub(crate) use preprocessor::{
     binop, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
 };
 
 /// A `#define`.
 #[derive(Clone, Debug)]
-pub struct Macro {
+pub(crate) struct Macro {
     pub params: Option<Vec<String>>,
     pub body: String,
 }
 
 /// A `template <int N = 64>` parameter of a kernel or device function.
 #[derive(Clone, Debug)]
-pub struct TemplateParam {
+pub(crate) struct TemplateParam {
     pub name: String,
     pub default: Option<String>,
     /// `typename T` / `class T`: a type, never a value (`T(0)` is a cast).
@@ -42,7 +41,7 @@ pub struct TemplateParam {
 }
 
 #[derive(Clone, Debug)]
-pub struct FunctionDef<'t> {
+pub(crate) struct FunctionDef<'t> {
     pub name: String,
     pub node: Node<'t>,
     pub is_kernel: bool,
@@ -51,7 +50,7 @@ pub struct FunctionDef<'t> {
 
 /// A data member of a struct or class.
 #[derive(Clone, Debug)]
-pub struct StructField {
+pub(crate) struct StructField {
     pub name: String,
     /// The struct type of a by-value member (`Inner in;`), if it is one of
     /// the file's modelled structs.
@@ -65,8 +64,7 @@ pub struct StructField {
 /// A struct or class defined in the file whose objects the front end can
 /// model: no base classes, not a template.
 #[derive(Clone, Debug, Default)]
-pub struct StructDef<'t> {
-    pub name: String,
+pub(crate) struct StructDef<'t> {
     /// Non-static data members, in declaration order.
     pub fields: Vec<StructField>,
     /// Member functions with a body (in the class or out of line), by name;
@@ -80,15 +78,14 @@ pub struct StructDef<'t> {
 }
 
 #[derive(Clone, Debug)]
-pub struct GlobalArray<'t> {
+pub(crate) struct GlobalArray<'t> {
     pub name: String,
     pub declarator: Node<'t>,
-    pub constant: bool,
 }
 
 /// Everything at file level that a kernel may refer to.
 #[derive(Default)]
-pub struct FileContext<'t> {
+pub(crate) struct FileContext<'t> {
     pub macros: HashMap<String, Macro>,
     pub functions: HashMap<String, FunctionDef<'t>>,
     pub kernels: Vec<FunctionDef<'t>>,
@@ -132,15 +129,6 @@ pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Ve
 /// Fewest kernels per lowering thread (below it a thread costs more than it
 /// saves).
 const PARALLEL_MIN_KERNELS: usize = 16;
-
-/// Kernel names and definition spans only (cheap; used to map edits to kernels).
-pub fn kernel_spans(text: &str, tree: &tree_sitter::Tree) -> Vec<(String, Span)> {
-    let cx = collect(text, tree.root_node(), &Options::default());
-    cx.kernels
-        .iter()
-        .map(|k| (k.name.clone(), Span::from_node(&k.node)))
-        .collect()
-}
 
 #[cfg(test)]
 mod tests {

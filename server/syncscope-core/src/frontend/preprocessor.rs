@@ -6,7 +6,7 @@
 use super::*;
 
 /// The macros nvcc defines for the device pass of a file.
-pub fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
+pub(crate) fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
     vec![
         ("__CUDACC__".into(), "1".into()),
         ("__NVCC__".into(), "1".into()),
@@ -14,7 +14,7 @@ pub fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
     ]
 }
 
-pub fn macro_def(text: &str, node: Node) -> Option<(String, Macro)> {
+pub(crate) fn macro_def(text: &str, node: Node) -> Option<(String, Macro)> {
     let name = node_text(text, node.field("name")?).to_string();
     let body = node
         .field("value")
@@ -30,7 +30,7 @@ pub fn macro_def(text: &str, node: Node) -> Option<(String, Macro)> {
 }
 
 /// The items of the taken branch of a preprocessor conditional.
-pub fn preproc_branch<'t>(
+pub(crate) fn preproc_branch<'t>(
     text: &str,
     node: Node<'t>,
     macros: &HashMap<String, Macro>,
@@ -72,7 +72,7 @@ pub fn preproc_branch<'t>(
 
 /// Evaluates a constant expression (preprocessor conditions, enumerators,
 /// array sizes). Unknown identifiers are 0 in `#if`, as in C.
-pub fn const_eval(
+pub(crate) fn const_eval(
     text: &str,
     node: Node,
     macros: &HashMap<String, Macro>,
@@ -152,7 +152,7 @@ pub(super) fn const_eval_depth(
     }
 }
 
-pub fn binop(op: &str) -> Option<crate::model::BinOp> {
+pub(crate) fn binop(op: &str) -> Option<crate::model::BinOp> {
     use crate::model::BinOp::*;
     Some(match op {
         "+" => Add,
@@ -179,7 +179,7 @@ pub fn binop(op: &str) -> Option<crate::model::BinOp> {
 
 /// Parses a C integer literal (decimal, hex, octal, binary; `u`/`l` suffixes).
 /// Floating literals and out-of-range values give `None`.
-pub fn parse_int(s: &str) -> Option<i64> {
+pub(crate) fn parse_int(s: &str) -> Option<i64> {
     let s = s.trim().replace('\'', "");
     let lower = s.to_ascii_lowercase();
     let digits = lower.trim_end_matches(['u', 'l']);
