@@ -1,5 +1,5 @@
 //! Prints the tree-sitter-cuda syntax tree of a file: a developer aid for
-//! writing front-end code and grammar queries.
+//! writing front-end code.
 //! `cargo run -p syncscope-core --example dump_tree -- FILE.cu`
 fn main() {
     let path = std::env::args().nth(1).expect("usage: dump_tree FILE");

@@ -19,7 +19,7 @@ mod parallel;
 pub mod project;
 pub mod report;
 pub mod syntax;
-pub mod verify;
+pub(crate) mod verify;
 
 pub use cache::{KernelResult, MemoryCache, QueryCache, QueryOutcome};
 pub use options::{LaunchOverride, Options};

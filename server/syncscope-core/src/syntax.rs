@@ -5,7 +5,7 @@
 use crate::report::{Finding, FindingKind, Span};
 use tree_sitter::Node;
 
-pub fn language() -> tree_sitter::Language {
+pub(crate) fn language() -> tree_sitter::Language {
     tree_sitter_cuda::LANGUAGE.into()
 }
 
@@ -21,7 +21,7 @@ thread_local! {
     });
 }
 
-pub fn parse(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
+pub(crate) fn parse(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
     PARSER.with(|p| {
         let mut parser = p.borrow_mut();
         // tree-sitter returns None only on cancellation or timeout, neither
@@ -80,85 +80,13 @@ pub fn syntax_errors(tree: &tree_sitter::Tree, text: &str) -> Vec<Finding> {
     out
 }
 
-/// Converts a byte offset in `text` to a 0-based (line, UTF-16 column).
-pub fn utf16_column(text: &str, line_start: usize, offset: usize) -> u32 {
-    let end = offset.min(text.len());
-    let start = line_start.min(end);
-    text.get(start..end)
-        .map(|s| s.encode_utf16().count() as u32)
-        .unwrap_or(0)
-}
-
-/// Tree-sitter queries shipped in `grammar-queries/`, compiled into the binary.
-pub const QUERIES: [(&str, &str); 2] = [
-    (
-        "kernels.scm",
-        include_str!("../../../grammar-queries/kernels.scm"),
-    ),
-    (
-        "barriers.scm",
-        include_str!("../../../grammar-queries/barriers.scm"),
-    ),
-];
-
-fn query(name: &str) -> Option<tree_sitter::Query> {
-    let (_, src) = QUERIES.iter().find(|(n, _)| *n == name)?;
-    tree_sitter::Query::new(&language(), src).ok()
-}
-
-/// Spans of the barrier calls in a file (cheap: no lowering). The server
-/// uses it to tell edits inside barriers from others; tests use it to check
-/// the model misses no barrier.
-pub fn barrier_calls(tree: &tree_sitter::Tree, text: &str) -> Vec<crate::report::Span> {
-    use tree_sitter::StreamingIterator;
-    let Some(q) = query("barriers.scm") else {
-        return Vec::new();
-    };
-    let idx = q.capture_index_for_name("barrier");
-    let mut cursor = tree_sitter::QueryCursor::new();
-    let mut out = Vec::new();
-    let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
-    while let Some(m) = matches.next() {
-        for c in m.captures {
-            if Some(c.index) == idx {
-                out.push(Span::from_node(&c.node));
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// Names of the `__global__` kernels (by query, without lowering).
-pub fn kernel_names(tree: &tree_sitter::Tree, text: &str) -> Vec<String> {
-    use tree_sitter::StreamingIterator;
-    let Some(q) = query("kernels.scm") else {
-        return Vec::new();
-    };
-    let idx = q.capture_index_for_name("kernel");
-    let mut cursor = tree_sitter::QueryCursor::new();
-    let mut out = Vec::new();
-    let mut matches = cursor.matches(&q, tree.root_node(), text.as_bytes());
-    while let Some(m) = matches.next() {
-        for c in m.captures {
-            if Some(c.index) == idx {
-                if let Some(name) = function_name(text, c.node) {
-                    out.push(name);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Field lookup by name without tree-sitter's per-call name search.
 ///
 /// `Node::child_by_field_name` resolves the name with a linear `strncmp` scan
 /// over the grammar's field names on every call, which was the largest single
 /// cost of lowering (about an eighth of it). The ids of the fields the front
 /// end uses are resolved once.
-pub trait FieldExt<'t> {
+pub(crate) trait FieldExt<'t> {
     fn field(&self, name: &'static str) -> Option<tree_sitter::Node<'t>>;
 }
 
@@ -213,18 +141,18 @@ impl<'t> FieldExt<'t> for tree_sitter::Node<'t> {
 
 // ----- tree helpers: reading nodes of the tree-sitter-cuda grammar --------
 
-pub fn node_text<'a>(text: &'a str, node: Node) -> &'a str {
+pub(crate) fn node_text<'a>(text: &'a str, node: Node) -> &'a str {
     text.get(node.start_byte()..node.end_byte()).unwrap_or("")
 }
 
-pub fn has_token(node: Node, token: &str) -> bool {
+pub(crate) fn has_token(node: Node, token: &str) -> bool {
     let mut c = node.walk();
     let found = node.children(&mut c).any(|ch| ch.kind() == token);
     found
 }
 
 /// True if a declaration has the qualifier/specifier `q` among its direct children.
-pub fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
+pub(crate) fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
     let mut c = node.walk();
     let found = node.children(&mut c).any(|ch| {
         matches!(
@@ -236,7 +164,7 @@ pub fn has_qualifier(text: &str, node: Node, q: &str) -> bool {
     found
 }
 
-pub fn function_name(text: &str, def: Node) -> Option<String> {
+pub(crate) fn function_name(text: &str, def: Node) -> Option<String> {
     let mut d = def.field("declarator")?;
     loop {
         match d.kind() {
@@ -254,7 +182,7 @@ pub fn function_name(text: &str, def: Node) -> Option<String> {
 }
 
 /// The identifier a declarator declares (`*p`, `s[4][4]`, `&r`, `x = 1`).
-pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
+pub(crate) fn declarator_name(text: &str, mut d: Node) -> Option<String> {
     for _ in 0..64 {
         match d.kind() {
             "identifier" | "field_identifier" => return Some(node_text(text, d).to_string()),
@@ -272,7 +200,7 @@ pub fn declarator_name(text: &str, mut d: Node) -> Option<String> {
     None
 }
 
-pub fn contains_kind(node: Node, kind: &str) -> bool {
+pub(crate) fn contains_kind(node: Node, kind: &str) -> bool {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == kind {
@@ -295,7 +223,7 @@ pub fn contains_kind(node: Node, kind: &str) -> bool {
 }
 
 /// The parameter declarations of a function definition.
-pub fn function_params(fnode: Node) -> Vec<Node> {
+pub(crate) fn function_params(fnode: Node) -> Vec<Node> {
     fnode
         .field("declarator")
         .and_then(find_function_declarator)
@@ -309,7 +237,7 @@ pub fn function_params(fnode: Node) -> Vec<Node> {
         .unwrap_or_default()
 }
 
-pub fn find_function_declarator(node: Node) -> Option<Node> {
+pub(crate) fn find_function_declarator(node: Node) -> Option<Node> {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "function_declarator" {
@@ -321,7 +249,7 @@ pub fn find_function_declarator(node: Node) -> Option<Node> {
     None
 }
 
-pub fn find_identifier<'t>(node: Node<'t>, src: &str, name: &str) -> Option<Node<'t>> {
+pub(crate) fn find_identifier<'t>(node: Node<'t>, src: &str, name: &str) -> Option<Node<'t>> {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == "identifier" && node_text(src, n) == name {
@@ -341,23 +269,6 @@ pub fn find_identifier<'t>(node: Node<'t>, src: &str, name: &str) -> Option<Node
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_grammar_query_compiles() {
-        for (name, src) in QUERIES {
-            if let Err(e) = tree_sitter::Query::new(&language(), src) {
-                panic!("{name} does not compile against tree-sitter-cuda: {e}");
-            }
-        }
-    }
-
-    #[test]
-    fn queries_find_kernels_and_barriers() {
-        let src = "__global__ void k(float *a) { __syncthreads(); auto b = cg::this_thread_block(); b.sync(); __syncwarp(); }\n__device__ void f() {}\ntemplate <int N> __global__ void t() {}\n";
-        let tree = parse(src, None);
-        assert_eq!(kernel_names(&tree, src), ["k", "t"]);
-        assert_eq!(barrier_calls(&tree, src).len(), 3);
-    }
 
     #[test]
     fn syntax_errors_are_findings_not_failures() {

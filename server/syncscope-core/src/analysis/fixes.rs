@@ -29,7 +29,7 @@ const MAX_CANDIDATES: usize = 6;
 /// candidates are not checked (a candidate then is offered unverified).
 const FIX_BUDGET: Duration = Duration::from_millis(3000);
 
-pub fn point_at(text: &str, offset: usize) -> Point {
+pub(crate) fn point_at(text: &str, offset: usize) -> Point {
     let mut off = offset.min(text.len());
     while off > 0 && !text.is_char_boundary(off) {
         off -= 1;
@@ -134,7 +134,7 @@ impl Checker<'_> {
 /// gave `races`) that are `wanted`, within [`FIX_BUDGET`] per finding;
 /// stops when `cancel` is set.
 #[allow(clippy::too_many_arguments)]
-pub fn add_fixes(
+pub(crate) fn add_fixes(
     text: &str,
     tree: &tree_sitter::Tree,
     kernel: &Kernel,

@@ -19,18 +19,18 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 /// A kernel's parameters: (name, is an integer scalar).
-pub type Params = Vec<(String, bool)>;
+pub(crate) type Params = Vec<(String, bool)>;
 
 /// One launch of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Site {
+pub(crate) struct Site {
     pub kernel: String,
     pub fact: LaunchOverride,
 }
 
 /// Facts of every launch in `text` (a unit: `cx` is its collection) of a
 /// kernel in `kernels`. `origin(line)` names a 0-based unit line for users.
-pub fn sites(
+pub(crate) fn sites(
     text: &str,
     root: Node,
     cx: &FileContext,

@@ -7,8 +7,8 @@
 //! stages in sequence; the stages below it never call a later one, and
 //! nothing below it parses or lowers text again.
 
-pub mod fixes;
-pub mod launch;
+pub(crate) mod fixes;
+pub(crate) mod launch;
 mod names;
 pub mod project;
 
@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-pub fn analyze_file(
+pub(crate) fn analyze_file(
     text: &str,
     tree: &tree_sitter::Tree,
     options: &Options,
@@ -264,7 +264,7 @@ fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
 /// its definition (lines and columns stay absolute: messages name lines), its
 /// source text (quick-fixes read it) and the options. An edit elsewhere in
 /// the file that moves the kernel without changing its lines keeps the key.
-pub fn kernel_key(text: &str, kernel: &Kernel, options_hash: u64) -> u64 {
+pub(crate) fn kernel_key(text: &str, kernel: &Kernel, options_hash: u64) -> u64 {
     let mut model = kernel.clone();
     model.shift_offsets(-i64::from(kernel.def_span.start.offset));
     let start = kernel.def_span.start.offset as usize;

@@ -9,7 +9,7 @@ use crate::syntax::node_text;
 use std::collections::{BTreeSet, HashSet};
 use tree_sitter::Node;
 
-pub fn check_kernels(
+pub(crate) fn check_kernels(
     unit: &Unit,
     tree: &tree_sitter::Tree,
     cx: &frontend::FileContext,

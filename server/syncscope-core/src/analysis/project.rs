@@ -313,7 +313,7 @@ fn describe_launches(r: &mut FileReport, o: &Options) {
 }
 
 /// `block (16,16,1), grid symbolic, width == 512 (launch at host.cu:42)`.
-pub fn describe(site: &LaunchOverride) -> String {
+pub(crate) fn describe(site: &LaunchOverride) -> String {
     let dims = |d: Option<[u32; 3]>| match d {
         Some([x, y, z]) => format!("({x},{y},{z})"),
         None => "symbolic".to_string(),

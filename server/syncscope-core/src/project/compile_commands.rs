@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use std::path::{Component, Path, PathBuf};
 
-pub const FILE_NAME: &str = "compile_commands.json";
+pub(crate) const FILE_NAME: &str = "compile_commands.json";
 
 #[derive(Deserialize)]
 struct Entry {
@@ -18,7 +18,7 @@ struct Entry {
 
 /// What the build tells the device pass about one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FileFlags {
+pub(crate) struct FileFlags {
     pub include_dirs: Vec<PathBuf>,
     pub defines: Vec<(String, String)>,
     /// `__CUDA_ARCH__` from `-arch=sm_80`, `--gpu-architecture`, `-gencode`.
@@ -28,7 +28,7 @@ pub struct FileFlags {
 /// The database for `file`: `named` (a file or a folder holding one), else
 /// the nearest one walking up (`dir/compile_commands.json` or
 /// `dir/build/compile_commands.json`).
-pub fn locate(file: &Path, named: Option<&Path>) -> Option<PathBuf> {
+pub(crate) fn locate(file: &Path, named: Option<&Path>) -> Option<PathBuf> {
     if let Some(n) = named {
         let p = if n.is_dir() {
             n.join(FILE_NAME)
@@ -52,7 +52,7 @@ pub fn locate(file: &Path, named: Option<&Path>) -> Option<PathBuf> {
 /// The flags of `file` in the database at `db`: its own entry, else (as
 /// clangd does for headers and new files) the entry of a file in the same
 /// folder. `Err` is a message for an unreadable or malformed database.
-pub fn flags_for(db: &Path, file: &Path) -> Result<Option<FileFlags>, String> {
+pub(crate) fn flags_for(db: &Path, file: &Path) -> Result<Option<FileFlags>, String> {
     let text =
         std::fs::read_to_string(db).map_err(|e| format!("cannot read `{}`: {e}", db.display()))?;
     let entries: Vec<Entry> = serde_json::from_str(&text)
@@ -78,7 +78,7 @@ fn arguments(e: &Entry) -> Vec<String> {
 }
 
 /// Splits a shell command line (quotes and backslashes, no expansion).
-pub fn split_command(c: &str) -> Vec<String> {
+pub(crate) fn split_command(c: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut has = false;
@@ -114,7 +114,7 @@ pub fn split_command(c: &str) -> Vec<String> {
 
 /// The flags that matter to the device pass; folders are made absolute
 /// against the entry's `directory`.
-pub fn parse_flags(dir: &Path, args: &[String]) -> FileFlags {
+pub(crate) fn parse_flags(dir: &Path, args: &[String]) -> FileFlags {
     let mut f = FileFlags::default();
     let mut i = 0;
     while i < args.len() {

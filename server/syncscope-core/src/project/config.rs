@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The name of the configuration file.
 pub const FILE_NAME: &str = "syncscope.toml";
 
-pub use crate::options::DEFAULT_CUDA_ARCH;
+pub(crate) use crate::options::DEFAULT_CUDA_ARCH;
 
 /// A macro value: strings, integers and booleans are accepted.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

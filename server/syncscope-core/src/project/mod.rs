@@ -16,8 +16,8 @@
 
 pub mod compile_commands;
 pub mod config;
-pub mod system;
-pub mod unit;
+pub(crate) mod system;
+pub(crate) mod unit;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! results are unknown values), which is sound.
 
 /// What a system header brings into a translation unit.
-pub struct SystemHeader {
+pub(crate) struct SystemHeader {
     /// Source text prepended to the unit (macros only: no declarations the
     /// front end could mistake for the user's).
     pub prelude: &'static str,
@@ -59,7 +59,7 @@ const LIMITS_PRELUDE: &str = "\
 /// Names every device pass sees without an include (nvcc includes
 /// `cuda_runtime.h` itself): built-in variables, types, intrinsics, atomics,
 /// warp functions and the single-precision math library.
-pub const IMPLICIT: &[&str] = &[
+pub(crate) const IMPLICIT: &[&str] = &[
     "threadIdx",
     "blockIdx",
     "blockDim",
@@ -303,7 +303,7 @@ pub const IMPLICIT: &[&str] = &[
 ];
 
 /// The headers of the model, by the name written in `#include <...>`.
-pub fn lookup(name: &str) -> Option<SystemHeader> {
+pub(crate) fn lookup(name: &str) -> Option<SystemHeader> {
     let none: &[&str] = &[];
     Some(match name {
         "cuda_runtime.h"

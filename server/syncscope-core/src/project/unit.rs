@@ -16,7 +16,7 @@ const MAX_DEPTH: usize = 64;
 
 /// A header's text inside the unit's prefix.
 #[derive(Clone, Debug)]
-pub struct Part {
+pub(crate) struct Part {
     /// The header's path (`<name>` for a built-in system model).
     pub path: PathBuf,
     /// Byte offset and line of the part's first line in the unit.
@@ -30,7 +30,7 @@ pub struct Part {
 
 /// A local header that was included but could not be found or read.
 #[derive(Clone, Debug)]
-pub struct Missing {
+pub(crate) struct Missing {
     pub name: String,
     /// The folders that were searched, in order.
     pub searched: Vec<PathBuf>,
@@ -41,7 +41,7 @@ pub struct Missing {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Unit {
+pub(crate) struct Unit {
     pub text: String,
     /// Length in bytes and lines of the header prefix (0 when the file
     /// includes nothing that adds text).
@@ -59,7 +59,7 @@ pub struct Unit {
 
 /// One `#include` line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Directive {
+pub(crate) struct Directive {
     pub name: String,
     pub angled: bool,
     /// The line's span in its file.
@@ -69,7 +69,7 @@ pub struct Directive {
 /// The `#include` lines of a text (comments and conditions are not
 /// evaluated: an include under a branch not taken is still read, which only
 /// adds definitions).
-pub fn directives(text: &str) -> Vec<Directive> {
+pub(crate) fn directives(text: &str) -> Vec<Directive> {
     let mut out = Vec::new();
     let mut offset = 0usize;
     for (line_no, line) in text.split_inclusive('\n').enumerate() {
@@ -232,13 +232,13 @@ impl Builder<'_> {
 /// Builds the unit of the file at `path` holding `text`: quoted includes
 /// are searched relative to the includer, then in `dirs`; angled ones in
 /// `dirs`, then in the built-in system model.
-pub fn build(path: &Path, text: &str, dirs: &[PathBuf], sources: &dyn Sources) -> Unit {
+pub(crate) fn build(path: &Path, text: &str, dirs: &[PathBuf], sources: &dyn Sources) -> Unit {
     build_in_context(path, text, dirs, &[], sources)
 }
 
 /// [`build`], with the headers of `context` (absolute paths) read first, as
 /// if the file began by including them.
-pub fn build_in_context(
+pub(crate) fn build_in_context(
     path: &Path,
     text: &str,
     dirs: &[PathBuf],
@@ -283,7 +283,7 @@ pub fn build_in_context(
 
 impl Unit {
     /// The part holding unit offset `offset` (inside the prefix).
-    pub fn part_at(&self, offset: usize) -> Option<&Part> {
+    pub(crate) fn part_at(&self, offset: usize) -> Option<&Part> {
         self.parts
             .iter()
             .find(|p| p.start <= offset && offset < p.end)
@@ -293,7 +293,7 @@ impl Unit {
     /// own text shifts back by the prefix; a span in a header becomes the
     /// `#include` line it came through, and the header location is returned
     /// (path, 1-based line) so the message can name it.
-    pub fn to_file(&self, span: &mut Span) -> Option<(PathBuf, u32)> {
+    pub(crate) fn to_file(&self, span: &mut Span) -> Option<(PathBuf, u32)> {
         let off = span.start.offset as usize;
         if off >= self.prefix_len {
             for p in [&mut span.start, &mut span.end] {

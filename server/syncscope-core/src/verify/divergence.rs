@@ -145,7 +145,7 @@ impl<'k> KernelVerifier<'k> {
     }
 }
 
-pub enum Divergence {
+pub(crate) enum Divergence {
     Uniform,
     Divergent(Box<Finding>),
     Unknown(String),

@@ -6,7 +6,7 @@
 
 use super::divergence::Divergence;
 use super::intervals::Level;
-pub use super::races::{RaceHit, RaceSet};
+pub(crate) use super::races::RaceHit;
 use super::smt::{self, Counters, LaunchEnv, SolverConfig};
 use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::*;
@@ -18,7 +18,7 @@ use std::time::Instant;
 
 /// How the two threads of a query relate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Relation {
+pub(crate) enum Relation {
     /// Two threads of one warp.
     SameWarp,
     /// Two threads of one block in different warps.
@@ -51,7 +51,7 @@ impl Relation {
     }
 }
 
-pub struct KernelVerifier<'k> {
+pub(crate) struct KernelVerifier<'k> {
     pub kernel: &'k Kernel,
     pub env: LaunchEnv,
     pub options: &'k Options,
@@ -66,7 +66,7 @@ pub struct KernelVerifier<'k> {
     pub(super) independent: HashMap<(ArrayId, Relation), bool>,
 }
 
-pub struct KernelOutcome {
+pub(crate) struct KernelOutcome {
     pub findings: Vec<Finding>,
     pub report: KernelReport,
     pub races: Vec<RaceHit>,
@@ -76,7 +76,7 @@ pub struct KernelOutcome {
 }
 
 impl<'k> KernelVerifier<'k> {
-    pub fn new(
+    pub(crate) fn new(
         kernel: &'k Kernel,
         options: &'k Options,
         cache: &'k dyn QueryCache,
@@ -121,7 +121,7 @@ impl<'k> KernelVerifier<'k> {
         self.config.cancelled() || self.config.out_of_budget()
     }
 
-    pub fn run(mut self) -> KernelOutcome {
+    pub(crate) fn run(mut self) -> KernelOutcome {
         let start = Instant::now();
         let k = self.kernel;
         let mut findings = Vec::new();
@@ -507,7 +507,7 @@ pub(super) fn renamed(v: &Var, t: u8) -> Var {
     Var::new(format!("{}#{t}", v.name), v.kind)
 }
 
-pub fn barrier_name(b: &Barrier) -> &'static str {
+pub(crate) fn barrier_name(b: &Barrier) -> &'static str {
     match (b.kind, b.has_value) {
         (BarrierKind::Warp, _) => "__syncwarp()",
         (BarrierKind::Block, false) => "__syncthreads()",

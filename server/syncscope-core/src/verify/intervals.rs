@@ -13,7 +13,7 @@
 use crate::model::{BarrierKind, Expr, Kernel, Stmt, Var, VarKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Level {
+pub(crate) enum Level {
     /// Threads of one warp: every barrier orders them.
     Warp,
     /// Threads of one block: block and grid barriers order them.
@@ -23,7 +23,7 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn splits(self, kind: BarrierKind) -> bool {
+    pub(crate) fn splits(self, kind: BarrierKind) -> bool {
         match self {
             Level::Warp => true,
             Level::Block => kind != BarrierKind::Warp,
@@ -33,7 +33,7 @@ impl Level {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Instance {
+pub(crate) struct Instance {
     /// The access id (`usize::MAX` marks the start of a loop body while aligning).
     pub access: usize,
     /// Counter → value shared by both threads.
@@ -67,13 +67,13 @@ impl Instance {
     }
 }
 
-pub type Interval = Vec<Instance>;
+pub(crate) type Interval = Vec<Instance>;
 
 /// The intervals of `kernel` at `level`, ignoring barrier `skip` (used to
 /// ask what removing a barrier would do). `may_hold` answers whether a
 /// conjunction of uniform facts is satisfiable (loops that always run at
 /// least once keep their alignment).
-pub fn intervals(
+pub(crate) fn intervals(
     kernel: &Kernel,
     level: Level,
     skip: Option<usize>,

@@ -10,13 +10,13 @@
 mod affine;
 mod assertions;
 mod divergence;
-pub mod engine;
-pub mod intervals;
+pub(crate) mod engine;
+pub(crate) mod intervals;
 mod precheck;
-pub mod races;
+pub(crate) mod races;
 mod redundancy;
-pub mod replay;
-pub mod smt;
+pub(crate) mod replay;
+pub(crate) mod smt;
 mod watchdog;
 mod witness;
 
@@ -33,7 +33,7 @@ use std::sync::atomic::AtomicBool;
 type Outcome = (Vec<Finding>, KernelReport, Vec<engine::RaceHit>, Stats);
 
 /// Verifies kernels in parallel on worker threads (one Z3 context each).
-pub fn verify_kernels(
+pub(crate) fn verify_kernels(
     kernels: &[&Kernel],
     options: &Options,
     cache: &dyn QueryCache,
@@ -46,7 +46,7 @@ pub fn verify_kernels(
 }
 
 /// Verifies one kernel; a panic becomes a finding, never a crash.
-pub fn verify_one(
+pub(crate) fn verify_one(
     kernel: &Kernel,
     options: &Options,
     cache: &dyn QueryCache,

@@ -16,18 +16,17 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A confirmed race between two accesses.
 #[derive(Clone, Debug)]
-pub struct RaceHit {
+pub(crate) struct RaceHit {
     pub first: usize,
     pub second: usize,
     pub relation: Relation,
-    pub values: Vec<(String, i64)>,
     pub witness: Witness,
     pub index: i64,
     pub loop_values: [Vec<(String, i64)>; 2],
 }
 
 #[derive(Default)]
-pub struct RaceSet {
+pub(crate) struct RaceSet {
     pub pairs: BTreeMap<(usize, usize), RaceHit>,
     /// (first access of the group, reason) for undecided groups.
     pub unknown: Vec<(usize, String)>,
@@ -44,7 +43,7 @@ pub struct RaceSet {
 impl<'k> KernelVerifier<'k> {
     /// Every racing pair of accesses. With `skip`, the races that removing
     /// that barrier would create: only pairs of instances it separated.
-    pub fn find_races(&mut self, skip: Option<usize>) -> RaceSet {
+    pub(crate) fn find_races(&mut self, skip: Option<usize>) -> RaceSet {
         let mut set = RaceSet::default();
         for rel in self.relations() {
             let level = rel.level();
@@ -420,7 +419,6 @@ impl<'k> KernelVerifier<'k> {
             first: p,
             second: q,
             relation: rel,
-            values: values.to_vec(),
             witness,
             index,
             loop_values,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 /// One access made by a thread.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Event {
+pub(crate) struct Event {
     pub access: usize,
     pub index: i64,
     /// Barriers passed before it: [any level (warp), block or grid, grid].
@@ -18,14 +18,14 @@ pub struct Event {
 }
 
 #[derive(Debug, Default)]
-pub struct Trace {
+pub(crate) struct Trace {
     pub events: Vec<Event>,
     pub barrier_counts: HashMap<usize, u32>,
     /// False when the step budget ran out or arithmetic overflowed.
     pub complete: bool,
 }
 
-pub struct Interpreter<'a> {
+pub(crate) struct Interpreter<'a> {
     pub lookup: &'a dyn Fn(&Var) -> Option<i64>,
     pub bitvector: bool,
     /// Only record these accesses (all when empty).
@@ -44,7 +44,7 @@ struct State {
 }
 
 impl Interpreter<'_> {
-    pub fn run(&self, kernel: &Kernel) -> Trace {
+    pub(crate) fn run(&self, kernel: &Kernel) -> Trace {
         let mut st = State {
             counters: HashMap::new(),
             epochs: [0; 3],
@@ -153,7 +153,7 @@ impl Interpreter<'_> {
         (self.lookup)(v)
     }
 
-    pub fn eval_with(&self, e: &Expr) -> Option<i64> {
+    pub(crate) fn eval_with(&self, e: &Expr) -> Option<i64> {
         let st = State {
             counters: HashMap::new(),
             epochs: [0; 3],
@@ -204,7 +204,7 @@ impl Interpreter<'_> {
 }
 
 /// C semantics of one operation (`None`: undefined or overflow).
-pub fn apply(op: BinOp, x: i64, y: i64, bitvector: bool) -> Option<i64> {
+pub(crate) fn apply(op: BinOp, x: i64, y: i64, bitvector: bool) -> Option<i64> {
     if bitvector {
         let (a, b) = (x as i32, y as i32);
         return Some(match op {

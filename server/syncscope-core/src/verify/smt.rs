@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// Launch facts that constrain the thread/launch variables of every query.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct LaunchEnv {
+pub(crate) struct LaunchEnv {
     pub block_dim: Option<[u32; 3]>,
     pub grid_dim: Option<[u32; 3]>,
     pub block_used: [bool; 3],
@@ -25,7 +25,7 @@ pub struct LaunchEnv {
 
 impl LaunchEnv {
     /// The fixed value of a launch variable, if the launch or usage fixes it.
-    pub fn fixed(&self, kind: VarKind) -> Option<i64> {
+    pub(crate) fn fixed(&self, kind: VarKind) -> Option<i64> {
         match kind {
             VarKind::BlockDim(d) => match self.block_dim {
                 Some(b) => Some(b[d as usize] as i64),
@@ -42,19 +42,19 @@ impl LaunchEnv {
     }
 }
 
-pub fn block_dim_var(d: u8) -> Var {
+pub(crate) fn block_dim_var(d: u8) -> Var {
     Var::new(
         format!("blockDim.{}", DIMS[d as usize]),
         VarKind::BlockDim(d),
     )
 }
 
-pub fn grid_dim_var(d: u8) -> Var {
+pub(crate) fn grid_dim_var(d: u8) -> Var {
     Var::new(format!("gridDim.{}", DIMS[d as usize]), VarKind::GridDim(d))
 }
 
 /// A rendered query: declarations, domain constraints and assertions.
-pub struct Query {
+pub(crate) struct Query {
     pub text: String,
     pub vars: Vec<Var>,
     /// Constraints that prefer small values (for readable witnesses),
@@ -75,7 +75,7 @@ fn sym(v: &Var) -> String {
     format!("|{clean}|")
 }
 
-pub fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
+pub(crate) fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
     let mut vars: BTreeSet<Var> = BTreeSet::new();
     for a in assertions {
         a.for_each_var(&mut |v| {
@@ -214,7 +214,7 @@ fn pow2_chain(e: &str, bv: bool) -> String {
     s
 }
 
-pub fn enc_bool(e: &Expr, bv: bool) -> String {
+pub(crate) fn enc_bool(e: &Expr, bv: bool) -> String {
     match e {
         Expr::Const(c) => (if *c != 0 { "true" } else { "false" }).to_string(),
         Expr::Un(UnOp::Not, a) => format!("(not {})", enc_bool(a, bv)),
@@ -246,7 +246,7 @@ pub fn enc_bool(e: &Expr, bv: bool) -> String {
     }
 }
 
-pub fn enc_int(e: &Expr, bv: bool) -> String {
+pub(crate) fn enc_int(e: &Expr, bv: bool) -> String {
     match e {
         Expr::Const(c) => lit(*c, bv),
         Expr::Var(v) => sym(v),
@@ -380,7 +380,7 @@ fn has_bitwise(e: &Expr) -> bool {
 }
 
 /// FNV-1a: a stable 64-bit hash of query text (stable across runs and builds).
-pub fn stable_hash(parts: &[&str]) -> u64 {
+pub(crate) fn stable_hash(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
         for b in p.as_bytes().iter().chain(std::iter::once(&0xff)) {
@@ -395,7 +395,7 @@ pub fn stable_hash(parts: &[&str]) -> u64 {
 /// cancel flag and the kernel's deadline only stop a check early (such
 /// outcomes are never cached).
 #[derive(Clone, Copy, Debug)]
-pub struct SolverConfig<'a> {
+pub(crate) struct SolverConfig<'a> {
     pub timeout_ms: u32,
     pub rlimit: u32,
     pub cancel: Option<&'a AtomicBool>,
@@ -408,7 +408,8 @@ pub struct SolverConfig<'a> {
 
 impl SolverConfig<'_> {
     /// Limits only: no cancellation, no kernel deadline.
-    pub fn limits(timeout_ms: u32, rlimit: u32) -> SolverConfig<'static> {
+    #[cfg(test)]
+    pub(crate) fn limits(timeout_ms: u32, rlimit: u32) -> SolverConfig<'static> {
         SolverConfig {
             timeout_ms,
             rlimit,
@@ -431,14 +432,14 @@ impl SolverConfig<'_> {
 
 /// The `unknown` reason of a check stopped because its analysis was
 /// cancelled (not cached).
-pub const CANCELLED: &str = "cancelled";
+pub(crate) const CANCELLED: &str = "cancelled";
 /// The `unknown` reason of a check stopped by the kernel's time budget (not
 /// cached).
-pub const OUT_OF_BUDGET: &str = "the kernel's time budget ran out";
+pub(crate) const OUT_OF_BUDGET: &str = "the kernel's time budget ran out";
 
 /// Counters of one analysis.
 #[derive(Default, Clone, Copy, Debug)]
-pub struct Counters {
+pub(crate) struct Counters {
     pub run: u64,
     pub reused: u64,
     /// Conflicting access pairs the race pre-checks considered, and those
@@ -450,7 +451,7 @@ pub struct Counters {
 }
 
 /// Solves `assertions`, through the cache.
-pub fn solve(
+pub(crate) fn solve(
     assertions: &[Expr],
     env: &LaunchEnv,
     config: SolverConfig,

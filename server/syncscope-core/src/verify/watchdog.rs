@@ -82,14 +82,14 @@ fn run() {
 }
 
 /// Keeps a check watched until dropped.
-pub struct Guard<'a> {
+pub(crate) struct Guard<'a> {
     id: u64,
     _cancel: std::marker::PhantomData<&'a AtomicBool>,
 }
 
 /// Watches the check about to run on `ctx`: it is interrupted at
 /// `deadline` or as soon as `cancel` is set.
-pub fn watch<'a>(
+pub(crate) fn watch<'a>(
     ctx: z3_sys::Z3_context,
     deadline: Instant,
     cancel: Option<&'a AtomicBool>,

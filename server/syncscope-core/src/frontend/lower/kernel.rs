@@ -214,7 +214,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     // ----- statements --------------------------------------------------------
 }
 
-pub fn lower_kernel(
+pub(crate) fn lower_kernel(
     text: &str,
     file: &FileContext,
     def: &FunctionDef,

@@ -20,7 +20,7 @@ mod places;
 mod spec;
 mod statements;
 
-pub use kernel::lower_kernel;
+pub(crate) use kernel::lower_kernel;
 
 use super::{
     binop, const_eval, parse_int, preproc_branch, struct_type_name, FileContext, FunctionDef,

@@ -1,0 +1,457 @@
+//! File-level collection: one walk over the translation unit for what
+//! kernels refer to (`__device__` functions, structs, enums, constants,
+//! global arrays, template instantiations), honouring `#if`/`#ifdef` with the
+//! known macros. Must not lower kernel bodies (that is `lower`).
+
+use super::*;
+
+/// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
+pub(crate) fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
+    let mut cx = FileContext::default();
+    // The device pass of nvcc: `__CUDACC__` and `__CUDA_ARCH__` are defined,
+    // so code under `#if __CUDA_ARCH__ >= 700` is what the kernel runs. A
+    // `-D` of the same name wins (inserted below).
+    for (name, value) in device_pass_macros(options) {
+        cx.macros.insert(
+            name,
+            Macro {
+                params: None,
+                body: value,
+            },
+        );
+    }
+    for (name, value) in &options.defines {
+        cx.macros.insert(
+            name.clone(),
+            Macro {
+                params: None,
+                body: value.clone(),
+            },
+        );
+    }
+    // Iterative, with an explicit stack: hostile input may nest deeply.
+    let mut stack = vec![(root, Vec::<TemplateParam>::new())];
+    while let Some((node, tparams)) = stack.pop() {
+        let mut items = Vec::new();
+        match node.kind() {
+            "translation_unit" | "declaration_list" => {
+                let mut c = node.walk();
+                items.extend(node.named_children(&mut c));
+            }
+            "namespace_definition" | "linkage_specification" => {
+                if let Some(body) = node.field("body") {
+                    if body.kind() == "declaration_list" {
+                        let mut c = body.walk();
+                        items.extend(body.named_children(&mut c));
+                    } else {
+                        items.push(body);
+                    }
+                }
+            }
+            k if k.starts_with("preproc_if") || k == "preproc_else" || k == "preproc_elif" => {
+                items.extend(preproc_branch(text, node, &cx.macros));
+            }
+            "template_declaration" => {
+                let params = template_params(text, node);
+                let mut c = node.walk();
+                for child in node.named_children(&mut c) {
+                    if child.kind() != "template_parameter_list" {
+                        stack.push((child, params.clone()));
+                    }
+                }
+                continue;
+            }
+            _ => {
+                // Depth-first in source order: a macro is known before the
+                // `#if` that tests it.
+                collect_item(text, node, tparams, &mut cx);
+                continue;
+            }
+        }
+        for item in items.into_iter().rev() {
+            stack.push((item, tparams.clone()));
+        }
+    }
+    cx
+}
+
+pub(super) fn collect_item<'t>(
+    text: &str,
+    node: Node<'t>,
+    tparams: Vec<TemplateParam>,
+    cx: &mut FileContext<'t>,
+) {
+    match node.kind() {
+        "preproc_def" | "preproc_function_def" => {
+            if let Some((name, m)) = macro_def(text, node) {
+                cx.macros.insert(name, m);
+            }
+        }
+        "function_definition" => {
+            if let Some((owner, method)) = member_definition(text, node, cx) {
+                let def = FunctionDef {
+                    name: format!("{owner}::{method}"),
+                    node,
+                    is_kernel: false,
+                    template_params: tparams,
+                };
+                if let Some(sd) = cx.structs.get_mut(&owner) {
+                    if method == owner {
+                        sd.has_constructor = true;
+                    }
+                    sd.methods.entry(method).or_default().push(def);
+                }
+                return;
+            }
+            let Some(name) = function_name(text, node) else {
+                return;
+            };
+            let is_kernel = has_token(node, "__global__");
+            let def = FunctionDef {
+                name: name.clone(),
+                node,
+                is_kernel,
+                template_params: tparams,
+            };
+            if is_kernel {
+                cx.kernels.push(def.clone());
+            }
+            cx.functions.insert(name, def);
+        }
+        "template_instantiation" => {
+            if let Some(decl) = node.field("declarator") {
+                if let Some((name, args)) = instantiation(text, decl) {
+                    cx.instantiations.entry(name).or_default().push(args);
+                }
+            }
+        }
+        "struct_specifier" | "class_specifier" if tparams.is_empty() => {
+            collect_struct(text, node, None, cx);
+        }
+        "type_definition" => {
+            // `typedef struct { ... } Acc;`
+            if let Some(ty) = node.field("type") {
+                let mut c = node.walk();
+                let alias = node
+                    .children_by_field_name("declarator", &mut c)
+                    .find(|d| d.kind() == "type_identifier")
+                    .map(|d| node_text(text, d).to_string());
+                if matches!(ty.kind(), "struct_specifier" | "class_specifier") {
+                    collect_struct(text, ty, alias, cx);
+                }
+            }
+            collect_enums(text, node, cx);
+        }
+        "declaration" => {
+            if let Some(ty) = node.field("type") {
+                // `struct Acc { ... } acc;`
+                if matches!(ty.kind(), "struct_specifier" | "class_specifier") && tparams.is_empty()
+                {
+                    collect_struct(text, ty, None, cx);
+                }
+            }
+            let is_shared = has_qualifier(text, node, "__shared__");
+            let is_device = has_qualifier(text, node, "__device__");
+            let is_constant = has_qualifier(text, node, "__constant__");
+            let is_const =
+                has_qualifier(text, node, "const") || has_qualifier(text, node, "constexpr");
+            collect_enums(text, node, cx);
+            let mut c = node.walk();
+            for d in node.children_by_field_name("declarator", &mut c) {
+                let (inner, value) = if d.kind() == "init_declarator" {
+                    (d.field("declarator"), d.field("value"))
+                } else {
+                    (Some(d), None)
+                };
+                let Some(inner) = inner else { continue };
+                let is_array = inner.kind() == "array_declarator";
+                if (is_device || is_constant || is_shared) && (is_array || is_shared) {
+                    if let Some(name) = declarator_name(text, inner) {
+                        cx.global_arrays.push(GlobalArray {
+                            name,
+                            declarator: inner,
+                        });
+                    }
+                } else if is_const && inner.kind() == "identifier" {
+                    if let Some(v) = value {
+                        cx.constants.insert(node_text(text, inner).to_string(), v);
+                    }
+                } else if is_device && inner.kind() == "identifier" {
+                    // A `__device__ int counter;` global scalar: an array of one.
+                    cx.global_arrays.push(GlobalArray {
+                        name: node_text(text, inner).to_string(),
+                        declarator: inner,
+                    });
+                }
+            }
+        }
+        "enum_specifier" => collect_enums(text, node, cx),
+        _ => {}
+    }
+}
+
+/// Records a struct or class definition (with a body) whose objects the front
+/// end can model. One with base classes is left out: its members are not all
+/// known, and a method call on its objects is reported as not verified.
+pub(super) fn collect_struct<'t>(
+    text: &str,
+    spec: Node<'t>,
+    alias: Option<String>,
+    cx: &mut FileContext<'t>,
+) {
+    let Some(body) = spec.field("body") else {
+        return;
+    };
+    let Some(name) = spec
+        .field("name")
+        .map(|n| node_text(text, n).to_string())
+        .or(alias)
+    else {
+        return;
+    };
+    let mut c = spec.walk();
+    if spec
+        .children(&mut c)
+        .any(|ch| ch.kind() == "base_class_clause")
+    {
+        return;
+    }
+    collect_enums(text, body, cx);
+    let mut sd = StructDef::default();
+    let mut c = body.walk();
+    let members: Vec<Node<'t>> = body.named_children(&mut c).collect();
+    for m in members {
+        let m = if m.kind() == "template_declaration" {
+            let mut c2 = m.walk();
+            let inner = m
+                .named_children(&mut c2)
+                .find(|ch| ch.kind() != "template_parameter_list");
+            match inner {
+                Some(i) => i,
+                None => continue,
+            }
+        } else {
+            m
+        };
+        match m.kind() {
+            "function_definition" => {
+                let decl = m.field("declarator");
+                if decl.is_some_and(|d| contains_destructor(d)) {
+                    sd.has_destructor = true;
+                    continue;
+                }
+                let Some(mname) = function_name(text, m) else {
+                    continue;
+                };
+                if mname == name {
+                    sd.has_constructor = true;
+                }
+                sd.declared.push(mname.clone());
+                sd.methods
+                    .entry(mname.clone())
+                    .or_default()
+                    .push(FunctionDef {
+                        name: format!("{name}::{mname}"),
+                        node: m,
+                        is_kernel: false,
+                        template_params: Vec::new(),
+                    });
+            }
+            "field_declaration" | "declaration" => {
+                if has_qualifier(text, m, "static") {
+                    continue;
+                }
+                let ty = m.field("type");
+                let mut c2 = m.walk();
+                let decls: Vec<Node> = m.children_by_field_name("declarator", &mut c2).collect();
+                for d in decls {
+                    if contains_destructor(d) {
+                        sd.has_destructor = true;
+                        continue;
+                    }
+                    if is_function_declarator(d) {
+                        // A member function declared here, defined out of line.
+                        if let Some(n) = declarator_name(text, d) {
+                            if n == name {
+                                sd.has_constructor = true;
+                            }
+                            sd.declared.push(n);
+                        }
+                        continue;
+                    }
+                    let Some(fname) = declarator_name(text, d) else {
+                        continue;
+                    };
+                    let array = declarator_kinds(d).contains(&"array_declarator");
+                    let by_value = !declarator_kinds(d)
+                        .iter()
+                        .any(|k| matches!(*k, "pointer_declarator" | "reference_declarator"));
+                    let struct_type = ty
+                        .filter(|_| by_value && !array)
+                        .and_then(|t| struct_type_name(text, t))
+                        .filter(|t| cx.structs.contains_key(t));
+                    let pointer = declarator_kinds(d).contains(&"pointer_declarator");
+                    sd.fields.push(StructField {
+                        name: fname,
+                        struct_type,
+                        array,
+                        pointer,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    cx.structs.insert(name, sd);
+}
+
+/// The struct name a type node names (`Acc`, `struct Acc`, `ns::Acc`).
+pub(crate) fn struct_type_name(text: &str, ty: Node) -> Option<String> {
+    match ty.kind() {
+        "type_identifier" => Some(node_text(text, ty).to_string()),
+        "struct_specifier" | "class_specifier" => {
+            ty.field("name").and_then(|n| struct_type_name(text, n))
+        }
+        "qualified_identifier" => ty.field("name").and_then(|n| struct_type_name(text, n)),
+        _ => None,
+    }
+}
+
+/// `Acc::put` in `void Acc::put(...) { ... }` for a struct of the file:
+/// (owner, method).
+pub(super) fn member_definition(
+    text: &str,
+    def: Node,
+    cx: &FileContext,
+) -> Option<(String, String)> {
+    let mut d = def.field("declarator")?;
+    for _ in 0..8 {
+        match d.kind() {
+            "function_declarator" | "pointer_declarator" | "reference_declarator" => {
+                d = d.field("declarator")?;
+            }
+            "qualified_identifier" => {
+                let owner = node_text(text, d.field("scope")?).to_string();
+                let name = d.field("name")?;
+                if !cx.structs.contains_key(&owner) {
+                    return None;
+                }
+                if name.kind() == "destructor_name" {
+                    return None;
+                }
+                return Some((owner, node_text(text, name).to_string()));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The kinds along a declarator's chain (`*p[4]`: pointer, array, ...).
+pub(super) fn declarator_kinds(d: Node) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut cur = Some(d);
+    for _ in 0..64 {
+        let Some(n) = cur else { break };
+        out.push(n.kind());
+        cur = n.field("declarator");
+    }
+    out
+}
+
+pub(super) fn is_function_declarator(d: Node) -> bool {
+    declarator_kinds(d).contains(&"function_declarator")
+}
+
+pub(super) fn contains_destructor(d: Node) -> bool {
+    let mut stack = vec![d];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "destructor_name" {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
+}
+
+pub(super) fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "enumerator_list" {
+            let mut next = 0i64;
+            let mut c = n.walk();
+            for e in n.named_children(&mut c) {
+                if e.kind() != "enumerator" {
+                    continue;
+                }
+                let Some(name) = e.field("name") else {
+                    continue;
+                };
+                if let Some(v) = e.field("value") {
+                    if let Some(val) = const_eval(text, v, &cx.macros, &cx.enumerators) {
+                        next = val;
+                    }
+                }
+                cx.enumerators
+                    .insert(node_text(text, name).to_string(), next);
+                next = next.wrapping_add(1);
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+}
+
+pub(super) fn template_params(text: &str, node: Node) -> Vec<TemplateParam> {
+    let mut out = Vec::new();
+    let Some(list) = node.field("parameters") else {
+        return out;
+    };
+    let mut c = list.walk();
+    for p in list.named_children(&mut c) {
+        let name = p
+            .field("declarator")
+            .and_then(|d| declarator_name(text, d))
+            .or_else(|| {
+                let mut c2 = p.walk();
+                let n = p
+                    .named_children(&mut c2)
+                    .find(|n| n.kind() == "type_identifier" || n.kind() == "identifier")
+                    .map(|n| node_text(text, n).to_string());
+                n
+            });
+        let default = p
+            .field("default_value")
+            .or_else(|| p.field("default_type"))
+            .map(|d| node_text(text, d).to_string());
+        let is_type = p.kind().contains("type_parameter");
+        if let Some(name) = name {
+            out.push(TemplateParam {
+                name,
+                default,
+                is_type,
+            });
+        }
+    }
+    out
+}
+
+pub(super) fn instantiation(text: &str, decl: Node) -> Option<(String, Vec<String>)> {
+    let mut d = decl;
+    for _ in 0..8 {
+        if d.kind() == "template_function" {
+            let name = node_text(text, d.field("name")?).to_string();
+            let args = d.field("arguments")?;
+            let mut c = args.walk();
+            let list = args
+                .named_children(&mut c)
+                .map(|a| node_text(text, a).to_string())
+                .collect();
+            return Some((name, list));
+        }
+        d = d.field("declarator")?;
+    }
+    None
+}
