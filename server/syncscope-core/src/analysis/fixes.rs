@@ -358,9 +358,13 @@ fn with_barrier(kernel: &Kernel, stmt: Node, before: bool) -> Option<Kernel> {
         return None;
     }
     let mut guards = kernel.stmt_guards.iter().filter(|(o, _)| *o == pos);
-    let guard = if before { guards.next() } else { guards.next_back() }?
-        .1
-        .clone();
+    let guard = if before {
+        guards.next()
+    } else {
+        guards.next_back()
+    }?
+    .1
+    .clone();
     let path = enclosing_constructs(stmt, pos)?;
     let span = Span {
         start: Point {
