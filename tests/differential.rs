@@ -705,17 +705,24 @@ fn check(k: &Kernel) -> Outcome {
     for f in &report.findings {
         match f.kind {
             FindingKind::DataRace => {
-                let (Some(a), Some(b)) = (
-                    id_of(f.span.start.line),
-                    f.related.first().and_then(|r| id_of(r.span.start.line)),
-                ) else {
+                // Every racing pair of the (grouped) finding; the witness
+                // is of the first.
+                let ids: Option<Vec<(usize, usize)>> = f
+                    .pairs
+                    .iter()
+                    .map(|p| Some((id_of(p.first.start.line)?, id_of(p.second.start.line)?)))
+                    .collect();
+                let Some((a, b)) = ids.as_ref().filter(|ids| !ids.is_empty()).map(|ids| ids[0])
+                else {
                     problems.push(format!(
                         "race finding not on access lines: {} ({:?})",
                         f.message, f.span
                     ));
                     continue;
                 };
-                symbolic.insert((a.min(b), a.max(b)));
+                for &(p, q) in ids.iter().flatten() {
+                    symbolic.insert((p.min(q), p.max(q)));
+                }
                 // Replay the witness on the concrete executor.
                 let Some(w) = &f.witness else {
                     problems.push(format!("race without witness: {}", f.message));

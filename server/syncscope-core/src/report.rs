@@ -193,7 +193,7 @@ pub struct Finding {
     pub span: Span,
     pub related: Vec<Related>,
     /// A race finding groups the racing pairs one barrier would separate:
-    /// every pair, in program order (the witness is of the first).
+    /// every pair: the witness's pair first, the others in program order.
     pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,

@@ -650,16 +650,28 @@ impl KernelVerifier<'_> {
                 resolved.as_ref().unwrap_or(h)
             }
         };
-        let pairs: Vec<(Access, Access)> = pairs
+        let mut pairs: Vec<(Access, Access)> = pairs
             .iter()
             .map(|(a, b)| ((*a).clone(), (*b).clone()))
             .collect();
+        // The witness's pair first (the message's example), then the rest
+        // in program order.
+        let ids = |a: usize, b: usize| (a.min(b), a.max(b));
+        let shown = ids(witness_hit.first, witness_hit.second);
+        if let Some(i) = pairs.iter().position(|(a, b)| ids(a.id, b.id) == shown) {
+            let p = pairs.remove(i);
+            pairs.insert(0, p);
+        }
         self.shape_group(witness_hit, &pairs)
     }
 
-    /// The finding of a group: `pairs` (program order), `witness_hit`'s witness.
+    /// The finding of a group: `pairs` (the witness's first), `witness_hit`'s witness.
     fn shape_group(&self, witness_hit: &RaceHit, pairs: &[(Access, Access)]) -> Finding {
-        let first = &pairs[0].0;
+        let first = pairs
+            .iter()
+            .map(|(a, _)| a)
+            .min_by_key(|a| (a.span.start.offset, a.id))
+            .unwrap_or(&pairs[0].0);
         let mut f = self.race_finding(witness_hit);
         f.pairs = pairs
             .iter()
