@@ -9,9 +9,10 @@
 use crate::output::{self, FileResult, Format};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use syncscope_core::{FindingKind, Options, Severity};
+use syncscope_core::{FindingKind, Options, Progress, Severity};
 
 /// The exit statuses of `syncscope check`, shown by `--help`.
 const EXIT_STATUS: &str = "Exit status of `check`:
@@ -259,7 +260,9 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     let options = options_from(args);
     let mut io_errors = Vec::new();
     let files = collect_files(&args.paths, &mut io_errors);
-    let results = analyze_files(&files, &options, &mut io_errors);
+    // A progress line only for a person watching (stderr is a terminal).
+    let progress_line = std::io::stderr().is_terminal();
+    let results = analyze_files(&files, &options, &mut io_errors, progress_line);
     for e in &io_errors {
         let _ = writeln!(err, "error: {e}");
     }
@@ -290,11 +293,45 @@ fn fails(args: &CheckArgs, kind: FindingKind, severity: Severity) -> bool {
     severity == Severity::Error || args.deny_warnings || args.fail_on.contains(&kind)
 }
 
+/// The progress line on stderr (a terminal): files and kernels verified so
+/// far, redrawn in place every 200 ms, erased at the end.
+fn print_progress(
+    progress: &[Progress],
+    finished: &std::sync::atomic::AtomicUsize,
+    all_done: &std::sync::atomic::AtomicBool,
+) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut shown = false;
+    let start = std::time::Instant::now();
+    while !all_done.load(Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if start.elapsed() < std::time::Duration::from_millis(500) {
+            continue; // quick runs show no progress line
+        }
+        let (done, total) = progress
+            .iter()
+            .map(Progress::counts)
+            .fold((0, 0), |(d, t), (a, b)| (d + a, t + b));
+        let line = format!(
+            "syncscope: {}/{} files, {done}/{total} kernels verified",
+            finished.load(Relaxed),
+            progress.len()
+        );
+        let _ = write!(std::io::stderr(), "\r{line}\x1b[K");
+        let _ = std::io::stderr().flush();
+        shown = true;
+    }
+    if shown {
+        let _ = write!(std::io::stderr(), "\r\x1b[K");
+    }
+}
+
 /// Analyses files on all cores (the core also spreads kernels over cores).
 pub fn analyze_files(
     files: &[PathBuf],
     options: &Options,
     io_errors: &mut Vec<String>,
+    progress_line: bool,
 ) -> Vec<FileResult> {
     let texts: Vec<(PathBuf, Result<String, String>)> =
         files.iter().map(|f| (f.clone(), read_source(f))).collect();
@@ -306,24 +343,45 @@ pub fn analyze_files(
         .unwrap_or(1)
         .min(texts.len())
         .max(1);
+    let progress: Vec<Progress> = texts.iter().map(|_| Progress::default()).collect();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let all_done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((path, text)) = texts.get(i) else {
-                    break;
-                };
-                let Ok(text) = text else { continue };
-                let report = syncscope_core::analyze_source(text, options);
-                if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(FileResult {
-                        path: path.clone(),
-                        text: text.clone(),
-                        report,
-                    });
-                }
-            });
+        if progress_line {
+            s.spawn(|| print_progress(&progress, &finished, &all_done));
         }
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((path, text)) = texts.get(i) else {
+                        break;
+                    };
+                    let Ok(text) = text else { continue };
+                    let tree = syncscope_core::parse(text, None);
+                    let report = syncscope_core::analyze_with_progress(
+                        text,
+                        &tree,
+                        options,
+                        &syncscope_core::MemoryCache::default(),
+                        None,
+                        &progress[i],
+                    );
+                    finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(FileResult {
+                            path: path.clone(),
+                            text: text.clone(),
+                            report,
+                        });
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            let _ = h.join();
+        }
+        all_done.store(true, std::sync::atomic::Ordering::Relaxed);
     });
     for (_, text) in &texts {
         if let Err(e) = text {

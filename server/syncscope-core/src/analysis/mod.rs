@@ -27,12 +27,15 @@ pub fn analyze_file(
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> FileReport {
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("syncscope-analysis".into())
             .stack_size(STACK)
-            .spawn_scoped(s, || analyze_file_here(text, tree, options, cache, cancel))
+            .spawn_scoped(s, || {
+                analyze_file_here(text, tree, options, cache, cancel, progress)
+            })
             .ok()
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| FileReport {
@@ -53,6 +56,7 @@ fn analyze_file_here(
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> FileReport {
     let options = &crate::options::with_file_directives(text, options);
     let mut report = FileReport {
@@ -91,7 +95,20 @@ fn analyze_file_here(
         .filter(|(_, r)| r.is_none())
         .map(|(k, _)| k)
         .collect();
-    let mut outcomes = crate::verify::verify_kernels(&todo, options, cache, cancel).into_iter();
+    if let Some(p) = progress {
+        p.total.store(todo.len(), Ordering::Relaxed);
+        if let Ok(mut f) = p.findings.lock() {
+            f.extend(report.findings.iter().cloned());
+            for (k, r) in kernels.iter().zip(&reused) {
+                if let Some(r) = r {
+                    let base = i64::from(k.def_span.start.offset);
+                    f.extend(KernelResult::clone(r).shifted(base).findings);
+                }
+            }
+        }
+    }
+    let mut outcomes =
+        crate::verify::verify_kernels(&todo, options, cache, cancel, progress).into_iter();
     let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
     for ((kernel, key), reused) in kernels.iter().zip(keys).zip(reused) {
         let base = i64::from(kernel.def_span.start.offset);
@@ -315,7 +332,7 @@ mod tests {
             ..Options::default()
         };
         let tree = crate::parse(text, None);
-        let mut r = analyze_file(text, &tree, &options, cache, None);
+        let mut r = analyze_file(text, &tree, &options, cache, None, None);
         r.kernels.iter_mut().for_each(|k| k.millis = 0);
         r
     }
@@ -357,7 +374,7 @@ mod tests {
         };
         let cache = KernelCache::default();
         let tree = crate::parse(text, None);
-        let r = analyze_file(text, &tree, &options, &cache, None);
+        let r = analyze_file(text, &tree, &options, &cache, None, None);
         assert_eq!(r.stats.kernels_over_budget, 1);
         assert_eq!(r.kernels[0].status, KernelStatus::Unknown);
         assert!(cache.kernels.lock().unwrap().is_empty());
