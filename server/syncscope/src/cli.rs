@@ -37,6 +37,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Check files and folders (recursing into *.cu and *.cuh).
+    #[command(after_help = EXIT_STATUS)]
     Check(CheckArgs),
     /// Start the language server on stdio.
     Lsp,
@@ -114,6 +115,15 @@ fn parse_kind(s: &str) -> Result<FindingKind, String> {
 
 fn parse_dim(s: &str) -> Result<[u32; 3], String> {
     syncscope_core::options::parse_dims(s)
+}
+
+/// The `--help` text of `syncscope check`.
+pub fn help_text() -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.find_subcommand_mut("check")
+        .map(|c| c.render_long_help().to_string())
+        .unwrap_or_default()
 }
 
 /// Parses the flags of `syncscope check` (without the subcommand), as the
