@@ -301,14 +301,26 @@ pub struct FileReport {
 pub struct Progress {
     pub total: std::sync::atomic::AtomicUsize,
     pub done: std::sync::atomic::AtomicUsize,
+    /// Whether findings are kept (early results); counts only otherwise.
+    pub keep_findings: bool,
     pub findings: std::sync::Mutex<Vec<Finding>>,
 }
 
 impl Progress {
+    /// Progress that also keeps the findings so far.
+    pub fn with_findings() -> Progress {
+        Progress {
+            keep_findings: true,
+            ..Progress::default()
+        }
+    }
+
     /// Adds the findings of one finished kernel.
     pub fn kernel_done(&self, findings: &[Finding]) {
-        if let Ok(mut f) = self.findings.lock() {
-            f.extend_from_slice(findings);
+        if self.keep_findings {
+            if let Ok(mut f) = self.findings.lock() {
+                f.extend_from_slice(findings);
+            }
         }
         self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }

@@ -621,7 +621,7 @@ async fn run_analysis(
         compute_fixes: false,
         ..Options::clone(&options)
     };
-    let progress = Arc::new(Progress::default());
+    let progress = Arc::new(Progress::with_findings());
     let counted = progress.clone();
     let handle = tokio::task::spawn_blocking(move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| {

@@ -97,7 +97,12 @@ fn analyze_file_here(
         .collect();
     if let Some(p) = progress {
         p.total.store(todo.len(), Ordering::Relaxed);
-        if let Ok(mut f) = p.findings.lock() {
+        let kept = if p.keep_findings {
+            p.findings.lock().ok()
+        } else {
+            None
+        };
+        if let Some(mut f) = kept {
             f.extend(report.findings.iter().cloned());
             for (k, r) in kernels.iter().zip(&reused) {
                 if let Some(r) = r {
