@@ -220,6 +220,64 @@ fn warnings_fail_only_with_deny_warnings() {
 }
 
 #[test]
+fn strictness_never_lets_unknown_or_not_verified_pass_silently() {
+    let d = temp_dir("strict");
+    let f = d.join("asm.cu");
+    std::fs::write(
+        &f,
+        "__global__ void k(int *out) {\n  unsigned int lane;\n  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n  out[blockIdx.x * blockDim.x + threadIdx.x] = (int)lane;\n}\n",
+    )
+    .expect("write");
+    let p = f.to_string_lossy().into_owned();
+    let (code, out, _) = run(&["--format=json", &p]);
+    assert!(out.contains("not-verified"), "{out}");
+    assert_eq!(code, 0, "not-verified is information by default");
+    assert_eq!(
+        run(&["--deny-warnings", &p]).0,
+        1,
+        "strict: not proven fails"
+    );
+    assert_eq!(run(&["--fail-on=not-verified", &p]).0, 1);
+    assert_eq!(run(&["--fail-on", "unknown,not-verified", &p]).0, 1);
+    assert_eq!(run(&["--fail-on=unknown", &p]).0, 0, "only the kinds named");
+    let (code, _, err) = run(&["--fail-on=nonsense", &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown finding kind"), "{err}");
+
+    // A kernel stopped by its budget is `unknown`: it fails under strictness.
+    let hard = d.join("hard.cu");
+    std::fs::write(
+        &hard,
+        "__global__ void hard(int *a, int n, int m) {\n    int x = threadIdx.x + n, y = blockIdx.x + m;\n    a[x*x*x + y*y*y + n*n*n] = 1;\n    a[y*y*y*x + 7*n*m*x] = 2;\n}\n",
+    )
+    .expect("write");
+    let h = hard.to_string_lossy().into_owned();
+    let budget = ["--kernel-budget-ms=200", "--timeout-ms=20000"];
+    let (code, out, _) = run(&[budget[0], budget[1], "--format=json", &h]);
+    assert!(out.contains("\"unknown\""), "{out}");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(run(&[budget[0], budget[1], "--fail-on=unknown", &h]).0, 1);
+    assert_eq!(run(&[budget[0], budget[1], "--deny-warnings", &h]).0, 1);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn help_documents_every_exit_status() {
+    let help = syncscope::cli::help_text();
+    for status in [
+        "0  no failing finding",
+        "1  a failing finding",
+        "2  usage error",
+    ] {
+        assert!(help.contains(status), "{help}");
+    }
+    assert!(
+        help.contains("--fail-on") && help.contains("--deny-warnings"),
+        "{help}"
+    );
+}
+
+#[test]
 fn hostile_input_exits_0_1_or_2_with_a_message() {
     let d = temp_dir("hostile");
     let mut seed: u64 = 0x5eed;

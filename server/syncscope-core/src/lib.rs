@@ -53,7 +53,20 @@ pub fn analyze(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> FileReport {
-    analysis::analyze_file(text, tree, options, cache, cancel)
+    analysis::analyze_file(text, tree, options, cache, cancel, None)
+}
+
+/// [`analyze`], counting finished kernels and their findings in `progress`
+/// as they come (for progress reports and early results).
+pub fn analyze_with_progress(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    progress: &Progress,
+) -> FileReport {
+    analysis::analyze_file(text, tree, options, cache, cancel, Some(progress))
 }
 
 /// Parses and analyses with a fresh cache: the one-shot entry point of the CLI.

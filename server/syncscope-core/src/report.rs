@@ -281,7 +281,7 @@ pub struct Finding {
     pub span: Span,
     pub related: Vec<Related>,
     /// A race finding groups the racing pairs one barrier would separate:
-    /// every pair, in program order (the witness is of the first).
+    /// every pair: the witness's pair first, the others in program order.
     pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,
@@ -392,4 +392,48 @@ pub struct FileReport {
     pub findings: Vec<Finding>,
     pub kernels: Vec<KernelReport>,
     pub stats: Stats,
+}
+
+/// Progress of a running analysis, read from other threads (the server's
+/// `$/progress` and early diagnostics, the CLI's progress line): the kernels
+/// to verify, how many are done, and the findings of those done so far
+/// (reused kernels' first), so that results show as they come.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub total: std::sync::atomic::AtomicUsize,
+    pub done: std::sync::atomic::AtomicUsize,
+    /// Whether findings are kept (early results); counts only otherwise.
+    pub keep_findings: bool,
+    pub findings: std::sync::Mutex<Vec<Finding>>,
+}
+
+impl Progress {
+    /// Progress that also keeps the findings so far.
+    pub fn with_findings() -> Progress {
+        Progress {
+            keep_findings: true,
+            ..Progress::default()
+        }
+    }
+
+    /// Adds the findings of one finished kernel.
+    pub fn kernel_done(&self, findings: &[Finding]) {
+        if self.keep_findings {
+            if let Ok(mut f) = self.findings.lock() {
+                f.extend_from_slice(findings);
+            }
+        }
+        self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// (done, total) kernels.
+    pub fn counts(&self) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.done.load(Relaxed), self.total.load(Relaxed))
+    }
+
+    /// The findings so far.
+    pub fn findings(&self) -> Vec<Finding> {
+        self.findings.lock().map(|f| f.clone()).unwrap_or_default()
+    }
 }

@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
-    FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options, QueryCache,
-    QueryOutcome, Stats,
+    FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options, Progress,
+    QueryCache, QueryOutcome, Stats,
 };
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tower_lsp_server::lsp_types::{
@@ -33,6 +33,8 @@ use tower_lsp_server::Client;
 
 /// Analyses running longer than this get a `$/progress` report.
 const PROGRESS_AFTER: Duration = Duration::from_millis(200);
+/// How often a long analysis reports progress and publishes its results so far.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 /// The query cache is cleared when it grows past this many queries.
 const CACHE_LIMIT: usize = 500_000;
 /// At most this many files are analysed at the same time (each analysis
@@ -195,6 +197,12 @@ pub enum Event {
     /// that include one of them.
     FilesChanged {
         paths: Vec<PathBuf>,
+    },
+    /// Findings of the kernels verified so far by a long analysis.
+    Partial {
+        key: String,
+        generation: u64,
+        findings: Vec<Finding>,
     },
     Finished {
         key: String,
@@ -387,6 +395,11 @@ impl Actor {
                     d.due = now;
                 }
             }
+            Event::Partial {
+                key,
+                generation,
+                findings,
+            } => self.partial(key, generation, findings).await,
             Event::Finished {
                 key,
                 generation,
@@ -485,6 +498,35 @@ impl Actor {
                 edited,
             ));
         }
+    }
+
+    /// Publishes the results of a long analysis so far (results as they
+    /// come), for the version being analysed only.
+    async fn partial(&mut self, key: String, generation: u64, findings: Vec<Finding>) {
+        let Some(doc) = self.docs.get_mut(&key) else {
+            return;
+        };
+        if doc.generation != generation || doc.cancel.is_none() {
+            return;
+        }
+        let snap = &doc.snapshot;
+        let src = Source {
+            text: &snap.text,
+            index: &snap.index,
+            encoding: doc.encoding,
+        };
+        let mut diagnostics: Vec<Diagnostic> = findings
+            .iter()
+            .filter(|f| f.kind != FindingKind::SyntaxError)
+            .map(|f| to_proto::diagnostic(&doc.uri, src, f))
+            .collect();
+        doc.last_verification = diagnostics.clone();
+        diagnostics.extend(syntax_diagnostics(&doc.uri, snap, doc.encoding));
+        let (uri, version) = (doc.uri.clone(), snap.version);
+        self.shared
+            .client
+            .publish_diagnostics(uri, diagnostics, Some(version))
+            .await;
     }
 
     async fn finished(
@@ -669,6 +711,8 @@ async fn run_analysis(
         compute_fixes: false,
         ..Options::clone(&options)
     };
+    let progress = Arc::new(Progress::with_findings());
+    let counted = progress.clone();
     let handle = tokio::task::spawn_blocking(move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| match &project.path {
             // A file: analysed in its project (headers, build flags, launch
@@ -685,16 +729,18 @@ async fn run_analysis(
                     },
                     &*cache,
                     Some(&flag),
+                    Some(&counted),
                 );
                 (a.report, a.includes)
             }
             None => (
-                syncscope_core::analyze(
+                syncscope_core::analyze_with_progress(
                     &snapshot.text,
                     &snapshot.tree,
                     &run_options,
                     &*cache,
                     Some(&flag),
+                    &counted,
                 ),
                 Vec::new(),
             ),
@@ -702,9 +748,15 @@ async fn run_analysis(
         .map_err(|p| panic_message(&*p))
     });
     let (done_tx, done_rx) = oneshot::channel::<()>();
-    if shared.supports_progress.load(Ordering::Relaxed) {
-        tokio::spawn(progress(shared.clone(), uri, done_rx));
-    }
+    tokio::spawn(watch(
+        shared.clone(),
+        tx.clone(),
+        key.clone(),
+        generation,
+        uri,
+        progress,
+        done_rx,
+    ));
     let outcome = match handle.await {
         Ok(r) => r,
         Err(e) => Err(format!("analysis task failed: {e}")),
@@ -718,25 +770,23 @@ async fn run_analysis(
     });
 }
 
-/// Reports work-done progress for an analysis that outlives [`PROGRESS_AFTER`].
-async fn progress(shared: Arc<Shared>, uri: Uri, mut done: oneshot::Receiver<()>) {
+/// Watches an analysis that outlives [`PROGRESS_AFTER`]: `$/progress`
+/// (kernels verified of those to verify) when the client supports it, and
+/// the findings so far published as they come.
+async fn watch(
+    shared: Arc<Shared>,
+    tx: mpsc::UnboundedSender<Event>,
+    key: String,
+    generation: u64,
+    uri: Uri,
+    progress: Arc<Progress>,
+    mut done: oneshot::Receiver<()>,
+) {
     tokio::select! {
         _ = &mut done => return,
         _ = tokio::time::sleep(PROGRESS_AFTER) => {}
     }
-    let n = shared.progress_ids.fetch_add(1, Ordering::Relaxed);
-    let token = NumberOrString::String(format!("syncscope/analysis/{n}"));
     let client = shared.client.clone();
-    let created = tokio::time::timeout(
-        Duration::from_secs(5),
-        client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
-            token: token.clone(),
-        }),
-    )
-    .await;
-    if !matches!(created, Ok(Ok(()))) {
-        return;
-    }
     let file = uri
         .path()
         .as_str()
@@ -744,11 +794,53 @@ async fn progress(shared: Arc<Shared>, uri: Uri, mut done: oneshot::Receiver<()>
         .next()
         .unwrap_or("")
         .to_string();
-    let ongoing = client
-        .progress(token, "Syncscope")
-        .with_message(format!("verifying {file}"))
-        .begin()
+    let mut ongoing = None;
+    if shared.supports_progress.load(Ordering::Relaxed) {
+        let n = shared.progress_ids.fetch_add(1, Ordering::Relaxed);
+        let token = NumberOrString::String(format!("syncscope/analysis/{n}"));
+        let created = tokio::time::timeout(
+            Duration::from_secs(5),
+            client.send_request::<WorkDoneProgressCreate>(WorkDoneProgressCreateParams {
+                token: token.clone(),
+            }),
+        )
         .await;
-    let _ = done.await;
-    ongoing.finish().await;
+        if matches!(created, Ok(Ok(()))) {
+            ongoing = Some(
+                client
+                    .progress(token, "Syncscope")
+                    .with_message(format!("verifying {file}"))
+                    .with_percentage(0)
+                    .begin()
+                    .await,
+            );
+        }
+    }
+    let mut published = 0;
+    loop {
+        tokio::select! {
+            _ = &mut done => break,
+            _ = tokio::time::sleep(PROGRESS_EVERY) => {}
+        }
+        let (verified, total) = progress.counts();
+        if let Some(o) = &ongoing {
+            let percentage = (verified * 100).checked_div(total).unwrap_or(0) as u32;
+            o.report_with_message(
+                format!("verifying {file}: {verified}/{total} kernels"),
+                percentage.min(100),
+            )
+            .await;
+        }
+        if verified > published {
+            published = verified;
+            let _ = tx.send(Event::Partial {
+                key: key.clone(),
+                generation,
+                findings: progress.findings(),
+            });
+        }
+    }
+    if let Some(o) = ongoing {
+        o.finish().await;
+    }
 }

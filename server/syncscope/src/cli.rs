@@ -9,11 +9,12 @@
 use crate::output::{self, FileResult, Format};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use syncscope_core::project::config::{self, ConfigFile, DefineValue, Settings};
 use syncscope_core::project::SearchPaths;
-use syncscope_core::{FindingKind, Options};
+use syncscope_core::{FindingKind, Options, Progress};
 
 /// The exit statuses of `syncscope check`, shown by `--help`.
 const EXIT_STATUS: &str = "Exit status of `check`:
@@ -38,6 +39,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Check files and folders (recursing into *.cu and *.cuh).
+    #[command(after_help = EXIT_STATUS)]
     Check(CheckArgs),
     /// Start the language server on stdio.
     Lsp,
@@ -156,6 +158,15 @@ fn parse_kind(s: &str) -> Result<FindingKind, String> {
 
 fn parse_dim(s: &str) -> Result<[u32; 3], String> {
     syncscope_core::options::parse_dims(s)
+}
+
+/// The `--help` text of `syncscope check`.
+pub fn help_text() -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    cmd.find_subcommand_mut("check")
+        .map(|c| c.render_long_help().to_string())
+        .unwrap_or_default()
 }
 
 /// Parses the flags of `syncscope check` (without the subcommand), as the
@@ -375,7 +386,9 @@ pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
             (f.clone(), options, search)
         })
         .collect();
-    let results = analyze_files(&jobs, &mut io_errors);
+    // A progress line only for a person watching (stderr is a terminal).
+    let progress_line = std::io::stderr().is_terminal();
+    let results = analyze_files(&jobs, &mut io_errors, progress_line);
     (results, io_errors)
 }
 
@@ -416,30 +429,81 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     }
 }
 
+/// The progress line on stderr (a terminal): files and kernels verified so
+/// far, redrawn in place every 200 ms, erased at the end.
+fn print_progress(
+    progress: &[Progress],
+    finished: &std::sync::atomic::AtomicUsize,
+    all_done: &std::sync::atomic::AtomicBool,
+) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut shown = false;
+    let start = std::time::Instant::now();
+    while !all_done.load(Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if start.elapsed() < std::time::Duration::from_millis(500) {
+            continue; // quick runs show no progress line
+        }
+        let (done, total) = progress
+            .iter()
+            .map(Progress::counts)
+            .fold((0, 0), |(d, t), (a, b)| (d + a, t + b));
+        let line = format!(
+            "syncscope: {}/{} files, {done}/{total} kernels verified",
+            finished.load(Relaxed),
+            progress.len()
+        );
+        let _ = write!(std::io::stderr(), "\r{line}\x1b[K");
+        let _ = std::io::stderr().flush();
+        shown = true;
+    }
+    if shown {
+        let _ = write!(std::io::stderr(), "\r\x1b[K");
+    }
+}
+
 /// Analyses files on the core's worker pool (the core also spreads the
 /// kernels of a file over cores), each with its own options and header
 /// search paths.
-pub fn analyze_files(jobs: &[Job], io_errors: &mut Vec<String>) -> Vec<FileResult> {
+pub fn analyze_files(
+    jobs: &[Job],
+    io_errors: &mut Vec<String>,
+    progress_line: bool,
+) -> Vec<FileResult> {
     let texts: Vec<Result<String, String>> = jobs.iter().map(|(f, _, _)| read_source(f)).collect();
     let items: Vec<(&Job, &Result<String, String>)> = jobs.iter().zip(&texts).collect();
-    let results = syncscope_core::parallel_map(&items, |((path, options, search), text)| {
-        let text = text.as_ref().ok()?;
-        let analysis = syncscope_core::analysis::project::analyze(
-            path,
-            text,
-            None,
-            options,
-            search,
-            &syncscope_core::project::Disk,
-            &syncscope_core::MemoryCache::default(),
-            None,
-        );
-        Some(FileResult {
-            path: path.clone(),
-            text: text.clone(),
-            report: analysis.report,
-            cuda_arch: analysis.options.cuda_arch,
-        })
+    let progress: Vec<Progress> = texts.iter().map(|_| Progress::default()).collect();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let all_done = std::sync::atomic::AtomicBool::new(false);
+    let indices: Vec<usize> = (0..items.len()).collect();
+    let results = std::thread::scope(|s| {
+        if progress_line {
+            s.spawn(|| print_progress(&progress, &finished, &all_done));
+        }
+        let results = syncscope_core::parallel_map(&indices, |&i| {
+            let ((path, options, search), text) = items[i];
+            let text = text.as_ref().ok()?;
+            let analysis = syncscope_core::analysis::project::analyze(
+                path,
+                text,
+                None,
+                options,
+                search,
+                &syncscope_core::project::Disk,
+                &syncscope_core::MemoryCache::default(),
+                None,
+                Some(&progress[i]),
+            );
+            finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Some(FileResult {
+                path: path.clone(),
+                text: text.clone(),
+                report: analysis.report,
+                cuda_arch: analysis.options.cuda_arch,
+            })
+        });
+        all_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        results
     });
     for text in &texts {
         if let Err(e) = text {

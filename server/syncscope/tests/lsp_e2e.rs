@@ -1013,7 +1013,15 @@ async fn configuration_changes_apply_in_order_with_edits() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_newer_edit_stops_the_quick_fix_checks_of_an_older_version() {
     let root = temp_dir("fix-cancel");
-    let (mut c, child, root_uri) = start(&root).await;
+    let (mut c, child) = spawn();
+    let root_uri = file_uri(&root);
+    // A generous query timeout: on a loaded machine the race must still be
+    // found (an `unknown` has no fix to check).
+    c.initialize(
+        Some(&root_uri),
+        json!({ "initializationOptions": { "blockDim": [256], "gridDim": [1], "timeoutMs": 60000 } }),
+    )
+    .await;
     let uri = format!("{root_uri}/neighbours.cu");
     let text = neighbour_reads(40);
     let since = c.mark();
@@ -1036,6 +1044,56 @@ async fn a_newer_edit_stops_the_quick_fix_checks_of_an_older_version() {
     assert_eq!(answer["error"]["code"], -32801, "{answer:#}");
     let stats = c.request("syncscope/stats", Value::Null).await;
     assert_eq!(stats["fixRequestsCancelled"], 1, "{stats:#}");
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_analysis_reports_progress_and_results_as_they_come() {
+    let root = temp_dir("progress");
+    let (mut c, child) = spawn();
+    let root_uri = file_uri(&root);
+    c.initialize(
+        Some(&root_uri),
+        json!({ "initializationOptions": { "blockDim": [256], "gridDim": [1], "timeoutMs": 60000 } }),
+    )
+    .await;
+    let uri = format!("{root_uri}/many.cu");
+    // Sixteen racy kernels, each with many racing pairs to confirm.
+    let text: String = (0..16)
+        .map(|i| neighbour_reads(24).replace("neighbours", &format!("neighbours{i}")))
+        .collect();
+    let since = c.mark();
+    c.did_open(&uri, 1, &text);
+    let (status, diags) = c.wait_analysis(since, &uri, 1).await;
+    assert_eq!(status["verdict"], "racy");
+    assert_eq!(with_code(&diags, "data-race").len(), 16);
+    let log = &c.log[since..];
+    let reports: Vec<&str> = log
+        .iter()
+        .filter(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "report")
+        .filter_map(|m| m["params"]["value"]["message"].as_str())
+        .collect();
+    assert!(
+        reports.iter().any(|m| m.contains("/16 kernels")),
+        "progress names the kernels verified: {reports:?}"
+    );
+    // Results as they come: diagnostics of version 1 published before the
+    // analysis ended, fewer than the final ones.
+    let published: Vec<usize> = log
+        .iter()
+        .filter(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri.as_str()
+                && m["params"]["version"] == 1
+        })
+        .map(|m| m["params"]["diagnostics"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert!(
+        published.len() >= 2 && published[0] < published[published.len() - 1],
+        "early results then the final ones: {published:?}"
+    );
     c.shutdown_and_exit().await;
     assert_eq!(exit_code(child).await, 0);
     let _ = std::fs::remove_dir_all(&root);

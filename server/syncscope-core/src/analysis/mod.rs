@@ -26,12 +26,15 @@ pub(crate) fn analyze_file(
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> FileReport {
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name("syncscope-analysis".into())
             .stack_size(crate::parallel::ANALYSIS_STACK)
-            .spawn_scoped(s, || analyze_file_here(text, tree, options, cache, cancel))
+            .spawn_scoped(s, || {
+                analyze_file_here(text, tree, options, cache, cancel, progress)
+            })
             .ok()
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| FileReport {
@@ -52,6 +55,7 @@ fn analyze_file_here(
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> FileReport {
     let directives = crate::directives::parse_file(text);
     let options = &crate::options::apply_directives(&directives, options);
@@ -92,7 +96,25 @@ fn analyze_file_here(
         .filter(|(_, r)| r.is_none())
         .map(|(k, _)| k)
         .collect();
-    let mut outcomes = crate::verify::verify_kernels(&todo, options, cache, cancel).into_iter();
+    if let Some(p) = progress {
+        p.total.store(todo.len(), Ordering::Relaxed);
+        let kept = if p.keep_findings {
+            p.findings.lock().ok()
+        } else {
+            None
+        };
+        if let Some(mut f) = kept {
+            f.extend(report.findings.iter().cloned());
+            for (k, r) in kernels.iter().zip(&reused) {
+                if let Some(r) = r {
+                    let base = i64::from(k.def_span.start.offset);
+                    f.extend(KernelResult::clone(r).shifted(base).findings);
+                }
+            }
+        }
+    }
+    let mut outcomes =
+        crate::verify::verify_kernels(&todo, options, cache, cancel, progress).into_iter();
     let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
     for ((kernel, key), reused) in kernels.iter().zip(keys).zip(reused) {
         let base = i64::from(kernel.def_span.start.offset);
@@ -386,7 +408,7 @@ mod tests {
             ..Options::default()
         };
         let tree = crate::parse(text, None);
-        let mut r = analyze_file(text, &tree, &options, cache, None);
+        let mut r = analyze_file(text, &tree, &options, cache, None, None);
         r.kernels.iter_mut().for_each(|k| k.millis = 0);
         r
     }
@@ -428,7 +450,7 @@ mod tests {
         };
         let cache = KernelCache::default();
         let tree = crate::parse(text, None);
-        let r = analyze_file(text, &tree, &options, &cache, None);
+        let r = analyze_file(text, &tree, &options, &cache, None, None);
         assert_eq!(r.stats.kernels_over_budget, 1);
         assert_eq!(r.kernels[0].status, KernelStatus::Unknown);
         assert!(cache.kernels.lock().unwrap().is_empty());

@@ -44,6 +44,7 @@ pub fn analyze(
     sources: &dyn Sources,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
+    progress: Option<&crate::report::Progress>,
 ) -> Analysis {
     let mut notes = Vec::new();
     let mut dirs = search.include_dirs.clone();
@@ -111,7 +112,7 @@ pub fn analyze(
             .collect();
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
-        let r = crate::analyze(&unit.text, unit_tree, &o, cache, cancel);
+        let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
         let mut r = if unit.prefix_len == 0 {
             r
         } else {

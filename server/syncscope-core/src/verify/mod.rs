@@ -32,16 +32,23 @@ use std::sync::atomic::AtomicBool;
 
 type Outcome = (Vec<Finding>, KernelReport, Vec<engine::RaceHit>, Stats);
 
-/// Verifies kernels in parallel on worker threads (one Z3 context each).
+/// Verifies kernels in parallel on worker threads (one Z3 context each),
+/// in order: the first kernels first. Each finished kernel is counted in
+/// `progress` with its findings.
 pub(crate) fn verify_kernels(
     kernels: &[&Kernel],
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
+    progress: Option<&Progress>,
 ) -> Vec<Outcome> {
     let workers = crate::parallel::cores().min(kernels.len());
     crate::parallel::parallel_map(kernels, workers, STACK, |k| {
-        verify_one(k, options, cache, cancel)
+        let outcome = verify_one(k, options, cache, cancel);
+        if let Some(p) = progress {
+            p.kernel_done(&outcome.0);
+        }
+        outcome
     })
 }
 

@@ -23,6 +23,11 @@ pub(crate) struct RaceHit {
     pub witness: Witness,
     pub index: i64,
     pub loop_values: [Vec<(String, i64)>; 2],
+    /// The witness was solved in a fresh Z3 context (the same query gives
+    /// the same witness in any analysis): only such a witness is shown.
+    pub reproducible: bool,
+    /// The two access instances, to solve the pair alone again.
+    pub instances: Box<(Instance, Instance)>,
 }
 
 #[derive(Default)]
@@ -238,16 +243,24 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
-        // The redundancy check only asks whether any race query is
-        // satisfiable: no witness, no replay.
-        let config = SolverConfig {
-            witness: skip.is_none(),
-            ..self.config
-        };
+        // Solve for a reproducible witness until one pair is confirmed.
+        let mut want_witness = true;
         for _round in 0..64 {
             if self.cancelled() {
                 return;
             }
+            // The redundancy check only asks whether any race query is
+            // satisfiable: no witness, no replay. A race finding shows one
+            // witness per group of pairs: the first round solves for a
+            // reproducible one, the later rounds (each finds one more
+            // racing pair, confirmed by replay) for satisfiability alone
+            // (a model that does not replay is asked again with a witness
+            // first); a group without a reproducible witness gets one from
+            // `pair_witness`.
+            let config = SolverConfig {
+                witness: skip.is_none() && want_witness,
+                ..self.config
+            };
             match self.solve_concrete_first(&base, config) {
                 QueryOutcome::Unsat => return,
                 QueryOutcome::Sat(_) if skip.is_some() => {
@@ -277,10 +290,13 @@ impl<'k> KernelVerifier<'k> {
                         &inst_exprs[j][1],
                         skip,
                     ) {
-                        Some(hit) => {
+                        Some(mut hit) => {
+                            hit.reproducible = config.witness;
+                            want_witness = false;
                             set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
                             block(&mut base, p, q, &mut blocked);
                         }
+                        None if !config.witness && skip.is_none() => want_witness = true,
                         None => {
                             let tries = retries.entry((p, q)).or_insert(0);
                             *tries += 1;
@@ -422,7 +438,51 @@ impl<'k> KernelVerifier<'k> {
             witness,
             index,
             loop_values,
+            reproducible: false,
+            instances: Box::new((pi.clone(), qj.clone())),
         })
+    }
+
+    /// `hit` solved again as a query of its two instances alone, with a
+    /// reproducible witness (fresh Z3 context, small values).
+    fn pair_witness(&mut self, hit: &RaceHit) -> Option<RaceHit> {
+        let (pi, qj) = &*hit.instances;
+        let same = pi == qj;
+        let group: Vec<Instance> = if same {
+            vec![pi.clone()]
+        } else {
+            vec![pi.clone(), qj.clone()]
+        };
+        let GroupQuery {
+            insts,
+            mut base,
+            inst_exprs,
+        } = self.group_query(&group, hit.relation, None)?;
+        let (i, j) = if same { (0, 0) } else { (0, 1) };
+        if insts.len() != group.len() {
+            return None;
+        }
+        base.push(Expr::eq(sel(1), Expr::Const(i)));
+        base.push(Expr::eq(sel(2), Expr::Const(j)));
+        let config = SolverConfig {
+            witness: true,
+            ..self.config
+        };
+        let QueryOutcome::Sat(values) = self.solve_concrete_first(&base, config) else {
+            return None;
+        };
+        let (i, j) = (i as usize, j as usize);
+        let mut confirmed = self.confirm_race(
+            insts[i],
+            insts[j],
+            hit.relation,
+            &values,
+            &inst_exprs[i][0],
+            &inst_exprs[j][1],
+            None,
+        )?;
+        confirmed.reproducible = true;
+        Some(confirmed)
     }
 
     pub(super) fn race_finding(&self, hit: &RaceHit) -> Finding {
@@ -511,7 +571,7 @@ impl KernelVerifier<'_> {
     /// Each finding sits at its first racing access, lists every pair
     /// (`pairs`, and the other access of each in `related`) and carries the
     /// witness of one pair.
-    pub(super) fn race_findings(&self, hits: &[&RaceHit]) -> Vec<Finding> {
+    pub(super) fn race_findings(&mut self, hits: &[&RaceHit]) -> Vec<Finding> {
         let ordered = |h: &RaceHit| {
             let (p, q) = (self.accesses[&h.first], self.accesses[&h.second]);
             if (q.span.start.offset, q.id) < (p.span.start.offset, p.id) {
@@ -562,7 +622,7 @@ impl KernelVerifier<'_> {
         out
     }
 
-    fn group_finding(&self, group: &[&RaceHit]) -> Finding {
+    fn group_finding(&mut self, group: &[&RaceHit]) -> Finding {
         let pair_of = |h: &RaceHit| {
             let (p, q) = (self.accesses[&h.first], self.accesses[&h.second]);
             if (q.span.start.offset, q.id) < (p.span.start.offset, p.id) {
@@ -574,15 +634,40 @@ impl KernelVerifier<'_> {
         let mut pairs: Vec<(&Access, &Access)> = group.iter().map(|h| pair_of(h)).collect();
         pairs.sort_by_key(|(a, b)| (a.span.start.offset, b.span.start.offset, a.id, b.id));
         let first = pairs[0].0;
-        // The witness is of the first pair (the one `span` and the first
-        // related location show).
-        let witness_hit = group
+        let involves = |h: &&&RaceHit| h.first == first.id || h.second == first.id;
+        // The witness: a pair of the first racing access, solved to be
+        // reproducible (solved again alone if it was found without).
+        let resolved;
+        let witness_hit: &RaceHit = match group.iter().find(|h| involves(h) && h.reproducible) {
+            Some(h) => h,
+            None => {
+                let h = *group.iter().find(involves).unwrap_or(&group[0]);
+                resolved = self.pair_witness(h);
+                resolved.as_ref().unwrap_or(h)
+            }
+        };
+        let mut pairs: Vec<(Access, Access)> = pairs
             .iter()
-            .find(|h| {
-                let ids = [h.first, h.second];
-                ids.contains(&pairs[0].0.id) && ids.contains(&pairs[0].1.id)
-            })
-            .unwrap_or(&group[0]);
+            .map(|(a, b)| ((*a).clone(), (*b).clone()))
+            .collect();
+        // The witness's pair first (the message's example), then the rest
+        // in program order.
+        let ids = |a: usize, b: usize| (a.min(b), a.max(b));
+        let shown = ids(witness_hit.first, witness_hit.second);
+        if let Some(i) = pairs.iter().position(|(a, b)| ids(a.id, b.id) == shown) {
+            let p = pairs.remove(i);
+            pairs.insert(0, p);
+        }
+        self.shape_group(witness_hit, &pairs)
+    }
+
+    /// The finding of a group: `pairs` (the witness's first), `witness_hit`'s witness.
+    fn shape_group(&self, witness_hit: &RaceHit, pairs: &[(Access, Access)]) -> Finding {
+        let first = pairs
+            .iter()
+            .map(|(a, _)| a)
+            .min_by_key(|a| (a.span.start.offset, a.id))
+            .unwrap_or(&pairs[0].0);
         let mut f = self.race_finding(witness_hit);
         f.pairs = pairs
             .iter()
