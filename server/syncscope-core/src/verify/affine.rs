@@ -379,10 +379,12 @@ pub(super) fn offsets_apart(r: &Expr, xa: &Expr, xb: &Expr, fa: &Facts, fb: &Fac
             .and_then(i64::checked_abs)
             .is_some_and(|d| d > 0 && both(&Expr::Const(d)));
     }
+    // The factors `M` of which `x` is an integer multiple: both factors
+    // of a product, and `x` itself (`x == 1 * x`).
     let multiplier = |x: &Expr| -> Vec<Expr> {
         match x {
-            Expr::Bin(BinOp::Mul, p, q) => vec![(**p).clone(), (**q).clone()],
-            _ => Vec::new(),
+            Expr::Bin(BinOp::Mul, p, q) => vec![(**p).clone(), (**q).clone(), x.clone()],
+            _ => vec![x.clone()],
         }
     };
     let ma = multiplier(xa);
