@@ -379,10 +379,12 @@ pub(super) fn offsets_apart(r: &Expr, xa: &Expr, xb: &Expr, fa: &Facts, fb: &Fac
             .and_then(i64::checked_abs)
             .is_some_and(|d| d > 0 && both(&Expr::Const(d)));
     }
+    // The factors `M` of which `x` is an integer multiple: both factors
+    // of a product, and `x` itself (`x == 1 * x`).
     let multiplier = |x: &Expr| -> Vec<Expr> {
         match x {
-            Expr::Bin(BinOp::Mul, p, q) => vec![(**p).clone(), (**q).clone()],
-            _ => Vec::new(),
+            Expr::Bin(BinOp::Mul, p, q) => vec![(**p).clone(), (**q).clone(), x.clone()],
+            _ => vec![x.clone()],
         }
     };
     let ma = multiplier(xa);
@@ -424,4 +426,96 @@ pub(super) fn conjuncts(e: &Expr) -> Vec<&Expr> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(name: &str, kind: VarKind) -> Expr {
+        Expr::Var(Var::new(name, kind))
+    }
+    fn tid() -> Expr {
+        var("threadIdx.x", VarKind::ThreadIdx(0))
+    }
+    fn bid() -> Expr {
+        var("blockIdx.x", VarKind::BlockIdx(0))
+    }
+    fn bdim() -> Expr {
+        var("blockDim.x", VarKind::BlockDim(0))
+    }
+    fn gdim() -> Expr {
+        var("gridDim.x", VarKind::GridDim(0))
+    }
+    fn counter() -> Expr {
+        var("i@0", VarKind::Counter { pow2: false })
+    }
+    fn gid() -> Expr {
+        Expr::add(Expr::mul(bid(), bdim()), tid())
+    }
+
+    /// Whether `index` is injective in thread and block id (two threads of
+    /// different blocks) under `guard`.
+    fn decided(index: &Expr, guard: &Expr) -> bool {
+        let varying = |v: &Var| {
+            matches!(
+                v.kind,
+                VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) | VarKind::Counter { .. }
+            )
+        };
+        let fixed = |_: VarKind| None;
+        let facts = Facts {
+            varying: &varying,
+            fixed: &fixed,
+            guard: conjuncts(guard),
+        };
+        facts.injective(index, 0).is_some_and(|s| {
+            s.iter().any(|v| v.kind == VarKind::ThreadIdx(0))
+                && s.iter().any(|v| v.kind == VarKind::BlockIdx(0))
+        })
+    }
+
+    #[test]
+    fn global_ids_grid_strides_and_rows_are_injective() {
+        let yes = Expr::tru();
+        assert!(decided(&gid(), &yes));
+        // gid + (blockDim.x * gridDim.x) * i
+        let stride = Expr::mul(Expr::mul(bdim(), gdim()), counter());
+        assert!(decided(&Expr::add(gid(), stride), &yes));
+        // y * w + gid under gid < w (y a counter here)
+        let w = var("w", VarKind::Param { lo: 0, hi: 1 << 20 });
+        let row = Expr::add(Expr::mul(counter(), w.clone()), gid());
+        assert!(decided(&row, &Expr::bin(BinOp::Lt, gid(), w)));
+    }
+
+    #[test]
+    fn near_misses_are_left_to_the_solver() {
+        let yes = Expr::tru();
+        // stride of one block only: thread t of block 1 meets block 0's.
+        let short = Expr::add(gid(), Expr::mul(bdim(), counter()));
+        assert!(!decided(&short, &yes));
+        // y * w + x without x < w, and with x <= w.
+        let w = var("w", VarKind::Param { lo: 0, hi: 1 << 20 });
+        let row = Expr::add(Expr::mul(counter(), w.clone()), gid());
+        assert!(!decided(&row, &yes));
+        assert!(!decided(&row, &Expr::bin(BinOp::Le, gid(), w)));
+        // blockIdx.x + threadIdx.x collides (b, t) with (b + 1, t - 1).
+        assert!(!decided(&Expr::add(bid(), tid()), &yes));
+    }
+
+    #[test]
+    fn warp_layout_rebuilds_the_thread_id() {
+        let lane = Expr::bin(BinOp::BitAnd, tid(), Expr::Const(31));
+        let warp = Expr::bin(BinOp::Shr, tid(), Expr::Const(5));
+        let slot = Expr::add(Expr::mul(warp.clone(), Expr::Const(32)), lane.clone());
+        let facts = Facts {
+            varying: &|v: &Var| v.kind == VarKind::ThreadIdx(0),
+            fixed: &|_| None,
+            guard: Vec::new(),
+        };
+        assert!(facts.injective(&slot, 0).is_some());
+        // Warps placed 16 apart overlap.
+        let packed = Expr::add(Expr::mul(warp, Expr::Const(16)), lane);
+        assert!(facts.injective(&packed, 0).is_none());
+    }
 }
