@@ -18,6 +18,7 @@ pub mod options;
 mod parallel;
 pub mod project;
 pub mod report;
+pub mod symbols;
 pub mod syntax;
 pub(crate) mod verify;
 

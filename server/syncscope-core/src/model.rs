@@ -73,7 +73,9 @@ impl Var {
     /// take a particular value is no witness of a race.
     pub fn unseen_origin(&self) -> Option<&str> {
         let rest = self.name.strip_prefix(UNSEEN_PREFIX)?;
-        let end = rest.find(['#', '⟨']).unwrap_or(rest.len());
+        let end = rest
+            .find(|c| c == '#' || crate::symbols::is_tag_bracket(c))
+            .unwrap_or(rest.len());
         Some(&rest[..end])
     }
 
@@ -92,11 +94,7 @@ impl Var {
     }
 }
 
-pub const DIMS: [&str; 3] = ["x", "y", "z"];
-
-/// The name prefix of unknowns for code the front end cannot see
-/// ([`Var::unseen_origin`]).
-pub const UNSEEN_PREFIX: &str = "unseen:";
+pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
     /// The functions and names the front end cannot see that this
@@ -695,11 +693,6 @@ pub struct Assertion {
     /// For a precondition: the call it is checked at.
     pub call_site: Option<Span>,
 }
-
-/// Suffix of a variable that stands for the other thread's copy of it
-/// (GPUVerify's `__other_int(x)`): the verifier renames `v⟦other⟧` of
-/// thread 1 to thread 2's `v` and back.
-pub const OTHER_THREAD: &str = "⟦other⟧";
 
 impl Expr {
     /// Whether the expression refers to the other thread of the query.

@@ -14,6 +14,7 @@ use super::smt;
 use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
+use crate::symbols;
 
 impl<'k> KernelVerifier<'k> {
     pub(super) fn check_assertions(&mut self) -> Vec<Finding> {
@@ -58,8 +59,10 @@ impl<'k> KernelVerifier<'k> {
                         && self.head_reached(a, rel, &values);
                     // A value made inside a loop may be the loop model's
                     // summary of a variable rather than one real value.
-                    let in_loop =
-                        |v: &Var| matches!(v.kind, VarKind::Unknown { .. }) && v.name.contains('⟨');
+                    let in_loop = |v: &Var| {
+                        matches!(v.kind, VarKind::Unknown { .. })
+                            && symbols::is_iteration_tagged(&v.name)
+                    };
                     let summarised = a.cond.mentions(&mut |v| in_loop(v))
                         || a.guard.mentions(&mut |v| in_loop(v));
                     if !confirmed || summarised {

@@ -12,6 +12,7 @@ use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::*;
 use crate::options::Options;
 use crate::report::*;
+use crate::symbols;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -415,7 +416,7 @@ impl<'k> KernelVerifier<'k> {
                 _ => false,
             };
             if let (VarKind::Unknown { .. }, Some((base, counters))) =
-                (v.kind, split_iteration_tag(&v.name))
+                (v.kind, symbols::split_iteration_tag(&v.name))
             {
                 // One value per iteration: name it by the iteration it is in.
                 let iters: Vec<String> = counters
@@ -423,11 +424,11 @@ impl<'k> KernelVerifier<'k> {
                     .map(|c| match subst.iter().find(|(k, _)| &*k.name == c) {
                         Some((_, e)) => e.to_string(),
                         None if counters_shared => c.to_string(),
-                        None => format!("{c}#{t}"),
+                        None => symbols::for_thread(c, t),
                     })
                     .collect();
                 let base = if per_thread {
-                    format!("{base}#{t}")
+                    symbols::for_thread(base, t)
                 } else {
                     base.to_string()
                 };
@@ -443,13 +444,13 @@ impl<'k> KernelVerifier<'k> {
     pub(super) fn relation_constraints(&self, rel: Relation) -> Vec<Expr> {
         let tid = |d: u8, t: u8| {
             Expr::Var(Var::new(
-                format!("threadIdx.{}#{t}", DIMS[d as usize]),
+                symbols::thread_idx(d as usize, t),
                 VarKind::ThreadIdx(d),
             ))
         };
         let bid = |d: u8, t: u8| {
             Expr::Var(Var::new(
-                format!("blockIdx.{}#{t}", DIMS[d as usize]),
+                symbols::block_idx(d as usize, t),
                 VarKind::BlockIdx(d),
             ))
         };
@@ -504,7 +505,7 @@ impl<'k> KernelVerifier<'k> {
 }
 
 pub(super) fn renamed(v: &Var, t: u8) -> Var {
-    Var::new(format!("{}#{t}", v.name), v.kind)
+    Var::new(symbols::for_thread(&v.name, t), v.kind)
 }
 
 pub(crate) fn barrier_name(b: &Barrier) -> &'static str {
@@ -514,10 +515,4 @@ pub(crate) fn barrier_name(b: &Barrier) -> &'static str {
         (BarrierKind::Block, true) => "__syncthreads_count()",
         (BarrierKind::Grid, _) => "grid.sync()",
     }
-}
-
-/// `x#0⟨i@0,j@0⟩` → (`x#0`, `i@0,j@0`).
-pub(super) fn split_iteration_tag(name: &str) -> Option<(&str, &str)> {
-    let (base, rest) = name.split_once('⟨')?;
-    Some((base, rest.strip_suffix('⟩')?))
 }

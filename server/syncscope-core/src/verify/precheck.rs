@@ -92,7 +92,7 @@ impl<'k> KernelVerifier<'k> {
             VarKind::ThreadIdx(_) | VarKind::Counter { .. } => true,
             // A value made inside a loop: one per iteration, and the two
             // threads may be in different iterations.
-            VarKind::Unknown { .. } if v.name.contains('⟨') => true,
+            VarKind::Unknown { .. } if crate::symbols::is_iteration_tagged(&v.name) => true,
             VarKind::BlockIdx(_) => rel.cross_block(),
             VarKind::Unknown { scope, .. } => match scope {
                 Scope::Thread => true,

@@ -12,6 +12,7 @@ use super::witness::exclude_model;
 use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
+use crate::symbols;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A confirmed race between two accesses.
@@ -273,7 +274,9 @@ impl<'k> KernelVerifier<'k> {
                 }
                 QueryOutcome::Sat(values) => {
                     let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-                    let (Some(i), Some(j)) = (get("sel1"), get("sel2")) else {
+                    let (Some(i), Some(j)) =
+                        (get(&symbols::selector(1)), get(&symbols::selector(2)))
+                    else {
                         return;
                     };
                     let (i, j) = (i as usize, j as usize);
@@ -323,7 +326,7 @@ impl<'k> KernelVerifier<'k> {
         let env = self.env.clone();
         move |v: &Var| {
             let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, x)| *x);
-            let per = get(&format!("{}#{t}", v.name));
+            let per = get(&symbols::for_thread(&v.name, t));
             let shared = get(&v.name);
             match v.kind {
                 VarKind::ThreadIdx(_) => per.or(Some(0)),
@@ -339,7 +342,7 @@ impl<'k> KernelVerifier<'k> {
                 }
                 // A per-iteration value: the model names it by symbolic
                 // iteration, which a concrete run cannot match.
-                VarKind::Unknown { .. } if v.name.contains('⟨') => per.or(shared),
+                VarKind::Unknown { .. } if symbols::is_iteration_tagged(&v.name) => per.or(shared),
                 _ => per.or(shared).or(Some(0)),
             }
         }
@@ -730,5 +733,5 @@ pub(super) struct GroupQuery<'g> {
 
 /// The selector of thread `t`'s access in a grouped race query.
 pub(super) fn sel(t: u8) -> Expr {
-    Expr::Var(Var::new(format!("sel{t}"), VarKind::Shared))
+    Expr::Var(Var::new(symbols::selector(t), VarKind::Shared))
 }

@@ -846,7 +846,10 @@ mod tests {
     }
 
     fn tid(t: u8) -> Expr {
-        Expr::Var(Var::new(format!("threadIdx.x#{t}"), VarKind::ThreadIdx(0)))
+        Expr::Var(Var::new(
+            crate::symbols::thread_idx(0, t),
+            VarKind::ThreadIdx(0),
+        ))
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::smt::{self, LaunchEnv, SolverConfig};
 use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
+use crate::symbols;
 
 impl<'k> KernelVerifier<'k> {
     /// Solves a race query concrete launch first: with the launch sizes
@@ -91,9 +92,9 @@ impl<'k> KernelVerifier<'k> {
             let mut tid = [0i64; 3];
             let mut bid = [0i64; 3];
             for d in 0..3 {
-                tid[d] = get(&format!("threadIdx.{}#{t}", DIMS[d])).unwrap_or(0);
+                tid[d] = get(&symbols::thread_idx(d, t)).unwrap_or(0);
                 bid[d] = if rel.cross_block() {
-                    get(&format!("blockIdx.{}#{t}", DIMS[d]))
+                    get(&symbols::block_idx(d, t))
                 } else {
                     get(&format!("blockIdx.{}", DIMS[d]))
                 }

@@ -357,11 +357,8 @@ impl<'a, 't> Lowerer<'a, 't> {
 fn depends_on_trip(guard: &Expr, counter: &Var) -> bool {
     guard.mentions(&mut |v| {
         v == counter
-            || v.name.split_once('⟨').is_some_and(|(_, tag)| {
-                tag.trim_end_matches('⟩')
-                    .split(',')
-                    .any(|c| c == &*counter.name)
-            })
+            || crate::symbols::split_iteration_tag(&v.name)
+                .is_some_and(|(_, tag)| tag.split(',').any(|c| c == &*counter.name))
     })
 }
 

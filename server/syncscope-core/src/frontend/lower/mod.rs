@@ -28,6 +28,7 @@ use super::{
 use crate::model::*;
 use crate::options::Options;
 use crate::report::Span;
+use crate::symbols;
 use crate::syntax::{
     contains_kind, declarator_name, find_function_declarator, find_identifier, function_params,
     has_qualifier, node_text, FieldExt,
@@ -299,22 +300,18 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// differ from one iteration to the next (the verifier instantiates it
     /// per iteration).
     fn iteration_tag(&self) -> String {
-        if self.loop_counters.is_empty() {
-            String::new()
-        } else {
-            format!("⟨{}⟩", self.loop_counters.join(","))
-        }
+        symbols::iteration_tag(&self.loop_counters)
     }
 
     fn fresh_unknown(&mut self, base: &str, scope: Scope) -> Expr {
         let base: String = base
             .chars()
-            .filter(|c| !c.is_whitespace() && *c != '⟨' && *c != '⟩')
+            .filter(|c| !c.is_whitespace() && !symbols::is_tag_bracket(*c))
             .take(40)
             .collect();
         let tag = self.iteration_tag();
         let n = self.unknown_counts.entry(base.clone()).or_insert(0);
-        let name = format!("{base}#{n}{tag}");
+        let name = symbols::fresh(&base, *n, &tag);
         *n += 1;
         Expr::Var(Var::new(
             name,
@@ -329,7 +326,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn fresh_bool(&mut self, base: &str, scope: Scope) -> Expr {
         let tag = self.iteration_tag();
         let n = self.unknown_counts.entry(base.to_string()).or_insert(0);
-        let name = format!("{base}#{n}{tag}");
+        let name = symbols::fresh(base, *n, &tag);
         *n += 1;
         Expr::Var(Var::new(
             name,

@@ -1,0 +1,94 @@
+//! The names of the model's symbols: the one place that says how a
+//! variable's name encodes what it stands for. The front end names values
+//! (`x#3`, a fresh unknown; `x#3⟨i@0⟩`, one made inside a loop, a copy per
+//! iteration; `unseen:slot`, a value of code the analysis cannot see;
+//! `x⟦other⟧`, the other thread's copy in a specification); the verifier
+//! names each thread's copy (`x#1`, `threadIdx.x#2`) and its own variables
+//! (`sel1`, the selector of thread 1's access in a grouped race query).
+//!
+//! Names are built from source text, never from positions, so an edit
+//! elsewhere keeps them (and the queries that use them) unchanged.
+
+/// The names of the three dimensions of `threadIdx`, `blockDim`, ...
+pub const DIMS: [&str; 3] = ["x", "y", "z"];
+
+/// Opens and closes the loop counters of an iteration-tagged name.
+const TAG_OPEN: char = '⟨';
+const TAG_CLOSE: char = '⟩';
+
+/// Prefix of a value computed by code the analysis cannot see.
+pub const UNSEEN_PREFIX: &str = "unseen:";
+
+/// Suffix of a variable that stands for the other thread's copy of it
+/// (GPUVerify's `__other_int(x)`).
+pub const OTHER_THREAD: &str = "⟦other⟧";
+
+/// The tag of a value made inside loops whose counters are `counters`
+/// (empty outside loops): `⟨i@0,j@0⟩`.
+pub fn iteration_tag(counters: &[String]) -> String {
+    if counters.is_empty() {
+        String::new()
+    } else {
+        format!("{TAG_OPEN}{}{TAG_CLOSE}", counters.join(","))
+    }
+}
+
+/// A fresh value's name: the source text it stands for, a number, and the
+/// iteration tag.
+pub fn fresh(base: &str, n: usize, tag: &str) -> String {
+    format!("{base}#{n}{tag}")
+}
+
+/// Whether a name carries an iteration tag (a copy per loop iteration).
+pub fn is_iteration_tagged(name: &str) -> bool {
+    name.contains(TAG_OPEN)
+}
+
+/// `x#0⟨i@0,j@0⟩` → (`x#0`, `i@0,j@0`).
+pub fn split_iteration_tag(name: &str) -> Option<(&str, &str)> {
+    let (base, rest) = name.split_once(TAG_OPEN)?;
+    Some((base, rest.strip_suffix(TAG_CLOSE)?))
+}
+
+/// Whether `c` may not appear in a name's base (the tag's brackets).
+pub fn is_tag_bracket(c: char) -> bool {
+    c == TAG_OPEN || c == TAG_CLOSE
+}
+
+/// Thread `t`'s copy of a value (`t` is 1 or 2 in a two-thread query).
+pub fn for_thread(name: &str, t: u8) -> String {
+    format!("{name}#{t}")
+}
+
+/// Thread `t`'s `threadIdx` in dimension `d`: `threadIdx.x#1`.
+pub fn thread_idx(d: usize, t: u8) -> String {
+    for_thread(&format!("threadIdx.{}", DIMS[d]), t)
+}
+
+/// Thread `t`'s `blockIdx` in dimension `d`: `blockIdx.y#2`.
+pub fn block_idx(d: usize, t: u8) -> String {
+    for_thread(&format!("blockIdx.{}", DIMS[d]), t)
+}
+
+/// The selector of thread `t`'s access in a grouped race query.
+pub fn selector(t: u8) -> String {
+    format!("sel{t}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        let tag = iteration_tag(&["i@0".into(), "j@0".into()]);
+        let name = fresh("x", 0, &tag);
+        assert_eq!(name, "x#0⟨i@0,j@0⟩");
+        assert!(is_iteration_tagged(&name));
+        assert_eq!(split_iteration_tag(&name), Some(("x#0", "i@0,j@0")));
+        assert_eq!(iteration_tag(&[]), "");
+        assert_eq!(thread_idx(0, 1), "threadIdx.x#1");
+        assert_eq!(block_idx(1, 2), "blockIdx.y#2");
+        assert_eq!(selector(2), "sel2");
+    }
+}
