@@ -45,6 +45,21 @@ impl LineStarts {
         let line = self.0.partition_point(|&s| s <= offset) - 1;
         (line, self.0[line])
     }
+
+    /// The point (line, byte column, offset) of byte `offset` of `text`,
+    /// clamped into the text and rounded down to a character boundary.
+    pub fn point(&self, text: &str, offset: usize) -> Point {
+        let mut off = offset.min(text.len());
+        while off > 0 && !text.is_char_boundary(off) {
+            off -= 1;
+        }
+        let (line, start) = self.line_of(off);
+        Point {
+            line: line as u32,
+            column: (off - start) as u32,
+            offset: off as u32,
+        }
+    }
 }
 
 /// A half-open byte range with its line/column end points.

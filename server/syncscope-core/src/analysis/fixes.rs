@@ -29,25 +29,13 @@ const MAX_CANDIDATES: usize = 6;
 /// candidates are not checked (a candidate then is offered unverified).
 const FIX_BUDGET: Duration = Duration::from_millis(3000);
 
-pub(crate) fn point_at(text: &str, offset: usize) -> Point {
-    let mut off = offset.min(text.len());
-    while off > 0 && !text.is_char_boundary(off) {
-        off -= 1;
-    }
-    let before = &text[..off];
-    let line = before.matches('\n').count() as u32;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    Point {
-        line,
-        column: (off - line_start) as u32,
-        offset: off as u32,
-    }
-}
-
+/// The span of bytes `start..end` of `text` (a quick-fix edit), through the
+/// core's one line-start table.
 fn span_of(text: &str, start: usize, end: usize) -> Span {
+    let lines = LineStarts::new(text);
     Span {
-        start: point_at(text, start),
-        end: point_at(text, end),
+        start: lines.point(text, start),
+        end: lines.point(text, end),
     }
 }
 
