@@ -182,12 +182,73 @@ pub(crate) fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
     for a in assertions {
         let _ = writeln!(text, "(assert {})", enc_bool(a, bv));
     }
+    if !bv {
+        digit_lemmas(assertions, &mut text);
+    }
     Query {
         text,
         vars: vars.into_iter().collect(),
         small,
         product_check,
         nonlinear: !bv && assertions.iter().any(Expr::is_nonlinear),
+    }
+}
+
+/// Exact lemmas for mixed-radix sums with a symbolic radix (global ids
+/// `blockIdx.x * blockDim.x + threadIdx.x` of two threads): for every two
+/// terms `q1 * M + r1` and `q2 * M + r2` of the query with the same
+/// non-constant `M`, `0 <= r1, r2 < M` and equal sums imply `q1 == q2` and
+/// `r1 == r2`. Valid over the integers whatever the query, so adding them
+/// changes no answer; they spare the nonlinear solver the case analysis it
+/// often fails at (the product `blockIdx * blockDim` is what made these
+/// queries slow or `unknown`).
+fn digit_lemmas(assertions: &[Expr], text: &mut String) {
+    /// At most this many terms per radix (lemmas grow with its square).
+    const MAX_TERMS: usize = 8;
+    let mut by_radix: std::collections::BTreeMap<Expr, BTreeSet<(Expr, Expr)>> = Default::default();
+    for a in assertions {
+        a.any_node(&mut |e| {
+            if let Expr::Bin(BinOp::Add, x, y) = e {
+                for (qm, r) in [(x, y), (y, x)] {
+                    if let Expr::Bin(BinOp::Mul, p, q) = &**qm {
+                        for (quot, m) in [(p, q), (q, p)] {
+                            if m.as_const().is_none()
+                                && !m.mentions(&mut |v| {
+                                    matches!(
+                                        v.kind,
+                                        VarKind::ThreadIdx(_) | VarKind::Counter { .. }
+                                    )
+                                })
+                            {
+                                let terms = by_radix.entry((**m).clone()).or_default();
+                                if terms.len() < MAX_TERMS {
+                                    terms.insert(((**quot).clone(), (**r).clone()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            false
+        });
+    }
+    for (m, terms) in &by_radix {
+        let terms: Vec<&(Expr, Expr)> = terms.iter().collect();
+        let m = enc_int(m, false);
+        for (i, (q1, r1)) in terms.iter().enumerate() {
+            for (q2, r2) in &terms[i + 1..] {
+                let (q1, r1, q2, r2) = (
+                    enc_int(q1, false),
+                    enc_int(r1, false),
+                    enc_int(q2, false),
+                    enc_int(r2, false),
+                );
+                let _ = writeln!(
+                    text,
+                    "(assert (=> (and (<= 0 {r1}) (< {r1} {m}) (<= 0 {r2}) (< {r2} {m}) (= (+ (* {q1} {m}) {r1}) (+ (* {q2} {m}) {r2}))) (and (= {q1} {q2}) (= {r1} {r2}))))"
+                );
+            }
+        }
     }
 }
 
