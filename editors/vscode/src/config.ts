@@ -24,6 +24,8 @@ export interface ServerConfig {
   kernels?: KernelConfig[];
   kernelBudgetMs?: number;
   redundantBarriers?: boolean;
+  cudaArch?: number;
+  includeDirs?: string[];
 }
 
 /** The settings (relative to the `syncscope` section) forwarded to the server. */
@@ -38,6 +40,8 @@ export const SERVER_SETTING_KEYS = [
   'kernels',
   'kernelBudgetMs',
   'redundantBarriers',
+  'cudaArch',
+  'includeDirs',
 ] as const;
 
 export type ServerSettingKey = (typeof SERVER_SETTING_KEYS)[number];
@@ -170,6 +174,22 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
       config.kernelBudgetMs = v;
     } else {
       bad('kernelBudgetMs', v, 'a positive integer');
+    }
+  }
+  if (raw.cudaArch !== undefined) {
+    const v = raw.cudaArch;
+    if (isPositiveInt(v)) {
+      config.cudaArch = v;
+    } else {
+      bad('cudaArch', v, 'a positive integer such as 800 (sm_80)');
+    }
+  }
+  if (raw.includeDirs !== undefined && raw.includeDirs !== null) {
+    const v = raw.includeDirs;
+    if (Array.isArray(v) && v.every((d) => typeof d === 'string' && d !== '')) {
+      config.includeDirs = v as string[];
+    } else {
+      bad('includeDirs', v, 'an array of folder paths');
     }
   }
   if (raw.debounceMs !== undefined) {

@@ -106,6 +106,18 @@ test('kernel budget and redundant barriers are validated', () => {
   assert.ok(problems.some((p) => p.includes('redundantBarriers')));
 });
 
+test('device pass and include folders are validated', () => {
+  assert.deepEqual(toServerConfig({ cudaArch: 900, includeDirs: ['include', '../common'] }), {
+    config: { cudaArch: 900, includeDirs: ['include', '../common'] },
+    problems: [],
+  });
+  const { config, problems } = toServerConfig({ cudaArch: 'sm_90', includeDirs: 'include' });
+  assert.deepEqual(config, {});
+  assert.equal(problems.length, 2);
+  assert.ok(problems.some((p) => p.includes('cudaArch')));
+  assert.ok(problems.some((p) => p.includes('includeDirs')));
+});
+
 test('server.env is layered over the environment; non-strings are refused', () => {
   const { env, problems } = serverEnvironment({ PATH: '/bin', HOME: '/h' }, { RUST_BACKTRACE: '1', PATH: '/x', N: 3 });
   assert.deepEqual(env, { PATH: '/x', HOME: '/h', RUST_BACKTRACE: '1' });
