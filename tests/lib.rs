@@ -36,6 +36,11 @@ pub fn examples_dir() -> PathBuf {
 
 /// Every `.cu` file under `dir`, sorted.
 pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "cu")
+}
+
+/// Every file under `dir` whose extension is `ext`, sorted.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -46,7 +51,7 @@ pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().and_then(|x| x.to_str()) == Some("cu") {
+            } else if p.extension().and_then(|x| x.to_str()) == Some(ext) {
                 out.push(p);
             }
         }

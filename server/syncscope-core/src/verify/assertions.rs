@@ -9,7 +9,6 @@
 //! barriers.
 
 use super::engine::*;
-use super::replay::Interpreter;
 use super::smt;
 use crate::cache::QueryOutcome;
 use crate::model::*;
@@ -129,25 +128,6 @@ impl<'k> KernelVerifier<'k> {
             let at_j = self.instantiate(&at_j, 1, rel, &[], true);
             self.eval_model(&at_j, values) == Some(1)
         })
-    }
-
-    /// The value of an instantiated expression under a model.
-    fn eval_value(&self, e: &Expr, values: &[(String, i64)]) -> Option<i64> {
-        let lookup = |v: &Var| {
-            values
-                .iter()
-                .find(|(k, _)| **k == *v.name)
-                .map(|(_, x)| *x)
-                .or_else(|| self.env.fixed(v.kind))
-        };
-        Interpreter {
-            lookup: &lookup,
-            bitvector: self.env.bitvector,
-            only: &[],
-            max_steps: 1,
-            skip: &[],
-        }
-        .eval_with(e)
     }
 
     /// One note per kernel: the assumptions the code states (every verdict

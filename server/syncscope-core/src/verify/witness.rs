@@ -146,15 +146,14 @@ impl<'k> KernelVerifier<'k> {
         }
     }
 
-    /// Evaluates an instantiated (query-level) expression under a model.
-    pub(super) fn eval_model(&self, e: &Expr, values: &[(String, i64)]) -> Option<i64> {
-        let env = self.env.clone();
-        let lookup = move |v: &Var| {
+    /// The value of an instantiated (query-level) expression under a model.
+    pub(super) fn eval_value(&self, e: &Expr, values: &[(String, i64)]) -> Option<i64> {
+        let lookup = |v: &Var| {
             values
                 .iter()
                 .find(|(k, _)| **k == *v.name)
                 .map(|(_, x)| *x)
-                .or_else(|| env.fixed(v.kind))
+                .or_else(|| self.env.fixed(v.kind))
         };
         Interpreter {
             lookup: &lookup,
@@ -164,7 +163,11 @@ impl<'k> KernelVerifier<'k> {
             skip: &[],
         }
         .eval_with(e)
-        .map(|x| (x != 0) as i64)
+    }
+
+    /// Evaluates an instantiated condition under a model: 1 or 0.
+    pub(super) fn eval_model(&self, e: &Expr, values: &[(String, i64)]) -> Option<i64> {
+        self.eval_value(e, values).map(|x| (x != 0) as i64)
     }
 }
 
