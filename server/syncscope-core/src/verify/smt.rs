@@ -583,7 +583,7 @@ pub(crate) fn solve(
 const SMALL_MODEL_RLIMIT: u32 = 2_000_000;
 /// Z3 resources the incremental core gets on a linear query before the
 /// non-incremental solver takes over.
-const INCREMENTAL_SLICE_RLIMIT: u32 = 300_000;
+const INCREMENTAL_SLICE_RLIMIT: u32 = 3_000_000;
 /// The literal that switches the small-value preferences on.
 const SMALL: &str = "|small!|";
 
