@@ -43,6 +43,14 @@ impl Relation {
     pub(super) fn cross_block(self) -> bool {
         matches!(self, Relation::CrossBlock | Relation::Any)
     }
+    /// Whether a value of this scope may differ between the two threads.
+    pub(super) fn may_differ(self, scope: Scope) -> bool {
+        match scope {
+            Scope::Thread => true,
+            Scope::Block => self.cross_block(),
+            Scope::Grid => false,
+        }
+    }
     pub(super) fn epoch(self) -> usize {
         match self.level() {
             Level::Warp => 0,
@@ -407,12 +415,7 @@ impl<'k> KernelVerifier<'k> {
             let per_thread = match v.kind {
                 VarKind::ThreadIdx(_) => true,
                 VarKind::Counter { .. } => !counters_shared,
-                VarKind::BlockIdx(_) => rel.cross_block(),
-                VarKind::Unknown { scope, .. } => match scope {
-                    Scope::Thread => true,
-                    Scope::Block => rel.cross_block(),
-                    Scope::Grid => false,
-                },
+                VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
                 _ => false,
             };
             if let (VarKind::Unknown { .. }, Some((base, counters))) =

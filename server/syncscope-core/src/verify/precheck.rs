@@ -93,12 +93,7 @@ impl<'k> KernelVerifier<'k> {
             // A value made inside a loop: one per iteration, and the two
             // threads may be in different iterations.
             VarKind::Unknown { .. } if crate::symbols::is_iteration_tagged(&v.name) => true,
-            VarKind::BlockIdx(_) => rel.cross_block(),
-            VarKind::Unknown { scope, .. } => match scope {
-                Scope::Thread => true,
-                Scope::Block => rel.cross_block(),
-                Scope::Grid => false,
-            },
+            VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
             _ => false,
         };
         let env = &self.env;
