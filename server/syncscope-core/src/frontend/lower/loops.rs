@@ -547,25 +547,20 @@ pub(super) fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashS
                 // Arguments bound to reference parameters of known functions.
                 let fname = n.field("function").map(|f| node_text(src, f).to_string());
                 if let Some(def) = fname.and_then(|f| file.functions.get(&f)) {
-                    let params: Vec<bool> = def
-                        .node
-                        .field("declarator")
-                        .and_then(find_function_declarator)
-                        .and_then(|f| f.field("parameters"))
-                        .map(|p| {
-                            let mut c = p.walk();
-                            p.named_children(&mut c)
-                                .map(|pd| {
-                                    pd.field("declarator")
-                                        .map(|d| contains_kind(d, "reference_declarator"))
-                                        .unwrap_or(false)
-                                })
-                                .collect()
+                    let params: Vec<bool> = function_params(def.node)
+                        .iter()
+                        .map(|pd| {
+                            pd.field("declarator")
+                                .map(|d| contains_kind(d, "reference_declarator"))
+                                .unwrap_or(false)
                         })
-                        .unwrap_or_default();
+                        .collect();
                     if let Some(args) = n.field("arguments") {
                         let mut c = args.walk();
-                        for (i, a) in args.named_children(&mut c).enumerate() {
+                        let args = args
+                            .named_children(&mut c)
+                            .filter(|a| a.kind() != "comment");
+                        for (i, a) in args.enumerate() {
                             if params.get(i).copied().unwrap_or(false) && a.kind() == "identifier" {
                                 out.insert(node_text(src, a).to_string());
                             }
