@@ -243,12 +243,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }))
             };
             self.declare("this", alias(path.clone()));
-            let fields = self
-                .file
-                .structs
-                .get(ty)
-                .map(|s| s.fields.clone())
-                .unwrap_or_default();
+            let fields = self.struct_fields(ty);
             for f in fields {
                 self.declare(&f.name, alias(format!("{path}.{}", f.name)));
             }

@@ -24,6 +24,7 @@ pub(crate) use kernel::lower_kernel;
 
 use super::{
     binop, const_eval, parse_int, preproc_branch, struct_type_name, FileContext, FunctionDef,
+    StructField,
 };
 use crate::model::*;
 use crate::options::Options;

@@ -60,15 +60,20 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.object_path(arg)
     }
 
-    /// Declares the members of a new object `path` of struct `ty` in
-    /// `scope`, uninitialised.
-    pub(super) fn init_object(&mut self, scope: usize, path: &str, ty: &str, depth: usize) {
-        let fields = self
-            .file
+    /// The data members of struct `ty` (none for a type the file does not
+    /// define).
+    pub(super) fn struct_fields(&self, ty: &str) -> Vec<StructField> {
+        self.file
             .structs
             .get(ty)
             .map(|s| s.fields.clone())
-            .unwrap_or_default();
+            .unwrap_or_default()
+    }
+
+    /// Declares the members of a new object `path` of struct `ty` in
+    /// `scope`, uninitialised.
+    pub(super) fn init_object(&mut self, scope: usize, path: &str, ty: &str, depth: usize) {
+        let fields = self.struct_fields(ty);
         self.scopes[scope].insert(path.to_string(), Value::Object(ty.to_string()));
         for f in fields {
             let key = format!("{path}.{}", f.name);
@@ -249,12 +254,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// `Acc a{p, 3}` / `Acc a = {.p = p}` without a constructor: members in
     /// declaration order.
     pub(super) fn aggregate_init(&mut self, obj: &ObjRef, items: &[Node]) {
-        let fields = self
-            .file
-            .structs
-            .get(&obj.2)
-            .map(|s| s.fields.clone())
-            .unwrap_or_default();
+        let fields = self.struct_fields(&obj.2);
         let mut next = 0;
         for it in items {
             let (field, value) = if it.kind() == "initializer_pair" {
