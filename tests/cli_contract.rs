@@ -185,6 +185,15 @@ fn sarif_is_2_1_0_with_rules_and_results() {
         .any(|r| r["ruleId"] == "data-race" && r["level"] == "error"));
     let region = &results[0]["locations"][0]["physicalLocation"]["region"];
     assert!(region["startLine"].as_u64().is_some_and(|l| l >= 1));
+    // An absolute path outside the working folder is a `file://` URI: a
+    // relative reference starting with '/' breaks code scanning (SARIF1004).
+    let artifact = &results[0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    let uri = artifact["uri"].as_str().expect("uri");
+    assert!(
+        uri.starts_with("file:///")
+            || (artifact["uriBaseId"] == "SRCROOT" && !uri.starts_with('/')),
+        "{artifact}"
+    );
 }
 
 #[test]

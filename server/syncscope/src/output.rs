@@ -210,7 +210,20 @@ const RULES: [(&str, &str); 10] = [
     ("include", "A header the project model could not read (missing local header, unknown system header)."),
 ];
 
+/// SARIF's name for the folder `check` ran in: relative file URIs resolve
+/// against it (code-scanning services map it to the repository root).
+const SRCROOT: &str = "SRCROOT";
+
 pub fn sarif(results: &[FileResult]) -> String {
+    sarif_relative_to(results, std::env::current_dir().ok().as_deref())
+}
+
+/// SARIF with file locations relative to `base` (the working folder) where
+/// they lie under it: a relative reference with `uriBaseId` `SRCROOT`, which
+/// code scanning resolves against the checkout. A file outside `base` gets
+/// an absolute `file://` URI instead (a relative reference must not start
+/// with a slash, SARIF rule 1004).
+pub fn sarif_relative_to(results: &[FileResult], base: Option<&std::path::Path>) -> String {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|(id, d)| {
@@ -228,7 +241,7 @@ pub fn sarif(results: &[FileResult]) -> String {
     };
     let mut out = Vec::new();
     for r in results {
-        let uri = r.path.display().to_string().replace('\\', "/");
+        let artifact = artifact_location(&r.path, base);
         let index = LineIndex::new(&r.text);
         for f in &r.report.findings {
             let level = match f.severity {
@@ -250,24 +263,31 @@ pub fn sarif(results: &[FileResult]) -> String {
                 "level": level,
                 "message": {"text": message},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": uri},
+                    "artifactLocation": artifact.clone(),
                     "region": region(&index, &f.span),
                 }}],
                 "relatedLocations": f.related.iter().enumerate().map(|(i, rel)| json!({
                     "id": i,
                     "message": {"text": rel.message},
                     "physicalLocation": {
-                        "artifactLocation": {"uri": uri},
+                        "artifactLocation": artifact.clone(),
                         "region": region(&index, &rel.span),
                     }
                 })).collect::<Vec<_>>(),
             }));
         }
     }
+    let original_uri_base_ids = match base {
+        Some(b) if b.is_absolute() => {
+            json!({ SRCROOT: {"uri": format!("{}/", file_uri(b).trim_end_matches('/'))} })
+        }
+        _ => json!({}),
+    };
     let doc = json!({
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "runs": [{
+            "originalUriBaseIds": original_uri_base_ids,
             "tool": {"driver": {
                 "name": "syncscope",
                 "version": env!("CARGO_PKG_VERSION"),
@@ -288,6 +308,67 @@ pub fn sarif(results: &[FileResult]) -> String {
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     s.push('\n');
     s
+}
+
+/// Where a file is, as a SARIF `artifactLocation`: relative to `base` with
+/// `uriBaseId` when it lies under it (or is relative already), else an
+/// absolute `file://` URI.
+fn artifact_location(path: &std::path::Path, base: Option<&std::path::Path>) -> Value {
+    let relative = if path.is_relative() {
+        Some(path.to_path_buf())
+    } else {
+        base.and_then(|b| path.strip_prefix(b).ok().map(|p| p.to_path_buf()))
+    };
+    match relative {
+        Some(rel) => {
+            let parts: Vec<String> = rel
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(s) => Some(percent_encode(&s.to_string_lossy())),
+                    std::path::Component::ParentDir => Some("..".to_string()),
+                    _ => None,
+                })
+                .collect();
+            json!({"uri": parts.join("/"), "uriBaseId": SRCROOT})
+        }
+        None => json!({"uri": file_uri(path)}),
+    }
+}
+
+/// `file:///…` URI of an absolute path, each segment percent-encoded.
+fn file_uri(path: &std::path::Path) -> String {
+    let mut uri = String::from("file://");
+    for c in path.components() {
+        match c {
+            std::path::Component::Normal(s) => {
+                uri.push('/');
+                uri.push_str(&percent_encode(&s.to_string_lossy()));
+            }
+            std::path::Component::Prefix(p) => {
+                uri.push('/');
+                uri.push_str(&p.as_os_str().to_string_lossy().replace('\\', "/"));
+            }
+            _ => {}
+        }
+    }
+    if uri == "file://" {
+        uri.push('/');
+    }
+    uri
+}
+
+/// RFC 3986 percent-encoding of one path segment (unreserved characters
+/// stay as they are).
+fn percent_encode(segment: &str) -> String {
+    let mut out = String::new();
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
 }
 
 /// ANSI colour `code` around `s` when `color` is on.
@@ -820,5 +901,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn sarif_locations_are_relative_under_the_working_folder_and_file_uris_elsewhere() {
+        use std::path::Path;
+        let base = Path::new("/home/me/proj");
+        assert_eq!(
+            artifact_location(Path::new("/home/me/proj/src/k.cu"), Some(base)),
+            json!({"uri": "src/k.cu", "uriBaseId": "SRCROOT"})
+        );
+        assert_eq!(
+            artifact_location(Path::new("./src/my kernels/k.cu"), Some(base)),
+            json!({"uri": "src/my%20kernels/k.cu", "uriBaseId": "SRCROOT"})
+        );
+        assert_eq!(
+            artifact_location(Path::new("/opt/cuda/x#1.cuh"), Some(base)),
+            json!({"uri": "file:///opt/cuda/x%231.cuh"})
+        );
+        assert_eq!(
+            artifact_location(Path::new("/opt/k.cu"), None),
+            json!({"uri": "file:///opt/k.cu"})
+        );
     }
 }
