@@ -73,8 +73,8 @@ impl<'k> KernelVerifier<'k> {
                         self.eval_model(&base[0], &values) == Some(1)
                             && self.eval_model(&base[1], &values) == Some(1)
                     };
-                    if confirmed {
-                        let witness = self.witness(&values, rel, 0);
+                    let witness = self.witness(&values, rel, 0);
+                    if confirmed && super::witness::is_launchable(&witness, rel) {
                         let w = Witness {
                             threads: witness.threads.clone(),
                             values: witness

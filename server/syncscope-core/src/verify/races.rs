@@ -430,6 +430,9 @@ impl<'k> KernelVerifier<'k> {
             None => return None,
         };
         let witness = self.witness(values, rel, index);
+        if !super::witness::is_launchable(&witness, rel) {
+            return None;
+        }
         let loop_values = [
             self.loop_values(p, pi, 1, rel, &model_lookup),
             self.loop_values(q, qj, 2, rel, &model_lookup),

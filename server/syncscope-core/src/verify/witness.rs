@@ -171,6 +171,44 @@ impl<'k> KernelVerifier<'k> {
     }
 }
 
+/// Whether a witness names a launch the hardware can run and two distinct
+/// threads standing in `rel` to each other: every launch size at least 1,
+/// every thread and block index inside its launch, the two threads not the
+/// same thread, in one block when the relation says so and in two blocks
+/// when it says that. A witness that fails this came from a model that does
+/// not belong to the query (a solver or library fault); it is never shown.
+pub(super) fn is_launchable(w: &Witness, rel: Relation) -> bool {
+    let dims = |name: &str| {
+        let d = w.launch_dim(name).unwrap_or([None; 3]);
+        d.map(|x| x.unwrap_or(1))
+    };
+    let (block, grid) = (dims("blockDim"), dims("gridDim"));
+    if block.iter().chain(grid.iter()).any(|&n| n < 1) {
+        return false;
+    }
+    let inside = |t: &WitnessThread| {
+        (0..3).all(|d| {
+            (0..block[d]).contains(&t.thread_idx[d]) && (0..grid[d]).contains(&t.block_idx[d])
+        })
+    };
+    if !w.threads.iter().all(inside) {
+        return false;
+    }
+    match w.threads.as_slice() {
+        [a, b] => {
+            let same_block = a.block_idx == b.block_idx;
+            let distinct = a != b;
+            distinct
+                && match rel {
+                    Relation::CrossBlock => !same_block,
+                    Relation::Any => true,
+                    Relation::SameWarp | Relation::OtherWarp | Relation::SameBlock => same_block,
+                }
+        }
+        _ => true,
+    }
+}
+
 /// The small launch of [`KernelVerifier::solve_concrete_first`]: the
 /// kernel's symbolic launch sizes fixed (blocks of 64 x 2 x 2 threads at
 /// most, within `__launch_bounds__`; 2 blocks per grid dimension), or
@@ -237,5 +275,58 @@ pub(super) fn dim_of(name: &str) -> u8 {
         2
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread(t: i64, b: i64) -> WitnessThread {
+        WitnessThread {
+            thread_idx: [t, 0, 0],
+            block_idx: [b, 0, 0],
+        }
+    }
+
+    fn witness(a: WitnessThread, b: WitnessThread, block_x: i64) -> Witness {
+        Witness {
+            threads: vec![a, b],
+            values: vec![("blockDim.x".into(), block_x), ("gridDim.x".into(), 4)],
+        }
+    }
+
+    #[test]
+    fn a_witness_must_be_two_distinct_threads_of_a_real_launch() {
+        let ok = witness(thread(0, 0), thread(63, 0), 64);
+        assert!(is_launchable(&ok, Relation::SameBlock));
+        assert!(!is_launchable(&ok, Relation::CrossBlock), "one block");
+        // The same thread twice, or an empty block (what a model that does
+        // not belong to the query reads as: every value 0).
+        assert!(!is_launchable(
+            &witness(thread(0, 0), thread(0, 0), 64),
+            Relation::SameBlock
+        ));
+        assert!(!is_launchable(
+            &witness(thread(0, 0), thread(1, 0), 0),
+            Relation::SameBlock
+        ));
+        // A thread outside its block, a block outside the grid.
+        assert!(!is_launchable(
+            &witness(thread(0, 0), thread(64, 0), 64),
+            Relation::SameBlock
+        ));
+        assert!(!is_launchable(
+            &witness(thread(0, 0), thread(1, 4), 64),
+            Relation::Any
+        ));
+        assert!(is_launchable(
+            &witness(thread(5, 0), thread(5, 3), 64),
+            Relation::CrossBlock
+        ));
+        assert!(!is_launchable(
+            &witness(thread(5, 0), thread(6, 0), 64),
+            Relation::CrossBlock
+        ));
     }
 }
