@@ -635,8 +635,8 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     // A fresh solver holding this query.
     let loaded = |incremental: bool| {
         let solver = solver_for(incremental);
-        solver.from_string(text.as_str());
-        solver
+        load(&solver, &text)?;
+        Ok::<Solver, String>(solver)
     };
     // `limit_ms` is the wall-clock safety net; `rlimit` decides.
     // Whether the watchdog stopped the last check (its deadline passed or
@@ -684,7 +684,10 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     let out_of_resources =
         |solver: &Solver| stopped_early(solver) && !clock_stopped.load(Ordering::Relaxed);
     let mut warm = WarmSolver::take(config.rlimit, || solver_for(true));
-    warm.solver().from_string(text.as_str());
+    if let Err(e) = load(warm.solver(), &text) {
+        warm.reusable = false;
+        return QueryOutcome::Unknown(e);
+    }
     let slice = if q.nonlinear || config.rlimit == 0 {
         config.rlimit
     } else {
@@ -699,9 +702,13 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
         // out of its slice on a linear query: the non-incremental solver.
         let incremental = !interrupted(warm.solver()) && !out_of_resources(warm.solver());
         if more_time && (incremental || (!q.nonlinear && !interrupted(warm.solver()))) {
-            let fresh = loaded(incremental);
-            result = check(&fresh, remaining(), config.rlimit, false);
-            other = Some(fresh);
+            match loaded(incremental) {
+                Ok(fresh) => {
+                    result = check(&fresh, remaining(), config.rlimit, false);
+                    other = Some(fresh);
+                }
+                Err(e) => return QueryOutcome::Unknown(e),
+            }
         }
     }
     let solver: &Solver = other.as_ref().unwrap_or(warm.solver());
@@ -754,7 +761,7 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
                 .witness
                 .then(|| {
                     z3::with_z3_config(&z3::Config::new(), || {
-                        let fresh = loaded(true);
+                        let fresh = loaded(true).ok()?;
                         if check(&fresh, remaining().max(1), config.rlimit, false) == SatResult::Sat
                         {
                             witness_of(&fresh)
@@ -801,6 +808,58 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             QueryOutcome::Sat(values)
         }
     }
+}
+
+/// Asserts the SMT-LIB `text` (declarations and assertions) in `solver`'s
+/// current scope. Parsed by the context (`Z3_parse_smtlib2_string`), not by
+/// the solver (`Z3_solver_from_string`): since Z3 4.12 a solver remembers
+/// the declarations of every text it parsed, so the next query's
+/// `declare-const` of the same name fails and the solver is left without
+/// its assertions (satisfiable, with an empty model). Context-level parsing
+/// keeps no state between calls in every Z3 version, and constants are the
+/// same terms as `Int::new_const` of their names. A parse error is an
+/// error, never an empty query.
+fn load(solver: &z3::Solver, text: &str) -> Result<(), String> {
+    use z3::ast::Ast;
+    let ctx = solver.get_context();
+    let raw = ctx.get_z3_context();
+    let source = std::ffi::CString::new(text).map_err(|_| "a query with a NUL byte".to_string())?;
+    // SAFETY: `raw` is the live context of `solver`; the vector is reference
+    // counted for the time it is read, and each element is wrapped (which
+    // takes its own reference) before the vector is released.
+    unsafe {
+        let parsed = z3_sys::Z3_parse_smtlib2_string(
+            raw,
+            source.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        let code = z3_sys::Z3_get_error_code(raw);
+        let Some(vector) = parsed.filter(|_| code == z3_sys::ErrorCode::Ok) else {
+            let message = z3_sys::Z3_get_error_msg(raw, code);
+            let message = if message.is_null() {
+                format!("{code:?}")
+            } else {
+                std::ffi::CStr::from_ptr(message)
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            return Err(format!("the solver could not read the query: {message}"));
+        };
+        z3_sys::Z3_ast_vector_inc_ref(raw, vector);
+        let n = z3_sys::Z3_ast_vector_size(raw, vector);
+        for i in 0..n {
+            if let Some(a) = z3_sys::Z3_ast_vector_get(raw, vector, i) {
+                solver.assert(z3::ast::Bool::wrap(ctx, a));
+            }
+        }
+        z3_sys::Z3_ast_vector_dec_ref(raw, vector);
+    }
+    Ok(())
 }
 
 /// Records, when a check ends, whether the watchdog had a reason to stop it.
@@ -926,6 +985,41 @@ mod tests {
         // The second time it comes from the cache.
         assert_eq!(solve(&a, &env(), cfg, &cache, &mut c), QueryOutcome::Unsat);
         assert_eq!((c.run, c.reused), (1, 1));
+    }
+
+    #[test]
+    fn the_warm_solver_reads_every_query_declaring_the_same_names() {
+        // One thread's warm solver answers query after query that declare
+        // the same constants. Z3 4.12 and later remember a solver's
+        // declarations across `Z3_solver_from_string` calls, and the
+        // re-declaration left the solver empty: "sat" with a model of
+        // zeros. Alternate satisfiable and unsatisfiable queries on the same
+        // names, uncached, and check each answer and each model.
+        let mut c = Counters::default();
+        let cfg = SolverConfig::limits(2000, 0);
+        for round in 0..3 {
+            let unsat = vec![
+                Expr::bin(BinOp::Ne, tid(1), tid(2)),
+                Expr::eq(tid(1), tid(2)),
+            ];
+            assert_eq!(
+                solve(&unsat, &env(), cfg, &crate::cache::NoCache, &mut c),
+                QueryOutcome::Unsat,
+                "round {round}"
+            );
+            let sat = vec![Expr::eq(Expr::add(tid(1), Expr::Const(3 + round)), tid(2))];
+            let QueryOutcome::Sat(values) =
+                solve(&sat, &env(), cfg, &crate::cache::NoCache, &mut c)
+            else {
+                panic!("round {round}: expected sat")
+            };
+            let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+            assert_eq!(
+                get("threadIdx.x#1").map(|t| t + 3 + round),
+                get("threadIdx.x#2"),
+                "round {round}: {values:?}"
+            );
+        }
     }
 
     #[test]
