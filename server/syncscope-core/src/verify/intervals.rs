@@ -9,6 +9,8 @@
 //! `for k { H; sync; ...; T }` yields: the code before it with `H[0]`; the
 //! tail of iteration `k` with the head of iteration `k + 1`; its inner
 //! intervals; and `T[last]` with the code after it. Nested loops compose.
+//! An iteration that may pass no barrier (barriers under a condition, an
+//! inner loop that may not run) joins the intervals on both sides of it.
 
 use crate::model::{BarrierKind, Expr, Kernel, Stmt, Var, VarKind};
 
@@ -83,7 +85,6 @@ pub(crate) fn intervals(
         level,
         skip,
         out: Vec::new(),
-        ignore: 0,
         crossed: 0,
         skip_loops: Vec::new(),
         may_hold,
@@ -117,8 +118,6 @@ struct Builder<'a> {
     level: Level,
     skip: Option<usize>,
     out: Vec<Interval>,
-    /// >0 while walking a loop that cannot be aligned: barriers do not split.
-    ignore: usize,
     crossed: i64,
     skip_loops: Vec<Var>,
     may_hold: &'a mut dyn FnMut(&[Expr]) -> bool,
@@ -137,9 +136,6 @@ fn contains_barrier(stmts: &[Stmt], id: Option<usize>) -> bool {
 
 impl Builder<'_> {
     fn splits(&self, stmts: &[Stmt]) -> bool {
-        if self.ignore > 0 {
-            return false;
-        }
         let mut found = false;
         crate::model::walk(stmts, &mut |s| {
             if let Stmt::Barrier(b) = s {
@@ -190,7 +186,7 @@ impl Builder<'_> {
                 Stmt::Barrier(b) => {
                     if Some(b.id) == self.skip {
                         self.crossed += 1;
-                    } else if self.ignore == 0 && self.level.splits(b.kind) {
+                    } else if self.level.splits(b.kind) {
                         let done = std::mem::take(&mut open);
                         self.emit(done);
                     }
@@ -230,7 +226,7 @@ impl Builder<'_> {
     fn walk_loop(
         &mut self,
         l: &crate::model::Loop,
-        mut open: Vec<Instance>,
+        open: Vec<Instance>,
         ctx: &Ctx,
     ) -> Vec<Instance> {
         if !self.splits(&l.body) {
@@ -254,19 +250,9 @@ impl Builder<'_> {
             tag: 0,
             skip_loops: Vec::new(),
         };
-        let crossed_before = self.crossed;
-        let tail = self.walk(&l.body, vec![marker], &ctx_k);
-        if tail.iter().any(|i| i.access == MARKER) {
-            // A path through the body passes no barrier: the
-            // loop cannot be aligned. Over-approximate: treat it
-            // as unsynchronized at this level.
-            self.out.truncate(mark);
-            self.crossed = crossed_before;
-            self.ignore += 1;
-            open = self.walk(&l.body, open, ctx);
-            self.ignore -= 1;
-            return open;
-        }
+        let mut tail = self.walk(&l.body, vec![marker], &ctx_k);
+        let barrier_free_path = tail.iter().any(|i| i.access == MARKER);
+        tail.retain(|i| i.access != MARKER);
         let emitted: Vec<Interval> = self.out.drain(mark..).collect();
         let mut head = Vec::new();
         for iv in emitted {
@@ -275,6 +261,9 @@ impl Builder<'_> {
             } else {
                 self.out.push(iv);
             }
+        }
+        if barrier_free_path {
+            return self.align_with_skipped_iterations(l, &k, open, head, tail, ctx);
         }
         let kv = Expr::Var(k.clone());
         let guard_at = |e: Expr| {
@@ -306,6 +295,89 @@ impl Builder<'_> {
         // Unless the loop provably runs at least once, the code
         // before it may meet the code after it.
         let zero_trip = Expr::not(guard_at(Expr::Const(0)));
+        let mut facts = ctx.facts.clone();
+        facts.push(ctx.apply(&zero_trip));
+        if (self.may_hold)(&facts) {
+            after.extend(open.into_iter().map(|mut i| {
+                i.extra.push(zero_trip.clone());
+                i
+            }));
+        }
+        after
+    }
+}
+
+impl Builder<'_> {
+    /// Intervals of a synchronized loop of which an iteration may pass no
+    /// barrier (`if (uniform) { ...; __syncthreads(); }` in the body, an
+    /// inner loop that may not run). Between two barriers lie the tail of
+    /// an iteration `k`, the whole of any later barrier-free iterations and
+    /// the head of a later iteration: over-approximated as `tail[k]` with
+    /// `tail[m]` and `head[n]` for every `m`, `n > k` (the barrier-free
+    /// path's instances are in `tail`). The code before the loop meets any
+    /// iteration's tail and head, and so does the code after it.
+    fn align_with_skipped_iterations(
+        &mut self,
+        l: &crate::model::Loop,
+        k: &Var,
+        open: Vec<Instance>,
+        head: Vec<Instance>,
+        tail: Vec<Instance>,
+        ctx: &Ctx,
+    ) -> Vec<Instance> {
+        let later = |name: &str, after: Option<&Var>| {
+            let v = Var::new(format!("{}'{name}", l.counter.name), VarKind::Shared);
+            let lower = match after {
+                Some(a) => Expr::bin(
+                    crate::model::BinOp::Gt,
+                    Expr::Var(v.clone()),
+                    Expr::Var(a.clone()),
+                ),
+                None => Expr::bin(
+                    crate::model::BinOp::Ge,
+                    Expr::Var(v.clone()),
+                    Expr::Const(0),
+                ),
+            };
+            (v, lower)
+        };
+        let bound = |set: &[Instance], v: &Var, lower: &Expr| -> Vec<Instance> {
+            set.iter()
+                .map(|i| {
+                    let mut i = i.rebind(k, &Expr::Var(v.clone()));
+                    i.extra.push(lower.clone());
+                    i
+                })
+                .collect()
+        };
+        let (m, m_lower) = later("m", Some(k));
+        let (n, n_lower) = later("n", Some(k));
+        let (any_m, any_m_lower) = later("any_m", None);
+        let (any_n, any_n_lower) = later("any_n", None);
+        // The code before the loop meets every iteration until a barrier.
+        let mut first: Interval = open.clone();
+        first.extend(bound(&tail, &any_m, &any_m_lower));
+        first.extend(bound(&head, &any_n, &any_n_lower));
+        self.emit(first);
+        // Iteration k's tail meets later barrier-free iterations and a later head.
+        let k_lower = Expr::bin(
+            crate::model::BinOp::Ge,
+            Expr::Var(k.clone()),
+            Expr::Const(0),
+        );
+        let mut wrap: Interval = bound(&tail, k, &k_lower);
+        wrap.extend(bound(&tail, &m, &m_lower));
+        wrap.extend(bound(&head, &n, &n_lower));
+        self.emit(wrap);
+        // Any iteration's tail meets the code after the loop; so does the
+        // code before it, unless the loop provably runs at least once.
+        let mut after = bound(&tail, &any_m, &any_m_lower);
+        let guard_at_zero = {
+            let c = l.counter.clone();
+            l.guard
+                .subst(&mut |v: &Var| (*v == c).then(|| Expr::Const(0)))
+        };
+        let zero_trip = Expr::not(guard_at_zero);
         let mut facts = ctx.facts.clone();
         facts.push(ctx.apply(&zero_trip));
         if (self.may_hold)(&facts) {
