@@ -621,6 +621,12 @@ pub enum Stmt {
     /// Structure of a conditional (guards are on the leaves).
     If(Vec<Stmt>, Vec<Stmt>),
     Loop(Loop),
+    /// Where a `break` leaves the innermost enclosing loop, for the threads
+    /// for which this guard holds (the statements after it carry its
+    /// negation in their guards). The code after the loop follows what such
+    /// a thread ran of the iteration since its last barrier, not the last
+    /// iteration's tail.
+    LoopExit(Expr),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -754,6 +760,7 @@ impl Kernel {
                         l.span.shift_offsets(delta);
                         stmts(&mut l.body, delta);
                     }
+                    Stmt::LoopExit(_) => {}
                 }
             }
         }
@@ -868,6 +875,7 @@ fn render_stmts(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                 render_stmts(k, e, depth + 1, out);
                 out.push_str(&format!("{pad}}}\n"));
             }
+            Stmt::LoopExit(g) => out.push_str(&format!("{pad}break if {g}\n")),
             Stmt::Loop(l) => {
                 let vars: Vec<String> = l
                     .display

@@ -87,6 +87,7 @@ pub(crate) fn intervals(
         out: Vec::new(),
         crossed: 0,
         skip_loops: Vec::new(),
+        exits: Vec::new(),
         may_hold,
     };
     let open = b.walk(&kernel.body, Vec::new(), &Ctx::default());
@@ -120,6 +121,9 @@ struct Builder<'a> {
     out: Vec<Interval>,
     crossed: i64,
     skip_loops: Vec<Var>,
+    /// Per loop being walked, innermost last: each of its `break`s, as the
+    /// guard under which it is taken and what was open there.
+    exits: Vec<Vec<(Expr, Vec<Instance>)>>,
     may_hold: &'a mut dyn FnMut(&[Expr]) -> bool,
 }
 
@@ -208,6 +212,11 @@ impl Builder<'_> {
                         open = self.walk(e, open, ctx);
                     }
                 }
+                Stmt::LoopExit(guard) => {
+                    if let Some(exits) = self.exits.last_mut() {
+                        exits.push((ctx.apply(guard), open.clone()));
+                    }
+                }
                 Stmt::Loop(l) => {
                     let holds_skip = contains_barrier(&l.body, self.skip);
                     if holds_skip {
@@ -230,7 +239,11 @@ impl Builder<'_> {
         ctx: &Ctx,
     ) -> Vec<Instance> {
         if !self.splits(&l.body) {
-            return self.walk(&l.body, open, ctx);
+            // No barrier: a `break` leaves with what the loop left open.
+            self.exits.push(Vec::new());
+            let open = self.walk(&l.body, open, ctx);
+            self.exits.pop();
+            return open;
         }
         let k = Var::new(format!("{}'", l.counter.name), VarKind::Shared);
         let mut ctx_k = ctx.clone();
@@ -250,7 +263,9 @@ impl Builder<'_> {
             tag: 0,
             skip_loops: Vec::new(),
         };
+        self.exits.push(Vec::new());
         let mut tail = self.walk(&l.body, vec![marker], &ctx_k);
+        let exits = self.exits.pop().unwrap_or_default();
         let barrier_free_path = tail.iter().any(|i| i.access == MARKER);
         tail.retain(|i| i.access != MARKER);
         let emitted: Vec<Interval> = self.out.drain(mark..).collect();
@@ -262,9 +277,60 @@ impl Builder<'_> {
                 self.out.push(iv);
             }
         }
-        if barrier_free_path {
-            return self.align_with_skipped_iterations(l, &k, open, head, tail, ctx);
+        // A thread that leaves by `break` in iteration b meets the code after
+        // the loop with what was open at the `break`: that part of iteration
+        // b, and when it passed no barrier of b yet, what was open when b
+        // began (the tail of an earlier iteration, or the code before the
+        // loop).
+        let mut left = Vec::new();
+        let b = Expr::Var(Var::new(
+            format!("{}'break", l.counter.name),
+            VarKind::Shared,
+        ));
+        let ge = |e: &Expr, c: i64| Expr::bin(crate::model::BinOp::Ge, e.clone(), Expr::Const(c));
+        let at = |e: &Expr, it: &Expr| e.subst(&mut |v: &Var| (v == &k).then(|| it.clone()));
+        for (guard, was_open) in &exits {
+            let taken_at_b = at(guard, &b);
+            for i in was_open.iter().filter(|i| i.access != MARKER) {
+                let mut i = i.rebind(&k, &b);
+                i.extra.extend([ge(&b, 0), taken_at_b.clone()]);
+                left.push(i);
+            }
+            if was_open.iter().any(|i| i.access == MARKER) {
+                let prev = Expr::add(b.clone(), Expr::Const(-1));
+                for i in &tail {
+                    let mut i = i.rebind(&k, &prev);
+                    i.extra.extend([ge(&b, 1), taken_at_b.clone()]);
+                    left.push(i);
+                }
+                let taken_first = at(guard, &Expr::Const(0));
+                for i in &open {
+                    let mut i = i.clone();
+                    i.extra.push(taken_first.clone());
+                    left.push(i);
+                }
+            }
         }
+        let mut after = if barrier_free_path {
+            self.align_with_skipped_iterations(l, &k, open, head, tail, ctx)
+        } else {
+            self.align(l, &k, open, head, tail, ctx)
+        };
+        after.extend(left);
+        after
+    }
+
+    /// Intervals of a synchronized loop every iteration of which passes a
+    /// barrier (see the module comment); returns the instances open after it.
+    fn align(
+        &mut self,
+        l: &crate::model::Loop,
+        k: &Var,
+        open: Vec<Instance>,
+        head: Vec<Instance>,
+        tail: Vec<Instance>,
+        ctx: &Ctx,
+    ) -> Vec<Instance> {
         let kv = Expr::Var(k.clone());
         let guard_at = |e: Expr| {
             let c = l.counter.clone();

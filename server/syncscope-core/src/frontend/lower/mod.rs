@@ -121,6 +121,8 @@ struct Frame {
     broke: Expr,
     continued: Expr,
     thread_exit: bool,
+    /// Labels after this loop that a `goto` inside it jumps to.
+    gotos: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -143,6 +145,8 @@ struct Lowerer<'a, 't> {
     path: Vec<Expr>,
     cond_spans: Vec<(Span, Expr)>,
     returned: Expr,
+    /// Threads that took a forward `goto` and skip code until its label.
+    jumped: Vec<(String, Expr)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -221,6 +225,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             path: Vec::new(),
             cond_spans: Vec::new(),
             returned: Expr::fals(),
+            jumped: Vec::new(),
             hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),
@@ -291,6 +296,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         let mut g = Expr::all(self.path.iter().cloned());
         g = Expr::and(g, Expr::not(self.returned.clone()));
         g = Expr::and(g, Expr::not(self.hung.clone()));
+        for (_, jumped) in &self.jumped {
+            g = Expr::and(g, Expr::not(jumped.clone()));
+        }
         for f in &self.frames {
             g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
         }
