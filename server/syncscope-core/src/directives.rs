@@ -24,6 +24,8 @@ pub struct Directives {
     pub defines: Vec<(String, String)>,
     /// Lockstep warps of this many threads (`--warp-sync[=N]`).
     pub warp_sync: Option<u32>,
+    /// Same-value writes are data races (`--strict-benign`).
+    pub strict_benign: bool,
     /// Only threads of one block are compared (GPUVerify's
     /// `--only-intra-group`: the launch has a single block).
     pub only_intra_group: bool,
@@ -140,6 +142,7 @@ fn parse_flags_into(flags: &str, line: usize, dialect: Dialect, out: &mut Direct
                 },
             },
             (Dialect::GpuVerify, "--only-intra-group") => out.only_intra_group = true,
+            (Dialect::Syncscope, "--strict-benign") => out.strict_benign = true,
             (Dialect::Syncscope, "-D") => match value(&mut j) {
                 Some(v) => out.defines.push(parse_define(&v)),
                 None => out

@@ -569,6 +569,10 @@ pub struct Access {
     pub text: String,
     /// Ids of the enclosing loops, outermost first.
     pub loops: Vec<usize>,
+    /// For a plain write, the value written when the model has it (an
+    /// integer expression of the thread's values); `None` when unknown. Two
+    /// writes collide benignly only when both values are provably equal.
+    pub value: Option<Expr>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -70,6 +70,11 @@ pub fn block_idx(d: usize, t: u8) -> String {
     for_thread(&format!("blockIdx.{}", DIMS[d]), t)
 }
 
+/// The value thread `t`'s chosen write stores, in a grouped race query.
+pub fn written_value(t: u8) -> String {
+    format!("written'{t}")
+}
+
 /// The selector of thread `t`'s access in a grouped race query.
 pub fn selector(t: u8) -> String {
     format!("sel{t}")

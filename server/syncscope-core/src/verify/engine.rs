@@ -235,6 +235,11 @@ impl<'k> KernelVerifier<'k> {
         }
         let hits: Vec<&RaceHit> = races.pairs.values().collect();
         findings.extend(self.race_findings(&hits));
+        for (pair, hit) in &races.benign {
+            if !races.pairs.contains_key(pair) {
+                findings.push(self.benign_race_finding(hit));
+            }
+        }
         let unconfirmed: std::collections::BTreeSet<(usize, usize)> = races
             .unconfirmed
             .iter()

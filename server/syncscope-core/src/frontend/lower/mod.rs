@@ -147,6 +147,8 @@ struct Lowerer<'a, 't> {
     returned: Expr,
     /// Threads that took a forward `goto` and skip code until its label.
     jumped: Vec<(String, Expr)>,
+    /// The value of the write being recorded (see `Access::value`).
+    written_value: Option<Expr>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -226,6 +228,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             cond_spans: Vec::new(),
             returned: Expr::fals(),
             jumped: Vec::new(),
+            written_value: None,
             hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),

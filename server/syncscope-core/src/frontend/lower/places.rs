@@ -416,6 +416,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             span,
             text: text.to_string(),
             loops: self.loops.clone(),
+            value: match kind {
+                AccessKind::Write => self.written_value.clone(),
+                _ => None,
+            },
         };
         self.emit(Stmt::Access(access));
     }
@@ -489,7 +493,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             LValue::Mem { ptr, bounds } => {
                 let text = self.text(node);
+                // The value written, unless it depends on code nobody
+                // checked (a result of such code may differ per thread).
+                self.written_value = match value {
+                    Value::Int(e) if e.unseen_origins().is_empty() => Some(e),
+                    _ => None,
+                };
                 self.record_access(kind, ptr, bounds, Some(node), &text);
+                self.written_value = None;
             }
             LValue::Discard => {}
             LValue::Opaque(reason) => {
