@@ -97,6 +97,17 @@ impl Var {
 pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
+    /// The locks (their text) whose holding this expression depends on.
+    pub fn locks_held(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            if let Some(l) = crate::symbols::held_lock(&v.name) {
+                out.insert(l.to_string());
+            }
+        });
+        out
+    }
+
     /// The functions and names the front end cannot see that this
     /// expression depends on, sorted.
     pub fn unseen_origins(&self) -> BTreeSet<String> {
@@ -672,6 +683,10 @@ pub struct Kernel {
     /// How many threads a warp-level barrier orders: 32 for `__syncwarp`,
     /// N when every warp-level barrier is `sync()` of a `tiled_partition<N>`.
     pub warp_width: i64,
+    /// Counters (`symbols::ticket`'s `array:index`) that the kernel only
+    /// changes by atomic adds of non-zero constants of one sign: the values
+    /// those adds return (tickets) differ between any two threads.
+    pub ticket_counters: Vec<String>,
 }
 
 /// What kind of claim an `Assertion` is (its wording in findings).

@@ -205,23 +205,50 @@ impl<'k> KernelVerifier<'k> {
             for e in [&a.guard, &b.index, &b.guard] {
                 origins.extend(e.unseen_origins());
             }
+            // A lock matters only when both accesses hold it: with one
+            // side outside it, the race is definite.
+            origins.extend(
+                a.guard
+                    .locks_held()
+                    .intersection(&b.guard.locks_held())
+                    .map(|l| format!("lock@{l}")),
+            );
             if origins.is_empty() {
                 // A definite race: reported below, grouped by the barrier
                 // that would separate it.
                 continue;
             }
             unseen_pairs.push(*pair);
-            let names: Vec<String> = origins.iter().map(|o| format!("`{o}`")).collect();
+            let (locks, unseen): (Vec<&String>, Vec<&String>) =
+                origins.iter().partition(|o| o.starts_with("lock@"));
+            let mut why = Vec::new();
+            if !unseen.is_empty() {
+                let names: Vec<String> = unseen.iter().map(|o| format!("`{o}`")).collect();
+                why.push(format!(
+                    "depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                    names.join(", ")
+                ));
+            }
+            if !locks.is_empty() {
+                let names: Vec<String> = locks
+                    .iter()
+                    .map(|o| format!("`{}`", o.trim_start_matches("lock@")))
+                    .collect();
+                why.push(format!(
+                    "depends on mutual exclusion by the lock {} (spinning on atomicCAS/atomicExch; locks are not modelled)",
+                    names.join(", ")
+                ));
+            }
             let mut f = Finding::new(
                 FindingKind::NotVerified,
                 Some(&k.name),
                 a.span,
                 format!(
-                    "not verified: possible race between `{}` and `{}` (line {}), depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                    "not verified: possible race between `{}` and `{}` (line {}), {}",
                     a.text,
                     b.text,
                     b.span.start.line + 1,
-                    names.join(", ")
+                    why.join("; ")
                 ),
             );
             f.related.push(Related {

@@ -193,6 +193,7 @@ impl<'k> KernelVerifier<'k> {
         }
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
+        base.extend(self.distinct_tickets(&inst_exprs));
         if skip.is_some() {
             base.push(self.separated(&insts, rel));
         }
@@ -201,6 +202,42 @@ impl<'k> KernelVerifier<'k> {
             base,
             inst_exprs,
         })
+    }
+
+    /// Two distinct threads get different values from atomic adds on one
+    /// ticket counter (`Kernel::ticket_counters`): each ticket thread 1's
+    /// accesses use differs from each one thread 2's use.
+    fn distinct_tickets(&self, inst_exprs: &[Vec<(Expr, Expr)>]) -> Vec<Expr> {
+        if self.kernel.ticket_counters.is_empty() {
+            return Vec::new();
+        }
+        let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
+        for per in inst_exprs {
+            for (t, (g, x)) in per.iter().enumerate().take(2) {
+                for e in [g, x] {
+                    e.for_each_var(&mut |v| {
+                        let counted = symbols::ticket_counter(&v.name)
+                            .is_some_and(|c| self.kernel.ticket_counters.iter().any(|k| k == c));
+                        if counted && !per_thread[t].contains(v) {
+                            per_thread[t].push(v.clone());
+                        }
+                    });
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for a in &per_thread[0] {
+            for b in &per_thread[1] {
+                if a != b && symbols::ticket_counter(&a.name) == symbols::ticket_counter(&b.name) {
+                    out.push(Expr::bin(
+                        BinOp::Ne,
+                        Expr::Var(a.clone()),
+                        Expr::Var(b.clone()),
+                    ));
+                }
+            }
+        }
+        out
     }
 
     pub(super) fn race_group(

@@ -73,6 +73,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let saved_counts = self.unknown_counts.clone();
         let saved_returned = self.returned.clone();
         let saved_jumped = self.jumped.clone();
+        let saved_locks = self.locks.clone();
         let saved_hung = self.hung.clone();
         let mut fixed = vec![false; cands.len()];
         let mut round = 0;
@@ -123,6 +124,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.unknown_counts = saved_counts.clone();
             self.returned = saved_returned.clone();
             self.jumped = saved_jumped.clone();
+            self.locks = saved_locks.clone();
             self.hung = saved_hung.clone();
             round += 1;
             let unchanged: Vec<usize> = (0..cands.len())
@@ -271,6 +273,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             span: self.span(node),
             display,
         }));
+        // A loop that spins on `atomicCAS`/`atomicExch` acquires a lock.
+        if let Some(target) = cond_node.and_then(|c| lock_target(&self.text(c))) {
+            self.acquire_lock(target);
+        }
         for (label, scope) in goto_exits {
             let u = self.fresh_bool(&format!("goto {label}@{}", counter.name), scope);
             self.jumped.push((label, u));

@@ -149,6 +149,11 @@ struct Lowerer<'a, 't> {
     jumped: Vec<(String, Expr)>,
     /// The value of the write being recorded (see `Access::value`).
     written_value: Option<Expr>,
+    /// Locks held here (the lock's text, and the unseen condition that the
+    /// thread holds it): mutual exclusion is not modelled, so a race of an
+    /// access under a lock depends on it and is not verified, never a
+    /// definite race nor silently safe.
+    locks: Vec<(String, Expr)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -184,6 +189,9 @@ struct Lowerer<'a, 't> {
     /// is outside the model.
     async_targets: HashSet<ArrayId>,
     atomic_targets: HashSet<ArrayId>,
+    /// Every atomic update: its array, and for an add of a non-zero
+    /// constant at a constant index, the index and the step's sign.
+    atomic_updates: Vec<(ArrayId, Option<(i64, i64)>)>,
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
@@ -229,6 +237,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             returned: Expr::fals(),
             jumped: Vec::new(),
             written_value: None,
+            locks: Vec::new(),
             hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),
@@ -251,6 +260,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             async_pending: Vec::new(),
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),
+            atomic_updates: Vec::new(),
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),
@@ -302,6 +312,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         for (_, jumped) in &self.jumped {
             g = Expr::and(g, Expr::not(jumped.clone()));
         }
+        for (_, held) in &self.locks {
+            g = Expr::and(g, held.clone());
+        }
         for f in &self.frames {
             g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
         }
@@ -348,6 +361,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                 hi: 1,
             },
         ))
+    }
+
+    /// From here on the thread holds the lock `target` (see `locks`).
+    fn acquire_lock(&mut self, target: String) {
+        if self.locks.iter().any(|(t, _)| *t == target) {
+            return;
+        }
+        let held = self.fresh_bool(&symbols::lock(&target), Scope::Thread);
+        self.locks.push((target, held));
     }
 
     fn emit(&mut self, s: Stmt) {
@@ -415,4 +437,19 @@ fn short(text: &str) -> String {
     } else {
         one_line
     }
+}
+
+/// The lock a spin or try-lock in `text` takes: the first argument of its
+/// `atomicCAS`/`atomicExch`, without `&` and spaces (`&mutex[0]` → `mutex[0]`).
+fn lock_target(text: &str) -> Option<String> {
+    let at = ["atomicCAS(", "atomicExch("]
+        .iter()
+        .filter_map(|f| text.find(f).map(|i| i + f.len()))
+        .min()?;
+    let arg = text[at..].split(',').next()?;
+    let t: String = arg
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '&')
+        .collect();
+    (!t.is_empty()).then_some(t)
 }

@@ -389,7 +389,28 @@ impl<'a, 't> Lowerer<'a, 't> {
                 e
             }
         });
+        // `if (atomicCAS(&l, 0, 1) == 0) { ...; atomicExch(&l, 0); }`: a
+        // try-lock, held in the branch until its release.
+        let try_lock = cond_node
+            .and_then(|c| lock_target(&self.text(c)))
+            .filter(|target| {
+                then_node.is_some_and(|t| {
+                    let body = self.text(t);
+                    body.contains("atomicExch")
+                        && body
+                            .chars()
+                            .filter(|c| !c.is_whitespace() && *c != '&')
+                            .collect::<String>()
+                            .contains(target.as_str())
+                })
+            });
+        if let Some(target) = &try_lock {
+            self.acquire_lock(target.clone());
+        }
         self.branch(cond, cond_span, then_node, else_node);
+        if let Some(target) = try_lock {
+            self.locks.retain(|(t, _)| *t != target);
+        }
     }
 
     pub(super) fn branch(
