@@ -97,6 +97,18 @@ impl Var {
 pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
+    /// The atomics after a `__threadfence()` (their target's text) this
+    /// expression's code runs after.
+    pub fn fences_after(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            if let Some(t) = crate::symbols::fenced_target(&v.name) {
+                out.insert(t.to_string());
+            }
+        });
+        out
+    }
+
     /// The locks (their text) whose holding this expression depends on.
     pub fn locks_held(&self) -> BTreeSet<String> {
         let mut out = BTreeSet::new();

@@ -70,6 +70,21 @@ pub fn block_idx(d: usize, t: u8) -> String {
     for_thread(&format!("blockIdx.{}", DIMS[d]), t)
 }
 
+/// Prefix of the condition that code runs after a fenced atomic.
+const FENCED_PREFIX: &str = "fenced:";
+
+/// The base name of the condition that code runs after `__threadfence()`
+/// and an atomic on `target`.
+pub fn fenced(target: &str) -> String {
+    format!("{FENCED_PREFIX}{target}")
+}
+
+/// For such a condition's (fresh or instantiated) name, the atomic's target.
+pub fn fenced_target(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(FENCED_PREFIX)?;
+    Some(&rest[..rest.find('#').unwrap_or(rest.len())])
+}
+
 /// Prefix of the condition that a thread holds a lock.
 const LOCK_PREFIX: &str = "lock:";
 

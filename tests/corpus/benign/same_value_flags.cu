@@ -18,7 +18,7 @@
 template <typename T>
 __device__ bool is_negative(T v)
 {
-    return v < T(0);
+    return v < 0;
 }
 
 // Sets a per-block flag when any element of the tile is negative.

@@ -55,12 +55,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.barrier(BarrierKind::Warp, node, stmt_node, false, partial);
                 return Value::Int(Expr::Const(0));
             }
-            "__threadfence"
-            | "__threadfence_block"
-            | "__threadfence_system"
-            | "printf"
-            | "__nanosleep"
-            | "__prefetch_global_l1" => {
+            "__threadfence" | "__threadfence_system" => {
+                self.fence_pending = true;
+                return Value::Int(Expr::Const(0));
+            }
+            "__threadfence_block" | "printf" | "__nanosleep" | "__prefetch_global_l1" => {
                 for a in args {
                     self.eval(*a);
                 }
@@ -145,6 +144,21 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 Some(Value::Opaque(r)) => self.unsupported(node, r),
                 _ => {}
+            }
+            if self.fence_pending
+                && self.fenced.is_none()
+                && matches!(base, "atomicAdd" | "atomicSub" | "atomicInc")
+            {
+                self.fence_pending = false;
+                let target: String = args
+                    .first()
+                    .map(|a| self.text(*a))
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '&')
+                    .collect();
+                let after = self.fresh_bool(&symbols::fenced(&target), Scope::Grid);
+                self.fenced = Some((target, after));
             }
             // `atomicExch(&l, 0)` releases the lock `l`.
             if base == "atomicExch" && matches!(values.get(1), Some(Value::Int(Expr::Const(0)))) {

@@ -154,6 +154,14 @@ struct Lowerer<'a, 't> {
     /// access under a lock depends on it and is not verified, never a
     /// definite race nor silently safe.
     locks: Vec<(String, Expr)>,
+    /// A `__threadfence()` was called and no atomic followed it yet.
+    fence_pending: bool,
+    /// After `__threadfence()` and an atomic (the last-block pattern: a
+    /// block that sees the counter complete reads what the others wrote
+    /// before their fence): the atomic's target and a grid-uniform
+    /// condition every later access carries. That ordering is not
+    /// modelled, so a race of such an access is not verified.
+    fenced: Option<(String, Expr)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -238,6 +246,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             jumped: Vec::new(),
             written_value: None,
             locks: Vec::new(),
+            fence_pending: false,
+            fenced: None,
             hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),
@@ -314,6 +324,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         for (_, held) in &self.locks {
             g = Expr::and(g, held.clone());
+        }
+        if let Some((_, after)) = &self.fenced {
+            g = Expr::and(g, after.clone());
         }
         for f in &self.frames {
             g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
