@@ -338,12 +338,12 @@ impl Builder<'_> {
         };
         // The code before the loop meets its first iteration's head.
         let mut first: Interval = open.clone();
-        first.extend(head.iter().map(|i| i.rebind(&k, &Expr::Const(0))));
+        first.extend(head.iter().map(|i| i.rebind(k, &Expr::Const(0))));
         self.emit(first);
         // Iteration k's tail meets iteration k+1's head.
         let next = Expr::add(kv.clone(), Expr::Const(1));
         let mut wrap: Interval = tail.clone();
-        wrap.extend(head.iter().map(|i| i.rebind(&k, &next)));
+        wrap.extend(head.iter().map(|i| i.rebind(k, &next)));
         self.emit(wrap);
         // The last iteration's tail meets the code after the loop;
         // if the loop may not run at all, so does the code before.
@@ -353,7 +353,7 @@ impl Builder<'_> {
         let mut after: Vec<Instance> = tail
             .iter()
             .map(|i| {
-                let mut i = i.rebind(&k, &lv);
+                let mut i = i.rebind(k, &lv);
                 i.extra.push(after_last.clone());
                 i
             })
@@ -441,7 +441,7 @@ impl Builder<'_> {
         let guard_at_zero = {
             let c = l.counter.clone();
             l.guard
-                .subst(&mut |v: &Var| (*v == c).then(|| Expr::Const(0)))
+                .subst(&mut |v: &Var| (*v == c).then_some(Expr::Const(0)))
         };
         let zero_trip = Expr::not(guard_at_zero);
         let mut facts = ctx.facts.clone();
