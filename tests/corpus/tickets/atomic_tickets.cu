@@ -9,7 +9,9 @@
 // is halved (`pair_slots`: tickets 0 and 1 both give slot 0), when the step
 // may be zero (`append_weighted`: atomicAdd(count, w) with w read from
 // memory), and when the counter is reset while others take tickets
-// (`append_with_reset`).
+// (`append_with_reset`), and when a per-block counter in shared memory
+// indexes global memory (`block_slots_collide`: every block's first ticket
+// is 0).
 // syncscope-args: --block-dim 256 --grid-dim 64
 // expect-kernel: append_selected verified
 // expect-kernel: gather_block_hits verified
@@ -17,6 +19,7 @@
 // expect-kernel: pair_slots racy
 // expect-kernel: append_weighted racy
 // expect-kernel: append_with_reset racy
+// expect-kernel: block_slots_collide racy
 
 #define BLOCK 256
 #define TAKE_SLOT(counter) atomicAdd((counter), 1)
@@ -75,6 +78,18 @@ __global__ void append_with_reset(float *out, int *count, const float *in)
     out[slot] = in[i]; //~ data-race
     if (i == 0)
         *count = 0; //~ data-race
+}
+
+__global__ void block_slots_collide(int *hits, const int *keys, int key)
+{
+    __shared__ int s_count;
+    if (threadIdx.x == 0)
+        s_count = 0;
+    __syncthreads();
+    if (keys[blockIdx.x * BLOCK + threadIdx.x] == key) {
+        int slot = atomicAdd(&s_count, 1);
+        hits[slot] = blockIdx.x * BLOCK + threadIdx.x; //~ data-race
+    }
 }
 
 void launch_append(float *queue, int *tail, const float *items, int n)

@@ -193,7 +193,7 @@ impl<'k> KernelVerifier<'k> {
         }
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
-        base.extend(self.distinct_tickets(&inst_exprs));
+        base.extend(self.distinct_tickets(&inst_exprs, rel));
         if skip.is_some() {
             base.push(self.separated(&insts, rel));
         }
@@ -206,9 +206,17 @@ impl<'k> KernelVerifier<'k> {
 
     /// Two distinct threads get different values from atomic adds on one
     /// ticket counter (`Kernel::ticket_counters`): each ticket thread 1's
-    /// accesses use differs from each one thread 2's use.
-    fn distinct_tickets(&self, inst_exprs: &[Vec<(Expr, Expr)>]) -> Vec<Expr> {
-        if self.kernel.ticket_counters.is_empty() {
+    /// accesses use differs from each one thread 2's use. A counter in
+    /// shared memory is one per block: its tickets differ only between
+    /// threads of one block.
+    fn distinct_tickets(&self, inst_exprs: &[Vec<(Expr, Expr)>], rel: Relation) -> Vec<Expr> {
+        let counters: Vec<&String> = self
+            .kernel
+            .ticket_counters
+            .iter()
+            .filter(|c| !rel.cross_block() || !self.shared_counter(c))
+            .collect();
+        if counters.is_empty() {
             return Vec::new();
         }
         let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
@@ -217,7 +225,7 @@ impl<'k> KernelVerifier<'k> {
                 for e in [g, x] {
                     e.for_each_var(&mut |v| {
                         let counted = symbols::ticket_counter(&v.name)
-                            .is_some_and(|c| self.kernel.ticket_counters.iter().any(|k| k == c));
+                            .is_some_and(|c| counters.iter().any(|k| *k == c));
                         if counted && !per_thread[t].contains(v) {
                             per_thread[t].push(v.clone());
                         }
@@ -238,6 +246,16 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         out
+    }
+
+    /// Whether the ticket counter `array:index` is in shared memory.
+    fn shared_counter(&self, counter: &str) -> bool {
+        counter
+            .split(':')
+            .next()
+            .and_then(|a| a.parse::<usize>().ok())
+            .and_then(|a| self.kernel.arrays.get(a))
+            .is_some_and(|a| a.space == MemorySpace::Shared)
     }
 
     pub(super) fn race_group(
