@@ -5,7 +5,8 @@
 //! * `// syncscope-args: <flags>` on a line of its own, anywhere in the
 //!   file. Flags: `--block-dim X[,Y[,Z]]`, `--grid-dim X[,Y[,Z]]` (value
 //!   after a space or `=`), `-D NAME[=VALUE]` or `-DNAME[=VALUE]`,
-//!   `--warp-sync` (lockstep warps of 32) or `--warp-sync=N` (warps of N).
+//!   `--warp-sync` (lockstep warps of 32) or `--warp-sync=N` (warps of N),
+//!   `--strict-benign` (same-value writes are data races).
 //! * GPUVerify header lines, only before the first line of code: a `//`
 //!   comment (a space after `//` or not) whose every word is a flag
 //!   (starts with `-`), such as `//--blockDim=[64,1] --gridDim=[2,1]`.
@@ -224,6 +225,8 @@ mod tests {
     fn warp_width_is_carried() {
         let d = parse_file("//--blockDim=[64,1] --warp-sync=16\n");
         assert_eq!(d.warp_sync, Some(16));
+        assert!(parse_args("--strict-benign").strict_benign);
+        assert!(!parse_args("--warp-sync").strict_benign);
         assert_eq!(parse_args("--warp-sync").warp_sync, Some(32));
         assert_eq!(parse_args("--warp-sync=8").warp_sync, Some(8));
         assert_eq!(parse_args("--warp-sync=12").errors.len(), 1);
