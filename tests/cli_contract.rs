@@ -75,6 +75,7 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
             assert!(
                 [
                     "data-race",
+                    "benign-race",
                     "barrier-divergence",
                     "redundant-barrier",
                     "not-verified",
@@ -89,7 +90,7 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                 "{kind}"
             );
             let sev = f["severity"].as_str().expect("severity");
-            assert!(["error", "warning", "information"].contains(&sev));
+            assert!(["error", "warning", "information", "hint"].contains(&sev));
             has_error |= sev == "error";
             assert_eq!(f["file"].as_str(), Some(p.as_str()));
             assert!(f["message"].as_str().is_some_and(|m| !m.is_empty()));
@@ -103,7 +104,7 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                 let threads = f["witness"]["threads"].as_array().expect("witness threads");
                 assert!((1..=2).contains(&threads.len()));
             }
-            if kind == "data-race" || kind == "barrier-divergence" {
+            if kind == "data-race" || kind == "benign-race" || kind == "barrier-divergence" {
                 let w = &f["witness"];
                 let threads = w["threads"].as_array().expect("two witness threads");
                 assert_eq!(threads.len(), 2);
@@ -178,7 +179,7 @@ fn sarif_is_2_1_0_with_rules_and_results() {
     assert_eq!(run["tool"]["driver"]["name"], "syncscope");
     assert!(run["tool"]["driver"]["rules"]
         .as_array()
-        .is_some_and(|r| r.len() == 10));
+        .is_some_and(|r| r.len() == 11));
     let results = run["results"].as_array().expect("results");
     assert!(results
         .iter()

@@ -984,8 +984,12 @@ fn check(k: &Kernel) -> Outcome {
         }
     }
     // Symbolic.
+    // The concrete executor compares collisions, not values: with
+    // `strict_benign` every collision of two writes is a `data-race`, also
+    // where both write the same value (otherwise a `benign-race`).
     let options = Options {
         check_redundant: true,
+        strict_benign: true,
         ..Options::default()
     };
     let report = syncscope_core::analyze_source(&src, &options);

@@ -10,8 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};
 
-pub const MARKED_KINDS: [FindingKind; 6] = [
+pub const MARKED_KINDS: [FindingKind; 7] = [
     FindingKind::DataRace,
+    FindingKind::BenignRace,
     FindingKind::BarrierDivergence,
     FindingKind::RedundantBarrier,
     FindingKind::NotVerified,
@@ -139,7 +140,7 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
             }
         }
         let mut lines = vec![f.span.start.line as usize + 1];
-        if f.kind == FindingKind::DataRace {
+        if matches!(f.kind, FindingKind::DataRace | FindingKind::BenignRace) {
             lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
         }
         if !lines
@@ -156,7 +157,7 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
         let matched = report.findings.iter().any(|f| {
             f.kind.code() == kind
                 && (f.span.start.line as usize + 1 == *line
-                    || (f.kind == FindingKind::DataRace
+                    || (matches!(f.kind, FindingKind::DataRace | FindingKind::BenignRace)
                         && (f
                             .related
                             .iter()

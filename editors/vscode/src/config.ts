@@ -24,6 +24,7 @@ export interface ServerConfig {
   kernels?: KernelConfig[];
   kernelBudgetMs?: number;
   redundantBarriers?: boolean;
+  strictBenign?: boolean;
   cudaArch?: number;
   includeDirs?: string[];
 }
@@ -40,6 +41,7 @@ export const SERVER_SETTING_KEYS = [
   'kernels',
   'kernelBudgetMs',
   'redundantBarriers',
+  'strictBenign',
   'cudaArch',
   'includeDirs',
 ] as const;
@@ -148,7 +150,7 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
     }
   }
 
-  for (const key of ['warpSync', 'bitvector', 'redundantBarriers'] as const) {
+  for (const key of ['warpSync', 'bitvector', 'redundantBarriers', 'strictBenign'] as const) {
     const v = raw[key];
     if (v === undefined) {
       continue;

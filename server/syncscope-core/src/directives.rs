@@ -5,7 +5,8 @@
 //! * `// syncscope-args: <flags>` on a line of its own, anywhere in the
 //!   file. Flags: `--block-dim X[,Y[,Z]]`, `--grid-dim X[,Y[,Z]]` (value
 //!   after a space or `=`), `-D NAME[=VALUE]` or `-DNAME[=VALUE]`,
-//!   `--warp-sync` (lockstep warps of 32) or `--warp-sync=N` (warps of N).
+//!   `--warp-sync` (lockstep warps of 32) or `--warp-sync=N` (warps of N),
+//!   `--strict-benign` (same-value writes are data races).
 //! * GPUVerify header lines, only before the first line of code: a `//`
 //!   comment (a space after `//` or not) whose every word is a flag
 //!   (starts with `-`), such as `//--blockDim=[64,1] --gridDim=[2,1]`.
@@ -24,6 +25,8 @@ pub struct Directives {
     pub defines: Vec<(String, String)>,
     /// Lockstep warps of this many threads (`--warp-sync[=N]`).
     pub warp_sync: Option<u32>,
+    /// Same-value writes are data races (`--strict-benign`).
+    pub strict_benign: bool,
     /// Only threads of one block are compared (GPUVerify's
     /// `--only-intra-group`: the launch has a single block).
     pub only_intra_group: bool,
@@ -140,6 +143,7 @@ fn parse_flags_into(flags: &str, line: usize, dialect: Dialect, out: &mut Direct
                 },
             },
             (Dialect::GpuVerify, "--only-intra-group") => out.only_intra_group = true,
+            (Dialect::Syncscope, "--strict-benign") => out.strict_benign = true,
             (Dialect::Syncscope, "-D") => match value(&mut j) {
                 Some(v) => out.defines.push(parse_define(&v)),
                 None => out
@@ -221,6 +225,8 @@ mod tests {
     fn warp_width_is_carried() {
         let d = parse_file("//--blockDim=[64,1] --warp-sync=16\n");
         assert_eq!(d.warp_sync, Some(16));
+        assert!(parse_args("--strict-benign").strict_benign);
+        assert!(!parse_args("--warp-sync").strict_benign);
         assert_eq!(parse_args("--warp-sync").warp_sync, Some(32));
         assert_eq!(parse_args("--warp-sync=8").warp_sync, Some(8));
         assert_eq!(parse_args("--warp-sync=12").errors.len(), 1);

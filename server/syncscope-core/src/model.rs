@@ -97,6 +97,29 @@ impl Var {
 pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
+    /// The atomics after a `__threadfence()` (their target's text) this
+    /// expression's code runs after.
+    pub fn fences_after(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            if let Some(t) = crate::symbols::fenced_target(&v.name) {
+                out.insert(t.to_string());
+            }
+        });
+        out
+    }
+
+    /// The locks (their text) whose holding this expression depends on.
+    pub fn locks_held(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v| {
+            if let Some(l) = crate::symbols::held_lock(&v.name) {
+                out.insert(l.to_string());
+            }
+        });
+        out
+    }
+
     /// The functions and names the front end cannot see that this
     /// expression depends on, sorted.
     pub fn unseen_origins(&self) -> BTreeSet<String> {
@@ -569,6 +592,10 @@ pub struct Access {
     pub text: String,
     /// Ids of the enclosing loops, outermost first.
     pub loops: Vec<usize>,
+    /// For a plain write, the value written when the model has it (an
+    /// integer expression of the thread's values); `None` when unknown. Two
+    /// writes collide benignly only when both values are provably equal.
+    pub value: Option<Expr>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -621,6 +648,12 @@ pub enum Stmt {
     /// Structure of a conditional (guards are on the leaves).
     If(Vec<Stmt>, Vec<Stmt>),
     Loop(Loop),
+    /// Where a `break` leaves the innermost enclosing loop, for the threads
+    /// for which this guard holds (the statements after it carry its
+    /// negation in their guards). The code after the loop follows what such
+    /// a thread ran of the iteration since its last barrier, not the last
+    /// iteration's tail.
+    LoopExit(Expr),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -662,6 +695,10 @@ pub struct Kernel {
     /// How many threads a warp-level barrier orders: 32 for `__syncwarp`,
     /// N when every warp-level barrier is `sync()` of a `tiled_partition<N>`.
     pub warp_width: i64,
+    /// Counters (`symbols::ticket`'s `array:index`) that the kernel only
+    /// changes by atomic adds of non-zero constants of one sign: the values
+    /// those adds return (tickets) differ between any two threads.
+    pub ticket_counters: Vec<String>,
 }
 
 /// What kind of claim an `Assertion` is (its wording in findings).
@@ -754,6 +791,7 @@ impl Kernel {
                         l.span.shift_offsets(delta);
                         stmts(&mut l.body, delta);
                     }
+                    Stmt::LoopExit(_) => {}
                 }
             }
         }
@@ -868,6 +906,7 @@ fn render_stmts(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                 render_stmts(k, e, depth + 1, out);
                 out.push_str(&format!("{pad}}}\n"));
             }
+            Stmt::LoopExit(g) => out.push_str(&format!("{pad}break if {g}\n")),
             Stmt::Loop(l) => {
                 let vars: Vec<String> = l
                     .display

@@ -60,6 +60,9 @@ pub struct Options {
     pub check_redundant: bool,
     /// Compute verified quick-fixes for findings (costs extra queries).
     pub compute_fixes: bool,
+    /// Report threads that write the same value to one location as a
+    /// `data-race` instead of a `benign-race` (`--strict-benign`).
+    pub strict_benign: bool,
     /// `__CUDA_ARCH__` of the device pass the code is read as (`800` is
     /// sm_80); `__CUDACC__` is always defined.
     pub cuda_arch: u32,
@@ -81,6 +84,7 @@ impl Default for Options {
             kernel_budget_ms: 30_000,
             check_redundant: true,
             compute_fixes: false,
+            strict_benign: false,
             cuda_arch: DEFAULT_CUDA_ARCH,
         }
     }
@@ -143,6 +147,7 @@ pub fn apply_directives(d: &Directives, base: &Options) -> Options {
             out.defines.push((n.clone(), v.clone()));
         }
     }
+    out.strict_benign |= d.strict_benign;
     if let Some(width) = d.warp_sync {
         if !base.warp_sync {
             out.warp_size = width;

@@ -103,6 +103,10 @@ impl Span {
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
     DataRace,
+    /// Two threads write the same value to one location without
+    /// synchronisation: a race the hardware makes harmless (one of the
+    /// equal values wins); a hint, a `data-race` with `--strict-benign`.
+    BenignRace,
     BarrierDivergence,
     RedundantBarrier,
     NotVerified,
@@ -127,6 +131,7 @@ impl FindingKind {
     pub fn code(self) -> &'static str {
         match self {
             FindingKind::DataRace => "data-race",
+            FindingKind::BenignRace => "benign-race",
             FindingKind::BarrierDivergence => "barrier-divergence",
             FindingKind::RedundantBarrier => "redundant-barrier",
             FindingKind::NotVerified => "not-verified",
@@ -151,6 +156,7 @@ impl FindingKind {
             | FindingKind::Unknown
             | FindingKind::Note
             | FindingKind::Assumption => Severity::Information,
+            FindingKind::BenignRace => Severity::Hint,
         }
     }
 }
@@ -161,6 +167,8 @@ pub enum Severity {
     Error,
     Warning,
     Information,
+    /// Below information: a remark the code may ignore (`benign-race`).
+    Hint,
 }
 
 /// One thread of a witness.

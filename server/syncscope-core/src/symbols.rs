@@ -70,6 +70,55 @@ pub fn block_idx(d: usize, t: u8) -> String {
     for_thread(&format!("blockIdx.{}", DIMS[d]), t)
 }
 
+/// Prefix of the condition that code runs after a fenced atomic.
+const FENCED_PREFIX: &str = "fenced:";
+
+/// The base name of the condition that code runs after `__threadfence()`
+/// and an atomic on `target`.
+pub fn fenced(target: &str) -> String {
+    format!("{FENCED_PREFIX}{target}")
+}
+
+/// For such a condition's (fresh or instantiated) name, the atomic's target.
+pub fn fenced_target(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(FENCED_PREFIX)?;
+    Some(&rest[..rest.find('#').unwrap_or(rest.len())])
+}
+
+/// Prefix of the condition that a thread holds a lock.
+const LOCK_PREFIX: &str = "lock:";
+
+/// The base name of the condition that a thread holds the lock `target`.
+pub fn lock(target: &str) -> String {
+    format!("{LOCK_PREFIX}{target}")
+}
+
+/// For such a condition's (fresh or instantiated) name, the lock's text.
+pub fn held_lock(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(LOCK_PREFIX)?;
+    Some(&rest[..rest.find('#').unwrap_or(rest.len())])
+}
+
+/// Prefix of the value an atomic add on a counter returns (a ticket).
+const TICKET_PREFIX: &str = "ticket:";
+
+/// The base name of the tickets of counter cell `index` of array `array`.
+pub fn ticket(array: usize, index: i64) -> String {
+    format!("{TICKET_PREFIX}{array}:{index}")
+}
+
+/// For a (fresh or instantiated) ticket's name, its counter
+/// (`ticket:3:0#1#2` → `3:0`).
+pub fn ticket_counter(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(TICKET_PREFIX)?;
+    Some(&rest[..rest.find('#').unwrap_or(rest.len())])
+}
+
+/// The value thread `t`'s chosen write stores, in a grouped race query.
+pub fn written_value(t: u8) -> String {
+    format!("written'{t}")
+}
+
 /// The selector of thread `t`'s access in a grouped race query.
 pub fn selector(t: u8) -> String {
     format!("sel{t}")

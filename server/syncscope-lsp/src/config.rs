@@ -37,6 +37,7 @@ struct ClientSettingsJson {
     include_dirs: Option<Vec<String>>,
     kernel_budget_ms: Option<u32>,
     redundant_barriers: Option<bool>,
+    strict_benign: Option<bool>,
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
@@ -67,6 +68,7 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         include_dirs: c.include_dirs,
         kernel_budget_ms: c.kernel_budget_ms,
         redundant_barriers: c.redundant_barriers,
+        strict_benign: c.strict_benign,
         ..Settings::default()
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;
@@ -153,6 +155,22 @@ mod tests {
         assert!(defaults.options.check_redundant);
         assert!(parse_client(&json!({"kernelBudgetMs": 0})).is_err());
         assert!(parse_file("kernel-budget-ms = 0\n").is_err());
+    }
+
+    /// `strict-benign` from the file, `strictBenign` from the client (which
+    /// wins); off by default.
+    #[test]
+    fn strict_benign_from_file_and_client() {
+        assert!(!Effective::default().options.strict_benign);
+        let file = parse_file("strict-benign = true\n").unwrap();
+        assert!(
+            resolve(&file, &Settings::default(), None)
+                .options
+                .strict_benign
+        );
+        let client = parse_client(&json!({"strictBenign": false})).unwrap();
+        assert!(!resolve(&file, &client, None).options.strict_benign);
+        assert!(parse_client(&json!({"strictBenign": "yes"})).is_err());
     }
 
     #[test]

@@ -50,6 +50,7 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
         Severity::Information => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
     }
 }
 
@@ -369,6 +370,25 @@ mod tests {
         assert_eq!(rel[0].location.range.start, Position::new(1, 16));
         assert_eq!(rel[0].message, "other access");
         assert_eq!(d.tags, None);
+    }
+
+    #[test]
+    fn benign_race_is_a_hint() {
+        let idx = LineIndex::new(TEXT);
+        let src = Source {
+            text: TEXT,
+            index: &idx,
+            encoding: Encoding::Utf16,
+        };
+        let f = Finding::new(
+            FindingKind::BenignRace,
+            Some("k"),
+            span_of(TEXT, "x;"),
+            "benign race".into(),
+        );
+        let d = diagnostic(&uri(), src, &f);
+        assert_eq!(d.severity, Some(DiagnosticSeverity::HINT));
+        assert_eq!(d.code, Some(NumberOrString::String("benign-race".into())));
     }
 
     #[test]

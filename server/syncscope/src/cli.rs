@@ -70,8 +70,9 @@ pub struct CheckArgs {
     #[arg(long)]
     deny_warnings: bool,
     /// Exit with status 1 when a finding of one of these kinds is reported
-    /// (comma-separated: data-race, barrier-divergence, redundant-barrier,
-    /// unknown, not-verified, syntax-error). Errors always fail.
+    /// (comma-separated: data-race, benign-race, barrier-divergence,
+    /// redundant-barrier, unknown, not-verified, syntax-error). Errors always
+    /// fail.
     #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind)]
     fail_on: Vec<FindingKind>,
     /// Legacy lockstep warps (warp size 32) instead of independent thread scheduling.
@@ -92,6 +93,11 @@ pub struct CheckArgs {
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
+    /// Report threads writing the same value to one location as a
+    /// `data-race` (default: a `benign-race` hint, which fails only with
+    /// `--fail-on benign-race`).
+    #[arg(long)]
+    strict_benign: bool,
     /// Compute verified quick-fixes (a diff under each finding; `fixes` in JSON output).
     #[arg(long)]
     fixes: bool,
@@ -138,8 +144,9 @@ fn parse_arch(s: &str) -> Result<u32, String> {
 }
 
 fn parse_kind(s: &str) -> Result<FindingKind, String> {
-    const KINDS: [FindingKind; 7] = [
+    const KINDS: [FindingKind; 8] = [
         FindingKind::DataRace,
+        FindingKind::BenignRace,
         FindingKind::BarrierDivergence,
         FindingKind::RedundantBarrier,
         FindingKind::Unknown,
@@ -308,6 +315,7 @@ fn cli_settings(args: &CheckArgs) -> Settings {
         timeout_ms: args.timeout_ms.map(|t| t.max(1)),
         kernel_budget_ms: args.kernel_budget_ms.map(|t| t.max(1)),
         cuda_arch: args.cuda_arch,
+        strict_benign: args.strict_benign.then_some(true),
         ..Settings::default()
     }
 }

@@ -112,6 +112,7 @@ fn severity_str(s: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Information => "information",
+        Severity::Hint => "hint",
     }
 }
 
@@ -197,8 +198,9 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 10] = [
+const RULES: [(&str, &str); 11] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
+    ("benign-race", "Two threads write the same value to the same location without synchronisation (a data race with --strict-benign)."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
     ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
     ("not-verified", "A construct the model cannot represent; the kernel is not verified."),
@@ -247,7 +249,7 @@ pub fn sarif_relative_to(results: &[FileResult], base: Option<&std::path::Path>)
             let level = match f.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
-                Severity::Information => "note",
+                Severity::Information | Severity::Hint => "note",
             };
             let rule_index = RULES
                 .iter()
@@ -487,6 +489,7 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
                 Severity::Error => ("error", "1;31"),
                 Severity::Warning => ("warning", "1;33"),
                 Severity::Information => ("info", "1;36"),
+                Severity::Hint => ("note", "1;32"),
             };
             let _ = writeln!(
                 out,
@@ -768,6 +771,53 @@ mod tests {
             }],
             style,
         )
+    }
+
+    /// Issue 19: a same-value write is a `benign-race` note in the human
+    /// format, a SARIF `note`, and fails the run only when asked.
+    #[test]
+    fn a_benign_race_is_a_note_that_fails_only_on_request() {
+        let text = "__global__ void k(int *flag, const float *in) {\n  __shared__ int s;\n  if (in[threadIdx.x] < 0.0f)\n    s = 1;\n  __syncthreads();\n  if (threadIdx.x == 0)\n    flag[blockIdx.x] = s;\n}\n";
+        let options = syncscope_core::Options {
+            block_dim: Some([64, 1, 1]),
+            grid_dim: Some([4, 1, 1]),
+            ..Default::default()
+        };
+        let out = render("flag.cu", text, &options, HumanStyle::default());
+        assert!(
+            out.contains("note[benign-race]: benign race on `s[0]`"),
+            "{out}"
+        );
+        assert!(out.contains("1 verified"), "{out}");
+        let report = syncscope_core::analyze_source(text, &options);
+        let benign = report
+            .findings
+            .iter()
+            .find(|f| f.kind == syncscope_core::FindingKind::BenignRace)
+            .expect("a benign race");
+        assert!(!FailPolicy::default().fails(benign));
+        let on_request = FailPolicy {
+            fail_on: vec![syncscope_core::FindingKind::BenignRace],
+            ..Default::default()
+        };
+        assert!(on_request.fails(benign));
+        let sarif_out = sarif(&[FileResult {
+            path: "flag.cu".into(),
+            text: text.to_string(),
+            report,
+            cuda_arch: 800,
+        }]);
+        let v: Value = serde_json::from_str(&sarif_out).expect("SARIF is JSON");
+        let result = &v["runs"][0]["results"][0];
+        assert_eq!(result["ruleId"], "benign-race");
+        assert_eq!(result["level"], "note");
+        let strict = syncscope_core::Options {
+            strict_benign: true,
+            ..options
+        };
+        let out = render("flag.cu", text, &strict, HumanStyle::default());
+        assert!(out.contains("error[data-race]"), "{out}");
+        assert!(out.contains("1 racy"), "{out}");
     }
 
     #[test]

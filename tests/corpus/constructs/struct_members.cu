@@ -37,7 +37,7 @@ struct Walk {
     int i;
     int step;
     __device__ void next() {
-        p[i] = 1.0f; //~ data-race
+        p[i] = (float)threadIdx.x; //~ data-race
         i += step;
     }
 };
@@ -62,7 +62,7 @@ __global__ void ctor_racy(float *a) {
 __global__ void out_of_line_racy(float *a) {
     __shared__ float s[64];
     Out o = {s};
-    o.put(threadIdx.x / 2, 1.0f);
+    o.put(threadIdx.x / 2, (float)threadIdx.x);
 }
 
 __global__ void loop_verified(float *a) {
@@ -82,7 +82,7 @@ __global__ void loop_racy(float *a) {
 __global__ void nested_racy(float *a) {
     __shared__ float s[64];
     Pair o{{s}, 3};
-    o.in.put(o.n, 2.0f);
+    o.in.put(o.n, 2.0f * threadIdx.x);
 }
 
 __global__ void copy_and_reference_verified(float *a) {
@@ -98,5 +98,5 @@ __global__ void copy_racy(float *a) {
     Acc x{s};
     auto z = x;
     z.put(threadIdx.x, 1.0f);
-    z.p[0] = 3.0f; //~ data-race
+    z.p[0] = 3.0f * threadIdx.x; //~ data-race
 }

@@ -2,12 +2,10 @@
 // the barrier of the min-reduction loop sits inside `if (sid < i)`, so in
 // every step the threads with sid >= i skip it.  The witness shows two
 // threads of one block on either side of i.
-// Because a path through the loop body (sid >= i) passes no barrier, the
-// loop cannot be aligned: its barrier is not trusted to separate iterations
-// and the loop is analysed like an unsynchronized one.  So the races between
-// steps that the barrier was meant to prevent are reported as well (step i
-// writes s_dist[t], step i/2 reads s_dist[t' + i/2]).  The status is
-// divergent, which takes precedence.
+// A path through the loop body (sid >= i) passes no barrier: such an
+// iteration joins the intervals on both sides of it, and between threads
+// that both pass the barrier of a step it still orders the steps, so the
+// divergence is the finding (status divergent).
 // syncscope-args: --block-dim 256 --grid-dim 16
 // expect-kernel: select_matches_buggy divergent
 
@@ -26,11 +24,11 @@ __global__ void select_matches_buggy(int *best_idx, float *best_dist,
 
     for (unsigned i = blockDim.x / 2; i > 0; i >>= 1) {
         if (sid < i) {
-            float other = s_dist[sid + i]; //~ data-race
+            float other = s_dist[sid + i];
             if (other < dist) {
                 dist = other;
-                s_dist[sid] = dist; //~ data-race
-                s_idx[sid] = s_idx[sid + i]; //~ data-race
+                s_dist[sid] = dist;
+                s_idx[sid] = s_idx[sid + i];
             }
             __syncthreads(); //~ barrier-divergence
         }

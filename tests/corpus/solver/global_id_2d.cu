@@ -19,5 +19,5 @@ __global__ void missing_column_guard(float *out, int w, int h)
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (y < h)
-        out[y * w + x] = 0.0f; //~ data-race
+        out[y * w + x] = (float)x; //~ data-race
 }

@@ -16,7 +16,7 @@ __global__ void row_guard_off_by_one(float *out, int w, int h)
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x <= w && y < h)
-        out[y * w + x] = 1.0f; //~ data-race
+        out[y * w + x] = (float)x; //~ data-race
 }
 
 __global__ void warp_stride_too_small(float *out)
@@ -36,5 +36,5 @@ __global__ void y_ignored(float *out)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (threadIdx.y < blockDim.y)
-        out[i] = 2.0f; //~ data-race
+        out[i] = 2.0f * threadIdx.y; //~ data-race
 }

@@ -95,8 +95,8 @@ test('didChangeConfiguration params and workspace/configuration answers', () => 
 });
 
 test('kernel budget and redundant barriers are validated', () => {
-  assert.deepEqual(toServerConfig({ kernelBudgetMs: 5000, redundantBarriers: false }), {
-    config: { kernelBudgetMs: 5000, redundantBarriers: false },
+  assert.deepEqual(toServerConfig({ kernelBudgetMs: 5000, redundantBarriers: false, strictBenign: true }), {
+    config: { kernelBudgetMs: 5000, redundantBarriers: false, strictBenign: true },
     problems: [],
   });
   const { config, problems } = toServerConfig({ kernelBudgetMs: 0, redundantBarriers: 'no' });

@@ -88,6 +88,8 @@ test('every option the server reads is a setting, with a schema that validates i
   assert.equal(props['syncscope.timeoutMs'].minimum, 1);
   assert.equal(props['syncscope.kernelBudgetMs'].minimum, 1);
   assert.equal(props['syncscope.redundantBarriers'].type, 'boolean');
+  assert.equal(props['syncscope.strictBenign'].type, 'boolean');
+  assert.equal(props['syncscope.strictBenign'].default, false);
   assert.equal(props['syncscope.blockDim'].maxItems, 3);
 });
 

@@ -194,6 +194,7 @@ fn stmt_start(s: &Stmt) -> Option<u32> {
         Stmt::Barrier(b) => Some(b.stmt_span.start.offset),
         Stmt::Loop(l) => Some(l.span.start.offset),
         Stmt::If(t, e) => t.iter().chain(e).filter_map(stmt_start).min(),
+        Stmt::LoopExit(_) => None,
     }
 }
 
@@ -203,6 +204,7 @@ fn stmt_end(s: &Stmt) -> Option<u32> {
         Stmt::Barrier(b) => Some(b.stmt_span.end.offset),
         Stmt::Loop(l) => Some(l.span.end.offset),
         Stmt::If(t, e) => t.iter().chain(e).filter_map(stmt_end).max(),
+        Stmt::LoopExit(_) => None,
     }
 }
 

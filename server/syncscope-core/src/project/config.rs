@@ -55,6 +55,8 @@ pub struct Settings {
     pub kernel_budget_ms: Option<u32>,
     /// Look for redundant barriers (`--no-redundant` turns it off).
     pub redundant_barriers: Option<bool>,
+    /// Same-value writes are data races, not benign races.
+    pub strict_benign: Option<bool>,
     pub debounce_ms: Option<u64>,
     pub kernels: Option<Vec<KernelSettings>>,
     /// Include folders, relative to the configuration file's folder.
@@ -77,6 +79,7 @@ struct FileSettings {
     timeout_ms: Option<u32>,
     kernel_budget_ms: Option<u32>,
     redundant_barriers: Option<bool>,
+    strict_benign: Option<bool>,
     debounce_ms: Option<u64>,
     kernel: Option<Vec<FileKernel>>,
     include_dirs: Option<Vec<String>>,
@@ -114,6 +117,7 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
         timeout_ms: f.timeout_ms,
         kernel_budget_ms: f.kernel_budget_ms,
         redundant_barriers: f.redundant_barriers,
+        strict_benign: f.strict_benign,
         debounce_ms: f.debounce_ms,
         kernels: f.kernel.map(|ks| {
             ks.into_iter()
@@ -230,6 +234,9 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
         }
         if let Some(r) = s.redundant_barriers {
             options.check_redundant = r;
+        }
+        if let Some(b) = s.strict_benign {
+            options.strict_benign = b;
         }
         if let Some(a) = s.cuda_arch {
             options.cuda_arch = a;

@@ -201,27 +201,55 @@ impl<'k> KernelVerifier<'k> {
         let mut unseen_pairs = Vec::new();
         for (pair, hit) in &races.pairs {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
-            let mut origins = a.index.unseen_origins();
-            for e in [&a.guard, &b.index, &b.guard] {
-                origins.extend(e.unseen_origins());
-            }
+            let origins = undecided_origins(a, b);
             if origins.is_empty() {
                 // A definite race: reported below, grouped by the barrier
                 // that would separate it.
                 continue;
             }
             unseen_pairs.push(*pair);
-            let names: Vec<String> = origins.iter().map(|o| format!("`{o}`")).collect();
+            let (fences, rest): (Vec<&String>, Vec<&String>) =
+                origins.iter().partition(|o| o.starts_with("fence@"));
+            let (locks, unseen): (Vec<&String>, Vec<&String>) =
+                rest.into_iter().partition(|o| o.starts_with("lock@"));
+            let mut why = Vec::new();
+            if !unseen.is_empty() {
+                let names: Vec<String> = unseen.iter().map(|o| format!("`{o}`")).collect();
+                why.push(format!(
+                    "depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                    names.join(", ")
+                ));
+            }
+            if !locks.is_empty() {
+                let names: Vec<String> = locks
+                    .iter()
+                    .map(|o| format!("`{}`", o.trim_start_matches("lock@")))
+                    .collect();
+                why.push(format!(
+                    "depends on mutual exclusion by the lock {} (spinning on atomicCAS/atomicExch; locks are not modelled)",
+                    names.join(", ")
+                ));
+            }
+            if !fences.is_empty() {
+                let names: Vec<String> = fences
+                    .iter()
+                    .map(|o| format!("`{}`", o.trim_start_matches("fence@")))
+                    .collect();
+                why.push(format!(
+                    "depends on the order `__threadfence()` and the atomic on {} give between blocks (the last-block pattern is not modelled)",
+                    names.join(", ")
+                ));
+            }
             let mut f = Finding::new(
                 FindingKind::NotVerified,
                 Some(&k.name),
                 a.span,
                 format!(
-                    "not verified: possible race between `{}` and `{}` (line {}), depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                    "not verified: possible race between `{}` and `{}` (line {}), {}",
                     a.text,
                     b.text,
                     b.span.start.line + 1,
-                    names.join(", ")
+                    why.join("; ")
                 ),
             );
             f.related.push(Related {
@@ -235,6 +263,14 @@ impl<'k> KernelVerifier<'k> {
         }
         let hits: Vec<&RaceHit> = races.pairs.values().collect();
         findings.extend(self.race_findings(&hits));
+        for (pair, hit) in &races.benign {
+            let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
+            // A same-value pair that depends on what the model does not
+            // decide is no finding either way (never a data race).
+            if !races.pairs.contains_key(pair) && undecided_origins(a, b).is_empty() {
+                findings.push(self.benign_race_finding(hit));
+            }
+        }
         let unconfirmed: std::collections::BTreeSet<(usize, usize)> = races
             .unconfirmed
             .iter()
@@ -518,4 +554,32 @@ pub(crate) fn barrier_name(b: &Barrier) -> &'static str {
         (BarrierKind::Block, true) => "__syncthreads_count()",
         (BarrierKind::Grid, _) => "grid.sync()",
     }
+}
+
+/// What a race between `a` and `b` depends on that the model does not
+/// decide: names of code it cannot see, a lock both accesses hold
+/// (`lock@l`), an atomic after `__threadfence()` either follows
+/// (`fence@t`). Empty for a definite race.
+fn undecided_origins(a: &Access, b: &Access) -> std::collections::BTreeSet<String> {
+    let mut origins = a.index.unseen_origins();
+    for e in [&a.guard, &b.index, &b.guard] {
+        origins.extend(e.unseen_origins());
+    }
+    // A lock matters only when both accesses hold it: with one side outside
+    // it, the race is definite.
+    origins.extend(
+        a.guard
+            .locks_held()
+            .intersection(&b.guard.locks_held())
+            .map(|l| format!("lock@{l}")),
+    );
+    // Code after a fenced atomic may be ordered after other blocks' writes
+    // by that atomic (the last-block pattern): not modelled.
+    origins.extend(
+        a.guard
+            .fences_after()
+            .union(&b.guard.fences_after())
+            .map(|t| format!("fence@{t}")),
+    );
+    origins
 }

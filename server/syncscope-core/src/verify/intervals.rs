@@ -9,6 +9,8 @@
 //! `for k { H; sync; ...; T }` yields: the code before it with `H[0]`; the
 //! tail of iteration `k` with the head of iteration `k + 1`; its inner
 //! intervals; and `T[last]` with the code after it. Nested loops compose.
+//! An iteration that may pass no barrier (barriers under a condition, an
+//! inner loop that may not run) joins the intervals on both sides of it.
 
 use crate::model::{BarrierKind, Expr, Kernel, Stmt, Var, VarKind};
 
@@ -83,9 +85,9 @@ pub(crate) fn intervals(
         level,
         skip,
         out: Vec::new(),
-        ignore: 0,
         crossed: 0,
         skip_loops: Vec::new(),
+        exits: Vec::new(),
         may_hold,
     };
     let open = b.walk(&kernel.body, Vec::new(), &Ctx::default());
@@ -117,10 +119,11 @@ struct Builder<'a> {
     level: Level,
     skip: Option<usize>,
     out: Vec<Interval>,
-    /// >0 while walking a loop that cannot be aligned: barriers do not split.
-    ignore: usize,
     crossed: i64,
     skip_loops: Vec<Var>,
+    /// Per loop being walked, innermost last: each of its `break`s, as the
+    /// guard under which it is taken and what was open there.
+    exits: Vec<Vec<(Expr, Vec<Instance>)>>,
     may_hold: &'a mut dyn FnMut(&[Expr]) -> bool,
 }
 
@@ -137,9 +140,6 @@ fn contains_barrier(stmts: &[Stmt], id: Option<usize>) -> bool {
 
 impl Builder<'_> {
     fn splits(&self, stmts: &[Stmt]) -> bool {
-        if self.ignore > 0 {
-            return false;
-        }
         let mut found = false;
         crate::model::walk(stmts, &mut |s| {
             if let Stmt::Barrier(b) = s {
@@ -190,7 +190,7 @@ impl Builder<'_> {
                 Stmt::Barrier(b) => {
                     if Some(b.id) == self.skip {
                         self.crossed += 1;
-                    } else if self.ignore == 0 && self.level.splits(b.kind) {
+                    } else if self.level.splits(b.kind) {
                         let done = std::mem::take(&mut open);
                         self.emit(done);
                     }
@@ -212,6 +212,11 @@ impl Builder<'_> {
                         open = self.walk(e, open, ctx);
                     }
                 }
+                Stmt::LoopExit(guard) => {
+                    if let Some(exits) = self.exits.last_mut() {
+                        exits.push((ctx.apply(guard), open.clone()));
+                    }
+                }
                 Stmt::Loop(l) => {
                     let holds_skip = contains_barrier(&l.body, self.skip);
                     if holds_skip {
@@ -230,11 +235,15 @@ impl Builder<'_> {
     fn walk_loop(
         &mut self,
         l: &crate::model::Loop,
-        mut open: Vec<Instance>,
+        open: Vec<Instance>,
         ctx: &Ctx,
     ) -> Vec<Instance> {
         if !self.splits(&l.body) {
-            return self.walk(&l.body, open, ctx);
+            // No barrier: a `break` leaves with what the loop left open.
+            self.exits.push(Vec::new());
+            let open = self.walk(&l.body, open, ctx);
+            self.exits.pop();
+            return open;
         }
         let k = Var::new(format!("{}'", l.counter.name), VarKind::Shared);
         let mut ctx_k = ctx.clone();
@@ -254,19 +263,11 @@ impl Builder<'_> {
             tag: 0,
             skip_loops: Vec::new(),
         };
-        let crossed_before = self.crossed;
-        let tail = self.walk(&l.body, vec![marker], &ctx_k);
-        if tail.iter().any(|i| i.access == MARKER) {
-            // A path through the body passes no barrier: the
-            // loop cannot be aligned. Over-approximate: treat it
-            // as unsynchronized at this level.
-            self.out.truncate(mark);
-            self.crossed = crossed_before;
-            self.ignore += 1;
-            open = self.walk(&l.body, open, ctx);
-            self.ignore -= 1;
-            return open;
-        }
+        self.exits.push(Vec::new());
+        let mut tail = self.walk(&l.body, vec![marker], &ctx_k);
+        let exits = self.exits.pop().unwrap_or_default();
+        let barrier_free_path = tail.iter().any(|i| i.access == MARKER);
+        tail.retain(|i| i.access != MARKER);
         let emitted: Vec<Interval> = self.out.drain(mark..).collect();
         let mut head = Vec::new();
         for iv in emitted {
@@ -276,6 +277,60 @@ impl Builder<'_> {
                 self.out.push(iv);
             }
         }
+        // A thread that leaves by `break` in iteration b meets the code after
+        // the loop with what was open at the `break`: that part of iteration
+        // b, and when it passed no barrier of b yet, what was open when b
+        // began (the tail of an earlier iteration, or the code before the
+        // loop).
+        let mut left = Vec::new();
+        let b = Expr::Var(Var::new(
+            format!("{}'break", l.counter.name),
+            VarKind::Shared,
+        ));
+        let ge = |e: &Expr, c: i64| Expr::bin(crate::model::BinOp::Ge, e.clone(), Expr::Const(c));
+        let at = |e: &Expr, it: &Expr| e.subst(&mut |v: &Var| (v == &k).then(|| it.clone()));
+        for (guard, was_open) in &exits {
+            let taken_at_b = at(guard, &b);
+            for i in was_open.iter().filter(|i| i.access != MARKER) {
+                let mut i = i.rebind(&k, &b);
+                i.extra.extend([ge(&b, 0), taken_at_b.clone()]);
+                left.push(i);
+            }
+            if was_open.iter().any(|i| i.access == MARKER) {
+                let prev = Expr::add(b.clone(), Expr::Const(-1));
+                for i in &tail {
+                    let mut i = i.rebind(&k, &prev);
+                    i.extra.extend([ge(&b, 1), taken_at_b.clone()]);
+                    left.push(i);
+                }
+                let taken_first = at(guard, &Expr::Const(0));
+                for i in &open {
+                    let mut i = i.clone();
+                    i.extra.push(taken_first.clone());
+                    left.push(i);
+                }
+            }
+        }
+        let mut after = if barrier_free_path {
+            self.align_with_skipped_iterations(l, &k, open, head, tail, ctx)
+        } else {
+            self.align(l, &k, open, head, tail, ctx)
+        };
+        after.extend(left);
+        after
+    }
+
+    /// Intervals of a synchronized loop every iteration of which passes a
+    /// barrier (see the module comment); returns the instances open after it.
+    fn align(
+        &mut self,
+        l: &crate::model::Loop,
+        k: &Var,
+        open: Vec<Instance>,
+        head: Vec<Instance>,
+        tail: Vec<Instance>,
+        ctx: &Ctx,
+    ) -> Vec<Instance> {
         let kv = Expr::Var(k.clone());
         let guard_at = |e: Expr| {
             let c = l.counter.clone();
@@ -283,12 +338,12 @@ impl Builder<'_> {
         };
         // The code before the loop meets its first iteration's head.
         let mut first: Interval = open.clone();
-        first.extend(head.iter().map(|i| i.rebind(&k, &Expr::Const(0))));
+        first.extend(head.iter().map(|i| i.rebind(k, &Expr::Const(0))));
         self.emit(first);
         // Iteration k's tail meets iteration k+1's head.
         let next = Expr::add(kv.clone(), Expr::Const(1));
         let mut wrap: Interval = tail.clone();
-        wrap.extend(head.iter().map(|i| i.rebind(&k, &next)));
+        wrap.extend(head.iter().map(|i| i.rebind(k, &next)));
         self.emit(wrap);
         // The last iteration's tail meets the code after the loop;
         // if the loop may not run at all, so does the code before.
@@ -298,7 +353,7 @@ impl Builder<'_> {
         let mut after: Vec<Instance> = tail
             .iter()
             .map(|i| {
-                let mut i = i.rebind(&k, &lv);
+                let mut i = i.rebind(k, &lv);
                 i.extra.push(after_last.clone());
                 i
             })
@@ -306,6 +361,89 @@ impl Builder<'_> {
         // Unless the loop provably runs at least once, the code
         // before it may meet the code after it.
         let zero_trip = Expr::not(guard_at(Expr::Const(0)));
+        let mut facts = ctx.facts.clone();
+        facts.push(ctx.apply(&zero_trip));
+        if (self.may_hold)(&facts) {
+            after.extend(open.into_iter().map(|mut i| {
+                i.extra.push(zero_trip.clone());
+                i
+            }));
+        }
+        after
+    }
+}
+
+impl Builder<'_> {
+    /// Intervals of a synchronized loop of which an iteration may pass no
+    /// barrier (`if (uniform) { ...; __syncthreads(); }` in the body, an
+    /// inner loop that may not run). Between two barriers lie the tail of
+    /// an iteration `k`, the whole of any later barrier-free iterations and
+    /// the head of a later iteration: over-approximated as `tail[k]` with
+    /// `tail[m]` and `head[n]` for every `m`, `n > k` (the barrier-free
+    /// path's instances are in `tail`). The code before the loop meets any
+    /// iteration's tail and head, and so does the code after it.
+    fn align_with_skipped_iterations(
+        &mut self,
+        l: &crate::model::Loop,
+        k: &Var,
+        open: Vec<Instance>,
+        head: Vec<Instance>,
+        tail: Vec<Instance>,
+        ctx: &Ctx,
+    ) -> Vec<Instance> {
+        let later = |name: &str, after: Option<&Var>| {
+            let v = Var::new(format!("{}'{name}", l.counter.name), VarKind::Shared);
+            let lower = match after {
+                Some(a) => Expr::bin(
+                    crate::model::BinOp::Gt,
+                    Expr::Var(v.clone()),
+                    Expr::Var(a.clone()),
+                ),
+                None => Expr::bin(
+                    crate::model::BinOp::Ge,
+                    Expr::Var(v.clone()),
+                    Expr::Const(0),
+                ),
+            };
+            (v, lower)
+        };
+        let bound = |set: &[Instance], v: &Var, lower: &Expr| -> Vec<Instance> {
+            set.iter()
+                .map(|i| {
+                    let mut i = i.rebind(k, &Expr::Var(v.clone()));
+                    i.extra.push(lower.clone());
+                    i
+                })
+                .collect()
+        };
+        let (m, m_lower) = later("m", Some(k));
+        let (n, n_lower) = later("n", Some(k));
+        let (any_m, any_m_lower) = later("any_m", None);
+        let (any_n, any_n_lower) = later("any_n", None);
+        // The code before the loop meets every iteration until a barrier.
+        let mut first: Interval = open.clone();
+        first.extend(bound(&tail, &any_m, &any_m_lower));
+        first.extend(bound(&head, &any_n, &any_n_lower));
+        self.emit(first);
+        // Iteration k's tail meets later barrier-free iterations and a later head.
+        let k_lower = Expr::bin(
+            crate::model::BinOp::Ge,
+            Expr::Var(k.clone()),
+            Expr::Const(0),
+        );
+        let mut wrap: Interval = bound(&tail, k, &k_lower);
+        wrap.extend(bound(&tail, &m, &m_lower));
+        wrap.extend(bound(&head, &n, &n_lower));
+        self.emit(wrap);
+        // Any iteration's tail meets the code after the loop; so does the
+        // code before it, unless the loop provably runs at least once.
+        let mut after = bound(&tail, &any_m, &any_m_lower);
+        let guard_at_zero = {
+            let c = l.counter.clone();
+            l.guard
+                .subst(&mut |v: &Var| (*v == c).then_some(Expr::Const(0)))
+        };
+        let zero_trip = Expr::not(guard_at_zero);
         let mut facts = ctx.facts.clone();
         facts.push(ctx.apply(&zero_trip));
         if (self.may_hold)(&facts) {

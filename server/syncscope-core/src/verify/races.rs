@@ -44,6 +44,9 @@ pub(crate) struct RaceSet {
     /// satisfiable, so the barrier is needed. The search stops there: no
     /// witness is confirmed or reported for a barrier that is kept.
     pub needed: bool,
+    /// Pairs that collide only writing the same value (`benign-race`);
+    /// empty with `--strict-benign`, where they are `pairs`.
+    pub benign: BTreeMap<(usize, usize), RaceHit>,
 }
 
 impl<'k> KernelVerifier<'k> {
@@ -190,6 +193,7 @@ impl<'k> KernelVerifier<'k> {
         }
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
+        base.extend(self.distinct_tickets(&inst_exprs, rel));
         if skip.is_some() {
             base.push(self.separated(&insts, rel));
         }
@@ -198,6 +202,60 @@ impl<'k> KernelVerifier<'k> {
             base,
             inst_exprs,
         })
+    }
+
+    /// Two distinct threads get different values from atomic adds on one
+    /// ticket counter (`Kernel::ticket_counters`): each ticket thread 1's
+    /// accesses use differs from each one thread 2's use. A counter in
+    /// shared memory is one per block: its tickets differ only between
+    /// threads of one block.
+    fn distinct_tickets(&self, inst_exprs: &[Vec<(Expr, Expr)>], rel: Relation) -> Vec<Expr> {
+        let counters: Vec<&String> = self
+            .kernel
+            .ticket_counters
+            .iter()
+            .filter(|c| !rel.cross_block() || !self.shared_counter(c))
+            .collect();
+        if counters.is_empty() {
+            return Vec::new();
+        }
+        let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
+        for per in inst_exprs {
+            for (t, (g, x)) in per.iter().enumerate().take(2) {
+                for e in [g, x] {
+                    e.for_each_var(&mut |v| {
+                        let counted = symbols::ticket_counter(&v.name)
+                            .is_some_and(|c| counters.iter().any(|k| *k == c));
+                        if counted && !per_thread[t].contains(v) {
+                            per_thread[t].push(v.clone());
+                        }
+                    });
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for a in &per_thread[0] {
+            for b in &per_thread[1] {
+                if a != b && symbols::ticket_counter(&a.name) == symbols::ticket_counter(&b.name) {
+                    out.push(Expr::bin(
+                        BinOp::Ne,
+                        Expr::Var(a.clone()),
+                        Expr::Var(b.clone()),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the ticket counter `array:index` is in shared memory.
+    fn shared_counter(&self, counter: &str) -> bool {
+        counter
+            .split(':')
+            .next()
+            .and_then(|a| a.parse::<usize>().ok())
+            .and_then(|a| self.kernel.arrays.get(a))
+            .is_some_and(|a| a.space == MemorySpace::Shared)
     }
 
     pub(super) fn race_group(
@@ -215,6 +273,16 @@ impl<'k> KernelVerifier<'k> {
         else {
             return;
         };
+        // Unless strict, a pair of writes of provably equal values is no
+        // data race: the race queries ask for different values, and a last
+        // query afterwards for equal ones (a `benign-race`).
+        let mut same_value = None;
+        if skip.is_none() && !self.options.strict_benign {
+            if let Some((differ, same)) = self.written_values(&insts, rel) {
+                base.push(differ);
+                same_value = Some((base.len() - 1, same));
+            }
+        }
         // Block pairs already found in other intervals: one report per pair.
         let mut blocked: Vec<(usize, usize)> = Vec::new();
         let block =
@@ -263,7 +331,7 @@ impl<'k> KernelVerifier<'k> {
                 ..self.config
             };
             match self.solve_concrete_first(&base, config) {
-                QueryOutcome::Unsat => return,
+                QueryOutcome::Unsat => break,
                 QueryOutcome::Sat(_) if skip.is_some() => {
                     set.needed = true;
                     return;
@@ -315,6 +383,84 @@ impl<'k> KernelVerifier<'k> {
                 }
             }
         }
+        let Some((at, same)) = same_value else {
+            return;
+        };
+        base[at] = same;
+        for _round in 0..16 {
+            if self.cancelled() {
+                return;
+            }
+            let config = SolverConfig {
+                witness: true,
+                ..self.config
+            };
+            let QueryOutcome::Sat(values) = self.solve_concrete_first(&base, config) else {
+                return;
+            };
+            let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+            let (Some(i), Some(j)) = (get(&symbols::selector(1)), get(&symbols::selector(2)))
+            else {
+                return;
+            };
+            let (Some(pi), Some(qj)) = (insts.get(i as usize), insts.get(j as usize)) else {
+                return;
+            };
+            let (p, q) = (pi.access, qj.access);
+            let (i, j) = (i as usize, j as usize);
+            if let Some(mut hit) = self.confirm_race(
+                pi,
+                qj,
+                rel,
+                &values,
+                &inst_exprs[i][0],
+                &inst_exprs[j][1],
+                None,
+            ) {
+                hit.reproducible = true;
+                set.benign.entry((p.min(q), p.max(q))).or_insert(hit);
+            }
+            // A same-value pair whose witness does not replay is no
+            // finding: whatever it is, it is not a data race.
+            block(&mut base, p, q, &mut blocked);
+        }
+    }
+
+    /// Over `insts`, (the two chosen accesses are not both writes of
+    /// provably equal values, they are): each thread's written value is
+    /// `written'1`/`written'2` when its chosen access is a plain write whose
+    /// value the model has. `None` when no instance has one.
+    fn written_values(&self, insts: &[&Instance], rel: Relation) -> Option<(Expr, Expr)> {
+        let mut defs = Vec::new();
+        let mut known = [Expr::fals(), Expr::fals()];
+        for (i, inst) in insts.iter().enumerate() {
+            let a = self.accesses[&inst.access];
+            let Some(v) = a.value.as_ref().filter(|_| a.kind == AccessKind::Write) else {
+                continue;
+            };
+            for t in [1u8, 2] {
+                let chosen = Expr::eq(sel(t), Expr::Const(i as i64));
+                let value = self.instantiate(v, t, rel, &inst.subst, false);
+                let slot = Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
+                defs.push(Expr::or(Expr::not(chosen.clone()), Expr::eq(slot, value)));
+                let k = &mut known[t as usize - 1];
+                *k = Expr::or(k.clone(), chosen);
+            }
+        }
+        if defs.is_empty() {
+            return None;
+        }
+        let slot = |t: u8| Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
+        let equal = Expr::all([
+            known[0].clone(),
+            known[1].clone(),
+            Expr::eq(slot(1), slot(2)),
+        ]);
+        let defs = Expr::all(defs);
+        Some((
+            Expr::and(defs.clone(), Expr::not(equal.clone())),
+            Expr::and(defs, equal),
+        ))
     }
 
     pub(super) fn lookup_for<'v>(
@@ -489,6 +635,19 @@ impl<'k> KernelVerifier<'k> {
         )?;
         confirmed.reproducible = true;
         Some(confirmed)
+    }
+
+    /// A pair of writes that collide only with equal values: the race
+    /// finding's text and witness, as a `benign-race` hint.
+    pub(super) fn benign_race_finding(&self, hit: &RaceHit) -> Finding {
+        let mut f = self.race_finding(hit);
+        f.kind = FindingKind::BenignRace;
+        f.severity = FindingKind::BenignRace.severity();
+        let rest = f.message.strip_prefix("data race").unwrap_or(&f.message);
+        f.message = format!(
+            "benign race{rest}; both write the same value (a data race with --strict-benign)"
+        );
+        f
     }
 
     pub(super) fn race_finding(&self, hit: &RaceHit) -> Finding {

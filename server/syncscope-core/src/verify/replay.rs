@@ -41,6 +41,8 @@ struct State {
     epochs: [u32; 3],
     steps: usize,
     trace: Trace,
+    /// A `break` was taken in the current iteration of the innermost loop.
+    broke: bool,
 }
 
 impl Interpreter<'_> {
@@ -53,6 +55,7 @@ impl Interpreter<'_> {
                 complete: true,
                 ..Default::default()
             },
+            broke: false,
         };
         self.stmts(&kernel.body, &mut st);
         st.trace
@@ -106,6 +109,13 @@ impl Interpreter<'_> {
                     self.stmts(t, st);
                     self.stmts(e, st);
                 }
+                // The guards after a `break` leave the rest of the iteration;
+                // the loop stops at its end.
+                Stmt::LoopExit(g) => match self.eval(g, st) {
+                    Some(0) => {}
+                    Some(_) => st.broke = true,
+                    None => st.trace.complete = false,
+                },
                 Stmt::Loop(l) => {
                     let name = l.counter.name.clone();
                     let pow2 = matches!(l.counter.kind, VarKind::Counter { pow2: true });
@@ -133,7 +143,7 @@ impl Interpreter<'_> {
                             }
                         }
                         self.stmts(&l.body[cond_len..], st);
-                        if !st.trace.complete {
+                        if !st.trace.complete || std::mem::take(&mut st.broke) {
                             break;
                         }
                         k += 1;
@@ -159,6 +169,7 @@ impl Interpreter<'_> {
             epochs: [0; 3],
             steps: 0,
             trace: Trace::default(),
+            broke: false,
         };
         self.eval(e, &st)
     }

@@ -55,12 +55,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.barrier(BarrierKind::Warp, node, stmt_node, false, partial);
                 return Value::Int(Expr::Const(0));
             }
-            "__threadfence"
-            | "__threadfence_block"
-            | "__threadfence_system"
-            | "printf"
-            | "__nanosleep"
-            | "__prefetch_global_l1" => {
+            "__threadfence" | "__threadfence_system" => {
+                self.fence_pending = true;
+                return Value::Int(Expr::Const(0));
+            }
+            "__threadfence_block" | "printf" | "__nanosleep" | "__prefetch_global_l1" => {
                 for a in args {
                     self.eval(*a);
                 }
@@ -117,27 +116,58 @@ impl<'a, 't> Lowerer<'a, 't> {
         if args.is_empty() && varies_per_thread(name) {
             return Value::Int(self.fresh_unknown(name, Scope::Thread));
         }
-        if atomic_base(name).is_some() {
-            let mut ptr_value = None;
-            for (i, a) in args.iter().enumerate() {
-                let v = self.eval(*a);
-                if i == 0 {
-                    ptr_value = Some(v);
-                }
-            }
-            match ptr_value {
+        if let Some(base) = atomic_base(name) {
+            let values: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
+            let mut ticket = None;
+            match values.first().cloned() {
                 Some(Value::Ptr(p)) => {
                     self.note_atomic_target(p.array, node);
+                    let array = p.array;
                     let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
                     if let LValue::Mem { ptr, bounds } = lv {
                         let t = self.text(node);
                         self.record_access(AccessKind::Atomic, &ptr, &bounds, Some(node), &t);
+                        // An add of a non-zero constant at a fixed cell: a
+                        // ticket, if every update of the array is one (the
+                        // kernel's `ticket_counters` decides).
+                        let step = match (base, values.get(1)) {
+                            ("atomicAdd", Some(Value::Int(Expr::Const(c)))) => c.signum(),
+                            ("atomicSub", Some(Value::Int(Expr::Const(c)))) => -c.signum(),
+                            _ => 0,
+                        };
+                        let cell = ptr.offset.as_const().filter(|_| step != 0);
+                        if self.dry == 0 {
+                            self.atomic_updates.push((array, cell.map(|c| (c, step))));
+                        }
+                        ticket = cell.map(|c| symbols::ticket(array, c));
                     }
                 }
                 Some(Value::Opaque(r)) => self.unsupported(node, r),
                 _ => {}
             }
-            return Value::Int(self.fresh_unknown(name, Scope::Thread));
+            if self.fence_pending
+                && self.fenced.is_none()
+                && matches!(base, "atomicAdd" | "atomicSub" | "atomicInc")
+            {
+                self.fence_pending = false;
+                let target: String = args
+                    .first()
+                    .map(|a| self.text(*a))
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '&')
+                    .collect();
+                let after = self.fresh_bool(&symbols::fenced(&target), Scope::Grid);
+                self.fenced = Some((target, after));
+            }
+            // `atomicExch(&l, 0)` releases the lock `l`.
+            if base == "atomicExch" && matches!(values.get(1), Some(Value::Int(Expr::Const(0)))) {
+                if let Some(target) = lock_target(&self.text(node)) {
+                    self.locks.retain(|(t, _)| *t != target);
+                }
+            }
+            let base_name = ticket.unwrap_or_else(|| name.to_string());
+            return Value::Int(self.fresh_unknown(&base_name, Scope::Thread));
         }
         if let Some(m) = self
             .file
@@ -395,6 +425,65 @@ impl<'a, 't> Lowerer<'a, 't> {
             loops: self.loops.clone(),
         };
         self.emit(Stmt::Barrier(b));
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// The counters whose every update in the kernel is an atomic add of a
+    /// non-zero constant of one sign at one constant cell: the values the
+    /// adds return differ between threads. A plain write may only set the
+    /// counter up before its first add, with a barrier between them and in
+    /// no loop that also adds (`if (t == 0) n = 0; __syncthreads();`); a
+    /// write racing with the adds is reported as such.
+    pub(super) fn ticket_counters(&self, body: &[Stmt]) -> Vec<String> {
+        // Per array: whether it is still a candidate, whether an add was
+        // seen, and whether a barrier followed its last plain write.
+        let mut state: HashMap<ArrayId, (bool, bool, bool)> = HashMap::new();
+        let mut writes: HashMap<ArrayId, Vec<&Access>> = HashMap::new();
+        crate::model::walk(body, &mut |s| match s {
+            Stmt::Barrier(_) => {
+                for st in state.values_mut() {
+                    st.2 = true;
+                }
+            }
+            Stmt::Access(a) if a.kind == AccessKind::Write => {
+                let st = state.entry(a.array).or_insert((true, false, true));
+                if st.1 {
+                    st.0 = false;
+                }
+                st.2 = false;
+                writes.entry(a.array).or_default().push(a);
+            }
+            Stmt::Access(a) if a.kind == AccessKind::Atomic => {
+                let st = state.entry(a.array).or_insert((true, false, true));
+                st.1 = true;
+                let in_shared_loop = writes.get(&a.array).is_some_and(|ws| {
+                    ws.iter()
+                        .any(|w| w.loops.iter().any(|l| a.loops.contains(l)))
+                });
+                if !st.2 || in_shared_loop {
+                    st.0 = false;
+                }
+            }
+            _ => {}
+        });
+        let mut out = Vec::new();
+        for &(array, update) in &self.atomic_updates {
+            let Some((cell, sign)) = update else { continue };
+            let one_kind = self
+                .atomic_updates
+                .iter()
+                .filter(|(a, _)| *a == array)
+                .all(|(_, u)| *u == Some((cell, sign)));
+            let ordered = state.get(&array).is_none_or(|st| st.0);
+            let key = symbols::ticket(array, cell);
+            if one_kind && ordered && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+        out.into_iter()
+            .map(|k| symbols::ticket_counter(&k).unwrap_or_default().to_string())
+            .collect()
     }
 }
 

@@ -66,6 +66,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.unsupported(node, "kernel too large to model within the step budget");
         }
         let body = std::mem::take(self.out.last_mut().expect("output"));
+        let ticket_counters = self.ticket_counters(&body);
         let mut block_used = [true, false, false];
         let mut grid_used = [false, false, false];
         let text = self.src.clone();
@@ -108,6 +109,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             assumption_texts: std::mem::take(&mut self.assumption_texts),
             unused_specs: std::mem::take(&mut self.unused_specs),
             warp_width: self.warp_width(),
+            ticket_counters,
         }
     }
 

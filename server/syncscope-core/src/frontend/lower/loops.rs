@@ -72,6 +72,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         let saved_scopes = self.scopes.clone();
         let saved_counts = self.unknown_counts.clone();
         let saved_returned = self.returned.clone();
+        let saved_jumped = self.jumped.clone();
+        let saved_locks = self.locks.clone();
+        let saved_fence = (self.fence_pending, self.fenced.clone());
         let saved_hung = self.hung.clone();
         let mut fixed = vec![false; cands.len()];
         let mut round = 0;
@@ -89,6 +92,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 broke: Expr::fals(),
                 continued: Expr::fals(),
                 thread_exit: false,
+                gotos: Vec::new(),
             });
             if let Some(c) = cond_node {
                 self.eval(c);
@@ -120,6 +124,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.scopes = saved_scopes.clone();
             self.unknown_counts = saved_counts.clone();
             self.returned = saved_returned.clone();
+            self.jumped = saved_jumped.clone();
+            self.locks = saved_locks.clone();
+            (self.fence_pending, self.fenced) = saved_fence.clone();
             self.hung = saved_hung.clone();
             round += 1;
             let unchanged: Vec<usize> = (0..cands.len())
@@ -218,6 +225,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             broke: Expr::fals(),
             continued: Expr::fals(),
             thread_exit: false,
+            gotos: Vec::new(),
         });
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
@@ -234,7 +242,16 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.eval(u);
         }
         let frame = self.frames.pop();
-        let never_breaks = frame.is_some_and(|f| f.broke.is_false());
+        let never_breaks = frame.as_ref().is_some_and(|f| f.broke.is_false());
+        // Threads that left by `goto` skip the code after the loop until the
+        // label: whether a thread did is unknown there, as for `return`.
+        let goto_exits: Vec<(String, Scope)> = frame
+            .as_ref()
+            .map(|f| {
+                let scope = f.broke.scope();
+                f.gotos.iter().map(|l| (l.clone(), scope)).collect()
+            })
+            .unwrap_or_default();
         if kind == "do_statement" {
             if let Some(c) = cond_node {
                 self.eval(c);
@@ -258,6 +275,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             span: self.span(node),
             display,
         }));
+        // A loop that spins on `atomicCAS`/`atomicExch` acquires a lock.
+        if let Some(target) = cond_node.and_then(|c| lock_target(&self.text(c))) {
+            self.acquire_lock(target);
+        }
+        for (label, scope) in goto_exits {
+            let u = self.fresh_bool(&format!("goto {label}@{}", counter.name), scope);
+            self.jumped.push((label, u));
+        }
         // Returns inside the loop: after it, whether a thread left is unknown.
         if self.returned != returned_before {
             let scope = self.returned.scope();

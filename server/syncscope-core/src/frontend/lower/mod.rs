@@ -121,6 +121,8 @@ struct Frame {
     broke: Expr,
     continued: Expr,
     thread_exit: bool,
+    /// Labels after this loop that a `goto` inside it jumps to.
+    gotos: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -143,6 +145,23 @@ struct Lowerer<'a, 't> {
     path: Vec<Expr>,
     cond_spans: Vec<(Span, Expr)>,
     returned: Expr,
+    /// Threads that took a forward `goto` and skip code until its label.
+    jumped: Vec<(String, Expr)>,
+    /// The value of the write being recorded (see `Access::value`).
+    written_value: Option<Expr>,
+    /// Locks held here (the lock's text, and the unseen condition that the
+    /// thread holds it): mutual exclusion is not modelled, so a race of an
+    /// access under a lock depends on it and is not verified, never a
+    /// definite race nor silently safe.
+    locks: Vec<(String, Expr)>,
+    /// A `__threadfence()` was called and no atomic followed it yet.
+    fence_pending: bool,
+    /// After `__threadfence()` and an atomic (the last-block pattern: a
+    /// block that sees the counter complete reads what the others wrote
+    /// before their fence): the atomic's target and a grid-uniform
+    /// condition every later access carries. That ordering is not
+    /// modelled, so a race of such an access is not verified.
+    fenced: Option<(String, Expr)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -178,6 +197,9 @@ struct Lowerer<'a, 't> {
     /// is outside the model.
     async_targets: HashSet<ArrayId>,
     atomic_targets: HashSet<ArrayId>,
+    /// Every atomic update: its array, and for an add of a non-zero
+    /// constant at a constant index, the index and the step's sign.
+    atomic_updates: Vec<(ArrayId, Option<(i64, i64)>)>,
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
@@ -221,6 +243,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             path: Vec::new(),
             cond_spans: Vec::new(),
             returned: Expr::fals(),
+            jumped: Vec::new(),
+            written_value: None,
+            locks: Vec::new(),
+            fence_pending: false,
+            fenced: None,
             hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),
@@ -243,6 +270,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             async_pending: Vec::new(),
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),
+            atomic_updates: Vec::new(),
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),
@@ -291,6 +319,15 @@ impl<'a, 't> Lowerer<'a, 't> {
         let mut g = Expr::all(self.path.iter().cloned());
         g = Expr::and(g, Expr::not(self.returned.clone()));
         g = Expr::and(g, Expr::not(self.hung.clone()));
+        for (_, jumped) in &self.jumped {
+            g = Expr::and(g, Expr::not(jumped.clone()));
+        }
+        for (_, held) in &self.locks {
+            g = Expr::and(g, held.clone());
+        }
+        if let Some((_, after)) = &self.fenced {
+            g = Expr::and(g, after.clone());
+        }
         for f in &self.frames {
             g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
         }
@@ -337,6 +374,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                 hi: 1,
             },
         ))
+    }
+
+    /// From here on the thread holds the lock `target` (see `locks`).
+    fn acquire_lock(&mut self, target: String) {
+        if self.locks.iter().any(|(t, _)| *t == target) {
+            return;
+        }
+        let held = self.fresh_bool(&symbols::lock(&target), Scope::Thread);
+        self.locks.push((target, held));
     }
 
     fn emit(&mut self, s: Stmt) {
@@ -404,4 +450,19 @@ fn short(text: &str) -> String {
     } else {
         one_line
     }
+}
+
+/// The lock a spin or try-lock in `text` takes: the first argument of its
+/// `atomicCAS`/`atomicExch`, without `&` and spaces (`&mutex[0]` → `mutex[0]`).
+fn lock_target(text: &str) -> Option<String> {
+    let at = ["atomicCAS(", "atomicExch("]
+        .iter()
+        .filter_map(|f| text.find(f).map(|i| i + f.len()))
+        .min()?;
+    let arg = text[at..].split(',').next()?;
+    let t: String = arg
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '&')
+        .collect();
+    (!t.is_empty()).then_some(t)
 }

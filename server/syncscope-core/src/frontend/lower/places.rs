@@ -416,6 +416,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             span,
             text: text.to_string(),
             loops: self.loops.clone(),
+            value: match kind {
+                AccessKind::Write => self.written_value.clone(),
+                _ => None,
+            },
         };
         self.emit(Stmt::Access(access));
     }
@@ -440,7 +444,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 } else {
                     Scope::Grid
                 };
-                let scope = ptr.offset.scope().max(min_scope);
+                let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
                 Value::Int(self.fresh_unknown(text, scope))
             }
             LValue::Discard => Value::Int(self.fresh_unknown(text, Scope::Thread)),
@@ -452,6 +456,26 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Int(self.fresh_unknown(text, Scope::Thread))
             }
         }
+    }
+
+    /// The scope of `e` for a value read in the current iteration of the
+    /// enclosing loops: their counters count as shared, because the value
+    /// read is tagged with the iteration (one unknown per iteration), so two
+    /// threads share it only when they are in the same iteration. This is
+    /// what makes `s_len[seg]` (a `__shared__` array at a loop counter, or
+    /// a `__shared__` scalar) one value for the whole block in iteration
+    /// `seg`: a write between two such reads that are not ordered by a
+    /// barrier is a race, reported on its own.
+    fn scope_within_iteration(&self, e: &Expr) -> Scope {
+        let mut s = Scope::Grid;
+        e.for_each_var(&mut |v| {
+            let enclosing_counter = matches!(v.kind, VarKind::Counter { .. })
+                && self.loop_counters.iter().any(|c| *c == *v.name);
+            if !enclosing_counter {
+                s = s.max(v.scope());
+            }
+        });
+        s
     }
 
     pub(super) fn write_lvalue(&mut self, lv: &LValue, value: Value, node: Node, kind: AccessKind) {
@@ -469,7 +493,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             LValue::Mem { ptr, bounds } => {
                 let text = self.text(node);
+                // The value written, unless it depends on code nobody
+                // checked (a result of such code may differ per thread).
+                self.written_value = match value {
+                    Value::Int(e) if e.unseen_origins().is_empty() => Some(e),
+                    _ => None,
+                };
                 self.record_access(kind, ptr, bounds, Some(node), &text);
+                self.written_value = None;
             }
             LValue::Discard => {}
             LValue::Opaque(reason) => {

@@ -54,6 +54,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             "switch_statement" => self.switch_statement(node),
             "break_statement" => {
                 let g = self.guard();
+                if self.frames.last().is_some_and(|f| f.is_loop) {
+                    self.emit(Stmt::LoopExit(g.clone()));
+                }
                 if let Some(f) = self.frames.last_mut() {
                     f.broke = Expr::or(f.broke.clone(), g.clone());
                     if g.scope() == Scope::Thread {
@@ -88,7 +91,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.returned = Expr::or(self.returned.clone(), g);
             }
             "labeled_statement" => {
-                // The `goto` itself is reported; the label is harmless alone.
+                // Threads that jumped here run on from the label.
+                if let Some(label) = node.named_child(0).map(|l| self.text(l)) {
+                    self.jumped.retain(|(l, _)| *l != label);
+                }
                 let mut c = node.walk();
                 let children: Vec<Node> = node.named_children(&mut c).collect();
                 for ch in children {
@@ -97,7 +103,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                 }
             }
-            "goto_statement" => self.unsupported(node, "goto"),
+            "goto_statement" => self.goto_statement(node),
             "preproc_def" | "preproc_function_def" => {
                 // Function-local macros: rare, and file-level collection
                 // already saw every #define in order; nothing to do.
@@ -159,6 +165,36 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let what = format!("statement the model does not represent ({kind})");
                 self.unsupported(node, what);
             }
+        }
+    }
+
+    /// A forward `goto` to a label of an enclosing block, leaving at most
+    /// one loop: the threads that take it skip the code until the label (a
+    /// `break` of the loop it leaves, and a guard until the label). Any
+    /// other `goto` (backward, into a block, out of nested loops) is not
+    /// represented.
+    fn goto_statement(&mut self, node: Node) {
+        let Some(label) = node.named_child(0).map(|l| self.text(l)) else {
+            return self.unsupported(node, "goto");
+        };
+        let Some(loops_left) = forward_goto_loops(&self.src, node, &label) else {
+            return self.unsupported(node, "goto");
+        };
+        let g = self.guard();
+        if loops_left == 0 {
+            self.jumped.push((label, g));
+            return;
+        }
+        if loops_left > 1 {
+            return self.unsupported(node, "goto out of nested loops");
+        }
+        self.emit(Stmt::LoopExit(g.clone()));
+        if let Some(f) = self.frames.iter_mut().rev().find(|f| f.is_loop) {
+            f.broke = Expr::or(f.broke.clone(), g.clone());
+            if g.scope() == Scope::Thread {
+                f.thread_exit = true;
+            }
+            f.gotos.push(label);
         }
     }
 
@@ -353,7 +389,28 @@ impl<'a, 't> Lowerer<'a, 't> {
                 e
             }
         });
+        // `if (atomicCAS(&l, 0, 1) == 0) { ...; atomicExch(&l, 0); }`: a
+        // try-lock, held in the branch until its release.
+        let try_lock = cond_node
+            .and_then(|c| lock_target(&self.text(c)))
+            .filter(|target| {
+                then_node.is_some_and(|t| {
+                    let body = self.text(t);
+                    body.contains("atomicExch")
+                        && body
+                            .chars()
+                            .filter(|c| !c.is_whitespace() && *c != '&')
+                            .collect::<String>()
+                            .contains(target.as_str())
+                })
+            });
+        if let Some(target) = &try_lock {
+            self.acquire_lock(target.clone());
+        }
         self.branch(cond, cond_span, then_node, else_node);
+        if let Some(target) = try_lock {
+            self.locks.retain(|(t, _)| *t != target);
+        }
     }
 
     pub(super) fn branch(
@@ -501,6 +558,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 broke: Expr::fals(),
                 continued: Expr::fals(),
                 thread_exit: false,
+                gotos: Vec::new(),
             });
             self.path.push(enter.clone());
             self.cond_spans.push((cond_span, enter.clone()));
@@ -575,4 +633,42 @@ pub(super) fn has_barrier(stmts: &[Stmt]) -> bool {
     let mut found = false;
     walk(stmts, &mut |s| found |= matches!(s, Stmt::Barrier(_)));
     found
+}
+
+/// For `goto label` at `goto`: when the label is later in a block that
+/// encloses the `goto`, how many loops the jump leaves; `None` otherwise.
+fn forward_goto_loops(src: &str, goto: Node, label: &str) -> Option<usize> {
+    let mut function = goto.parent()?;
+    while function.kind() != "function_definition" {
+        function = function.parent()?;
+    }
+    let mut target = None;
+    let mut stack = vec![function];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "labeled_statement"
+            && n.named_child(0).map(|l| node_text(src, l)) == Some(label)
+        {
+            target = Some(n);
+            break;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    let target = target?;
+    if target.start_byte() < goto.end_byte() {
+        return None;
+    }
+    let block = target.parent()?;
+    let mut loops = 0;
+    let mut at = goto.parent()?;
+    while at.id() != block.id() {
+        if matches!(
+            at.kind(),
+            "for_statement" | "while_statement" | "do_statement"
+        ) {
+            loops += 1;
+        }
+        at = at.parent()?;
+    }
+    Some(loops)
 }
