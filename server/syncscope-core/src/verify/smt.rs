@@ -275,7 +275,65 @@ fn pow2_chain(e: &str, bv: bool) -> String {
     s
 }
 
+/// The operand `x` of the power-of-two test `x & (x - 1)` (either order,
+/// `x - 1` also written `x + -1`).
+fn power_of_two_test(e: &Expr) -> Option<&Expr> {
+    let Expr::Bin(BinOp::BitAnd, a, b) = e else {
+        return None;
+    };
+    let minus_one = |m: &Expr, x: &Expr| match m {
+        Expr::Bin(BinOp::Sub, y, one) => **y == *x && one.as_const() == Some(1),
+        Expr::Bin(BinOp::Add, y, one) => **y == *x && one.as_const() == Some(-1),
+        _ => false,
+    };
+    if minus_one(b, a) {
+        Some(a)
+    } else if minus_one(a, b) {
+        Some(b)
+    } else {
+        None
+    }
+}
+
+/// The operand `x` of `x & (x - 1) == 0` (or `0 == ...`), and whether the
+/// comparison is `!=` rather than `==`.
+fn power_of_two_comparison(e: &Expr) -> Option<(&Expr, bool)> {
+    let Expr::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b) = e else {
+        return None;
+    };
+    let test = match (a.as_const(), b.as_const()) {
+        (_, Some(0)) => power_of_two_test(a)?,
+        (Some(0), _) => power_of_two_test(b)?,
+        _ => return None,
+    };
+    Some((test, *op == BinOp::Ne))
+}
+
+/// `x & (x - 1) == 0` over mathematical integers, exactly as the bitwise
+/// encoding (and the replay) computes it on 32-bit values: the low 32 bits
+/// of `x` are zero or a single bit. Linear (a `mod` by a constant and 33
+/// equalities), so the launch-site idiom `(n & (n - 1)) == 0` keeps a
+/// query in linear integer arithmetic instead of sending it to bit-vectors.
+fn power_of_two_or_zero(x: &str) -> String {
+    let mut s = format!("(let ((low (mod {x} 4294967296))) (or (= low 0)");
+    for k in 0..32 {
+        let _ = write!(s, " (= low {})", 1i64 << k);
+    }
+    s.push_str("))");
+    s
+}
+
 pub(crate) fn enc_bool(e: &Expr, bv: bool) -> String {
+    if !bv {
+        if let Some((x, negated)) = power_of_two_comparison(e) {
+            let test = power_of_two_or_zero(&enc_int(x, bv));
+            return if negated {
+                format!("(not {test})")
+            } else {
+                test
+            };
+        }
+    }
     match e {
         Expr::Const(c) => (if *c != 0 { "true" } else { "false" }).to_string(),
         Expr::Un(UnOp::Not, a) => format!("(not {})", enc_bool(a, bv)),
@@ -412,6 +470,11 @@ fn has_bitwise(e: &Expr) -> bool {
     let mut found = false;
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
+        // The power-of-two test has an exact linear encoding.
+        if let Some((x, _)) = power_of_two_comparison(e) {
+            stack.push(x);
+            continue;
+        }
         match e {
             Expr::Bin(op, a, b) => {
                 let mask =
@@ -438,6 +501,14 @@ fn has_bitwise(e: &Expr) -> bool {
         }
     }
     false
+}
+
+/// Whether [`solve`] decides these integer-mode assertions in 32-bit
+/// vectors: they have bitwise operations other than masks and power-of-two
+/// tests. Its models may then wrap around, which the integer model (and
+/// its replay) does not.
+pub(crate) fn switched_to_bitvectors(assertions: &[Expr], env: &LaunchEnv) -> bool {
+    !env.bitvector && assertions.iter().any(has_bitwise)
 }
 
 /// FNV-1a: a stable 64-bit hash of query text (stable across runs and builds).
@@ -522,7 +593,7 @@ pub(crate) fn solve(
     // Bitwise operations (other than masks) are hard for integer
     // arithmetic: such queries use 32-bit vectors, C's `int` semantics.
     let bv_env;
-    let env = if !env.bitvector && assertions.iter().any(has_bitwise) {
+    let env = if switched_to_bitvectors(assertions, env) {
         bv_env = LaunchEnv {
             bitvector: true,
             ..env.clone()
@@ -949,6 +1020,55 @@ mod tests {
         };
         assert_eq!(get("threadIdx.x#1") + 1, get("threadIdx.x#2"));
         assert!(get("blockDim.x") > get("threadIdx.x#2"));
+    }
+
+    #[test]
+    fn power_of_two_test_is_exact_and_stays_integer() {
+        let x = Expr::Var(Var::new(
+            "x",
+            VarKind::Unknown {
+                scope: Scope::Thread,
+                lo: i64::MIN,
+                hi: i64::MAX,
+            },
+        ));
+        let test = Expr::bin(
+            BinOp::BitAnd,
+            x.clone(),
+            Expr::bin(BinOp::Sub, x.clone(), Expr::Const(1)),
+        );
+        let is_pow2 = Expr::eq(test.clone(), Expr::Const(0));
+        let not_pow2 = Expr::bin(BinOp::Ne, test, Expr::Const(0));
+        assert!(!switched_to_bitvectors(&[is_pow2.clone()], &env()));
+        let cfg = SolverConfig::limits(2000, 0);
+        // Against the replay's 32-bit semantics, value by value.
+        for value in [
+            0,
+            1,
+            2,
+            3,
+            12,
+            16,
+            1 << 31,
+            -(1 << 31),
+            -4,
+            1 << 32,
+            (1 << 32) + 8,
+            (1 << 32) + 6,
+        ] {
+            let low = value as i32;
+            let want = low & low.wrapping_sub(1) == 0;
+            for (claim, holds) in [(&is_pow2, want), (&not_pow2, !want)] {
+                let a = vec![claim.clone(), Expr::eq(x.clone(), Expr::Const(value))];
+                let mut c = Counters::default();
+                let out = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
+                assert_eq!(
+                    matches!(out, QueryOutcome::Sat(_)),
+                    holds,
+                    "x = {value}: {out:?}"
+                );
+            }
+        }
     }
 
     #[test]
