@@ -10,6 +10,7 @@ use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Launch facts that constrain the thread/launch variables of every query.
@@ -192,6 +193,98 @@ pub(crate) fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
         product_check,
         nonlinear: !bv && assertions.iter().any(Expr::is_nonlinear),
     }
+}
+
+/// Whether `e` is positive whatever its variables' values: a launch size,
+/// a value whose type range starts at 1, a positive constant, or a product
+/// of such.
+fn always_positive(e: &Expr) -> bool {
+    match e {
+        Expr::Const(c) => *c > 0,
+        Expr::Var(v) => match v.kind {
+            VarKind::BlockDim(_) | VarKind::GridDim(_) => true,
+            VarKind::Param { lo, .. } | VarKind::Unknown { lo, .. } => lo >= 1,
+            _ => false,
+        },
+        Expr::Bin(BinOp::Mul, a, b) => always_positive(a) && always_positive(b),
+        _ => false,
+    }
+}
+
+/// Rewrites every C division and remainder `x / d`, `x % d` by a
+/// non-constant but always positive `d` (`t % blockDim.x`, `i / width`)
+/// into a quotient and a remainder variable, defined exactly by
+/// `x == q * d + r` with `0 <= r < d` for `x >= 0` and `-d < r <= 0` for
+/// `x < 0` (C truncates). The definitions are the digit structure the
+/// digit lemmas and Z3's linear core work with, instead of SMT's nonlinear
+/// `div`/`mod`. Names are numbered in order of appearance, so the same
+/// query gives the same text.
+fn divisions_as_digits(assertions: &[Expr]) -> Vec<Expr> {
+    fn rewrite(e: &Expr, digits: &mut Vec<(Expr, Expr, Expr, Expr)>) -> Expr {
+        match e {
+            Expr::Const(_) | Expr::Var(_) => e.clone(),
+            Expr::Un(op, a) => Expr::Un(*op, Arc::new(rewrite(a, digits))),
+            Expr::Pow2(a) => Expr::Pow2(Arc::new(rewrite(a, digits))),
+            Expr::Ite(c, a, b) => Expr::Ite(
+                Arc::new(rewrite(c, digits)),
+                Arc::new(rewrite(a, digits)),
+                Arc::new(rewrite(b, digits)),
+            ),
+            Expr::Bin(op @ (BinOp::Div | BinOp::Rem), x, d)
+                if d.as_const().is_none() && always_positive(d) =>
+            {
+                let x = rewrite(x, digits);
+                let d = rewrite(d, digits);
+                let n = match digits.iter().position(|(x2, d2, ..)| *x2 == x && *d2 == d) {
+                    Some(n) => n,
+                    None => {
+                        let var = |name: String| {
+                            Expr::Var(Var::new(
+                                name,
+                                VarKind::Unknown {
+                                    scope: crate::model::Scope::Thread,
+                                    lo: i64::MIN,
+                                    hi: i64::MAX,
+                                },
+                            ))
+                        };
+                        let n = digits.len();
+                        let (q, r) = crate::symbols::quotient_and_remainder(n);
+                        digits.push((x, d, var(q), var(r)));
+                        n
+                    }
+                };
+                let (.., q, r) = &digits[n];
+                if *op == BinOp::Div {
+                    q.clone()
+                } else {
+                    r.clone()
+                }
+            }
+            Expr::Bin(op, a, b) => Expr::Bin(
+                *op,
+                Arc::new(rewrite(a, digits)),
+                Arc::new(rewrite(b, digits)),
+            ),
+        }
+    }
+    let mut digits = Vec::new();
+    let mut out: Vec<Expr> = assertions.iter().map(|a| rewrite(a, &mut digits)).collect();
+    for (x, d, q, r) in digits {
+        let zero = || Expr::Const(0);
+        let lt = |a: Expr, b: Expr| Expr::bin(BinOp::Lt, a, b);
+        let le = |a: Expr, b: Expr| Expr::bin(BinOp::Le, a, b);
+        out.push(Expr::eq(
+            x.clone(),
+            Expr::add(Expr::mul(q, d.clone()), r.clone()),
+        ));
+        out.push(Expr::ite(
+            le(zero(), x),
+            Expr::and(le(zero(), r.clone()), lt(r.clone(), d.clone())),
+            Expr::and(lt(Expr::un(UnOp::Neg, d), r.clone()), le(r, zero())),
+        ));
+    }
+    out
 }
 
 /// Exact lemmas for mixed-radix sums with a symbolic radix (global ids
@@ -617,6 +710,13 @@ pub(crate) fn solve(
             .collect::<Vec<_>>();
         &folded[..]
     };
+    let with_digits;
+    let assertions = if env.bitvector {
+        assertions
+    } else {
+        with_digits = divisions_as_digits(assertions);
+        &with_digits[..]
+    };
     let mut q = build_query(assertions, env);
     if !config.witness {
         q.small.clear();
@@ -942,7 +1042,11 @@ impl Drop for WarmSolver {
 fn model_values(solver: &z3::Solver, q: &Query, env: &LaunchEnv) -> Option<Vec<(String, i64)>> {
     let model = solver.get_model()?;
     let mut values = Vec::new();
-    for v in &q.vars {
+    for v in q
+        .vars
+        .iter()
+        .filter(|v| !crate::symbols::is_solver_auxiliary(&v.name))
+    {
         let name = sym(v);
         let value = if env.bitvector {
             let c = z3::ast::BV::new_const(name.trim_matches('|'), 32);
@@ -1067,6 +1171,52 @@ mod tests {
                     holds,
                     "x = {value}: {out:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn division_by_a_launch_size_truncates_like_c() {
+        // x / blockDim.x and x % blockDim.x through quotient and remainder
+        // variables: (-7) / 2 == -3, (-7) % 2 == -1, 7 / 2 == 3, 7 % 2 == 1.
+        let x = Expr::Var(Var::new(
+            "x",
+            VarKind::Unknown {
+                scope: Scope::Thread,
+                lo: -100,
+                hi: 100,
+            },
+        ));
+        let d = Expr::Var(block_dim_var(0));
+        let cfg = SolverConfig::limits(2000, 0);
+        for (value, quot, rem) in [(-7, -3, -1), (7, 3, 1), (-8, -4, 0)] {
+            for (q, r, holds) in [
+                (quot, rem, true),
+                (quot, -rem, rem == 0),
+                (quot + 1, rem, false),
+            ] {
+                let a = vec![
+                    Expr::eq(x.clone(), Expr::Const(value)),
+                    Expr::eq(d.clone(), Expr::Const(2)),
+                    Expr::eq(Expr::bin(BinOp::Div, x.clone(), d.clone()), Expr::Const(q)),
+                    Expr::eq(Expr::bin(BinOp::Rem, x.clone(), d.clone()), Expr::Const(r)),
+                ];
+                assert!(divisions_as_digits(&a)
+                    .iter()
+                    .all(|e| !e
+                        .any_node(&mut |n| matches!(n, Expr::Bin(BinOp::Div | BinOp::Rem, ..)))));
+                let mut c = Counters::default();
+                let out = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
+                assert_eq!(
+                    matches!(out, QueryOutcome::Sat(_)),
+                    holds,
+                    "{value} / 2 == {q}, % 2 == {r}: {out:?}"
+                );
+                if let QueryOutcome::Sat(values) = out {
+                    assert!(values
+                        .iter()
+                        .all(|(n, _)| !crate::symbols::is_solver_auxiliary(n)));
+                }
             }
         }
     }
