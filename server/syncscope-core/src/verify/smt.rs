@@ -1143,7 +1143,10 @@ mod tests {
         );
         let is_pow2 = Expr::eq(test.clone(), Expr::Const(0));
         let not_pow2 = Expr::bin(BinOp::Ne, test, Expr::Const(0));
-        assert!(!switched_to_bitvectors(&[is_pow2.clone()], &env()));
+        assert!(!switched_to_bitvectors(
+            std::slice::from_ref(&is_pow2),
+            &env()
+        ));
         let cfg = SolverConfig::limits(2000, 0);
         // Against the replay's 32-bit semantics, value by value.
         for value in [
