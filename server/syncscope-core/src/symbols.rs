@@ -124,6 +124,23 @@ pub fn selector(t: u8) -> String {
     format!("sel{t}")
 }
 
+/// Prefix of the solver's own auxiliary variables (quotients and
+/// remainders of divisions by symbolic values): never part of a witness.
+const AUXILIARY_PREFIX: &str = "aux!";
+
+/// The quotient and remainder variables of the `n`-th division of a query.
+pub fn quotient_and_remainder(n: usize) -> (String, String) {
+    (
+        format!("{AUXILIARY_PREFIX}quot{n}"),
+        format!("{AUXILIARY_PREFIX}rem{n}"),
+    )
+}
+
+/// Whether a name is one of the solver's auxiliary variables.
+pub fn is_solver_auxiliary(name: &str) -> bool {
+    name.starts_with(AUXILIARY_PREFIX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,12 +280,20 @@ impl<'k> KernelVerifier<'k> {
         for (p, q) in &unconfirmed {
             let a = self.accesses[p];
             let b = self.accesses[q];
+            // Why it did not replay, where the query tells: bitwise
+            // operations put it in 32-bit vectors, whose wrap-around the
+            // integer model (and its replay) does not have.
+            let why = if races.unconfirmed_in_bitvectors.contains(&(*p, *q)) {
+                " (its query has bitwise operations, which the solver decides in 32-bit wrap-around arithmetic; the integer model has no wrap-around; `--bitvector` checks the kernel with it)"
+            } else {
+                ""
+            };
             let mut f = Finding::new(
                 FindingKind::Unknown,
                 Some(&k.name),
                 a.span,
                 format!(
-                    "unknown: `{}` and `{}` (line {}) may race, but the solver's witness did not replay on the concrete model",
+                    "unknown: `{}` and `{}` (line {}) may race, but the solver's witness did not replay on the concrete model{why}",
                     a.text,
                     b.text,
                     b.span.start.line + 1

@@ -40,6 +40,10 @@ pub(crate) struct RaceSet {
     /// relation of the two threads (another relation may still confirm
     /// the pair: threads of different blocks, say).
     pub unconfirmed: Vec<(usize, usize, Relation)>,
+    /// Unconfirmed pairs whose query the solver decided in 32-bit vectors
+    /// (it has bitwise operations): a witness that wraps around, which the
+    /// integer model does not (see `smt::switched_to_bitvectors`).
+    pub unconfirmed_in_bitvectors: std::collections::BTreeSet<(usize, usize)>,
     /// With a barrier skipped (the redundancy check): some race query was
     /// satisfiable, so the barrier is needed. The search stops there: no
     /// witness is confirmed or reported for a barrier that is kept.
@@ -373,6 +377,9 @@ impl<'k> KernelVerifier<'k> {
                             *tries += 1;
                             if *tries >= 3 {
                                 set.unconfirmed.push((p.min(q), p.max(q), rel));
+                                if super::smt::switched_to_bitvectors(&base, &self.env) {
+                                    set.unconfirmed_in_bitvectors.insert((p.min(q), p.max(q)));
+                                }
                                 block(&mut base, p, q, &mut blocked);
                             } else {
                                 // Ask for a different witness of the same pair.

@@ -10,6 +10,7 @@ use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Launch facts that constrain the thread/launch variables of every query.
@@ -194,6 +195,98 @@ pub(crate) fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
     }
 }
 
+/// Whether `e` is positive whatever its variables' values: a launch size,
+/// a value whose type range starts at 1, a positive constant, or a product
+/// of such.
+fn always_positive(e: &Expr) -> bool {
+    match e {
+        Expr::Const(c) => *c > 0,
+        Expr::Var(v) => match v.kind {
+            VarKind::BlockDim(_) | VarKind::GridDim(_) => true,
+            VarKind::Param { lo, .. } | VarKind::Unknown { lo, .. } => lo >= 1,
+            _ => false,
+        },
+        Expr::Bin(BinOp::Mul, a, b) => always_positive(a) && always_positive(b),
+        _ => false,
+    }
+}
+
+/// Rewrites every C division and remainder `x / d`, `x % d` by a
+/// non-constant but always positive `d` (`t % blockDim.x`, `i / width`)
+/// into a quotient and a remainder variable, defined exactly by
+/// `x == q * d + r` with `0 <= r < d` for `x >= 0` and `-d < r <= 0` for
+/// `x < 0` (C truncates). The definitions are the digit structure the
+/// digit lemmas and Z3's linear core work with, instead of SMT's nonlinear
+/// `div`/`mod`. Names are numbered in order of appearance, so the same
+/// query gives the same text.
+fn divisions_as_digits(assertions: &[Expr]) -> Vec<Expr> {
+    fn rewrite(e: &Expr, digits: &mut Vec<(Expr, Expr, Expr, Expr)>) -> Expr {
+        match e {
+            Expr::Const(_) | Expr::Var(_) => e.clone(),
+            Expr::Un(op, a) => Expr::Un(*op, Arc::new(rewrite(a, digits))),
+            Expr::Pow2(a) => Expr::Pow2(Arc::new(rewrite(a, digits))),
+            Expr::Ite(c, a, b) => Expr::Ite(
+                Arc::new(rewrite(c, digits)),
+                Arc::new(rewrite(a, digits)),
+                Arc::new(rewrite(b, digits)),
+            ),
+            Expr::Bin(op @ (BinOp::Div | BinOp::Rem), x, d)
+                if d.as_const().is_none() && always_positive(d) =>
+            {
+                let x = rewrite(x, digits);
+                let d = rewrite(d, digits);
+                let n = match digits.iter().position(|(x2, d2, ..)| *x2 == x && *d2 == d) {
+                    Some(n) => n,
+                    None => {
+                        let var = |name: String| {
+                            Expr::Var(Var::new(
+                                name,
+                                VarKind::Unknown {
+                                    scope: crate::model::Scope::Thread,
+                                    lo: i64::MIN,
+                                    hi: i64::MAX,
+                                },
+                            ))
+                        };
+                        let n = digits.len();
+                        let (q, r) = crate::symbols::quotient_and_remainder(n);
+                        digits.push((x, d, var(q), var(r)));
+                        n
+                    }
+                };
+                let (.., q, r) = &digits[n];
+                if *op == BinOp::Div {
+                    q.clone()
+                } else {
+                    r.clone()
+                }
+            }
+            Expr::Bin(op, a, b) => Expr::Bin(
+                *op,
+                Arc::new(rewrite(a, digits)),
+                Arc::new(rewrite(b, digits)),
+            ),
+        }
+    }
+    let mut digits = Vec::new();
+    let mut out: Vec<Expr> = assertions.iter().map(|a| rewrite(a, &mut digits)).collect();
+    for (x, d, q, r) in digits {
+        let zero = || Expr::Const(0);
+        let lt = |a: Expr, b: Expr| Expr::bin(BinOp::Lt, a, b);
+        let le = |a: Expr, b: Expr| Expr::bin(BinOp::Le, a, b);
+        out.push(Expr::eq(
+            x.clone(),
+            Expr::add(Expr::mul(q, d.clone()), r.clone()),
+        ));
+        out.push(Expr::ite(
+            le(zero(), x),
+            Expr::and(le(zero(), r.clone()), lt(r.clone(), d.clone())),
+            Expr::and(lt(Expr::un(UnOp::Neg, d), r.clone()), le(r, zero())),
+        ));
+    }
+    out
+}
+
 /// Exact lemmas for mixed-radix sums with a symbolic radix (global ids
 /// `blockIdx.x * blockDim.x + threadIdx.x` of two threads): for every two
 /// terms `q1 * M + r1` and `q2 * M + r2` of the query with the same
@@ -275,7 +368,65 @@ fn pow2_chain(e: &str, bv: bool) -> String {
     s
 }
 
+/// The operand `x` of the power-of-two test `x & (x - 1)` (either order,
+/// `x - 1` also written `x + -1`).
+fn power_of_two_test(e: &Expr) -> Option<&Expr> {
+    let Expr::Bin(BinOp::BitAnd, a, b) = e else {
+        return None;
+    };
+    let minus_one = |m: &Expr, x: &Expr| match m {
+        Expr::Bin(BinOp::Sub, y, one) => **y == *x && one.as_const() == Some(1),
+        Expr::Bin(BinOp::Add, y, one) => **y == *x && one.as_const() == Some(-1),
+        _ => false,
+    };
+    if minus_one(b, a) {
+        Some(a)
+    } else if minus_one(a, b) {
+        Some(b)
+    } else {
+        None
+    }
+}
+
+/// The operand `x` of `x & (x - 1) == 0` (or `0 == ...`), and whether the
+/// comparison is `!=` rather than `==`.
+fn power_of_two_comparison(e: &Expr) -> Option<(&Expr, bool)> {
+    let Expr::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b) = e else {
+        return None;
+    };
+    let test = match (a.as_const(), b.as_const()) {
+        (_, Some(0)) => power_of_two_test(a)?,
+        (Some(0), _) => power_of_two_test(b)?,
+        _ => return None,
+    };
+    Some((test, *op == BinOp::Ne))
+}
+
+/// `x & (x - 1) == 0` over mathematical integers, exactly as the bitwise
+/// encoding (and the replay) computes it on 32-bit values: the low 32 bits
+/// of `x` are zero or a single bit. Linear (a `mod` by a constant and 33
+/// equalities), so the launch-site idiom `(n & (n - 1)) == 0` keeps a
+/// query in linear integer arithmetic instead of sending it to bit-vectors.
+fn power_of_two_or_zero(x: &str) -> String {
+    let mut s = format!("(let ((low (mod {x} 4294967296))) (or (= low 0)");
+    for k in 0..32 {
+        let _ = write!(s, " (= low {})", 1i64 << k);
+    }
+    s.push_str("))");
+    s
+}
+
 pub(crate) fn enc_bool(e: &Expr, bv: bool) -> String {
+    if !bv {
+        if let Some((x, negated)) = power_of_two_comparison(e) {
+            let test = power_of_two_or_zero(&enc_int(x, bv));
+            return if negated {
+                format!("(not {test})")
+            } else {
+                test
+            };
+        }
+    }
     match e {
         Expr::Const(c) => (if *c != 0 { "true" } else { "false" }).to_string(),
         Expr::Un(UnOp::Not, a) => format!("(not {})", enc_bool(a, bv)),
@@ -412,6 +563,11 @@ fn has_bitwise(e: &Expr) -> bool {
     let mut found = false;
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
+        // The power-of-two test has an exact linear encoding.
+        if let Some((x, _)) = power_of_two_comparison(e) {
+            stack.push(x);
+            continue;
+        }
         match e {
             Expr::Bin(op, a, b) => {
                 let mask =
@@ -438,6 +594,14 @@ fn has_bitwise(e: &Expr) -> bool {
         }
     }
     false
+}
+
+/// Whether [`solve`] decides these integer-mode assertions in 32-bit
+/// vectors: they have bitwise operations other than masks and power-of-two
+/// tests. Its models may then wrap around, which the integer model (and
+/// its replay) does not.
+pub(crate) fn switched_to_bitvectors(assertions: &[Expr], env: &LaunchEnv) -> bool {
+    !env.bitvector && assertions.iter().any(has_bitwise)
 }
 
 /// FNV-1a: a stable 64-bit hash of query text (stable across runs and builds).
@@ -522,7 +686,7 @@ pub(crate) fn solve(
     // Bitwise operations (other than masks) are hard for integer
     // arithmetic: such queries use 32-bit vectors, C's `int` semantics.
     let bv_env;
-    let env = if !env.bitvector && assertions.iter().any(has_bitwise) {
+    let env = if switched_to_bitvectors(assertions, env) {
         bv_env = LaunchEnv {
             bitvector: true,
             ..env.clone()
@@ -545,6 +709,13 @@ pub(crate) fn solve(
             .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
             .collect::<Vec<_>>();
         &folded[..]
+    };
+    let with_digits;
+    let assertions = if env.bitvector {
+        assertions
+    } else {
+        with_digits = divisions_as_digits(assertions);
+        &with_digits[..]
     };
     let mut q = build_query(assertions, env);
     if !config.witness {
@@ -930,7 +1101,11 @@ impl Drop for WarmSolver {
 fn model_values(solver: &z3::Solver, q: &Query, env: &LaunchEnv) -> Option<Vec<(String, i64)>> {
     let model = solver.get_model()?;
     let mut values = Vec::new();
-    for v in &q.vars {
+    for v in q
+        .vars
+        .iter()
+        .filter(|v| !crate::symbols::is_solver_auxiliary(&v.name))
+    {
         let name = sym(v);
         let value = if env.bitvector {
             let c = z3::ast::BV::new_const(name.trim_matches('|'), 32);
@@ -1043,6 +1218,104 @@ mod tests {
         };
         assert_eq!(get("threadIdx.x#1") + 1, get("threadIdx.x#2"));
         assert!(get("blockDim.x") > get("threadIdx.x#2"));
+    }
+
+    #[test]
+    fn power_of_two_test_is_exact_and_stays_integer() {
+        let x = Expr::Var(Var::new(
+            "x",
+            VarKind::Unknown {
+                scope: Scope::Thread,
+                lo: i64::MIN,
+                hi: i64::MAX,
+            },
+        ));
+        let test = Expr::bin(
+            BinOp::BitAnd,
+            x.clone(),
+            Expr::bin(BinOp::Sub, x.clone(), Expr::Const(1)),
+        );
+        let is_pow2 = Expr::eq(test.clone(), Expr::Const(0));
+        let not_pow2 = Expr::bin(BinOp::Ne, test, Expr::Const(0));
+        assert!(!switched_to_bitvectors(
+            std::slice::from_ref(&is_pow2),
+            &env()
+        ));
+        let cfg = SolverConfig::limits(2000, 0);
+        // Against the replay's 32-bit semantics, value by value.
+        for value in [
+            0,
+            1,
+            2,
+            3,
+            12,
+            16,
+            1 << 31,
+            -(1 << 31),
+            -4,
+            1 << 32,
+            (1 << 32) + 8,
+            (1 << 32) + 6,
+        ] {
+            let low = value as i32;
+            let want = low & low.wrapping_sub(1) == 0;
+            for (claim, holds) in [(&is_pow2, want), (&not_pow2, !want)] {
+                let a = vec![claim.clone(), Expr::eq(x.clone(), Expr::Const(value))];
+                let mut c = Counters::default();
+                let out = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
+                assert_eq!(
+                    matches!(out, QueryOutcome::Sat(_)),
+                    holds,
+                    "x = {value}: {out:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn division_by_a_launch_size_truncates_like_c() {
+        // x / blockDim.x and x % blockDim.x through quotient and remainder
+        // variables: (-7) / 2 == -3, (-7) % 2 == -1, 7 / 2 == 3, 7 % 2 == 1.
+        let x = Expr::Var(Var::new(
+            "x",
+            VarKind::Unknown {
+                scope: Scope::Thread,
+                lo: -100,
+                hi: 100,
+            },
+        ));
+        let d = Expr::Var(block_dim_var(0));
+        let cfg = SolverConfig::limits(2000, 0);
+        for (value, quot, rem) in [(-7, -3, -1), (7, 3, 1), (-8, -4, 0)] {
+            for (q, r, holds) in [
+                (quot, rem, true),
+                (quot, -rem, rem == 0),
+                (quot + 1, rem, false),
+            ] {
+                let a = vec![
+                    Expr::eq(x.clone(), Expr::Const(value)),
+                    Expr::eq(d.clone(), Expr::Const(2)),
+                    Expr::eq(Expr::bin(BinOp::Div, x.clone(), d.clone()), Expr::Const(q)),
+                    Expr::eq(Expr::bin(BinOp::Rem, x.clone(), d.clone()), Expr::Const(r)),
+                ];
+                assert!(divisions_as_digits(&a)
+                    .iter()
+                    .all(|e| !e
+                        .any_node(&mut |n| matches!(n, Expr::Bin(BinOp::Div | BinOp::Rem, ..)))));
+                let mut c = Counters::default();
+                let out = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
+                assert_eq!(
+                    matches!(out, QueryOutcome::Sat(_)),
+                    holds,
+                    "{value} / 2 == {q}, % 2 == {r}: {out:?}"
+                );
+                if let QueryOutcome::Sat(values) = out {
+                    assert!(values
+                        .iter()
+                        .all(|(n, _)| !crate::symbols::is_solver_auxiliary(n)));
+                }
+            }
+        }
     }
 
     #[test]

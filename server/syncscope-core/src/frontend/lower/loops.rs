@@ -31,7 +31,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         // Candidates: locals the loop may assign.
         let mut names = HashSet::new();
         for n in [body_node, update_node, cond_node].into_iter().flatten() {
-            names.extend(assigned_names(n, &self.src, self.file));
+            names.extend(assigned_names(
+                n,
+                &self.src,
+                self.file,
+                &mut self.assigned_memo,
+            ));
         }
         let mut cands: Vec<(usize, String, Value)> = Vec::new();
         let mut seen = HashSet::new();
@@ -509,10 +514,38 @@ pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
 /// lowered (the lowering refuses it as "nested too deeply", so the kernel is
 /// not verified anyway), and walking it from every enclosing loop made deep
 /// loop nests quadratic (10,000 nested `for` loops took 12 s).
-pub(super) fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashSet<String> {
+///
+/// `memo` holds the answer for each loop statement already walked (by node
+/// id): a loop nest `n` deep asks once per loop, and each loop's answer is
+/// made from its inner loops' answers, so the nest is walked once, not `n`
+/// times (which made the benchmark's 50-deep loop nests quadratic). A loop
+/// met below `node` is walked from itself, so its answer may reach deeper
+/// than `MAX_DEPTH` below `node`: more names, never fewer.
+pub(super) fn assigned_names(
+    node: Node,
+    src: &str,
+    file: &FileContext,
+    memo: &mut HashMap<usize, HashSet<String>>,
+) -> HashSet<String> {
+    let is_loop = |n: &Node| {
+        matches!(
+            n.kind(),
+            "for_statement" | "while_statement" | "do_statement"
+        )
+    };
+    if is_loop(&node) {
+        if let Some(known) = memo.get(&node.id()) {
+            return known.clone();
+        }
+    }
     let mut out = HashSet::new();
     let mut stack = vec![(node, 0usize)];
     while let Some((n, depth)) = stack.pop() {
+        if depth > 0 && is_loop(&n) {
+            let inner = assigned_names(n, src, file, memo);
+            out.extend(inner);
+            continue;
+        }
         match n.kind() {
             "assignment_expression" => {
                 if let Some(l) = n.field("left") {
@@ -599,6 +632,9 @@ pub(super) fn assigned_names(node: Node, src: &str, file: &FileContext) -> HashS
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c).map(|ch| (ch, depth + 1)));
         }
+    }
+    if is_loop(&node) {
+        memo.insert(node.id(), out.clone());
     }
     out
 }

@@ -174,6 +174,9 @@ struct Lowerer<'a, 't> {
     loops: Vec<usize>,
     loop_counters: Vec<String>,
     unknown_counts: HashMap<String, usize>,
+    /// The locals each loop statement may assign, by node id (see
+    /// `loops::assigned_names`).
+    assigned_memo: HashMap<usize, std::collections::HashSet<String>>,
     counter_counts: HashMap<String, usize>,
     unsupported: Vec<Unsupported>,
     assumptions: Vec<Expr>,
@@ -258,6 +261,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             loops: Vec::new(),
             loop_counters: Vec::new(),
             unknown_counts: HashMap::new(),
+            assigned_memo: HashMap::new(),
             counter_counts: HashMap::new(),
             unsupported: Vec::new(),
             assumptions: Vec::new(),

@@ -542,7 +542,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .flatten()
                 .map(|e| Expr::not(Expr::eq(v.clone(), e.clone()))),
         );
-        let assigned = assigned_names(body, &self.src, self.file);
+        let assigned = assigned_names(body, &self.src, self.file, &mut self.assigned_memo);
         let before = self.scopes.clone();
         let mut fallthrough = Expr::fals();
         let mut bodies = Vec::new();
