@@ -2,7 +2,8 @@
 // `t % blockDim.x`) with symbolic launch sizes. The solver sees them as a
 // quotient and a remainder variable (t == q * blockDim.x + r, 0 <= r <
 // blockDim.x), the digits the injectivity lemmas work with, and decides
-// them exactly: each race-free kernel has a racy twin.
+// them exactly: each race-free kernel has a racy twin. The twins write
+// thread-dependent values, so a collision is a data race, not a benign one.
 // expect-kernel: digits_recombined verified
 // expect-kernel: digits_added racy
 // expect-kernel: flat_to_rows verified
@@ -15,7 +16,7 @@ __global__ void digits_recombined(float* out) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     int row = t / blockDim.x;
     int col = t % blockDim.x;
-    out[row * blockDim.x + col] = 1.0f;
+    out[row * blockDim.x + col] = (float)t;
 }
 
 // Racy twin: row + col does not tell (row 0, col 1) from (row 1, col 0).
@@ -23,7 +24,7 @@ __global__ void digits_added(float* out) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     int row = t / blockDim.x;
     int col = t % blockDim.x;
-    out[row + col] = 1.0f; //~ data-race
+    out[row + col] = (float)t; //~ data-race
 }
 
 // A 2-D block's flat id split by its row length, in shared memory.
@@ -32,7 +33,7 @@ __global__ void flat_to_rows(float* out) {
     int flat = threadIdx.y * blockDim.x + threadIdx.x;
     int x = flat % blockDim.x;
     int y = flat / blockDim.x;
-    tile[y * blockDim.x + x] = 2.0f;
+    tile[y * blockDim.x + x] = (float)flat;
     __syncthreads(); //~ redundant-barrier
     if (flat == 0) {
         out[blockIdx.x] = tile[0];
@@ -44,7 +45,7 @@ __global__ void flat_to_columns(float* out) {
     extern __shared__ float tile[];
     int flat = threadIdx.y * blockDim.x + threadIdx.x;
     int x = flat % blockDim.x;
-    tile[x] = 2.0f; //~ data-race
+    tile[x] = (float)flat; //~ data-race
     __syncthreads();
     if (flat == 0) {
         out[blockIdx.x] = tile[0];
@@ -55,7 +56,7 @@ __global__ void flat_to_columns(float* out) {
 __global__ void lane_of_block(float* out) {
     __shared__ float s[1024];
     int lane = threadIdx.x % blockDim.x;
-    s[lane] = 1.0f;
+    s[lane] = (float)threadIdx.x;
     __syncthreads(); //~ redundant-barrier
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[lane];
 }
@@ -64,7 +65,7 @@ __global__ void lane_of_block(float* out) {
 __global__ void lane_of_block_shared(float* out) {
     __shared__ float s[1024];
     int q = threadIdx.x / blockDim.x;
-    s[q] = 1.0f; //~ data-race
+    s[q] = (float)threadIdx.x; //~ data-race
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = s[q];
 }
