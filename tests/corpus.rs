@@ -186,7 +186,9 @@ fn every_race_and_divergence_replays_with_concrete_values() {
                     let (Some(i), Some(g)) = (eval(&a.index, &get), eval(&a.guard, &get)) else {
                         continue; // loop counters or memory values: the engine replayed them
                     };
-                    if i != index || g == 0 {
+                    // A wide access (bytes of a byte-addressed array) covers
+                    // `index..index + width`.
+                    if !(i..i + a.width).contains(&index) || g == 0 {
                         wrong.push(format!(
                             "{at}: `{}` by thread {t} of the witness gives index {i} (guard {g}), the witness says {index}",
                             a.text

@@ -155,6 +155,10 @@ pub(super) fn collect_item<'t>(
             let is_constant = has_qualifier(text, node, "__constant__");
             let is_const =
                 has_qualifier(text, node, "const") || has_qualifier(text, node, "constexpr");
+            let elem_type = node
+                .field("type")
+                .map(|t| node_text(text, t).to_string())
+                .unwrap_or_default();
             collect_enums(text, node, cx);
             let mut c = node.walk();
             for d in node.children_by_field_name("declarator", &mut c) {
@@ -170,6 +174,9 @@ pub(super) fn collect_item<'t>(
                         cx.global_arrays.push(GlobalArray {
                             name,
                             declarator: inner,
+                            shared: is_shared,
+                            dynamic: is_shared && has_qualifier(text, node, "extern"),
+                            elem_type: elem_type.clone(),
                         });
                     }
                 } else if is_const && inner.kind() == "identifier" {
@@ -181,6 +188,9 @@ pub(super) fn collect_item<'t>(
                     cx.global_arrays.push(GlobalArray {
                         name: node_text(text, inner).to_string(),
                         declarator: inner,
+                        shared: false,
+                        dynamic: false,
+                        elem_type: elem_type.clone(),
                     });
                 }
             }

@@ -81,6 +81,12 @@ pub(crate) struct StructDef<'t> {
 pub(crate) struct GlobalArray<'t> {
     pub name: String,
     pub declarator: Node<'t>,
+    /// A file-scope `__shared__` array: one per block, not one for the grid.
+    pub shared: bool,
+    /// `extern __shared__`: the block's one dynamic buffer.
+    pub dynamic: bool,
+    /// The declared element type (`float`, `float4`), for byte sizes.
+    pub elem_type: String,
 }
 
 /// Everything at file level that a kernel may refer to.

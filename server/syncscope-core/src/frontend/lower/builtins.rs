@@ -78,9 +78,18 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     return Value::Int(self.fresh_unknown(name, Scope::Thread));
                 }
-                return match args.first() {
+                let v = match args.first() {
                     Some(a) => self.eval(*a),
                     None => Value::Int(Expr::Const(0)),
+                };
+                // `reinterpret_cast<float4*>(p)`: a view of another element size.
+                let ty = template_args.map(|t| {
+                    let t = self.text(t);
+                    t.trim_start_matches('<').trim_end_matches('>').to_string()
+                });
+                return match ty {
+                    Some(ty) if name.ends_with("_cast") => self.cast_pointer(v, &ty, node),
+                    _ => v,
                 };
             }
             "min" | "max" | "umin" | "umax" | "llmin" | "llmax" | "ullmin" | "ullmax"

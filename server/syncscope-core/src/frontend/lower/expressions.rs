@@ -145,6 +145,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Some(v) => {
                     let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
                     let val = self.eval(v);
+                    let val = self.cast_pointer(val, &ty, node);
                     self.convert_for_type(&ty, val)
                 }
                 None => Value::Int(Expr::Const(0)),
@@ -293,11 +294,21 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
         if let Some(g) = self.file.global_arrays.iter().find(|g| g.name == name) {
-            let id = if g.declarator.kind() == "array_declarator" {
-                self.add_declared_array(name, MemorySpace::Global, g.declarator)
+            // A file-scope `__shared__` array is one per block.
+            let space = if g.shared {
+                MemorySpace::Shared
             } else {
-                self.add_array(name, MemorySpace::Global, Vec::new())
+                MemorySpace::Global
             };
+            if g.dynamic {
+                return self.extern_shared_buffer(name, &g.elem_type, node);
+            }
+            let id = if g.declarator.kind() == "array_declarator" {
+                self.add_declared_array(name, space, g.declarator)
+            } else {
+                self.add_array(name, space, Vec::new())
+            };
+            self.elem_types.insert(id, g.elem_type.clone());
             return self.base_ptr(id);
         }
         // An identifier we cannot resolve (a constant from an unseen header,
@@ -448,17 +459,21 @@ impl<'a, 't> Lowerer<'a, 't> {
                 } else {
                     Expr::Const(1)
                 };
+                let step = Self::view_step(&p).unwrap_or(step);
                 Value::Ptr(Ptr {
                     array: p.array,
                     offset: Expr::add(p.offset, Expr::mul(i.clone(), step.clone())),
                     inner: Expr::add(p.inner, Expr::mul(i, step)),
                     level: p.level,
+                    view: p.view,
                 })
             }
             (Value::Int(i), Value::Ptr(p)) if op == BinOp::Add => {
                 self.arith(op, Value::Ptr(p), Value::Int(i))
             }
-            (Value::Ptr(a), Value::Ptr(b)) if op == BinOp::Sub && a.array == b.array => {
+            (Value::Ptr(a), Value::Ptr(b))
+                if op == BinOp::Sub && a.array == b.array && a.view == b.view =>
+            {
                 Value::Int(Expr::bin(BinOp::Sub, a.offset, b.offset))
             }
             (Value::Ptr(_), _) | (_, Value::Ptr(_)) if op.is_comparison() => {

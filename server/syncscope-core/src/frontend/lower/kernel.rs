@@ -65,7 +65,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.exhausted {
             self.unsupported(node, "kernel too large to model within the step budget");
         }
-        let body = std::mem::take(self.out.last_mut().expect("output"));
+        let mut body = std::mem::take(self.out.last_mut().expect("output"));
+        self.byte_addressing(&mut body);
         let mut block_used = [true, false, false];
         let mut grid_used = [false, false, false];
         let text = self.src.clone();
@@ -169,6 +170,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let ty = p.field("type").map(|t| self.text(t)).unwrap_or_default();
         if is_pointer {
             let id = self.add_array(&name, MemorySpace::Global, vec![None]);
+            self.elem_types.insert(id, ty.clone());
             let v = self.base_ptr(id);
             self.declare(&name, v);
         } else if let Some((lo, hi)) = int_range(&ty) {

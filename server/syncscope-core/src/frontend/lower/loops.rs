@@ -343,6 +343,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     offset: off.clone(),
                     inner: off,
                     level: p.level,
+                    view: p.view.clone(),
                 })
             }
             _ => Value::Int(self.fresh_unknown(name, scope)),
@@ -384,6 +385,7 @@ pub(super) fn entry_value(name: &str, v: &Value) -> (Value, String) {
                 offset: var.clone(),
                 inner: var,
                 level: p.level,
+                view: p.view.clone(),
             }),
             marker,
         ),
@@ -401,7 +403,9 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
     let x = |e: &Expr| matches!(e, Expr::Var(v) if *v.name == *marker);
     let end_e = match (before, end) {
         (Value::Int(_), Value::Int(e)) => e.clone(),
-        (Value::Ptr(b), Value::Ptr(p)) if b.array == p.array => p.offset.clone(),
+        (Value::Ptr(b), Value::Ptr(p)) if b.array == p.array && b.view == p.view => {
+            p.offset.clone()
+        }
         _ => return Update::Havoc(Scope::Thread),
     };
     if x(&end_e) {
@@ -472,6 +476,7 @@ pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
                 offset: closed(&p.offset),
                 inner: Expr::add(p.inner.clone(), delta),
                 level: p.level,
+                view: p.view.clone(),
             })
         }
         other => other.clone(),

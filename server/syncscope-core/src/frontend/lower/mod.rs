@@ -19,6 +19,7 @@ mod objects;
 mod places;
 mod spec;
 mod statements;
+mod views;
 
 pub(crate) use kernel::lower_kernel;
 
@@ -69,6 +70,9 @@ struct Ptr {
     inner: Expr,
     /// The dimension the next subscript indexes.
     level: usize,
+    /// Another element type the pointer sees memory as (then `offset` counts
+    /// bytes, or elements of a type of unknown size).
+    view: Option<views::View>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -138,6 +142,10 @@ struct Lowerer<'a, 't> {
     arrays: Vec<Array>,
     array_names: HashMap<String, ArrayId>,
     extern_shared: Option<ArrayId>,
+    /// Declared element types of arrays (for byte sizes), where known.
+    elem_types: HashMap<ArrayId, String>,
+    /// Accesses recorded through a view, by access id.
+    viewed: HashMap<usize, views::Recorded>,
     scopes: Vec<HashMap<String, Value>>,
     frame_base: usize,
     path: Vec<Expr>,
@@ -216,6 +224,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             arrays: Vec::new(),
             array_names: HashMap::new(),
             extern_shared: None,
+            elem_types: HashMap::new(),
+            viewed: HashMap::new(),
             scopes: vec![HashMap::new()],
             frame_base: 0,
             path: Vec::new(),

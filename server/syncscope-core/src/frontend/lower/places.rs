@@ -56,6 +56,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             name: name.to_string(),
             space,
             dims,
+            byte_addressed: false,
         });
         self.array_names.insert(name.to_string(), id);
         id
@@ -67,6 +68,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             offset: Expr::Const(0),
             inner: Expr::Const(0),
             level: 0,
+            view: None,
         })
     }
 
@@ -99,20 +101,29 @@ impl<'a, 't> Lowerer<'a, 't> {
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),
                         level: 0,
+                        view: None,
                     });
                 }
-                if self
+                if let Some(g) = self
                     .file
                     .global_arrays
                     .iter()
-                    .any(|g| g.name == name && g.declarator.kind() == "identifier")
+                    .find(|g| g.name == name && g.declarator.kind() == "identifier")
                 {
-                    let id = self.add_array(name, MemorySpace::Global, Vec::new());
+                    let space = if g.shared {
+                        MemorySpace::Shared
+                    } else {
+                        MemorySpace::Global
+                    };
+                    let ty = g.elem_type.clone();
+                    let id = self.add_array(name, space, Vec::new());
+                    self.elem_types.insert(id, ty);
                     return Some(Ptr {
                         array: id,
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),
                         level: 0,
+                        view: None,
                     });
                 }
                 None
@@ -312,7 +323,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             return match base {
                 Value::Ptr(p) => {
                     let ndims = self.arrays[p.array].dims.len();
-                    if p.level + 1 < ndims {
+                    if p.view.is_none() && p.level + 1 < ndims {
                         if let Some(b) = self.dim_bound(p.array, p.level, &idx) {
                             bounds.push(b);
                         }
@@ -323,6 +334,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                                 offset: Expr::add(p.offset, Expr::mul(idx, stride)),
                                 inner: Expr::Const(0),
                                 level: p.level + 1,
+                                view: None,
                             }),
                             bounds,
                         ))
@@ -347,6 +359,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     pub(super) fn subscript(&mut self, p: Ptr, idx: Expr, bounds: &mut Vec<Expr>) -> LValue {
+        if p.view.is_some() {
+            return self.view_subscript(p, idx, bounds);
+        }
         let ndims = self.arrays[p.array].dims.len();
         let space = self.arrays[p.array].space;
         let offset = Expr::add(
@@ -381,6 +396,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 offset,
                 inner: Expr::add(p.inner, idx),
                 level,
+                view: None,
             },
             bounds,
         }
@@ -407,11 +423,13 @@ impl<'a, 't> Lowerer<'a, 't> {
         };
         let id = self.next_access;
         self.next_access += 1;
+        self.note_view_access(ptr, id);
         let access = Access {
             id,
             array: ptr.array,
             kind,
             index: ptr.offset.clone(),
+            width: 1,
             guard,
             span,
             text: text.to_string(),

@@ -184,25 +184,26 @@ impl<'a, 't> Lowerer<'a, 't> {
             };
             if shared {
                 if self.dry > 0 {
-                    if let Some(&id) = self.array_names.get(&name) {
+                    if is_extern && self.extern_shared.is_some() {
+                        let v = self.extern_shared_buffer(&name, &ty, node);
+                        self.declare(&name, v);
+                    } else if let Some(&id) = self.array_names.get(&name) {
                         let v = self.base_ptr(id);
                         self.declare(&name, v);
                     }
                     continue;
                 }
-                let id = if is_extern {
-                    match self.extern_shared {
-                        Some(id) => id,
-                        None => {
-                            let id = self.add_array(&name, MemorySpace::Shared, vec![None]);
-                            self.extern_shared = Some(id);
-                            id
-                        }
-                    }
-                } else if let Some(&id) = self.array_names.get(&name) {
+                if is_extern {
+                    let v = self.extern_shared_buffer(&name, &ty, node);
+                    self.declare(&name, v);
+                    continue;
+                }
+                let id = if let Some(&id) = self.array_names.get(&name) {
                     id
                 } else {
-                    self.add_declared_array(&name, MemorySpace::Shared, inner)
+                    let id = self.add_declared_array(&name, MemorySpace::Shared, inner);
+                    self.elem_types.insert(id, ty.clone());
+                    id
                 };
                 let v = self.base_ptr(id);
                 self.declare(&name, v);
@@ -425,7 +426,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let m = Expr::ite(cond.clone(), a, b);
                 Value::Int(self.bound(m, Scope::Thread))
             }
-            (Value::Ptr(a), Value::Ptr(b)) if a.array == b.array && a.level == b.level => {
+            (Value::Ptr(a), Value::Ptr(b))
+                if a.array == b.array && a.level == b.level && a.view == b.view =>
+            {
                 let offset = Expr::ite(cond.clone(), a.offset, b.offset);
                 let inner = Expr::ite(cond.clone(), a.inner, b.inner);
                 Value::Ptr(Ptr {
@@ -433,6 +436,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     offset: self.bound(offset, Scope::Thread),
                     inner: self.bound(inner, Scope::Thread),
                     level: a.level,
+                    view: a.view,
                 })
             }
             (Value::Ptr(_), _) | (_, Value::Ptr(_)) => {
