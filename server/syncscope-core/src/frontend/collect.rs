@@ -125,8 +125,11 @@ pub(super) fn collect_item<'t>(
                 }
             }
         }
-        "struct_specifier" | "class_specifier" if tparams.is_empty() => {
-            collect_struct(text, node, None, cx);
+        "struct_specifier" | "class_specifier" => {
+            collect_conversion(text, node, &tparams, cx);
+            if tparams.is_empty() {
+                collect_struct(text, node, None, cx);
+            }
         }
         "type_definition" => {
             // `typedef struct { ... } Acc;`
@@ -203,6 +206,40 @@ pub(super) fn collect_item<'t>(
 /// Records a struct or class definition (with a body) whose objects the front
 /// end can model. One with base classes is left out: its members are not all
 /// known, and a method call on its objects is reported as not verified.
+/// The first `operator T*()` defined in a struct (or struct template) body.
+fn collect_conversion<'t>(
+    text: &str,
+    spec: Node<'t>,
+    tparams: &[TemplateParam],
+    cx: &mut FileContext<'t>,
+) {
+    let (Some(body), Some(name)) = (spec.field("body"), spec.field("name")) else {
+        return;
+    };
+    // `SharedMemory<double>` (a specialisation) is `SharedMemory`.
+    let name = node_text(text, name);
+    let name = name.split('<').next().unwrap_or(name).trim().to_string();
+    let mut c = body.walk();
+    for m in body.named_children(&mut c) {
+        let is_conversion = m.kind() == "function_definition"
+            && m.field("declarator").is_some_and(|d| {
+                crate::syntax::contains_kind(d, "operator_cast") || d.kind() == "operator_cast"
+            })
+            && m.field("body").is_some();
+        if is_conversion && !cx.conversions.contains_key(&name) {
+            cx.conversions.insert(
+                name.clone(),
+                FunctionDef {
+                    name: format!("{name}::operator"),
+                    node: m,
+                    is_kernel: false,
+                    template_params: tparams.to_vec(),
+                },
+            );
+        }
+    }
+}
+
 pub(super) fn collect_struct<'t>(
     text: &str,
     spec: Node<'t>,

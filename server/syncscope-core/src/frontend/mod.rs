@@ -101,6 +101,9 @@ pub(crate) struct FileContext<'t> {
     pub global_arrays: Vec<GlobalArray<'t>>,
     /// Structs and classes whose objects can be modelled, by name.
     pub structs: HashMap<String, StructDef<'t>>,
+    /// Conversion operators to a pointer (`operator T*()`) of structs and
+    /// struct templates, by struct name: the SDK's `SharedMemory<T>` idiom.
+    pub conversions: HashMap<String, FunctionDef<'t>>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
     /// Object-like macros already expanded to a constant (shared by kernels,

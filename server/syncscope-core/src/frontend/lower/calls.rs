@@ -55,6 +55,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             );
             return Value::Int(self.fresh_unknown(&field, Scope::Thread));
         }
+        if args.is_empty() {
+            if let Some(def) = self.conversion_of(func) {
+                return self.inline(&def, node, &[], None, None);
+            }
+        }
         let (name, template_args) = match func.kind() {
             "identifier" => {
                 let name = self.text(func);
@@ -140,6 +145,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         };
         self.named_call(&name, node, &args, template_args)
+    }
+
+    /// `SharedMemory<T>()`: a temporary of a struct whose pointer conversion
+    /// operator the code then uses (`T *s = SharedMemory<T>();`). The
+    /// temporary holds nothing else, so the call is its conversion.
+    fn conversion_of(&self, func: Node) -> Option<FunctionDef<'t>> {
+        let name = match func.kind() {
+            "template_function" | "template_type" => self.text(func.field("name")?),
+            "type_identifier" => self.text(func),
+            _ => return None,
+        };
+        self.file.conversions.get(&name).cloned()
     }
 
     pub(super) fn inline(

@@ -182,7 +182,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             .filter(|t| self.file.structs.contains_key(t) && decl.kind() == "identifier")
         {
             // A struct passed by value: its members are grid-uniform unknowns;
-            // a pointer member points we do not know where.
+            // a pointer member is an array of its own, distinct from the
+            // other pointers like distinct pointer parameters (the same
+            // documented assumption: the launch passes distinct buffers).
             let scope = self.scopes.len() - 1;
             self.init_object(scope, &name, &sty, 0);
             let obj = (scope, name.clone(), sty);
@@ -191,7 +193,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let v = match self.scopes[scope].get(&key) {
                     Some(Value::Object(_) | Value::Local) => continue,
                     _ if self.member_is_pointer(&obj, &suffix) => {
-                        Value::Opaque(format!("pointer member `{key}` of a struct parameter"))
+                        let id = self.add_array(&key, MemorySpace::Global, vec![None]);
+                        self.base_ptr(id)
                     }
                     _ => Value::Int(self.fresh_unknown(&key, Scope::Grid)),
                 };

@@ -276,7 +276,19 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                 }
             };
-            let value = if is_array { Value::Local } else { value };
+            // A local array of pointers: which element a thread picks, and so
+            // which buffer it reaches, is not tracked; never a dropped access.
+            let value = if contains_kind(inner, "array_declarator")
+                && contains_kind(inner, "pointer_declarator")
+            {
+                Value::Opaque(format!(
+                    "pointer loaded from the local array of pointers `{name}`"
+                ))
+            } else if is_array {
+                Value::Local
+            } else {
+                value
+            };
             self.declare(&name, value);
         }
     }
