@@ -25,6 +25,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.spec_call(name, node, args) {
             return v;
         }
+        if let Some(v) = self.async_call(name, node, args, template_args) {
+            return v;
+        }
         if let Some(v) = self.group_call(name, node, args, template_args) {
             return v;
         }
@@ -383,13 +386,6 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
-        if let Some((copy, _)) = self.async_pending.first() {
-            let line = copy.start.line + 1;
-            self.unsupported(
-                node,
-                format!("barrier while an asynchronous copy (line {line}) is in flight"),
-            );
-        }
         let id = self.next_barrier;
         self.next_barrier += 1;
         let b = Barrier {
@@ -404,6 +400,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             loops: self.loops.clone(),
         };
         self.emit(Stmt::Barrier(b));
+        self.copies_cross_barrier();
     }
 }
 

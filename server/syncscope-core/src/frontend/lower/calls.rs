@@ -27,6 +27,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let Some(obj) = self.member_base(func) {
                 return self.method_call(obj, &field, node, &args);
             }
+            if let Some(id) = func.field("argument").and_then(|a| self.barrier_object(a)) {
+                return self.barrier_method(id, &field, node, &args);
+            }
             // Methods of cooperative groups: `block.sync()`, `g.thread_rank()`.
             let base = func
                 .field("argument")
@@ -34,6 +37,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .unwrap_or(Value::Local);
             if let Value::Group(g) = base {
                 return self.group_method(g, &field, node, &args);
+            }
+            if let Value::Pipeline(id, block) = base {
+                return self.pipeline_method(id, block, &field, node, &args);
             }
             for a in &args {
                 self.eval(*a);

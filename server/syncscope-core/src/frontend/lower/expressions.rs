@@ -8,9 +8,12 @@ impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn eval_cond(&mut self, node: Node) -> Expr {
         match self.eval(node) {
             Value::Int(e) => e.truthy(),
-            Value::Ptr(_) | Value::Local | Value::Group(_) | Value::Dim3(_) | Value::Alias(_) => {
-                Expr::tru()
-            }
+            Value::Ptr(_)
+            | Value::Local
+            | Value::Group(_)
+            | Value::Pipeline(..)
+            | Value::Dim3(_)
+            | Value::Alias(_) => Expr::tru(),
             Value::Opaque(_) | Value::Object(_) => self.fresh_bool("cond", Scope::Thread),
         }
     }

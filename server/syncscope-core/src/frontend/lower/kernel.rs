@@ -25,6 +25,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
+        let mut grid_seen = [false; 3];
+        dims_used(
+            node_text(&self.src.clone(), node),
+            &mut self.block_dims_used,
+            &mut grid_seen,
+        );
         let launched = std::mem::take(&mut self.launch_template_args);
         self.bind_template_params(def, (!launched.is_empty()).then_some(launched));
         if let Some(params) = node

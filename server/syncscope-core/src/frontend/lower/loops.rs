@@ -221,12 +221,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         });
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
-        let copies_before = self.async_pending.len();
+        self.async_loop_enter();
         if let Some(b) = body_node {
             self.statement(b);
         }
         // The next iteration starts with the copies this one left in flight.
-        self.async_copies_left_by_iteration(copies_before, node);
+        self.async_loop_exit(node);
         if let Some(f) = self.frames.last_mut() {
             f.continued = Expr::fals();
         }

@@ -9,6 +9,7 @@
 //! unknowns. A construct the model cannot represent is recorded as
 //! `Unsupported` and makes the kernel `not-verified`.
 
+mod asynccopy;
 mod builtins;
 mod calls;
 mod expressions;
@@ -103,6 +104,8 @@ enum Value {
     Alias(Box<LValue>),
     /// A pointer of unknown origin.
     Opaque(String),
+    /// A `cuda::pipeline` (its number in the kernel; block scope or not).
+    Pipeline(usize, bool),
     /// An object of a struct the file defines (its type). Its members are
     /// locals of the same scope named `object.member` (nested objects:
     /// `object.inner.member`), so branches merge and loops summarise them
@@ -178,9 +181,20 @@ struct Lowerer<'a, 't> {
     spec_access_predicate: Option<String>,
     /// Evaluating a loop's condition (where GPUVerify's invariants are).
     loop_head: usize,
-    /// `cg::memcpy_async` copies not yet waited for: where, and the path
-    /// condition they were issued under.
-    async_pending: Vec<(Span, Vec<Expr>)>,
+    /// Asynchronous copies in flight and pipeline stages (see `asynccopy`).
+    async_state: asynccopy::AsyncState,
+    async_seq: usize,
+    async_batch: usize,
+    /// Loop bodies being lowered, innermost last.
+    async_loops: Vec<asynccopy::LoopAsync>,
+    next_pipeline: usize,
+    /// `cuda::barrier` objects in shared memory: whether `init` gave them
+    /// the whole block (None: not initialised in the kernel).
+    barrier_objects: HashMap<ArrayId, Option<bool>>,
+    /// After `bar.arrive()`: the next access id then.
+    split_arrive: Option<usize>,
+    /// Block dimensions the kernel mentions (x, y, z).
+    block_dims_used: [bool; 3],
     /// Arrays an asynchronous copy writes, and arrays atomics update: the
     /// copy's writes are modelled as atomic updates, so both on one array
     /// is outside the model.
@@ -250,7 +264,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             spec_depth: 0,
             spec_access_predicate: None,
             loop_head: 0,
-            async_pending: Vec::new(),
+            async_state: Default::default(),
+            async_seq: 0,
+            async_batch: 0,
+            async_loops: Vec::new(),
+            next_pipeline: 0,
+            barrier_objects: HashMap::new(),
+            split_arrive: None,
+            block_dims_used: [true, false, false],
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),
             warp_widths: Default::default(),

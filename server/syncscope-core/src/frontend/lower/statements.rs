@@ -205,6 +205,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.elem_types.insert(id, ty.clone());
                     id
                 };
+                // `__shared__ cuda::barrier<cuda::thread_scope_block> bar;`
+                if ty.contains("barrier") && inner.kind() == "identifier" {
+                    self.barrier_objects.entry(id).or_insert(None);
+                }
                 let v = self.base_ptr(id);
                 self.declare(&name, v);
                 continue;
@@ -377,6 +381,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         else_node: Option<Node>,
     ) {
         let before = self.scopes.clone();
+        let async_before = self.async_branch_start();
         self.out.push(Vec::new());
         self.path.push(cond.clone());
         self.cond_spans.push((cond_span, cond.clone()));
@@ -387,6 +392,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.cond_spans.pop();
         let then_stmts = self.out.pop().unwrap_or_default();
         let then_env = std::mem::replace(&mut self.scopes, before);
+        let then_async = self.async_branch_switch(async_before);
         self.out.push(Vec::new());
         let neg = Expr::not(cond.clone());
         self.path.push(neg.clone());
@@ -397,6 +403,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.path.pop();
         self.cond_spans.pop();
         let else_stmts = self.out.pop().unwrap_or_default();
+        self.async_branch_merge(then_async);
         self.merge_env(&cond, then_env);
         self.emit_branch(then_stmts, else_stmts);
     }

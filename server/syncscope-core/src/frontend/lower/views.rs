@@ -92,7 +92,7 @@ pub(super) fn pointee(ty: &str) -> Option<String> {
 
 impl<'a, 't> Lowerer<'a, 't> {
     /// The element type a pointer sees: its view's, or its array's.
-    fn elem_of(&self, p: &Ptr) -> (Option<String>, Option<i64>) {
+    pub(super) fn elem_of(&self, p: &Ptr) -> (Option<String>, Option<i64>) {
         match &p.view {
             Some(v) => (Some(v.ty.clone()), v.bytes),
             None => {
