@@ -4,8 +4,9 @@
 // an object (`operator()`); calls through function pointers; a function
 // whose body is not in the file receiving an object that holds a pointer,
 // or the address of a pointer it may change.  Each kernel is otherwise
-// race-free.  `struct_parameter` (a struct kernel parameter's pointer member,
-// a buffer of its own since issue 19) is verified.  `builtins_verified`
+// race-free.  Since issue 19 `struct_parameter` (a struct kernel
+// parameter's pointer member is a buffer of its own) and `function_pointer`
+// (a function pointer whose one target is known is a call of it) verify.  `builtins_verified`
 // shows that math builtins, shuffles and functional casts stay modelled, and
 // that `sincosf` writing two locals through their addresses is fine.
 // syncscope-args: --block-dim 64
@@ -14,7 +15,7 @@
 // expect-kernel: destructor not-verified
 // expect-kernel: operator_overload not-verified
 // expect-kernel: functor not-verified
-// expect-kernel: function_pointer not-verified
+// expect-kernel: function_pointer verified
 // expect-kernel: function_pointer_array not-verified
 // expect-kernel: opaque_with_object not-verified
 // expect-kernel: struct_parameter verified
@@ -66,7 +67,7 @@ __global__ void functor(float *a) {
 __global__ void function_pointer(float *a) {
     __shared__ float s[64];
     void (*f)(float *, int) = w;
-    f(s, threadIdx.x); //~ not-verified
+    f(s, threadIdx.x);
 }
 
 __global__ void function_pointer_array(float *a) {

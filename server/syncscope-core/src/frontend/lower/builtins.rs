@@ -28,6 +28,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.async_call(name, node, args, template_args) {
             return v;
         }
+        if let Some(v) = self.memory_range_call(name, node, args) {
+            return v;
+        }
         if let Some(v) = self.group_call(name, node, args, template_args) {
             return v;
         }

@@ -69,6 +69,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         let (name, template_args) = match func.kind() {
             "identifier" => {
                 let name = self.text(func);
+                if let Some((_, Value::Function(target))) = self.lookup(&name) {
+                    // A function pointer whose target is known: a call of it.
+                    let target = target.clone();
+                    return self.named_call(&target, node, &args, None);
+                }
                 if let Some((_, v)) = self.lookup(&name) {
                     // A local, a parameter or a member called like a function:
                     // a function pointer or an object with `operator()`.

@@ -12,6 +12,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             | Value::Local
             | Value::Group(_)
             | Value::Pipeline(..)
+            | Value::Function(_)
             | Value::Dim3(_)
             | Value::Alias(_) => Expr::tru(),
             Value::Opaque(_) | Value::Object(_) => self.fresh_bool("cond", Scope::Thread),
@@ -111,6 +112,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let Some(arg) = node.field("argument") else {
                     return Value::Opaque("address".into());
                 };
+                if let Value::Function(f) = self.named_value_if_function(arg) {
+                    return Value::Function(f);
+                }
                 match self.lvalue(arg) {
                     Some(LValue::Mem { ptr, .. }) => Value::Ptr(ptr),
                     Some(lv @ LValue::Local { .. }) => Value::Alias(Box::new(lv)),
@@ -155,6 +159,20 @@ impl<'a, 't> Lowerer<'a, 't> {
             },
             "sizeof_expression" | "alignof_expression" => {
                 let t = self.text(node);
+                if let Some(size) = self.sizeof_exact(node) {
+                    return Value::Int(Expr::Const(size));
+                }
+                let inner = t
+                    .trim_start_matches("sizeof")
+                    .trim_start_matches("alignof")
+                    .trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .trim();
+                // `float4`, `int2`: a vector type of unknown name is no scalar.
+                if inner.ends_with(|c: char| c.is_ascii_digit()) {
+                    return Value::Int(self.fresh_unknown(&t, Scope::Grid));
+                }
                 let size = if t.contains("double")
                     || t.contains("long")
                     || t.contains("int64")
@@ -222,6 +240,20 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .field("operator")
                 .map(|o| node_text(&self.src, o) == "&")
                 .unwrap_or(false)
+    }
+
+    /// `&f` of a `__device__` function `f`: the function.
+    fn named_value_if_function(&mut self, node: Node) -> Value {
+        let name = self.text(node);
+        match node.kind() {
+            "identifier" if self.lookup(&name).is_none() => {
+                if self.file.functions.get(&name).is_some_and(|f| !f.is_kernel) {
+                    return Value::Function(name);
+                }
+                Value::Local
+            }
+            _ => Value::Local,
+        }
     }
 
     pub(super) fn identifier(&mut self, node: Node) -> Value {
@@ -295,6 +327,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.macro_depth -= 1;
                 return v;
             }
+        }
+        if self.file.functions.get(name).is_some_and(|f| !f.is_kernel) {
+            return Value::Function(name.to_string());
         }
         if let Some(g) = self.file.global_arrays.iter().find(|g| g.name == name) {
             // A file-scope `__shared__` array is one per block.

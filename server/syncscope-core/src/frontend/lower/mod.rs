@@ -104,6 +104,9 @@ enum Value {
     Alias(Box<LValue>),
     /// A pointer of unknown origin.
     Opaque(String),
+    /// A `__device__` function of the file named as a value (a function
+    /// pointer whose target is known).
+    Function(String),
     /// A `cuda::pipeline` (its number in the kernel; block scope or not).
     Pipeline(usize, bool),
     /// An object of a struct the file defines (its type). Its members are

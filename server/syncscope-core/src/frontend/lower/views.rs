@@ -203,6 +203,88 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
+    /// `memset(dst, v, bytes)`, `memcpy(dst, src, bytes)`, `memmove`: a
+    /// write of every element of `dst`'s range (and a read of `src`'s) by
+    /// this thread. A size the model cannot evaluate is every element from
+    /// the pointer on.
+    pub(super) fn memory_range_call(
+        &mut self,
+        name: &str,
+        node: Node,
+        args: &[Node],
+    ) -> Option<Value> {
+        let (dst_at, src_at) = match name {
+            "memset" if args.len() == 3 => (0, None),
+            "memcpy" | "memmove" if args.len() == 3 => (0, Some(1)),
+            _ => return None,
+        };
+        let vals: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
+        let text = self.text(node);
+        let mut ranges = vec![(dst_at, AccessKind::Write)];
+        if let Some(s) = src_at {
+            ranges.push((s, AccessKind::Read));
+        }
+        for (at, kind) in ranges {
+            let Value::Ptr(p) = &vals[at] else {
+                let what = format!("`{name}` of a pointer the model does not track");
+                self.unsupported(node, what);
+                continue;
+            };
+            let elems = match (&vals[2], self.elem_of(p).1) {
+                (Value::Int(Expr::Const(b)), Some(e)) if *b >= 0 && e > 0 && b % e == 0 => {
+                    Some(b / e)
+                }
+                _ => None,
+            };
+            if elems == Some(0) {
+                continue;
+            }
+            let idx = match elems {
+                Some(1) => Expr::Const(0),
+                _ => {
+                    let Expr::Var(v) = self.fresh_unknown("range_element", Scope::Thread) else {
+                        continue;
+                    };
+                    Expr::Var(Var::new(
+                        v.name,
+                        VarKind::Unknown {
+                            scope: Scope::Thread,
+                            lo: 0,
+                            hi: elems.map(|n| n - 1).unwrap_or(i32::MAX as i64),
+                        },
+                    ))
+                }
+            };
+            let mut bounds = Vec::new();
+            if let LValue::Mem { ptr, bounds: b } = self.subscript(p.clone(), idx, &mut bounds) {
+                self.record_access(kind, &ptr, &b, Some(node), &text);
+            }
+        }
+        Some(Value::Int(Expr::Const(0)))
+    }
+
+    /// `sizeof(float4)`, `sizeof(s)` of an array of known size: exact.
+    pub(super) fn sizeof_exact(&mut self, node: Node) -> Option<i64> {
+        if node.kind() != "sizeof_expression" {
+            return None;
+        }
+        let arg = node.field("type").or_else(|| node.field("value"))?;
+        let inner = match arg.kind() {
+            "parenthesized_expression" => arg.named_child(0)?,
+            _ => arg,
+        };
+        let text = self.text(inner);
+        if let Some(b) = type_bytes(&text) {
+            return Some(b);
+        }
+        if inner.kind() != "identifier" {
+            return None;
+        }
+        let id = *self.array_names.get(&text)?;
+        let elem = type_bytes(self.elem_types.get(&id)?)?;
+        self.array_total(id)?.checked_mul(elem)
+    }
+
     /// The block's one dynamic shared buffer, seen by an `extern __shared__`
     /// array declared with element type `ty`: every such declaration of a
     /// kernel names the same bytes, so one of another element type is a
