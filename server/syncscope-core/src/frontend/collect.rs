@@ -338,11 +338,26 @@ pub(super) fn collect_struct<'t>(
                         .and_then(|t| struct_type_name(text, t))
                         .filter(|t| cx.structs.contains_key(t));
                     let pointer = declarator_kinds(d).contains(&"pointer_declarator");
+                    let mut dims = Vec::new();
+                    let mut a = Some(d);
+                    while let Some(n) = a.filter(|n| n.kind() == "array_declarator") {
+                        dims.push(
+                            n.field("size")
+                                .map(|s| node_text(text, s).to_string())
+                                .unwrap_or_default(),
+                        );
+                        a = n.field("declarator");
+                    }
+                    dims.reverse();
                     sd.fields.push(StructField {
                         name: fname,
                         struct_type,
                         array,
                         pointer,
+                        dims,
+                        elem_type: ty
+                            .map(|t| node_text(text, t).to_string())
+                            .unwrap_or_default(),
                     });
                 }
             }

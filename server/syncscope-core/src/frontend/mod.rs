@@ -59,6 +59,10 @@ pub(crate) struct StructField {
     pub array: bool,
     /// A pointer member.
     pub pointer: bool,
+    /// The sizes of an array member's dimensions as written, outermost
+    /// first, and its element type (for members of `__shared__` objects).
+    pub dims: Vec<String>,
+    pub elem_type: String,
 }
 
 /// A struct or class defined in the file whose objects the front end can

@@ -148,6 +148,10 @@ struct Lowerer<'a, 't> {
     arrays: Vec<Array>,
     array_names: HashMap<String, ArrayId>,
     extern_shared: Option<ArrayId>,
+    /// `__shared__` objects of the file's structs (by their cell), and the
+    /// arrays their array members are.
+    shared_objects: HashMap<ArrayId, String>,
+    member_arrays: HashMap<(ArrayId, String), ArrayId>,
     /// Declared element types of arrays (for byte sizes), where known.
     elem_types: HashMap<ArrayId, String>,
     /// Accesses recorded through a view, by access id.
@@ -242,6 +246,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             array_names: HashMap::new(),
             extern_shared: None,
             elem_types: HashMap::new(),
+            shared_objects: HashMap::new(),
+            member_arrays: HashMap::new(),
             viewed: HashMap::new(),
             scopes: vec![HashMap::new()],
             frame_base: 0,

@@ -143,6 +143,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
+        if let Some(member) = self.shared_member_array(node) {
+            // `t.v` of a `__shared__` object: its array member (decays).
+            return self.base_ptr(member);
+        }
         if let Some((scope, path, _)) = self.member_base(node) {
             // `acc.p`, `this->p`: the member's local.
             let key = format!("{path}.{field}");
@@ -354,8 +358,45 @@ impl<'a, 't> Lowerer<'a, 't> {
                 other => Some((other, bounds)),
             };
         }
+        if let Some(member) = self.shared_member_array(arg) {
+            return Some((self.base_ptr(member), Vec::new()));
+        }
         let v = self.eval(arg);
         Some((v, Vec::new()))
+    }
+
+    /// `t.v` of a `__shared__` object `t` of a struct with an array member
+    /// `v`: an array of its own (members of a struct do not overlap), one
+    /// per block like `t`.
+    pub(super) fn shared_member_array(&mut self, node: Node) -> Option<ArrayId> {
+        if node.kind() != "field_expression" || self.shared_objects.is_empty() {
+            return None;
+        }
+        let op = self.text(node.field("operator")?);
+        let base = node.field("argument")?;
+        if op != "." || base.kind() != "identifier" {
+            return None;
+        }
+        let obj = self.scalar_memory(&self.text(base))?.array;
+        let ty = self.shared_objects.get(&obj)?.clone();
+        let field = self.text(node.field("field")?);
+        if let Some(&id) = self.member_arrays.get(&(obj, field.clone())) {
+            return Some(id);
+        }
+        let f = self
+            .struct_fields(&ty)
+            .into_iter()
+            .find(|f| f.name == field && f.array && !f.pointer)?;
+        let dims = f
+            .dims
+            .iter()
+            .map(|d| self.eval_snippet_const(d).filter(|n| *n > 0))
+            .collect();
+        let name = format!("{}.{field}", self.arrays[obj].name);
+        let id = self.add_array(&name, MemorySpace::Shared, dims);
+        self.elem_types.insert(id, f.elem_type.clone());
+        self.member_arrays.insert((obj, field), id);
+        Some(id)
     }
 
     pub(super) fn subscript(&mut self, p: Ptr, idx: Expr, bounds: &mut Vec<Expr>) -> LValue {

@@ -205,6 +205,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.elem_types.insert(id, ty.clone());
                     id
                 };
+                if let Some(sty) = struct_ty.clone().filter(|_| inner.kind() == "identifier") {
+                    self.shared_objects.insert(id, sty);
+                }
                 // `__shared__ cuda::barrier<cuda::thread_scope_block> bar;`
                 if ty.contains("barrier") && inner.kind() == "identifier" {
                     self.barrier_objects.entry(id).or_insert(None);
