@@ -14,6 +14,10 @@
 //                         model cannot relate: not-verified (never guessed).
 //  * stage_float4_racy:   no barrier, and thread t reads float 4t+5, which
 //                         thread t+1's float4 covers: racy.
+//  * first_warp_stages_racy: the first warp stores 32 float4s (floats 0..127)
+//                         and the last warp reads floats 64..95 with no
+//                         barrier: racy (counting a float4 as one float, the
+//                         stores end at float 31 and the race was missed).
 //  * pack_pairs_racy:     a float2 store (floats 2i, 2i+1) and a float store
 //                         to float 2i+2 of the same global array: racy.
 //  * shifted_bytes_racy:  `(char *)g + sizeof(float)` seen as floats: thread
@@ -24,6 +28,7 @@
 // expect-kernel: stage_generic not-verified
 // expect-kernel: stage_float4_racy racy
 // expect-kernel: pack_pairs_racy racy
+// expect-kernel: first_warp_stages_racy racy
 // expect-kernel: shifted_bytes_racy racy
 
 #define THREADS 128
@@ -81,4 +86,13 @@ __global__ void shifted_bytes_racy(float *g)
     char *bytes = (char *)g + sizeof(float);
     float *shifted = (float *)bytes;
     shifted[i] = g[i] * 0.5f; //~ data-race
+}
+
+__global__ void first_warp_stages_racy(const float4 *__restrict__ in, float *__restrict__ out)
+{
+    __shared__ float stage[THREADS * VEC];
+    if (threadIdx.x < 32)
+        reinterpret_cast<float4 *>(stage)[threadIdx.x] = in[blockIdx.x * 32 + threadIdx.x]; //~ data-race
+    if (threadIdx.x >= 96)
+        out[blockIdx.x * THREADS + threadIdx.x] = stage[threadIdx.x - 32]; //~ data-race
 }
