@@ -70,7 +70,8 @@ fn vector_base(b: &str) -> Option<i64> {
 /// A type without qualifiers and without one trailing `*` removed: `const
 /// float4 *__restrict__` is `float4 *`.
 fn plain_type(ty: &str) -> String {
-    let words: Vec<&str> = ty
+    let spaced = ty.replace('*', " * ");
+    let words: Vec<&str> = spaced
         .split(|c: char| c.is_whitespace())
         .filter(|w| {
             !matches!(
