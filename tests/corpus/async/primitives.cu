@@ -6,9 +6,13 @@
 //                       neighbour's element: verified.
 //  * stage_rows_racy:   wait_prior(1) leaves the only batch in flight: the
 //                       read after the barrier may see it land: racy.
+//  * stage_rows_by_mode: the wait happens only in one case of a switch: for
+//                       the other modes the copy is still in flight at the
+//                       read: racy.
 // syncscope-args: --block-dim 128 --grid-dim 32
 // expect-kernel: stage_rows verified
 // expect-kernel: stage_rows_racy racy
+// expect-kernel: stage_rows_by_mode racy
 
 #include <cuda_pipeline.h>
 
@@ -35,6 +39,22 @@ __global__ void stage_rows_racy(const float *__restrict__ in, float *__restrict_
     __pipeline_memcpy_async(&row[threadIdx.x], &in[blockIdx.x * ROW + threadIdx.x], sizeof(float)); //~ data-race
     __pipeline_commit();
     __pipeline_wait_prior(1);
+    __syncthreads();
+    out[blockIdx.x * ROW + threadIdx.x] = row[(threadIdx.x + 1) % ROW]; //~ data-race
+}
+
+__global__ void stage_rows_by_mode(const float *__restrict__ in, float *__restrict__ out, int mode)
+{
+    __shared__ float row[ROW];
+    __pipeline_memcpy_async(&row[threadIdx.x], &in[blockIdx.x * ROW + threadIdx.x], sizeof(float)); //~ data-race
+    __pipeline_commit();
+    switch (mode) {
+    case 0:
+        __pipeline_wait_prior(0);
+        break;
+    default:
+        break;
+    }
     __syncthreads();
     out[blockIdx.x * ROW + threadIdx.x] = row[(threadIdx.x + 1) % ROW]; //~ data-race
 }

@@ -513,9 +513,18 @@ impl<'a, 't> Lowerer<'a, 't> {
         );
         let assigned = assigned_names(body, &self.src, self.file);
         let before = self.scopes.clone();
+        // Asynchronous copies: a case starts from the state before the
+        // switch or, falling through, after the previous case; after the
+        // switch a copy is in flight if it is after any case (or none).
+        let async_before = self.async_branch_start();
+        let mut async_ends: Vec<_> = Vec::new();
         let mut fallthrough = Expr::fals();
         let mut bodies = Vec::new();
         for (case, val) in cases.iter().zip(values) {
+            self.async_branch_switch(async_before.clone());
+            if let Some(prev) = async_ends.last().cloned() {
+                self.async_branch_merge(prev);
+            }
             let matches = match val {
                 Some(e) => Expr::eq(v.clone(), e),
                 None => any_match.clone(),
@@ -546,6 +555,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             let frame = self.frames.pop().expect("switch frame");
             fallthrough = Expr::and(enter, Expr::not(frame.broke));
             bodies.push(stmts);
+            async_ends.push(self.async_branch_start());
+        }
+        self.async_branch_switch(async_before);
+        for end in async_ends {
+            self.async_branch_merge(end);
         }
         self.scopes = before;
         let mut assigned: Vec<String> = assigned.into_iter().collect();
