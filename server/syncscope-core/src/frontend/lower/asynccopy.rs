@@ -441,6 +441,16 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
+        // After a `break` or `continue` some threads skip this wait and go
+        // on with their copies in flight: nothing is completed for anyone.
+        // (Threads that returned make no further accesses.)
+        if self
+            .frames
+            .iter()
+            .any(|f| !f.continued.is_false() || !f.broke.is_false())
+        {
+            return;
+        }
         let st = &self.async_state;
         let done: Vec<usize> = match how {
             Completion::All => st
