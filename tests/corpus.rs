@@ -135,7 +135,20 @@ fn every_race_and_divergence_replays_with_concrete_values() {
                         .collect(),
                 };
                 for (t, span) in spans.into_iter().enumerate() {
-                    match k.accesses().into_iter().find(|a| a.span == span) {
+                    // One statement may make several accesses (an asynchronous
+                    // copy reads its source, writes its destination and uses
+                    // its barrier): the one on the array the finding names.
+                    let at_span: Vec<_> = k
+                        .accesses()
+                        .into_iter()
+                        .filter(|a| a.span == span)
+                        .collect();
+                    let named = at_span.iter().copied().find(|a| {
+                        let name = &k.arrays[a.array].name;
+                        f.message.contains(&format!("`{name}["))
+                            || f.message.contains(&format!("of `{name}`"))
+                    });
+                    match named.or(at_span.first().copied()) {
                         Some(a) => {
                             exprs.push(a.index.clone());
                             exprs.push(a.guard.clone());
@@ -186,7 +199,9 @@ fn every_race_and_divergence_replays_with_concrete_values() {
                     let (Some(i), Some(g)) = (eval(&a.index, &get), eval(&a.guard, &get)) else {
                         continue; // loop counters or memory values: the engine replayed them
                     };
-                    if i != index || g == 0 {
+                    // A wide access (bytes of a byte-addressed array) covers
+                    // `index..index + width`.
+                    if !(i..i + a.width).contains(&index) || g == 0 {
                         wrong.push(format!(
                             "{at}: `{}` by thread {t} of the witness gives index {i} (guard {g}), the witness says {index}",
                             a.text

@@ -555,6 +555,11 @@ pub struct Array {
     pub space: MemorySpace,
     /// Declared dimensions (None: unknown extent, e.g. `extern __shared__ s[]`).
     pub dims: Vec<Option<i64>>,
+    /// Accessed through pointers of more than one element size
+    /// (`reinterpret_cast<float4*>`, `(char*)p + off`, `extern __shared__`
+    /// arrays of different types): indices and widths count bytes, not
+    /// elements.
+    pub byte_addressed: bool,
 }
 
 pub type ArrayId = usize;
@@ -584,8 +589,13 @@ pub struct Access {
     pub id: usize,
     pub array: ArrayId,
     pub kind: AccessKind,
-    /// The element offset (multi-dimensional indices flattened row-major).
+    /// The element offset (multi-dimensional indices flattened row-major),
+    /// or the byte offset in a byte-addressed array.
     pub index: Expr,
+    /// How many consecutive cells from `index` the access touches (1, or
+    /// the access's size in bytes in a byte-addressed array): two accesses
+    /// collide when their ranges intersect.
+    pub width: i64,
     pub guard: Expr,
     pub span: Span,
     /// Source text of the access, for messages (`s[t + 1]`).
@@ -846,10 +856,11 @@ pub fn render(kernel: &Kernel) -> String {
             .map(|d| d.map(|d| d.to_string()).unwrap_or_else(|| "?".into()))
             .collect();
         out.push_str(&format!(
-            "  array {} {:?} [{}]\n",
+            "  array {} {:?} [{}]{}\n",
             a.name,
             a.space,
-            dims.join("][")
+            dims.join("]["),
+            if a.byte_addressed { " bytes" } else { "" }
         ));
     }
     if let Some(n) = kernel.max_threads {
@@ -886,10 +897,15 @@ fn render_stmts(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
     for s in stmts {
         match s {
             Stmt::Access(a) => out.push_str(&format!(
-                "{pad}{:?} {}[{}] if {}   // line {}\n",
+                "{pad}{:?} {}[{}]{} if {}   // line {}\n",
                 a.kind,
                 k.arrays[a.array].name,
                 a.index,
+                if a.width == 1 {
+                    String::new()
+                } else {
+                    format!(" x{} bytes", a.width)
+                },
                 a.guard,
                 a.span.start.line + 1
             )),

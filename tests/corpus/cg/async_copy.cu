@@ -12,14 +12,18 @@
 //                         next tile arrive).
 //  * staged_prefetch:     the next tile's copy is issued before the wait of
 //                         the current one (double buffering, `wait_prior<1>`)
-//                         into a row of a 2-D buffer: copies left in flight
-//                         and a destination that is a row are outside the
-//                         model: not-verified.
+//                         -- but only `if (t + 1 < tiles)`: in the last
+//                         iteration no newer copy exists, `wait_prior<1>`
+//                         leaves the current tile in flight and the read
+//                         races with it: racy (was not-verified).
+//  * staged_prefetch_fixed: the last iteration waits for everything
+//                         (`cg::wait`): verified.
 // syncscope-args: --block-dim 128 --grid-dim 16
 // expect-kernel: staged_sum verified
 // expect-kernel: staged_sum_early racy
 // expect-kernel: staged_sum_overwrite racy
-// expect-kernel: staged_prefetch not-verified
+// expect-kernel: staged_prefetch racy
+// expect-kernel: staged_prefetch_fixed verified
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
@@ -69,11 +73,30 @@ __global__ void staged_prefetch(const float *in, float *out, int tiles)
     __shared__ float buf[2][TILE];
     cg::thread_block block = cg::this_thread_block();
     float acc = 0.0f;
-    cg::memcpy_async(block, buf[0], in + blockIdx.x * tiles * TILE, sizeof(float) * TILE); //~ not-verified
-    for (int t = 0; t < tiles; ++t) {
+    cg::memcpy_async(block, buf[0], in + blockIdx.x * tiles * TILE, sizeof(float) * TILE); //~ data-race
+    for (int t = 0; t < tiles; ++t) { //~ not-verified
         if (t + 1 < tiles)
-            cg::memcpy_async(block, buf[(t + 1) % 2], in + (blockIdx.x * tiles + t + 1) * TILE, sizeof(float) * TILE); //~ not-verified
-        cg::wait_prior<1>(block); //~ not-verified
+            cg::memcpy_async(block, buf[(t + 1) % 2], in + (blockIdx.x * tiles + t + 1) * TILE, sizeof(float) * TILE);
+        cg::wait_prior<1>(block);
+        acc += buf[t % 2][block.thread_rank()]; //~ data-race
+        block.sync();
+    }
+    out[blockIdx.x * TILE + block.thread_rank()] = acc;
+}
+
+__global__ void staged_prefetch_fixed(const float *in, float *out, int tiles)
+{
+    __shared__ float buf[2][TILE];
+    cg::thread_block block = cg::this_thread_block();
+    float acc = 0.0f;
+    cg::memcpy_async(block, buf[0], in + blockIdx.x * tiles * TILE, sizeof(float) * TILE);
+    for (int t = 0; t < tiles; ++t) {
+        if (t + 1 < tiles) {
+            cg::memcpy_async(block, buf[(t + 1) % 2], in + (blockIdx.x * tiles + t + 1) * TILE, sizeof(float) * TILE);
+            cg::wait_prior<1>(block);
+        } else {
+            cg::wait(block);
+        }
         acc += buf[t % 2][block.thread_rank()];
         block.sync();
     }

@@ -125,8 +125,11 @@ pub(super) fn collect_item<'t>(
                 }
             }
         }
-        "struct_specifier" | "class_specifier" if tparams.is_empty() => {
-            collect_struct(text, node, None, cx);
+        "struct_specifier" | "class_specifier" => {
+            collect_conversion(text, node, &tparams, cx);
+            if tparams.is_empty() {
+                collect_struct(text, node, None, cx);
+            }
         }
         "type_definition" => {
             // `typedef struct { ... } Acc;`
@@ -155,6 +158,10 @@ pub(super) fn collect_item<'t>(
             let is_constant = has_qualifier(text, node, "__constant__");
             let is_const =
                 has_qualifier(text, node, "const") || has_qualifier(text, node, "constexpr");
+            let elem_type = node
+                .field("type")
+                .map(|t| node_text(text, t).to_string())
+                .unwrap_or_default();
             collect_enums(text, node, cx);
             let mut c = node.walk();
             for d in node.children_by_field_name("declarator", &mut c) {
@@ -170,6 +177,9 @@ pub(super) fn collect_item<'t>(
                         cx.global_arrays.push(GlobalArray {
                             name,
                             declarator: inner,
+                            shared: is_shared,
+                            dynamic: is_shared && has_qualifier(text, node, "extern"),
+                            elem_type: elem_type.clone(),
                         });
                     }
                 } else if is_const && inner.kind() == "identifier" {
@@ -181,6 +191,9 @@ pub(super) fn collect_item<'t>(
                     cx.global_arrays.push(GlobalArray {
                         name: node_text(text, inner).to_string(),
                         declarator: inner,
+                        shared: false,
+                        dynamic: false,
+                        elem_type: elem_type.clone(),
                     });
                 }
             }
@@ -193,6 +206,40 @@ pub(super) fn collect_item<'t>(
 /// Records a struct or class definition (with a body) whose objects the front
 /// end can model. One with base classes is left out: its members are not all
 /// known, and a method call on its objects is reported as not verified.
+/// The first `operator T*()` defined in a struct (or struct template) body.
+fn collect_conversion<'t>(
+    text: &str,
+    spec: Node<'t>,
+    tparams: &[TemplateParam],
+    cx: &mut FileContext<'t>,
+) {
+    let (Some(body), Some(name)) = (spec.field("body"), spec.field("name")) else {
+        return;
+    };
+    // `SharedMemory<double>` (a specialisation) is `SharedMemory`.
+    let name = node_text(text, name);
+    let name = name.split('<').next().unwrap_or(name).trim().to_string();
+    let mut c = body.walk();
+    for m in body.named_children(&mut c) {
+        let is_conversion = m.kind() == "function_definition"
+            && m.field("declarator").is_some_and(|d| {
+                crate::syntax::contains_kind(d, "operator_cast") || d.kind() == "operator_cast"
+            })
+            && m.field("body").is_some();
+        if is_conversion && !cx.conversions.contains_key(&name) {
+            cx.conversions.insert(
+                name.clone(),
+                FunctionDef {
+                    name: format!("{name}::operator"),
+                    node: m,
+                    is_kernel: false,
+                    template_params: tparams.to_vec(),
+                },
+            );
+        }
+    }
+}
+
 pub(super) fn collect_struct<'t>(
     text: &str,
     spec: Node<'t>,
@@ -291,11 +338,26 @@ pub(super) fn collect_struct<'t>(
                         .and_then(|t| struct_type_name(text, t))
                         .filter(|t| cx.structs.contains_key(t));
                     let pointer = declarator_kinds(d).contains(&"pointer_declarator");
+                    let mut dims = Vec::new();
+                    let mut a = Some(d);
+                    while let Some(n) = a.filter(|n| n.kind() == "array_declarator") {
+                        dims.push(
+                            n.field("size")
+                                .map(|s| node_text(text, s).to_string())
+                                .unwrap_or_default(),
+                        );
+                        a = n.field("declarator");
+                    }
+                    dims.reverse();
                     sd.fields.push(StructField {
                         name: fname,
                         struct_type,
                         array,
                         pointer,
+                        dims,
+                        elem_type: ty
+                            .map(|t| node_text(text, t).to_string())
+                            .unwrap_or_default(),
                     });
                 }
             }

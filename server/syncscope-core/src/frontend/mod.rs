@@ -59,6 +59,10 @@ pub(crate) struct StructField {
     pub array: bool,
     /// A pointer member.
     pub pointer: bool,
+    /// The sizes of an array member's dimensions as written, outermost
+    /// first, and its element type (for members of `__shared__` objects).
+    pub dims: Vec<String>,
+    pub elem_type: String,
 }
 
 /// A struct or class defined in the file whose objects the front end can
@@ -81,6 +85,12 @@ pub(crate) struct StructDef<'t> {
 pub(crate) struct GlobalArray<'t> {
     pub name: String,
     pub declarator: Node<'t>,
+    /// A file-scope `__shared__` array: one per block, not one for the grid.
+    pub shared: bool,
+    /// `extern __shared__`: the block's one dynamic buffer.
+    pub dynamic: bool,
+    /// The declared element type (`float`, `float4`), for byte sizes.
+    pub elem_type: String,
 }
 
 /// Everything at file level that a kernel may refer to.
@@ -95,6 +105,9 @@ pub(crate) struct FileContext<'t> {
     pub global_arrays: Vec<GlobalArray<'t>>,
     /// Structs and classes whose objects can be modelled, by name.
     pub structs: HashMap<String, StructDef<'t>>,
+    /// Conversion operators to a pointer (`operator T*()`) of structs and
+    /// struct templates, by struct name: the SDK's `SharedMemory<T>` idiom.
+    pub conversions: HashMap<String, FunctionDef<'t>>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
     /// Object-like macros already expanded to a constant (shared by kernels,

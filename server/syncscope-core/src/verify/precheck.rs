@@ -172,8 +172,11 @@ impl<'k> KernelVerifier<'k> {
             })
             .collect();
         self.counters.pairs += conflicting_pairs(self.kernel, array);
-        let exact = (!rel.cross_block() && self.offsets_disjoint_per_thread(array))
-            || self.index_injective(array, rel);
+        // The exact rules compare single cells; byte ranges go to Z3.
+        let byte_ranges = self.kernel.arrays[array].byte_addressed;
+        let exact = !byte_ranges
+            && ((!rel.cross_block() && self.offsets_disjoint_per_thread(array))
+                || self.index_injective(array, rel));
         let independent = match self.group_query(&group, rel, None) {
             None => {
                 self.counters.pairs_without_z3 += conflicting_pairs(self.kernel, array);

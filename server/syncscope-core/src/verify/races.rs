@@ -170,7 +170,20 @@ impl<'k> KernelVerifier<'k> {
             for t in [1u8, 2] {
                 let g = self.instantiate(&guard, t, rel, &inst.subst, false);
                 let x = self.instantiate(&a.index, t, rel, &inst.subst, false);
-                let body = Expr::and(g.clone(), Expr::eq(idx.clone(), x.clone()));
+                // The shared cell lies in the access's range.
+                let hit = if a.width == 1 {
+                    Expr::eq(idx.clone(), x.clone())
+                } else {
+                    Expr::and(
+                        Expr::bin(BinOp::Le, x.clone(), idx.clone()),
+                        Expr::bin(
+                            BinOp::Lt,
+                            idx.clone(),
+                            Expr::add(x.clone(), Expr::Const(a.width)),
+                        ),
+                    )
+                };
+                let body = Expr::and(g.clone(), hit);
                 base.push(Expr::or(
                     Expr::not(Expr::eq(sel(t), Expr::Const(i as i64))),
                     body,
@@ -537,22 +550,23 @@ impl<'k> KernelVerifier<'k> {
         // runs to the step budget yields hundreds of thousands of events, so
         // no pairwise scan.
         let mut by_slot: HashMap<(i64, u32), HashSet<[u32; 3]>> = HashMap::new();
+        // A wide access (bytes of a byte-addressed array) fills every cell
+        // it covers.
         for b in t2.events.iter().filter(|x| x.access == q) {
-            by_slot
-                .entry((b.index, b.epochs[e]))
-                .or_default()
-                .insert(b.epochs);
-        }
-        let found = t1
-            .events
-            .iter()
-            .filter(|x| x.access == p)
-            .find(|a| {
+            for cell in b.index..b.index.saturating_add(b.width) {
                 by_slot
-                    .get(&(a.index, a.epochs[e]))
+                    .entry((cell, b.epochs[e]))
+                    .or_default()
+                    .insert(b.epochs);
+            }
+        }
+        let found = t1.events.iter().filter(|x| x.access == p).find_map(|a| {
+            (a.index..a.index.saturating_add(a.width)).find(|cell| {
+                by_slot
+                    .get(&(*cell, a.epochs[e]))
                     .is_some_and(|bs| !lockstep || bs.contains(&a.epochs))
             })
-            .map(|a| a.index);
+        });
         // Instance-level replay: the two accesses happen and collide under
         // the witness (used when the whole run exceeds the step budget).
         let all_vals = |name: &str| values.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
@@ -573,13 +587,22 @@ impl<'k> KernelVerifier<'k> {
             && direct(&model_lookup, &q_exprs.0)
                 .map(|g| g != 0)
                 .unwrap_or(false)
-            && direct(&model_lookup, &p_exprs.1).is_some()
-            && direct(&model_lookup, &p_exprs.1) == direct(&model_lookup, &q_exprs.1);
+            && overlap(
+                direct(&model_lookup, &p_exprs.1),
+                self.accesses[&p].width,
+                direct(&model_lookup, &q_exprs.1),
+                self.accesses[&q].width,
+            )
+            .is_some();
         let index = match found {
             Some(i) => i,
-            None if (!t1.complete || !t2.complete) && instance_ok => {
-                direct(&model_lookup, &p_exprs.1).unwrap_or(0)
-            }
+            None if (!t1.complete || !t2.complete) && instance_ok => overlap(
+                direct(&model_lookup, &p_exprs.1),
+                self.accesses[&p].width,
+                direct(&model_lookup, &q_exprs.1),
+                self.accesses[&q].width,
+            )
+            .unwrap_or(0),
             None => return None,
         };
         let witness = self.witness(values, rel, index);
@@ -693,9 +716,13 @@ impl<'k> KernelVerifier<'k> {
             AccessKind::Write => "writes it",
             AccessKind::Atomic => "updates it atomically",
         };
+        let place = if k.arrays[a.array].byte_addressed {
+            format!("byte {} of `{arr}`", hit.index)
+        } else {
+            format!("`{arr}[{}]`", hit.index)
+        };
         let message = format!(
-            "data race on `{arr}[{}]`: {} {} `{}` (line {}){} while {} {} with `{}` (line {}){}",
-            hit.index,
+            "data race on {place}: {} {} `{}` (line {}){} while {} {} with `{}` (line {}){}",
             fmt_t(ta),
             a.kind.verb(),
             a.text,
@@ -903,4 +930,11 @@ pub(super) struct GroupQuery<'g> {
 /// The selector of thread `t`'s access in a grouped race query.
 pub(super) fn sel(t: u8) -> Expr {
     Expr::Var(Var::new(symbols::selector(t), VarKind::Shared))
+}
+
+/// The first cell two accesses both cover: `[a, a + wa)` and `[b, b + wb)`.
+fn overlap(a: Option<i64>, wa: i64, b: Option<i64>, wb: i64) -> Option<i64> {
+    let (a, b) = (a?, b?);
+    let start = a.max(b);
+    (start < a.saturating_add(wa) && start < b.saturating_add(wb)).then_some(start)
 }

@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub(crate) struct Event {
     pub access: usize,
     pub index: i64,
+    /// Cells from `index` the access covers (see `Access::width`).
+    pub width: i64,
     /// Barriers passed before it: [any level (warp), block or grid, grid].
     pub epochs: [u32; 3],
 }
@@ -82,6 +84,7 @@ impl Interpreter<'_> {
                                 st.trace.events.push(Event {
                                     access: a.id,
                                     index: i,
+                                    width: a.width,
                                     epochs: st.epochs,
                                 });
                             }

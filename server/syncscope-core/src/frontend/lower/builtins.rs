@@ -25,6 +25,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.spec_call(name, node, args) {
             return v;
         }
+        if let Some(v) = self.async_call(name, node, args, template_args) {
+            return v;
+        }
+        if let Some(v) = self.memory_range_call(name, node, args) {
+            return v;
+        }
         if let Some(v) = self.group_call(name, node, args, template_args) {
             return v;
         }
@@ -77,9 +83,18 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     return Value::Int(self.fresh_unknown(name, Scope::Thread));
                 }
-                return match args.first() {
+                let v = match args.first() {
                     Some(a) => self.eval(*a),
                     None => Value::Int(Expr::Const(0)),
+                };
+                // `reinterpret_cast<float4*>(p)`: a view of another element size.
+                let ty = template_args.map(|t| {
+                    let t = self.text(t);
+                    t.trim_start_matches('<').trim_end_matches('>').to_string()
+                });
+                return match ty {
+                    Some(ty) if name.ends_with("_cast") => self.cast_pointer(v, &ty, node),
+                    _ => v,
                 };
             }
             "min" | "max" | "umin" | "umax" | "llmin" | "llmax" | "ullmin" | "ullmax"
@@ -404,13 +419,6 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
-        if let Some((copy, _)) = self.async_pending.first() {
-            let line = copy.start.line + 1;
-            self.unsupported(
-                node,
-                format!("barrier while an asynchronous copy (line {line}) is in flight"),
-            );
-        }
         let id = self.next_barrier;
         self.next_barrier += 1;
         let b = Barrier {
@@ -425,6 +433,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             loops: self.loops.clone(),
         };
         self.emit(Stmt::Barrier(b));
+        self.copies_cross_barrier();
     }
 }
 

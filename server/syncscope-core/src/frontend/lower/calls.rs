@@ -27,6 +27,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let Some(obj) = self.member_base(func) {
                 return self.method_call(obj, &field, node, &args);
             }
+            if let Some(id) = func.field("argument").and_then(|a| self.barrier_object(a)) {
+                return self.barrier_method(id, &field, node, &args);
+            }
             // Methods of cooperative groups: `block.sync()`, `g.thread_rank()`.
             let base = func
                 .field("argument")
@@ -34,6 +37,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .unwrap_or(Value::Local);
             if let Value::Group(g) = base {
                 return self.group_method(g, &field, node, &args);
+            }
+            if let Value::Pipeline(id, block) = base {
+                return self.pipeline_method(id, block, &field, node, &args);
             }
             for a in &args {
                 self.eval(*a);
@@ -55,9 +61,19 @@ impl<'a, 't> Lowerer<'a, 't> {
             );
             return Value::Int(self.fresh_unknown(&field, Scope::Thread));
         }
+        if args.is_empty() {
+            if let Some(def) = self.conversion_of(func) {
+                return self.inline(&def, node, &[], None, None);
+            }
+        }
         let (name, template_args) = match func.kind() {
             "identifier" => {
                 let name = self.text(func);
+                if let Some((_, Value::Function(target))) = self.lookup(&name) {
+                    // A function pointer whose target is known: a call of it.
+                    let target = target.clone();
+                    return self.named_call(&target, node, &args, None);
+                }
                 if let Some((_, v)) = self.lookup(&name) {
                     // A local, a parameter or a member called like a function:
                     // a function pointer or an object with `operator()`.
@@ -140,6 +156,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         };
         self.named_call(&name, node, &args, template_args)
+    }
+
+    /// `SharedMemory<T>()`: a temporary of a struct whose pointer conversion
+    /// operator the code then uses (`T *s = SharedMemory<T>();`). The
+    /// temporary holds nothing else, so the call is its conversion.
+    fn conversion_of(&self, func: Node) -> Option<FunctionDef<'t>> {
+        let name = match func.kind() {
+            "template_function" | "template_type" => self.text(func.field("name")?),
+            "type_identifier" => self.text(func),
+            _ => return None,
+        };
+        self.file.conversions.get(&name).cloned()
     }
 
     pub(super) fn inline(

@@ -8,9 +8,13 @@ impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn eval_cond(&mut self, node: Node) -> Expr {
         match self.eval(node) {
             Value::Int(e) => e.truthy(),
-            Value::Ptr(_) | Value::Local | Value::Group(_) | Value::Dim3(_) | Value::Alias(_) => {
-                Expr::tru()
-            }
+            Value::Ptr(_)
+            | Value::Local
+            | Value::Group(_)
+            | Value::Pipeline(..)
+            | Value::Function(_)
+            | Value::Dim3(_)
+            | Value::Alias(_) => Expr::tru(),
             Value::Opaque(_) | Value::Object(_) => self.fresh_bool("cond", Scope::Thread),
         }
     }
@@ -108,6 +112,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let Some(arg) = node.field("argument") else {
                     return Value::Opaque("address".into());
                 };
+                if let Value::Function(f) = self.named_value_if_function(arg) {
+                    return Value::Function(f);
+                }
                 match self.lvalue(arg) {
                     Some(LValue::Mem { ptr, .. }) => Value::Ptr(ptr),
                     Some(lv @ LValue::Local { .. }) => Value::Alias(Box::new(lv)),
@@ -145,12 +152,27 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Some(v) => {
                     let ty = node.field("type").map(|t| self.text(t)).unwrap_or_default();
                     let val = self.eval(v);
+                    let val = self.cast_pointer(val, &ty, node);
                     self.convert_for_type(&ty, val)
                 }
                 None => Value::Int(Expr::Const(0)),
             },
             "sizeof_expression" | "alignof_expression" => {
                 let t = self.text(node);
+                if let Some(size) = self.sizeof_exact(node) {
+                    return Value::Int(Expr::Const(size));
+                }
+                let inner = t
+                    .trim_start_matches("sizeof")
+                    .trim_start_matches("alignof")
+                    .trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .trim();
+                // `float4`, `int2`: a vector type of unknown name is no scalar.
+                if inner.ends_with(|c: char| c.is_ascii_digit()) {
+                    return Value::Int(self.fresh_unknown(&t, Scope::Grid));
+                }
                 let size = if t.contains("double")
                     || t.contains("long")
                     || t.contains("int64")
@@ -218,6 +240,20 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .field("operator")
                 .map(|o| node_text(&self.src, o) == "&")
                 .unwrap_or(false)
+    }
+
+    /// `&f` of a `__device__` function `f`: the function.
+    fn named_value_if_function(&mut self, node: Node) -> Value {
+        let name = self.text(node);
+        match node.kind() {
+            "identifier" if self.lookup(&name).is_none() => {
+                if self.file.functions.get(&name).is_some_and(|f| !f.is_kernel) {
+                    return Value::Function(name);
+                }
+                Value::Local
+            }
+            _ => Value::Local,
+        }
     }
 
     pub(super) fn identifier(&mut self, node: Node) -> Value {
@@ -292,12 +328,25 @@ impl<'a, 't> Lowerer<'a, 't> {
                 return v;
             }
         }
+        if self.file.functions.get(name).is_some_and(|f| !f.is_kernel) {
+            return Value::Function(name.to_string());
+        }
         if let Some(g) = self.file.global_arrays.iter().find(|g| g.name == name) {
-            let id = if g.declarator.kind() == "array_declarator" {
-                self.add_declared_array(name, MemorySpace::Global, g.declarator)
+            // A file-scope `__shared__` array is one per block.
+            let space = if g.shared {
+                MemorySpace::Shared
             } else {
-                self.add_array(name, MemorySpace::Global, Vec::new())
+                MemorySpace::Global
             };
+            if g.dynamic {
+                return self.extern_shared_buffer(name, &g.elem_type, node);
+            }
+            let id = if g.declarator.kind() == "array_declarator" {
+                self.add_declared_array(name, space, g.declarator)
+            } else {
+                self.add_array(name, space, Vec::new())
+            };
+            self.elem_types.insert(id, g.elem_type.clone());
             return self.base_ptr(id);
         }
         // An identifier we cannot resolve (a constant from an unseen header,
@@ -448,17 +497,21 @@ impl<'a, 't> Lowerer<'a, 't> {
                 } else {
                     Expr::Const(1)
                 };
+                let step = Self::view_step(&p).unwrap_or(step);
                 Value::Ptr(Ptr {
                     array: p.array,
                     offset: Expr::add(p.offset, Expr::mul(i.clone(), step.clone())),
                     inner: Expr::add(p.inner, Expr::mul(i, step)),
                     level: p.level,
+                    view: p.view,
                 })
             }
             (Value::Int(i), Value::Ptr(p)) if op == BinOp::Add => {
                 self.arith(op, Value::Ptr(p), Value::Int(i))
             }
-            (Value::Ptr(a), Value::Ptr(b)) if op == BinOp::Sub && a.array == b.array => {
+            (Value::Ptr(a), Value::Ptr(b))
+                if op == BinOp::Sub && a.array == b.array && a.view == b.view =>
+            {
                 Value::Int(Expr::bin(BinOp::Sub, a.offset, b.offset))
             }
             (Value::Ptr(_), _) | (_, Value::Ptr(_)) if op.is_comparison() => {

@@ -5,9 +5,8 @@
 //! free functions `cg::sync(g)`, `cg::synchronize(g)`, `cg::reduce`. A
 //! tile's `sync()` orders only that tile's threads: it is a warp-level
 //! barrier of a group of N threads, and the kernel records N so the
-//! verifier pairs threads of one tile. `cg::memcpy_async` + `cg::wait` are
-//! modelled (see `memcpy_async`); `cuda::pipeline`, `cuda::memcpy_async`
-//! and `cuda::barrier` stay calls the model cannot follow (`not-verified`).
+//! verifier pairs threads of one tile. `cg::memcpy_async`, `cg::wait` and
+//! `cg::wait_prior<N>` are asynchronous copies: see `asynccopy`.
 
 use super::*;
 
@@ -72,12 +71,6 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Group(g) => self.group_method(g, "sync", node, &[]),
                 _ => return None,
             },
-            "memcpy_async" if args.len() == 4 || args.len() == 5 => {
-                let Value::Group(g) = self.eval(args[0]) else {
-                    return None;
-                };
-                self.memcpy_async(g, node, args)
-            }
             "wait" | "wait_prior" if !args.is_empty() => {
                 let Value::Group(g) = self.eval(args[0]) else {
                     return None;
@@ -91,20 +84,17 @@ impl<'a, 't> Lowerer<'a, 't> {
                     None => Some(0),
                     Some(t) => self.eval_snippet_const(&t),
                 };
-                if prior != Some(0) {
-                    self.unsupported(
+                match prior {
+                    Some(0) => self.complete(asynccopy::Channel::Group, asynccopy::Completion::All),
+                    Some(n) => {
+                        self.complete(asynccopy::Channel::Group, asynccopy::Completion::Prior(n))
+                    }
+                    None => self.unsupported(
                         node,
-                        "`cg::wait_prior<N>` with N > 0 (copies left in flight)",
-                    );
-                    return Some(Value::Int(Expr::Const(0)));
+                        "`cg::wait_prior<N>` with an N the model cannot evaluate",
+                    ),
                 }
-                // Every copy this thread submitted has landed; then the group
-                // synchronises. A wait on a path the copy did not need to
-                // take (in a branch) proves nothing for the other paths.
-                if self.dry == 0 {
-                    let path = self.path.clone();
-                    self.async_pending.retain(|(_, p)| !p.starts_with(&path));
-                }
+                // Then the group synchronises.
                 self.group_method(g, "sync", node, &[])
             }
             "reduce" | "inclusive_scan" | "exclusive_scan" if !args.is_empty() => {
@@ -226,72 +216,6 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
-    /// `cg::memcpy_async(group, dst, src, bytes)` (or with element counts:
-    /// `(group, dst, n, src, n)`): the group copies `src` into `dst`
-    /// asynchronously until `cg::wait(group)`. The copy is split between the
-    /// group's threads in a way the code does not say, so each thread is
-    /// modelled as reading any element of `src` from the pointer on and
-    /// updating any element of `dst` -- as atomic updates, which conflict
-    /// with every plain access of another thread in the same barrier
-    /// interval but not with the other threads' parts of the copy. The
-    /// interval ends at the wait, whose group barrier orders the copy
-    /// before what follows; a barrier before it is outside the model.
-    fn memcpy_async(&mut self, g: GroupKind, node: Node, args: &[Node]) -> Value {
-        let (dst_at, src_at) = if args.len() == 4 { (1, 2) } else { (1, 3) };
-        let mut dst = None;
-        let mut src = None;
-        for (i, a) in args.iter().enumerate().skip(1) {
-            let v = self.eval(*a);
-            if i == dst_at {
-                dst = Some(v);
-            } else if i == src_at {
-                src = Some(v);
-            }
-        }
-        let group_ok = match g {
-            GroupKind::Block => true,
-            GroupKind::Tile(n) => (1..=32).contains(&n) && n & (n - 1) == 0,
-            _ => false,
-        };
-        let (Some(Value::Ptr(dst)), Some(Value::Ptr(src)), true) = (dst, src, group_ok) else {
-            self.unsupported(
-                node,
-                "`memcpy_async` of a group or of pointers the model does not track",
-            );
-            return Value::Int(Expr::Const(0));
-        };
-        if self.dry > 0 {
-            return Value::Int(Expr::Const(0));
-        }
-        let text = self.text(node);
-        for (p, kind) in [(src, AccessKind::Read), (dst, AccessKind::Atomic)] {
-            if kind == AccessKind::Atomic {
-                self.async_targets.insert(p.array);
-                if self.atomic_targets.contains(&p.array) {
-                    self.async_and_atomic(p.array, node);
-                }
-            }
-            let Expr::Var(v) = self.fresh_unknown("copied_element", Scope::Thread) else {
-                continue;
-            };
-            let any = Expr::Var(Var::new(
-                v.name,
-                VarKind::Unknown {
-                    scope: Scope::Thread,
-                    lo: 0,
-                    hi: i32::MAX as i64,
-                },
-            ));
-            let mut bounds = Vec::new();
-            if let LValue::Mem { ptr, bounds: b } = self.subscript(p, any, &mut bounds) {
-                self.record_access(kind, &ptr, &b, Some(node), &text);
-            }
-        }
-        let span = self.span(node);
-        self.async_pending.push((span, self.path.clone()));
-        Value::Int(Expr::Const(0))
-    }
-
     pub(super) fn note_atomic_target(&mut self, array: ArrayId, node: Node) {
         if self.dry > 0 {
             return;
@@ -302,25 +226,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
-    fn async_and_atomic(&mut self, array: ArrayId, node: Node) {
+    pub(super) fn async_and_atomic(&mut self, array: ArrayId, node: Node) {
         let name = self.arrays[array].name.clone();
         self.unsupported(
             node,
             format!("atomics on `{name}`, which an asynchronous copy also writes"),
         );
-    }
-
-    /// A loop body is lowered once for every iteration: copies it leaves in
-    /// flight would be in flight at the start of the next, which the body's
-    /// model did not assume.
-    pub(super) fn async_copies_left_by_iteration(&mut self, before: usize, node: Node) {
-        if self.dry == 0 && self.async_pending.len() > before {
-            let line = self.async_pending[before].0.start.line + 1;
-            self.unsupported(
-                node,
-                format!("an asynchronous copy (line {line}) still in flight at the end of a loop iteration"),
-            );
-        }
     }
 
     /// `cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);`

@@ -25,6 +25,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
+        let mut grid_seen = [false; 3];
+        dims_used(
+            node_text(&self.src.clone(), node),
+            &mut self.block_dims_used,
+            &mut grid_seen,
+        );
         let launched = std::mem::take(&mut self.launch_template_args);
         self.bind_template_params(def, (!launched.is_empty()).then_some(launched));
         if let Some(params) = node
@@ -65,7 +71,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.exhausted {
             self.unsupported(node, "kernel too large to model within the step budget");
         }
-        let body = std::mem::take(self.out.last_mut().expect("output"));
+        let mut body = std::mem::take(self.out.last_mut().expect("output"));
+        self.byte_addressing(&mut body);
         let ticket_counters = self.ticket_counters(&body);
         let mut block_used = [true, false, false];
         let mut grid_used = [false, false, false];
@@ -171,6 +178,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let ty = p.field("type").map(|t| self.text(t)).unwrap_or_default();
         if is_pointer {
             let id = self.add_array(&name, MemorySpace::Global, vec![None]);
+            self.elem_types.insert(id, ty.clone());
             let v = self.base_ptr(id);
             self.declare(&name, v);
         } else if let Some((lo, hi)) = int_range(&ty) {
@@ -182,7 +190,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             .filter(|t| self.file.structs.contains_key(t) && decl.kind() == "identifier")
         {
             // A struct passed by value: its members are grid-uniform unknowns;
-            // a pointer member points we do not know where.
+            // a pointer member is an array of its own, distinct from the
+            // other pointers like distinct pointer parameters (the same
+            // documented assumption: the launch passes distinct buffers).
             let scope = self.scopes.len() - 1;
             self.init_object(scope, &name, &sty, 0);
             let obj = (scope, name.clone(), sty);
@@ -191,7 +201,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let v = match self.scopes[scope].get(&key) {
                     Some(Value::Object(_) | Value::Local) => continue,
                     _ if self.member_is_pointer(&obj, &suffix) => {
-                        Value::Opaque(format!("pointer member `{key}` of a struct parameter"))
+                        let id = self.add_array(&key, MemorySpace::Global, vec![None]);
+                        self.base_ptr(id)
                     }
                     _ => Value::Int(self.fresh_unknown(&key, Scope::Grid)),
                 };

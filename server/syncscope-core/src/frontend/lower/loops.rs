@@ -234,12 +234,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         });
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
-        let copies_before = self.async_pending.len();
+        self.async_loop_enter();
         if let Some(b) = body_node {
             self.statement(b);
         }
         // The next iteration starts with the copies this one left in flight.
-        self.async_copies_left_by_iteration(copies_before, node);
+        self.async_loop_exit(node);
         if let Some(f) = self.frames.last_mut() {
             f.continued = Expr::fals();
         }
@@ -373,6 +373,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     offset: off.clone(),
                     inner: off,
                     level: p.level,
+                    view: p.view.clone(),
                 })
             }
             _ => Value::Int(self.fresh_unknown(name, scope)),
@@ -414,6 +415,7 @@ pub(super) fn entry_value(name: &str, v: &Value) -> (Value, String) {
                 offset: var.clone(),
                 inner: var,
                 level: p.level,
+                view: p.view.clone(),
             }),
             marker,
         ),
@@ -431,7 +433,9 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
     let x = |e: &Expr| matches!(e, Expr::Var(v) if *v.name == *marker);
     let end_e = match (before, end) {
         (Value::Int(_), Value::Int(e)) => e.clone(),
-        (Value::Ptr(b), Value::Ptr(p)) if b.array == p.array => p.offset.clone(),
+        (Value::Ptr(b), Value::Ptr(p)) if b.array == p.array && b.view == p.view => {
+            p.offset.clone()
+        }
         _ => return Update::Havoc(Scope::Thread),
     };
     if x(&end_e) {
@@ -502,6 +506,7 @@ pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
                 offset: closed(&p.offset),
                 inner: Expr::add(p.inner.clone(), delta),
                 level: p.level,
+                view: p.view.clone(),
             })
         }
         other => other.clone(),

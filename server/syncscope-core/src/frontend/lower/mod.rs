@@ -9,6 +9,7 @@
 //! unknowns. A construct the model cannot represent is recorded as
 //! `Unsupported` and makes the kernel `not-verified`.
 
+mod asynccopy;
 mod builtins;
 mod calls;
 mod expressions;
@@ -19,6 +20,7 @@ mod objects;
 mod places;
 mod spec;
 mod statements;
+mod views;
 
 pub(crate) use kernel::lower_kernel;
 
@@ -69,6 +71,9 @@ struct Ptr {
     inner: Expr,
     /// The dimension the next subscript indexes.
     level: usize,
+    /// Another element type the pointer sees memory as (then `offset` counts
+    /// bytes, or elements of a type of unknown size).
+    view: Option<views::View>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -99,6 +104,11 @@ enum Value {
     Alias(Box<LValue>),
     /// A pointer of unknown origin.
     Opaque(String),
+    /// A `__device__` function of the file named as a value (a function
+    /// pointer whose target is known).
+    Function(String),
+    /// A `cuda::pipeline` (its number in the kernel; block scope or not).
+    Pipeline(usize, bool),
     /// An object of a struct the file defines (its type). Its members are
     /// locals of the same scope named `object.member` (nested objects:
     /// `object.inner.member`), so branches merge and loops summarise them
@@ -140,6 +150,14 @@ struct Lowerer<'a, 't> {
     arrays: Vec<Array>,
     array_names: HashMap<String, ArrayId>,
     extern_shared: Option<ArrayId>,
+    /// `__shared__` objects of the file's structs (by their cell), and the
+    /// arrays their array members are.
+    shared_objects: HashMap<ArrayId, String>,
+    member_arrays: HashMap<(ArrayId, String), ArrayId>,
+    /// Declared element types of arrays (for byte sizes), where known.
+    elem_types: HashMap<ArrayId, String>,
+    /// Accesses recorded through a view, by access id.
+    viewed: HashMap<usize, views::Recorded>,
     scopes: Vec<HashMap<String, Value>>,
     frame_base: usize,
     path: Vec<Expr>,
@@ -192,9 +210,20 @@ struct Lowerer<'a, 't> {
     spec_access_predicate: Option<String>,
     /// Evaluating a loop's condition (where GPUVerify's invariants are).
     loop_head: usize,
-    /// `cg::memcpy_async` copies not yet waited for: where, and the path
-    /// condition they were issued under.
-    async_pending: Vec<(Span, Vec<Expr>)>,
+    /// Asynchronous copies in flight and pipeline stages (see `asynccopy`).
+    async_state: asynccopy::AsyncState,
+    async_seq: usize,
+    async_batch: usize,
+    /// Loop bodies being lowered, innermost last.
+    async_loops: Vec<asynccopy::LoopAsync>,
+    next_pipeline: usize,
+    /// `cuda::barrier` objects in shared memory: whether `init` gave them
+    /// the whole block (None: not initialised in the kernel).
+    barrier_objects: HashMap<ArrayId, Option<bool>>,
+    /// After `bar.arrive()`: the next access id then.
+    split_arrive: Option<usize>,
+    /// Block dimensions the kernel mentions (x, y, z).
+    block_dims_used: [bool; 3],
     /// Arrays an asynchronous copy writes, and arrays atomics update: the
     /// copy's writes are modelled as atomic updates, so both on one array
     /// is outside the model.
@@ -241,6 +270,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             arrays: Vec::new(),
             array_names: HashMap::new(),
             extern_shared: None,
+            elem_types: HashMap::new(),
+            shared_objects: HashMap::new(),
+            member_arrays: HashMap::new(),
+            viewed: HashMap::new(),
             scopes: vec![HashMap::new()],
             frame_base: 0,
             path: Vec::new(),
@@ -271,7 +304,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             spec_depth: 0,
             spec_access_predicate: None,
             loop_head: 0,
-            async_pending: Vec::new(),
+            async_state: Default::default(),
+            async_seq: 0,
+            async_batch: 0,
+            async_loops: Vec::new(),
+            next_pipeline: 0,
+            barrier_objects: HashMap::new(),
+            split_arrive: None,
+            block_dims_used: [true, false, false],
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),
             atomic_updates: Vec::new(),

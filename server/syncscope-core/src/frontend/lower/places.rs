@@ -56,6 +56,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             name: name.to_string(),
             space,
             dims,
+            byte_addressed: false,
         });
         self.array_names.insert(name.to_string(), id);
         id
@@ -67,6 +68,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             offset: Expr::Const(0),
             inner: Expr::Const(0),
             level: 0,
+            view: None,
         })
     }
 
@@ -99,20 +101,29 @@ impl<'a, 't> Lowerer<'a, 't> {
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),
                         level: 0,
+                        view: None,
                     });
                 }
-                if self
+                if let Some(g) = self
                     .file
                     .global_arrays
                     .iter()
-                    .any(|g| g.name == name && g.declarator.kind() == "identifier")
+                    .find(|g| g.name == name && g.declarator.kind() == "identifier")
                 {
-                    let id = self.add_array(name, MemorySpace::Global, Vec::new());
+                    let space = if g.shared {
+                        MemorySpace::Shared
+                    } else {
+                        MemorySpace::Global
+                    };
+                    let ty = g.elem_type.clone();
+                    let id = self.add_array(name, space, Vec::new());
+                    self.elem_types.insert(id, ty);
                     return Some(Ptr {
                         array: id,
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),
                         level: 0,
+                        view: None,
                     });
                 }
                 None
@@ -132,6 +143,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
+        if let Some(member) = self.shared_member_array(node) {
+            // `t.v` of a `__shared__` object: its array member (decays).
+            return self.base_ptr(member);
+        }
         if let Some((scope, path, _)) = self.member_base(node) {
             // `acc.p`, `this->p`: the member's local.
             let key = format!("{path}.{field}");
@@ -312,7 +327,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             return match base {
                 Value::Ptr(p) => {
                     let ndims = self.arrays[p.array].dims.len();
-                    if p.level + 1 < ndims {
+                    if p.view.is_none() && p.level + 1 < ndims {
                         if let Some(b) = self.dim_bound(p.array, p.level, &idx) {
                             bounds.push(b);
                         }
@@ -323,6 +338,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                                 offset: Expr::add(p.offset, Expr::mul(idx, stride)),
                                 inner: Expr::Const(0),
                                 level: p.level + 1,
+                                view: None,
                             }),
                             bounds,
                         ))
@@ -342,11 +358,51 @@ impl<'a, 't> Lowerer<'a, 't> {
                 other => Some((other, bounds)),
             };
         }
+        if let Some(member) = self.shared_member_array(arg) {
+            return Some((self.base_ptr(member), Vec::new()));
+        }
         let v = self.eval(arg);
         Some((v, Vec::new()))
     }
 
+    /// `t.v` of a `__shared__` object `t` of a struct with an array member
+    /// `v`: an array of its own (members of a struct do not overlap), one
+    /// per block like `t`.
+    pub(super) fn shared_member_array(&mut self, node: Node) -> Option<ArrayId> {
+        if node.kind() != "field_expression" || self.shared_objects.is_empty() {
+            return None;
+        }
+        let op = self.text(node.field("operator")?);
+        let base = node.field("argument")?;
+        if op != "." || base.kind() != "identifier" {
+            return None;
+        }
+        let obj = self.scalar_memory(&self.text(base))?.array;
+        let ty = self.shared_objects.get(&obj)?.clone();
+        let field = self.text(node.field("field")?);
+        if let Some(&id) = self.member_arrays.get(&(obj, field.clone())) {
+            return Some(id);
+        }
+        let f = self
+            .struct_fields(&ty)
+            .into_iter()
+            .find(|f| f.name == field && f.array && !f.pointer)?;
+        let dims = f
+            .dims
+            .iter()
+            .map(|d| self.eval_snippet_const(d).filter(|n| *n > 0))
+            .collect();
+        let name = format!("{}.{field}", self.arrays[obj].name);
+        let id = self.add_array(&name, MemorySpace::Shared, dims);
+        self.elem_types.insert(id, f.elem_type.clone());
+        self.member_arrays.insert((obj, field), id);
+        Some(id)
+    }
+
     pub(super) fn subscript(&mut self, p: Ptr, idx: Expr, bounds: &mut Vec<Expr>) -> LValue {
+        if p.view.is_some() {
+            return self.view_subscript(p, idx, bounds);
+        }
         let ndims = self.arrays[p.array].dims.len();
         let space = self.arrays[p.array].space;
         let offset = Expr::add(
@@ -381,6 +437,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 offset,
                 inner: Expr::add(p.inner, idx),
                 level,
+                view: None,
             },
             bounds,
         }
@@ -407,11 +464,13 @@ impl<'a, 't> Lowerer<'a, 't> {
         };
         let id = self.next_access;
         self.next_access += 1;
+        self.note_view_access(ptr, id);
         let access = Access {
             id,
             array: ptr.array,
             kind,
             index: ptr.offset.clone(),
+            width: 1,
             guard,
             span,
             text: text.to_string(),

@@ -220,26 +220,34 @@ impl<'a, 't> Lowerer<'a, 't> {
             };
             if shared {
                 if self.dry > 0 {
-                    if let Some(&id) = self.array_names.get(&name) {
+                    if is_extern && self.extern_shared.is_some() {
+                        let v = self.extern_shared_buffer(&name, &ty, node);
+                        self.declare(&name, v);
+                    } else if let Some(&id) = self.array_names.get(&name) {
                         let v = self.base_ptr(id);
                         self.declare(&name, v);
                     }
                     continue;
                 }
-                let id = if is_extern {
-                    match self.extern_shared {
-                        Some(id) => id,
-                        None => {
-                            let id = self.add_array(&name, MemorySpace::Shared, vec![None]);
-                            self.extern_shared = Some(id);
-                            id
-                        }
-                    }
-                } else if let Some(&id) = self.array_names.get(&name) {
+                if is_extern {
+                    let v = self.extern_shared_buffer(&name, &ty, node);
+                    self.declare(&name, v);
+                    continue;
+                }
+                let id = if let Some(&id) = self.array_names.get(&name) {
                     id
                 } else {
-                    self.add_declared_array(&name, MemorySpace::Shared, inner)
+                    let id = self.add_declared_array(&name, MemorySpace::Shared, inner);
+                    self.elem_types.insert(id, ty.clone());
+                    id
                 };
+                if let Some(sty) = struct_ty.clone().filter(|_| inner.kind() == "identifier") {
+                    self.shared_objects.insert(id, sty);
+                }
+                // `__shared__ cuda::barrier<cuda::thread_scope_block> bar;`
+                if ty.contains("barrier") && inner.kind() == "identifier" {
+                    self.barrier_objects.entry(id).or_insert(None);
+                }
                 let v = self.base_ptr(id);
                 self.declare(&name, v);
                 continue;
@@ -311,7 +319,19 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                 }
             };
-            let value = if is_array { Value::Local } else { value };
+            // A local array of pointers: which element a thread picks, and so
+            // which buffer it reaches, is not tracked; never a dropped access.
+            let value = if contains_kind(inner, "array_declarator")
+                && contains_kind(inner, "pointer_declarator")
+            {
+                Value::Opaque(format!(
+                    "pointer loaded from the local array of pointers `{name}`"
+                ))
+            } else if is_array {
+                Value::Local
+            } else {
+                value
+            };
             self.declare(&name, value);
         }
     }
@@ -421,6 +441,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         else_node: Option<Node>,
     ) {
         let before = self.scopes.clone();
+        let async_before = self.async_branch_start();
         self.out.push(Vec::new());
         self.path.push(cond.clone());
         self.cond_spans.push((cond_span, cond.clone()));
@@ -431,6 +452,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.cond_spans.pop();
         let then_stmts = self.out.pop().unwrap_or_default();
         let then_env = std::mem::replace(&mut self.scopes, before);
+        let then_async = self.async_branch_switch(async_before);
         self.out.push(Vec::new());
         let neg = Expr::not(cond.clone());
         self.path.push(neg.clone());
@@ -441,6 +463,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.path.pop();
         self.cond_spans.pop();
         let else_stmts = self.out.pop().unwrap_or_default();
+        self.async_branch_merge(then_async);
         self.merge_env(&cond, then_env);
         self.emit_branch(then_stmts, else_stmts);
     }
@@ -482,7 +505,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let m = Expr::ite(cond.clone(), a, b);
                 Value::Int(self.bound(m, Scope::Thread))
             }
-            (Value::Ptr(a), Value::Ptr(b)) if a.array == b.array && a.level == b.level => {
+            (Value::Ptr(a), Value::Ptr(b))
+                if a.array == b.array && a.level == b.level && a.view == b.view =>
+            {
                 let offset = Expr::ite(cond.clone(), a.offset, b.offset);
                 let inner = Expr::ite(cond.clone(), a.inner, b.inner);
                 Value::Ptr(Ptr {
@@ -490,6 +515,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     offset: self.bound(offset, Scope::Thread),
                     inner: self.bound(inner, Scope::Thread),
                     level: a.level,
+                    view: a.view,
                 })
             }
             (Value::Ptr(_), _) | (_, Value::Ptr(_)) => {
@@ -544,9 +570,18 @@ impl<'a, 't> Lowerer<'a, 't> {
         );
         let assigned = assigned_names(body, &self.src, self.file, &mut self.assigned_memo);
         let before = self.scopes.clone();
+        // Asynchronous copies: a case starts from the state before the
+        // switch or, falling through, after the previous case; after the
+        // switch a copy is in flight if it is after any case (or none).
+        let async_before = self.async_branch_start();
+        let mut async_ends: Vec<_> = Vec::new();
         let mut fallthrough = Expr::fals();
         let mut bodies = Vec::new();
         for (case, val) in cases.iter().zip(values) {
+            self.async_branch_switch(async_before.clone());
+            if let Some(prev) = async_ends.last().cloned() {
+                self.async_branch_merge(prev);
+            }
             let matches = match val {
                 Some(e) => Expr::eq(v.clone(), e),
                 None => any_match.clone(),
@@ -578,6 +613,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             let frame = self.frames.pop().expect("switch frame");
             fallthrough = Expr::and(enter, Expr::not(frame.broke));
             bodies.push(stmts);
+            async_ends.push(self.async_branch_start());
+        }
+        self.async_branch_switch(async_before);
+        for end in async_ends {
+            self.async_branch_merge(end);
         }
         self.scopes = before;
         let mut assigned: Vec<String> = assigned.into_iter().collect();

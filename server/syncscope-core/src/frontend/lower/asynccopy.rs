@@ -1,0 +1,886 @@
+//! Asynchronous copies and the objects that complete them:
+//! `cg::memcpy_async` with `cg::wait` / `cg::wait_prior<N>`,
+//! `cuda::memcpy_async` into a `cuda::pipeline` (`producer_commit`,
+//! `consumer_wait`, `cuda::pipeline_consumer_wait_prior<N>`) or a
+//! `cuda::barrier` (`arrive_and_wait`), and the pipeline primitives
+//! (`__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`).
+//!
+//! A copy is a write of its destination that may land at any time from its
+//! issue until the operation that completes it. It is recorded where it is
+//! issued and recorded again after every barrier it is still in flight
+//! across, so it conflicts with every access of another thread in each of
+//! those barrier intervals; once completed it is an ordinary write, ordered
+//! for other threads only by a later barrier. A copy a loop iteration leaves
+//! in flight is in the iteration's tail interval, which the verifier pairs
+//! with the next iteration's head; it must be completed before the next
+//! iteration's first barrier, else the loop is reported `not-verified`.
+
+use super::*;
+
+/// What completes a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Channel {
+    /// `cg::memcpy_async`: `cg::wait` / `cg::wait_prior<N>` of the group.
+    Group,
+    /// A `cuda::pipeline` (numbered in the kernel).
+    Pipeline(usize),
+    /// The pipeline primitives of one thread (`__pipeline_*`).
+    Primitives,
+    /// A `cuda::barrier` (its shared cell).
+    Barrier(ArrayId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Completion {
+    /// Every copy of the channel.
+    All,
+    /// All but the N most recent copies (a group) or committed batches.
+    Prior(i64),
+    /// The oldest committed batch (`consumer_wait`).
+    Oldest,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct PendingCopy {
+    seq: usize,
+    channel: Channel,
+    /// The commit batch of a pipeline copy, once committed.
+    batch: Option<usize>,
+    /// The path condition it was issued under.
+    path: Vec<Expr>,
+    /// Where it was issued, for messages.
+    span: Span,
+    /// Its accesses as first recorded (the destination's write, the
+    /// source's read), recorded again after each barrier it crosses.
+    accesses: Vec<Access>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Commit {
+    channel: Channel,
+    batch: usize,
+    path: Vec<Expr>,
+    consumed: bool,
+    /// Made in a loop that has ended: it stands for one batch per iteration,
+    /// so which one is the oldest is not known.
+    repeated: bool,
+}
+
+/// The state of the asynchronous copies at one point of the lowering.
+#[derive(Clone, Debug, Default)]
+pub(super) struct AsyncState {
+    pending: Vec<PendingCopy>,
+    commits: Vec<Commit>,
+}
+
+/// An operation of a loop body before its first barrier, on the body's own
+/// path (always executed by an iteration that gets there).
+#[derive(Clone, Debug)]
+enum Op {
+    Issue(Channel),
+    Commit(Channel),
+    Complete(Channel, Completion),
+}
+
+/// A loop body being lowered.
+#[derive(Clone, Debug)]
+pub(super) struct LoopAsync {
+    first_seq: usize,
+    first_batch: usize,
+    /// Commits not consumed when the body started.
+    open_at_start: Vec<usize>,
+    path_len: usize,
+    /// The body's operations before its first barrier.
+    log: Vec<Op>,
+    /// No barrier yet: operations are still logged.
+    recording: bool,
+    /// Channels whose oldest stage the body waits for (`consumer_wait`).
+    waits_oldest: Vec<Channel>,
+    /// Copies in flight when the body started (they stand for the copies
+    /// an earlier iteration leaves), and those of them still in flight at
+    /// a first barrier of the body on some path.
+    start: Vec<(usize, Channel)>,
+    survivors: Vec<usize>,
+}
+
+impl<'a, 't> Lowerer<'a, 't> {
+    /// `cuda::*` and primitive calls of asynchronous copies; `None` for
+    /// any other name.
+    pub(super) fn async_call(
+        &mut self,
+        name: &str,
+        node: Node,
+        args: &[Node],
+        template_args: Option<Node>,
+    ) -> Option<Value> {
+        let prior_arg = |lw: &mut Self| -> Option<i64> {
+            let t = template_args.and_then(|t| {
+                let mut c = t.walk();
+                let first = t.named_children(&mut c).next();
+                first.map(|n| lw.text(n))
+            })?;
+            lw.eval_snippet_const(&t)
+        };
+        match name {
+            "make_pipeline" => {
+                for a in args {
+                    self.eval(*a);
+                }
+                let id = self.next_pipeline;
+                self.next_pipeline += 1;
+                Some(Value::Pipeline(id, !args.is_empty()))
+            }
+            "memcpy_async" if args.len() == 4 || args.len() == 5 => {
+                let vals: Vec<Value> = args
+                    .iter()
+                    .map(|a| match self.barrier_object(*a) {
+                        // The barrier object itself, not a read of its cell.
+                        Some(id) => self.base_ptr(id),
+                        None => self.eval_buffer(*a),
+                    })
+                    .collect();
+                Some(self.memcpy_async_call(node, &vals))
+            }
+            "pipeline_consumer_wait_prior" if args.len() == 1 => {
+                let pipe = self.eval(args[0]);
+                let n = prior_arg(self);
+                match (pipe, n) {
+                    (Value::Pipeline(id, block), Some(n)) => {
+                        self.pipeline_wait(id, block, Completion::Prior(n), node)
+                    }
+                    _ => self.unsupported(
+                        node,
+                        "`pipeline_consumer_wait_prior` of a pipeline the model does not track",
+                    ),
+                }
+                Some(Value::Int(Expr::Const(0)))
+            }
+            "__pipeline_memcpy_async" if args.len() >= 3 => {
+                let vals: Vec<Value> = args.iter().map(|a| self.eval_buffer(*a)).collect();
+                self.issue(
+                    Channel::Primitives,
+                    false,
+                    node,
+                    &vals[0],
+                    &vals[1],
+                    &vals[2],
+                );
+                Some(Value::Int(Expr::Const(0)))
+            }
+            "__pipeline_commit" => {
+                self.commit(Channel::Primitives);
+                Some(Value::Int(Expr::Const(0)))
+            }
+            "__pipeline_wait_prior" if args.len() == 1 => {
+                match self.eval(args[0]) {
+                    Value::Int(Expr::Const(n)) => {
+                        self.complete(Channel::Primitives, Completion::Prior(n))
+                    }
+                    _ => self.unsupported(
+                        node,
+                        "`__pipeline_wait_prior` with a count the model cannot evaluate",
+                    ),
+                }
+                Some(Value::Int(Expr::Const(0)))
+            }
+            "init" if args.len() == 2 => {
+                let Value::Ptr(p) = self.eval(args[0]) else {
+                    return None;
+                };
+                if !self.barrier_objects.contains_key(&p.array) {
+                    return None;
+                }
+                let count = self.eval(args[1]);
+                let full = self.is_block_size(&count);
+                if self.dry == 0 {
+                    self.barrier_objects.insert(p.array, Some(full));
+                }
+                // Initialising writes the barrier: the threads that use it
+                // must be ordered after it.
+                let text = self.text(node);
+                self.record_access(AccessKind::Write, &p, &[], Some(node), &text);
+                Some(Value::Int(Expr::Const(0)))
+            }
+            _ => None,
+        }
+    }
+
+    /// An argument that may be a row of a multi-dimensional array (`buf[s]`
+    /// of `buf[2][N]`): the row's pointer, not a read of an element.
+    fn eval_buffer(&mut self, arg: Node) -> Value {
+        if arg.kind() == "subscript_expression" {
+            self.dry += 1;
+            let row = matches!(self.lvalue_base(arg), Some((Value::Ptr(_), _)));
+            self.dry -= 1;
+            if row {
+                if let Some((v, _)) = self.lvalue_base(arg) {
+                    return v;
+                }
+            }
+        }
+        self.eval(arg)
+    }
+
+    /// The `cuda::barrier` a name designates, if it is one.
+    pub(super) fn barrier_object(&mut self, node: Node) -> Option<ArrayId> {
+        if node.kind() != "identifier" || self.barrier_objects.is_empty() {
+            return None;
+        }
+        let name = self.text(node);
+        let p = self.scalar_memory(&name)?;
+        self.barrier_objects
+            .contains_key(&p.array)
+            .then_some(p.array)
+    }
+
+    /// Whether a count is the number of threads of the block.
+    fn is_block_size(&self, v: &Value) -> bool {
+        let Value::Int(e) = v else { return false };
+        let dim = |d: u8| {
+            Expr::Var(Var::new(
+                format!("blockDim.{}", DIMS[d as usize]),
+                VarKind::BlockDim(d),
+            ))
+        };
+        let block = Expr::mul(dim(0), Expr::mul(dim(1), dim(2)));
+        // `blockDim.x` is the whole block when the kernel is one-dimensional
+        // (a dimension it never mentions is 1: docs/architecture.md).
+        *e == block || (*e == dim(0) && !self.block_dims_used[1] && !self.block_dims_used[2])
+    }
+
+    /// `cg::memcpy_async(group, dst, src, bytes)`,
+    /// `cg::memcpy_async(group, dst, n, src, n)`,
+    /// `cuda::memcpy_async(dst, src, bytes, pipe_or_barrier)`,
+    /// `cuda::memcpy_async(group, dst, src, bytes, pipe_or_barrier)`.
+    fn memcpy_async_call(&mut self, node: Node, vals: &[Value]) -> Value {
+        let target = match vals.last() {
+            Some(Value::Pipeline(id, block)) => Some((Channel::Pipeline(*id), *block)),
+            Some(Value::Ptr(p)) if self.barrier_objects.contains_key(&p.array) => {
+                self.use_barrier(p.array, node);
+                Some((Channel::Barrier(p.array), false))
+            }
+            _ => None,
+        };
+        match (&vals[0], target, vals.len()) {
+            (Value::Group(g), None, 4) => {
+                self.group_copy(*g, Channel::Group, node, &vals[1], &vals[2], &vals[3])
+            }
+            // Element counts: `(group, dst, n, src, n)`.
+            (Value::Group(g), None, 5) => {
+                let bytes = Value::Int(Expr::Const(-1));
+                self.group_copy(*g, Channel::Group, node, &vals[1], &vals[3], &bytes)
+            }
+            (Value::Group(g), Some((ch, block)), 5) => {
+                if block {
+                    self.block_scope_pipeline(node);
+                }
+                self.group_copy(*g, ch, node, &vals[1], &vals[2], &vals[3])
+            }
+            (_, Some((ch, block)), 4) => {
+                if block {
+                    self.block_scope_pipeline(node);
+                }
+                self.issue(ch, false, node, &vals[0], &vals[1], &vals[2]);
+            }
+            _ => self.unsupported(
+                node,
+                "`memcpy_async` with a group, pipeline or barrier the model does not track",
+            ),
+        }
+        Value::Int(Expr::Const(0))
+    }
+
+    fn block_scope_pipeline(&mut self, node: Node) {
+        self.unsupported(
+            node,
+            "a block-scope `cuda::pipeline` (its `consumer_wait` orders every thread's copies of a stage, which the model does not represent)",
+        );
+    }
+
+    fn group_copy(
+        &mut self,
+        g: GroupKind,
+        ch: Channel,
+        node: Node,
+        dst: &Value,
+        src: &Value,
+        bytes: &Value,
+    ) {
+        let group_ok = match g {
+            GroupKind::Block => true,
+            GroupKind::Tile(n) => (1..=32).contains(&n) && n & (n - 1) == 0,
+            _ => false,
+        };
+        if !group_ok {
+            self.unsupported(node, "`memcpy_async` of a group the model does not track");
+            return;
+        }
+        self.issue(ch, true, node, dst, src, bytes);
+    }
+
+    /// One copy of `bytes` bytes (a constant, or unknown) from `src` to
+    /// `dst`: by the whole group (`collective`: any thread may copy any
+    /// element, recorded as atomic updates that conflict with every plain
+    /// access of another thread but not with the rest of the copy), or by
+    /// this thread alone.
+    fn issue(
+        &mut self,
+        ch: Channel,
+        collective: bool,
+        node: Node,
+        dst: &Value,
+        src: &Value,
+        bytes: &Value,
+    ) {
+        let (Value::Ptr(dst), Value::Ptr(src)) = (dst, src) else {
+            self.unsupported(node, "`memcpy_async` of pointers the model does not track");
+            return;
+        };
+        if self.dry > 0 {
+            return;
+        }
+        let text = self.text(node);
+        let first = self.next_access;
+        let write = if collective {
+            AccessKind::Atomic
+        } else {
+            AccessKind::Write
+        };
+        for (p, kind) in [(src, AccessKind::Read), (dst, write)] {
+            if kind == AccessKind::Atomic {
+                self.async_targets.insert(p.array);
+                if self.atomic_targets.contains(&p.array) {
+                    self.async_and_atomic(p.array, node);
+                }
+            }
+            // Elements `0 .. bytes / element size` from the pointer on; all
+            // of them from there when the size is not known.
+            let elems = match (bytes, self.elem_of(p).1) {
+                (Value::Int(Expr::Const(b)), Some(e)) if *b > 0 && e > 0 && b % e == 0 => {
+                    Some(b / e)
+                }
+                _ => None,
+            };
+            let idx = match elems {
+                Some(1) => Expr::Const(0),
+                _ => {
+                    let Expr::Var(v) = self.fresh_unknown("copied_element", Scope::Thread) else {
+                        continue;
+                    };
+                    Expr::Var(Var::new(
+                        v.name,
+                        VarKind::Unknown {
+                            scope: Scope::Thread,
+                            lo: 0,
+                            hi: elems.map(|n| n - 1).unwrap_or(i32::MAX as i64),
+                        },
+                    ))
+                }
+            };
+            let mut bounds = Vec::new();
+            if let LValue::Mem { ptr, bounds: b } = self.subscript(p.clone(), idx, &mut bounds) {
+                self.record_access(kind, &ptr, &b, Some(node), &text);
+            }
+        }
+        let accesses: Vec<Access> = self
+            .out
+            .last()
+            .map(|body| {
+                body.iter()
+                    .filter_map(|s| match s {
+                        Stmt::Access(a) if a.id >= first => Some(a.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let seq = self.async_seq;
+        self.async_seq += 1;
+        self.async_state.pending.push(PendingCopy {
+            seq,
+            channel: ch,
+            batch: None,
+            path: self.path.clone(),
+            span: self.span(node),
+            accesses,
+        });
+        self.log_op(Op::Issue(ch));
+    }
+
+    fn commit(&mut self, ch: Channel) {
+        if self.dry > 0 {
+            return;
+        }
+        let batch = self.async_batch;
+        self.async_batch += 1;
+        for p in &mut self.async_state.pending {
+            if p.channel == ch && p.batch.is_none() {
+                p.batch = Some(batch);
+            }
+        }
+        self.async_state.commits.push(Commit {
+            channel: ch,
+            batch,
+            path: self.path.clone(),
+            consumed: false,
+            repeated: false,
+        });
+        self.log_op(Op::Commit(ch));
+    }
+
+    /// Whether something issued under `path` has certainly been issued
+    /// when the current path is taken.
+    fn definite(&self, path: &[Expr]) -> bool {
+        self.path.starts_with(path)
+    }
+
+    /// Completes the copies `how` says. Never completes a copy that might
+    /// still be in flight: where the model cannot tell (a later copy issued
+    /// only on some paths), the copy stays in flight.
+    pub(super) fn complete(&mut self, ch: Channel, how: Completion) {
+        if self.dry > 0 {
+            return;
+        }
+        // After a `break` or `continue` some threads skip this wait and go
+        // on with their copies in flight: nothing is completed for anyone.
+        // (Threads that returned make no further accesses.)
+        if self
+            .frames
+            .iter()
+            .any(|f| !f.continued.is_false() || !f.broke.is_false())
+        {
+            return;
+        }
+        let st = &self.async_state;
+        let done: Vec<usize> = match how {
+            Completion::All => st
+                .pending
+                .iter()
+                .filter(|p| p.channel == ch)
+                .map(|p| p.seq)
+                .collect(),
+            Completion::Prior(n) if ch == Channel::Group => st
+                .pending
+                .iter()
+                .filter(|p| p.channel == ch)
+                .filter(|p| {
+                    let later = st
+                        .pending
+                        .iter()
+                        .filter(|q| q.channel == ch && q.seq > p.seq && self.definite(&q.path))
+                        .count();
+                    later as i64 >= n
+                })
+                .map(|p| p.seq)
+                .collect(),
+            Completion::Prior(n) => st
+                .pending
+                .iter()
+                .filter(|p| p.channel == ch)
+                .filter(|p| {
+                    p.batch.is_some_and(|b| {
+                        let later = st
+                            .commits
+                            .iter()
+                            .filter(|c| {
+                                c.channel == ch
+                                    && c.batch > b
+                                    && !c.repeated
+                                    && self.definite(&c.path)
+                            })
+                            .count();
+                        later as i64 >= n
+                    })
+                })
+                .map(|p| p.seq)
+                .collect(),
+            Completion::Oldest => {
+                let oldest = st
+                    .commits
+                    .iter()
+                    .position(|c| c.channel == ch && !c.consumed);
+                match oldest {
+                    Some(i) if self.definite(&st.commits[i].path) && !st.commits[i].repeated => {
+                        let batch = st.commits[i].batch;
+                        self.async_state.commits[i].consumed = true;
+                        self.async_state
+                            .pending
+                            .iter()
+                            .filter(|p| p.channel == ch && p.batch == Some(batch))
+                            .map(|p| p.seq)
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                }
+            }
+        };
+        self.async_state.pending.retain(|p| !done.contains(&p.seq));
+        if how == Completion::Oldest {
+            for frame in &mut self.async_loops {
+                if !frame.waits_oldest.contains(&ch) {
+                    frame.waits_oldest.push(ch);
+                }
+            }
+        }
+        self.log_op(Op::Complete(ch, how));
+    }
+
+    fn log_op(&mut self, op: Op) {
+        let len = self.path.len();
+        for frame in &mut self.async_loops {
+            if frame.path_len == len && frame.recording {
+                frame.log.push(op.clone());
+            }
+        }
+    }
+
+    /// After a barrier: every copy still in flight may land in the new
+    /// interval too.
+    pub(super) fn copies_cross_barrier(&mut self) {
+        let now: Vec<usize> = self.async_state.pending.iter().map(|p| p.seq).collect();
+        for frame in &mut self.async_loops {
+            if frame.recording {
+                for (seq, _) in &frame.start {
+                    if now.contains(seq) && !frame.survivors.contains(seq) {
+                        frame.survivors.push(*seq);
+                    }
+                }
+            }
+            frame.recording = false;
+        }
+        let again: Vec<Access> = self
+            .async_state
+            .pending
+            .iter()
+            .flat_map(|p| p.accesses.clone())
+            .collect();
+        for mut a in again {
+            a.id = self.next_access;
+            self.next_access += 1;
+            a.loops = self.loops.clone();
+            self.emit(Stmt::Access(a));
+        }
+    }
+
+    /// `pipe.producer_commit()` and friends.
+    pub(super) fn pipeline_method(
+        &mut self,
+        id: usize,
+        block: bool,
+        method: &str,
+        node: Node,
+        args: &[Node],
+    ) -> Value {
+        for a in args {
+            self.eval(*a);
+        }
+        match method {
+            // Acquiring a stage and releasing it only wait for room: a model
+            // without a bound on the stages in flight already allows more.
+            "producer_acquire" | "consumer_release" => {}
+            "producer_commit" => self.commit(Channel::Pipeline(id)),
+            "consumer_wait" => self.pipeline_wait(id, block, Completion::Oldest, node),
+            "quit" => {}
+            _ => self.unsupported(
+                node,
+                format!("`cuda::pipeline` method `{method}` the model does not know"),
+            ),
+        }
+        Value::Int(Expr::Const(0))
+    }
+
+    fn pipeline_wait(&mut self, id: usize, block: bool, how: Completion, node: Node) {
+        if block {
+            self.block_scope_pipeline(node);
+        }
+        // A thread-scope pipeline: the waiting thread's own copies land; other
+        // threads see them only after a barrier.
+        self.complete(Channel::Pipeline(id), how);
+    }
+
+    /// A use of a barrier object: an atomic update of its cell (uses never
+    /// race with each other, but with its `init`).
+    fn use_barrier(&mut self, array: ArrayId, node: Node) {
+        let p = Ptr {
+            array,
+            offset: Expr::Const(0),
+            inner: Expr::Const(0),
+            level: 0,
+            view: None,
+        };
+        let text = self.text(node);
+        self.record_access(AccessKind::Atomic, &p, &[], Some(node), &text);
+    }
+
+    /// `bar.arrive_and_wait()`, `bar.arrive()`, `bar.wait(token)` of a
+    /// `cuda::barrier` in shared memory.
+    pub(super) fn barrier_method(
+        &mut self,
+        array: ArrayId,
+        method: &str,
+        node: Node,
+        args: &[Node],
+    ) -> Value {
+        for a in args {
+            self.eval(*a);
+        }
+        let before = self.next_access;
+        self.use_barrier(array, node);
+        let stmt_node = node
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(node);
+        let full = self.barrier_objects.get(&array).copied().flatten();
+        let wait = match method {
+            "arrive_and_wait" => true,
+            "arrive" => {
+                self.split_arrive = Some(self.next_access);
+                return Value::Int(Expr::Const(0));
+            }
+            // `bar.wait(bar.arrive())`, or nothing touched memory between the
+            // two: one arrive-and-wait.
+            "wait" if self.split_arrive.take() == Some(before) => true,
+            "wait" => {
+                self.unsupported(
+                    node,
+                    "split `arrive()` / `wait()` of a `cuda::barrier` with accesses in between",
+                );
+                return Value::Int(Expr::Const(0));
+            }
+            "arrive_and_drop" => {
+                self.unsupported(node, "`arrive_and_drop` of a `cuda::barrier`");
+                return Value::Int(Expr::Const(0));
+            }
+            _ => {
+                self.unsupported(
+                    node,
+                    format!("`cuda::barrier` method `{method}` the model does not know"),
+                );
+                return Value::Int(Expr::Const(0));
+            }
+        };
+        if wait && full == Some(true) {
+            // Every thread of the block arrives: `__syncthreads()`, and the
+            // copies of the phase have landed.
+            self.complete(Channel::Barrier(array), Completion::All);
+            self.barrier(BarrierKind::Block, node, stmt_node, false, false);
+        } else {
+            let name = self.arrays[array].name.clone();
+            self.unsupported(
+                node,
+                format!("`cuda::barrier` `{name}` whose participants are not the whole block (or not initialised in the kernel)"),
+            );
+            // Not modelled (and reported): a block barrier that never counts
+            // as divergent claims no race its real ordering would prevent.
+            self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+        }
+        Value::Int(Expr::Const(0))
+    }
+
+    /// Before lowering a loop body.
+    pub(super) fn async_loop_enter(&mut self) {
+        let open_at_start = self
+            .async_state
+            .commits
+            .iter()
+            .filter(|c| !c.consumed)
+            .map(|c| c.batch)
+            .collect();
+        self.async_loops.push(LoopAsync {
+            first_seq: self.async_seq,
+            first_batch: self.async_batch,
+            open_at_start,
+            path_len: self.path.len(),
+            log: Vec::new(),
+            recording: true,
+            waits_oldest: Vec::new(),
+            start: self
+                .async_state
+                .pending
+                .iter()
+                .map(|p| (p.seq, p.channel))
+                .collect(),
+            survivors: Vec::new(),
+        });
+    }
+
+    /// After lowering a loop body: the copies it leaves in flight must be
+    /// what the next iteration completes before its first barrier, and a
+    /// pipeline must not hold more stages at the end of an iteration than
+    /// at its start (older stages the lowering of one iteration never saw).
+    pub(super) fn async_loop_exit(&mut self, node: Node) {
+        let Some(frame) = self.async_loops.pop() else {
+            return;
+        };
+        if self.dry > 0 {
+            return;
+        }
+        let left: Vec<PendingCopy> = self
+            .async_state
+            .pending
+            .iter()
+            .filter(|p| p.seq >= frame.first_seq)
+            .cloned()
+            .collect();
+        // Pipelines: stages still open now that this iteration committed,
+        // against stages open at its start that it consumed.
+        let mut channels: Vec<Channel> = self
+            .async_state
+            .commits
+            .iter()
+            .filter(|c| c.batch >= frame.first_batch)
+            .map(|c| c.channel)
+            .collect();
+        channels.dedup();
+        for ch in channels {
+            let opened = self
+                .async_state
+                .commits
+                .iter()
+                .filter(|c| c.channel == ch && c.batch >= frame.first_batch && !c.consumed)
+                .count();
+            let consumed = self
+                .async_state
+                .commits
+                .iter()
+                .filter(|c| c.channel == ch && c.consumed && frame.open_at_start.contains(&c.batch))
+                .count();
+            if frame.waits_oldest.contains(&ch) && opened > consumed {
+                self.unsupported(
+                    node,
+                    "pipeline stages left in flight by a loop iteration beyond those it found (a `consumer_wait` could complete a stage of an earlier iteration the model does not see)",
+                );
+            }
+        }
+        // After the loop, its commits stand for one batch per iteration.
+        for c in &mut self.async_state.commits {
+            if c.batch >= frame.first_batch {
+                c.repeated = true;
+            }
+        }
+        if left.is_empty() || frame.recording {
+            return;
+        }
+        let log = frame.log;
+        for p in &left {
+            // The copies found in flight at the body's start play the part of
+            // those the previous iteration leaves: older than every copy of
+            // the body, completed (on every path) before its first barrier.
+            let same = |c: &&(usize, Channel)| c.1 == p.channel;
+            let stand_ins = frame.start.iter().filter(same).count();
+            let completed_stand_ins = frame
+                .start
+                .iter()
+                .filter(same)
+                .filter(|(seq, _)| !frame.survivors.contains(seq))
+                .count();
+            let carried = left.iter().filter(|q| q.channel == p.channel).count();
+            let like_start =
+                stand_ins > 0 && completed_stand_ins == stand_ins && carried <= stand_ins;
+            if !like_start && !completed_by(p, &self.async_state, &log) {
+                let line = p.span.start.line + 1;
+                self.unsupported(
+                    node,
+                    format!("an asynchronous copy (line {line}) may still be in flight after the next iteration's first barrier"),
+                );
+            }
+        }
+    }
+
+    /// Around the two branches of a conditional: a copy is in flight after
+    /// it when it is in flight after either branch.
+    /// (Whether each loop body being lowered has met no barrier yet is
+    /// per path too.)
+    pub(super) fn async_branch_start(&self) -> (AsyncState, Vec<bool>) {
+        let recording = self.async_loops.iter().map(|f| f.recording).collect();
+        (self.async_state.clone(), recording)
+    }
+
+    pub(super) fn async_branch_switch(
+        &mut self,
+        before: (AsyncState, Vec<bool>),
+    ) -> (AsyncState, Vec<bool>) {
+        let recording = self.set_recording(before.1);
+        (
+            std::mem::replace(&mut self.async_state, before.0),
+            recording,
+        )
+    }
+
+    fn set_recording(&mut self, to: Vec<bool>) -> Vec<bool> {
+        let mut old = Vec::new();
+        for (frame, r) in self.async_loops.iter_mut().zip(to) {
+            old.push(frame.recording);
+            frame.recording = r;
+        }
+        old
+    }
+
+    pub(super) fn async_branch_merge(&mut self, then_branch: (AsyncState, Vec<bool>)) {
+        let (then_state, then_recording) = then_branch;
+        for (frame, r) in self.async_loops.iter_mut().zip(then_recording) {
+            frame.recording &= r;
+        }
+        for p in then_state.pending {
+            match self.async_state.pending.iter_mut().find(|q| q.seq == p.seq) {
+                Some(q) => {
+                    if q.batch != p.batch {
+                        q.batch = None;
+                    }
+                }
+                None => self.async_state.pending.push(p),
+            }
+        }
+        self.async_state.pending.sort_by_key(|p| p.seq);
+        for c in then_state.commits {
+            match self
+                .async_state
+                .commits
+                .iter_mut()
+                .find(|d| d.batch == c.batch)
+            {
+                Some(d) => d.consumed &= c.consumed,
+                None => self.async_state.commits.push(c),
+            }
+        }
+        self.async_state.commits.sort_by_key(|c| c.batch);
+    }
+}
+
+/// Whether the next iteration's operations before its first barrier
+/// (`log`, those on the body's own path) complete `p`, a copy the previous
+/// iteration left in flight.
+fn completed_by(p: &PendingCopy, st: &AsyncState, log: &[Op]) -> bool {
+    let ch = p.channel;
+    // Stages of the channel older than `p` or `p`'s own, still open.
+    let older_or_own = st
+        .commits
+        .iter()
+        .filter(|c| c.channel == ch && !c.consumed && p.batch.is_some_and(|b| c.batch <= b))
+        .count();
+    let mut issued = 0i64;
+    let mut committed = 0i64;
+    let mut popped = 0usize;
+    for op in log {
+        match op {
+            Op::Issue(c) if *c == ch => issued += 1,
+            Op::Commit(c) if *c == ch => committed += 1,
+            Op::Complete(c, how) if *c == ch => {
+                let done = match how {
+                    Completion::All => true,
+                    Completion::Prior(n) if ch == Channel::Group => issued >= *n,
+                    Completion::Prior(n) => p.batch.is_some() && committed >= *n,
+                    Completion::Oldest => {
+                        popped += 1;
+                        p.batch.is_some() && popped >= older_or_own
+                    }
+                };
+                if done {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
