@@ -2,6 +2,7 @@
 //! they depend on. The server keeps one across edits, so an edit re-runs only
 //! the queries whose inputs changed.
 
+use crate::model::Kernel;
 use crate::report::{Finding, KernelReport};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -53,6 +54,14 @@ pub trait QueryCache: Send + Sync {
         None
     }
     fn insert_fixes(&self, _key: u64, _fixes: Vec<crate::report::Fix>) {}
+    /// Lowered kernel models by the hash of everything lowering read (the
+    /// kernel's text and place, the file around it, the options; see
+    /// `analysis::models`): an edit in one kernel lowers that kernel only.
+    /// Caches that keep none return `None`.
+    fn get_model(&self, _key: u64) -> Option<Arc<Kernel>> {
+        None
+    }
+    fn insert_model(&self, _key: u64, _model: Arc<Kernel>) {}
 }
 
 /// A simple in-process cache (the CLI's; the server uses a concurrent map).

@@ -782,51 +782,72 @@ impl Kernel {
     /// Moves every span of the model by `delta` bytes (lines and columns are
     /// kept): the model of the same definition at another offset.
     pub fn shift_offsets(&mut self, delta: i64) {
-        fn stmts(body: &mut [Stmt], delta: i64) {
+        self.for_each_offset_mut(&mut |offset| {
+            *offset = (i64::from(*offset) + delta).clamp(0, i64::from(u32::MAX)) as u32;
+        });
+    }
+
+    /// Whether every span of the model lies inside `[start, end]` (byte
+    /// offsets): a model that points only into its own definition.
+    pub fn spans_within(&self, start: u32, end: u32) -> bool {
+        let mut inside = true;
+        self.clone().for_each_offset_mut(&mut |offset| {
+            inside &= (start..=end).contains(offset);
+        });
+        inside
+    }
+
+    /// Every byte offset the model records (spans, statement positions).
+    fn for_each_offset_mut(&mut self, f: &mut dyn FnMut(&mut u32)) {
+        fn span(s: &mut Span, f: &mut dyn FnMut(&mut u32)) {
+            f(&mut s.start.offset);
+            f(&mut s.end.offset);
+        }
+        fn stmts(body: &mut [Stmt], f: &mut dyn FnMut(&mut u32)) {
             for s in body {
                 match s {
-                    Stmt::Access(a) => a.span.shift_offsets(delta),
+                    Stmt::Access(a) => span(&mut a.span, f),
                     Stmt::Barrier(b) => {
-                        b.span.shift_offsets(delta);
-                        b.stmt_span.shift_offsets(delta);
-                        for (span, _) in &mut b.conditions {
-                            span.shift_offsets(delta);
+                        span(&mut b.span, f);
+                        span(&mut b.stmt_span, f);
+                        for (s, _) in &mut b.conditions {
+                            span(s, f);
                         }
                     }
                     Stmt::If(a, b) => {
-                        stmts(a, delta);
-                        stmts(b, delta);
+                        stmts(a, f);
+                        stmts(b, f);
                     }
                     Stmt::Loop(l) => {
-                        l.span.shift_offsets(delta);
-                        stmts(&mut l.body, delta);
+                        span(&mut l.span, f);
+                        stmts(&mut l.body, f);
                     }
                     Stmt::LoopExit(_) => {}
                 }
             }
         }
-        self.span.shift_offsets(delta);
-        self.def_span.shift_offsets(delta);
+        span(&mut self.span, f);
+        span(&mut self.def_span, f);
         for u in &mut self.unsupported {
-            u.span.shift_offsets(delta);
+            span(&mut u.span, f);
         }
         for (offset, _) in &mut self.stmt_guards {
-            *offset = (i64::from(*offset) + delta).clamp(0, i64::from(u32::MAX)) as u32;
+            f(offset);
         }
         for a in &mut self.assertions {
-            a.span.shift_offsets(delta);
+            span(&mut a.span, f);
             if let Some(site) = &mut a.call_site {
-                site.shift_offsets(delta);
+                span(site, f);
             }
         }
-        for (span, _) in self
+        for (s, _) in self
             .assumption_texts
             .iter_mut()
             .chain(&mut self.unused_specs)
         {
-            span.shift_offsets(delta);
+            span(s, f);
         }
-        stmts(&mut self.body, delta);
+        stmts(&mut self.body, f);
     }
 }
 

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use syncscope_core::model::Kernel;
 use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
     FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options, Progress,
@@ -50,6 +51,8 @@ pub struct SharedCache {
     queries: DashMap<u64, QueryOutcome>,
     kernels: DashMap<u64, Arc<KernelResult>>,
     fixes: DashMap<u64, Vec<Fix>>,
+    /// Lowered kernel models (the core's keys say what each depends on).
+    models: DashMap<u64, Arc<Kernel>>,
 }
 
 impl QueryCache for SharedCache {
@@ -79,6 +82,15 @@ impl QueryCache for SharedCache {
             self.fixes.clear();
         }
         self.fixes.insert(key, fixes);
+    }
+    fn get_model(&self, key: u64) -> Option<Arc<Kernel>> {
+        self.models.get(&key).map(|v| v.clone())
+    }
+    fn insert_model(&self, key: u64, model: Arc<Kernel>) {
+        if self.models.len() >= KERNEL_CACHE_LIMIT {
+            self.models.clear();
+        }
+        self.models.insert(key, model);
     }
 }
 

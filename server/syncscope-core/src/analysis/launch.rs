@@ -38,6 +38,11 @@ pub(crate) fn sites(
     origin: &dyn Fn(u32) -> Option<String>,
 ) -> Vec<Site> {
     let mut out = Vec::new();
+    // Every launch is written with `<<<`: a file without one has none, and
+    // its tree is not walked.
+    if !text.contains("<<<") {
+        return out;
+    }
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if n.kind() == "call_expression" {

@@ -9,6 +9,7 @@
 
 pub(crate) mod fixes;
 pub(crate) mod launch;
+mod models;
 mod names;
 pub mod project;
 
@@ -64,8 +65,9 @@ fn analyze_file_here(
         ..Default::default()
     };
     report.findings.extend(directive_notes(text, &directives));
+    let options_hash = hash_of(&format!("{options:?}"));
     let kernels: Vec<Kernel> = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::frontend::lower_file(text, tree, options)
+        models::lower(text, tree, options, options_hash, cache)
     })) {
         Ok(k) => k,
         Err(p) => {
@@ -83,7 +85,6 @@ fn analyze_file_here(
     };
     // Kernels whose model, text and options are unchanged reuse their last
     // complete result; only the others are verified.
-    let options_hash = hash_of(&format!("{options:?}"));
     let keys: Vec<u64> = kernels
         .iter()
         .map(|k| kernel_key(text, k, options_hash))
@@ -186,12 +187,12 @@ pub fn quick_fixes(
         compute_fixes: false,
         ..crate::options::with_file_directives(text, options)
     };
+    let options_hash = hash_of(&format!("{options:?}"));
     let Ok(kernels) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        crate::frontend::lower_file(text, tree, options)
+        models::lower(text, tree, options, options_hash, cache)
     })) else {
         return out;
     };
-    let options_hash = hash_of(&format!("{options:?}"));
     let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
     for kernel in &kernels {
         let mine: Vec<usize> = (0..findings.len())

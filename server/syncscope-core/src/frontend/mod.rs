@@ -12,6 +12,7 @@ mod preprocessor;
 
 use crate::model::Kernel;
 use crate::options::Options;
+use crate::report::Span;
 use crate::syntax::{
     declarator_name, function_name, has_qualifier, has_token, node_text, FieldExt,
 };
@@ -123,20 +124,128 @@ pub(crate) struct FileContext<'t> {
 /// Files with many kernels are lowered on several threads (kernels are
 /// independent given the file context); the result is in source order.
 pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Vec<Kernel> {
+    lower_file_reusing(text, tree, options, &|_| None)
+        .into_iter()
+        .map(|l| l.kernel)
+        .collect()
+}
+
+/// A kernel's definition in the file and what its model depends on outside
+/// its own text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KernelSite {
+    /// The function definition (a `template <…>` prefix is not part of it:
+    /// it belongs to the surroundings).
+    pub span: Span,
+    pub surroundings: Surroundings,
+}
+
+/// Everything outside the kernel definitions that lowering a kernel may
+/// read: the file's text outside every kernel definition (macros, typedefs,
+/// structs, `__device__` functions, globals, templates and instantiations,
+/// `#if` directives, prototypes, host code), with each kernel's name at its
+/// place (which kernels exist, and where, decides how a name resolves).
+/// The options are not part of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Surroundings {
+    /// The hash of that text.
+    pub text: u64,
+    /// The hash of that text with the position (offset and line) of each of
+    /// its pieces: what a model whose spans point outside its own definition
+    /// (an inlined device function's access) also depends on.
+    pub placed: u64,
+}
+
+/// One kernel's model, where it comes from, and whether `reuse` gave it.
+pub(crate) struct Lowered {
+    pub kernel: Kernel,
+    pub site: KernelSite,
+    pub reused: bool,
+}
+
+/// [`lower_file`], taking from `reuse` the model of each kernel it can
+/// answer for (the caller keys it by the kernel's own text, its site and the
+/// options) and lowering only the others.
+pub(crate) fn lower_file_reusing(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    reuse: &(dyn Fn(&KernelSite) -> Option<Kernel> + Sync),
+) -> Vec<Lowered> {
     let cx = collect(text, tree.root_node(), options);
+    let surroundings = surroundings(text, &cx.kernels);
+    let sites: Vec<KernelSite> = cx
+        .kernels
+        .iter()
+        .map(|k| KernelSite {
+            span: Span::from_node(&k.node),
+            surroundings,
+        })
+        .collect();
+    let mut models: Vec<Option<Kernel>> = sites.iter().map(reuse).collect();
+    let reused: Vec<bool> = models.iter().map(Option::is_some).collect();
+    let todo: Vec<&FunctionDef> = cx
+        .kernels
+        .iter()
+        .zip(&models)
+        .filter(|(_, m)| m.is_none())
+        .map(|(k, _)| k)
+        .collect();
     let workers = crate::parallel::cores()
-        .min(cx.kernels.len() / PARALLEL_MIN_KERNELS)
+        .min(todo.len() / PARALLEL_MIN_KERNELS)
         .min(8);
-    if workers <= 1 {
-        return cx
-            .kernels
-            .iter()
+    let fresh = if workers <= 1 {
+        todo.iter()
             .map(|k| lower_kernel(text, &cx, k, options))
-            .collect();
+            .collect()
+    } else {
+        crate::parallel::parallel_map(&todo, workers, crate::parallel::ANALYSIS_STACK, |k| {
+            lower_kernel(text, &cx, k, options)
+        })
+    };
+    let mut fresh = fresh.into_iter();
+    for m in models.iter_mut().filter(|m| m.is_none()) {
+        *m = fresh.next();
     }
-    crate::parallel::parallel_map(&cx.kernels, workers, crate::parallel::ANALYSIS_STACK, |k| {
-        lower_kernel(text, &cx, k, options)
-    })
+    models
+        .into_iter()
+        .zip(sites)
+        .zip(reused)
+        .filter_map(|((kernel, site), reused)| {
+            Some(Lowered {
+                kernel: kernel?,
+                site,
+                reused,
+            })
+        })
+        .collect()
+}
+
+/// The [`Surroundings`] of the file's kernels.
+fn surroundings(text: &str, kernels: &[FunctionDef]) -> Surroundings {
+    use std::hash::{Hash, Hasher};
+    let mut defs: Vec<&FunctionDef> = kernels.iter().collect();
+    defs.sort_by_key(|k| k.node.start_byte());
+    let mut plain = std::collections::hash_map::DefaultHasher::new();
+    let mut placed = std::collections::hash_map::DefaultHasher::new();
+    let (mut from, mut line, mut column) = (0usize, 0usize, 0usize);
+    for k in defs {
+        let (start, end) = (k.node.start_byte(), k.node.end_byte());
+        let piece = text.get(from..start.max(from)).unwrap_or("");
+        (piece, k.name.as_str()).hash(&mut plain);
+        (piece, k.name.as_str(), from, line, column).hash(&mut placed);
+        if end > from {
+            from = end;
+            (line, column) = (k.node.end_position().row, k.node.end_position().column);
+        }
+    }
+    let rest = text.get(from..).unwrap_or("");
+    rest.hash(&mut plain);
+    (rest, from, line, column).hash(&mut placed);
+    Surroundings {
+        text: plain.finish(),
+        placed: placed.finish(),
+    }
 }
 
 /// Fewest kernels per lowering thread (below it a thread costs more than it

@@ -331,6 +331,7 @@ impl<'k> KernelVerifier<'k> {
         let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
         // Solve for a reproducible witness until one pair is confirmed.
         let mut want_witness = true;
+        let mut tried_pairwise = false;
         for _round in 0..64 {
             if self.cancelled() {
                 return;
@@ -383,6 +384,39 @@ impl<'k> KernelVerifier<'k> {
                             want_witness = false;
                             set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
                             block(&mut base, p, q, &mut blocked);
+                            if skip.is_none() && !tried_pairwise {
+                                tried_pairwise = true;
+                                let left =
+                                    candidate_pairs(&insts, &kinds_of(self, &insts), &blocked);
+                                if left.len() <= PAIRWISE_MAX {
+                                    let known: Vec<(usize, usize)> =
+                                        set.pairs.keys().copied().collect();
+                                    let all_decided = self.race_pairs(
+                                        &insts,
+                                        &inst_exprs,
+                                        &base,
+                                        &left,
+                                        rel,
+                                        set,
+                                    );
+                                    let found: Vec<(usize, usize)> = set
+                                        .pairs
+                                        .keys()
+                                        .filter(|k| !known.contains(k))
+                                        .copied()
+                                        .collect();
+                                    for (p, q) in found {
+                                        block(&mut base, p, q, &mut blocked);
+                                    }
+                                    // Every pair decided: only the same-value
+                                    // pass below is left. Else a pair did not
+                                    // replay: the grouped rounds decide the
+                                    // rest, as without the pairwise pass.
+                                    if all_decided {
+                                        break;
+                                    }
+                                }
+                            }
                         }
                         None if !config.witness && skip.is_none() => want_witness = true,
                         None => {
@@ -481,6 +515,84 @@ impl<'k> KernelVerifier<'k> {
             Expr::and(defs.clone(), Expr::not(equal.clone())),
             Expr::and(defs, equal),
         ))
+    }
+
+    /// The rest of a group that has a race, decided pair by pair: each
+    /// candidate pair `(i, j)` is the grouped query with both selectors
+    /// fixed, so the pairs' queries together ask exactly what the grouped
+    /// rounds would (their disjunction is the grouped query), but each has
+    /// two instances instead of all of them (a group of 40 neighbour reads:
+    /// 39 rounds of 80 instantiated indices each, against 2). A pair's model
+    /// that does not replay is asked again with a witness, then for a
+    /// different model. `false` when some access pair is left with neither
+    /// a replayed race nor an unsat answer (no witness replayed, or the
+    /// solver could not decide): the caller's grouped rounds then decide
+    /// the rest (what is unconfirmed or unknown) as they did before.
+    fn race_pairs(
+        &mut self,
+        insts: &[&Instance],
+        inst_exprs: &[Vec<(Expr, Expr)>],
+        base: &[Expr],
+        pairs: &[(usize, usize)],
+        rel: Relation,
+        set: &mut RaceSet,
+    ) -> bool {
+        // Access pairs one of whose instance pairs did not replay or was
+        // not decided: fine if another instance pair of them replays.
+        let mut failed: Vec<(usize, usize)> = Vec::new();
+        for &(i, j) in pairs {
+            let (p, q) = (insts[i].access, insts[j].access);
+            let key = (p.min(q), p.max(q));
+            if set.pairs.contains_key(&key) {
+                continue;
+            }
+            let mut query = base.to_vec();
+            query.push(Expr::eq(sel(1), Expr::Const(i as i64)));
+            query.push(Expr::eq(sel(2), Expr::Const(j as i64)));
+            let mut decided = false;
+            // Satisfiability first, then up to three reproducible
+            // witnesses, each excluding the one before.
+            for attempt in 0..4 {
+                if self.cancelled() {
+                    return true;
+                }
+                let config = SolverConfig {
+                    witness: attempt > 0,
+                    ..self.config
+                };
+                match self.solve_concrete_first(&query, config) {
+                    QueryOutcome::Unsat => {
+                        decided = true;
+                        break;
+                    }
+                    QueryOutcome::Unknown(_) => break,
+                    QueryOutcome::Sat(values) => {
+                        let hit = self.confirm_race(
+                            insts[i],
+                            insts[j],
+                            rel,
+                            &values,
+                            &inst_exprs[i][0],
+                            &inst_exprs[j][1],
+                            None,
+                        );
+                        if let Some(mut hit) = hit {
+                            hit.reproducible = config.witness;
+                            set.pairs.entry(key).or_insert(hit);
+                            decided = true;
+                            break;
+                        }
+                        if attempt > 0 {
+                            query.push(exclude_model(&values));
+                        }
+                    }
+                }
+            }
+            if !decided && !failed.contains(&key) {
+                failed.push(key);
+            }
+        }
+        failed.iter().all(|key| set.pairs.contains_key(key))
     }
 
     pub(super) fn lookup_for<'v>(
@@ -920,6 +1032,37 @@ impl KernelVerifier<'_> {
 }
 
 /// A grouped race query and what its selectors refer to.
+/// Past the first racing pair of a group, a group with at most this many
+/// undecided candidate pairs is decided pair by pair (`race_pairs`); a
+/// larger one keeps asking the grouped query, one racing pair a round.
+const PAIRWISE_MAX: usize = 128;
+
+fn kinds_of(v: &KernelVerifier, insts: &[&Instance]) -> Vec<AccessKind> {
+    insts.iter().map(|i| v.accesses[&i.access].kind).collect()
+}
+
+/// The selector pairs `(i, j)`, `i <= j`, the grouped query could still
+/// answer: at least one access writes, not both atomic, and the two
+/// accesses not a pair already `blocked` (by access ids).
+fn candidate_pairs(
+    insts: &[&Instance],
+    kinds: &[AccessKind],
+    blocked: &[(usize, usize)],
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in 0..insts.len() {
+        for j in i..insts.len() {
+            let (a, b) = (insts[i].access, insts[j].access);
+            let conflict = (kinds[i].writes() || kinds[j].writes())
+                && !(kinds[i] == AccessKind::Atomic && kinds[j] == AccessKind::Atomic);
+            if conflict && !blocked.contains(&(a.min(b), a.max(b))) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
 pub(super) struct GroupQuery<'g> {
     pub(super) insts: Vec<&'g Instance>,
     pub(super) base: Vec<Expr>,
@@ -937,4 +1080,44 @@ fn overlap(a: Option<i64>, wa: i64, b: Option<i64>, wb: i64) -> Option<i64> {
     let (a, b) = (a?, b?);
     let start = a.max(b);
     (start < a.saturating_add(wa) && start < b.saturating_add(wb)).then_some(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::options::Options;
+    use crate::report::{FindingKind, KernelStatus};
+
+    /// A write, then reads of neighbours and of the thread's own element
+    /// with no barrier, at a symbolic launch: after the grouped query finds
+    /// the first racing pair, the rest are decided pair by pair, and they
+    /// must be exactly the neighbour reads (never the thread's own read).
+    #[test]
+    fn every_racing_pair_of_a_group_and_only_those() {
+        let mut src = String::from(
+            "__global__ void k(float *a) {\n    __shared__ float s[256];\n    int t = threadIdx.x;\n    float acc = 0.0f;\n    s[t] = a[t];\n",
+        );
+        let mut racing_lines = Vec::new();
+        for j in 1..=6 {
+            racing_lines.push(src.lines().count() as u32);
+            src.push_str(&format!("    acc += s[(t + {j}) % 256];\n"));
+            src.push_str("    acc += s[t];\n");
+        }
+        src.push_str("    a[t] = acc;\n}\n");
+        let report = crate::analyze_source(&src, &Options::default());
+        assert_eq!(report.kernels[0].status, KernelStatus::Racy);
+        let races: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::DataRace)
+            .collect();
+        assert_eq!(races.len(), 1, "one finding for one missing barrier");
+        let mut lines: Vec<u32> = races[0]
+            .pairs
+            .iter()
+            .flat_map(|p| [p.first.start.line, p.second.start.line])
+            .filter(|&l| l != 4)
+            .collect();
+        lines.sort_unstable();
+        assert_eq!(lines, racing_lines, "{:?}", races[0].pairs);
+    }
 }
