@@ -205,10 +205,12 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
     };
     match cli.command {
         Command::Check(args) => {
-            let stdout = std::io::stdout();
-            let stderr = std::io::stderr();
+            // Unlocked handles: the progress line is drawn on stderr by
+            // another thread while `check` runs, so holding stderr's lock
+            // here for the whole run deadlocked every check on a terminal
+            // that took longer than the progress line's first delay.
             let color = output::use_color();
-            check(&args, &mut stdout.lock(), &mut stderr.lock(), color)
+            check(&args, &mut std::io::stdout(), &mut std::io::stderr(), color)
         }
         Command::Lsp => syncscope_lsp::run_stdio(),
         Command::Model { path, define } => {
@@ -447,10 +449,23 @@ fn print_progress(
     use std::sync::atomic::Ordering::Relaxed;
     let mut shown = false;
     let start = std::time::Instant::now();
-    while !all_done.load(Relaxed) {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        if start.elapsed() < std::time::Duration::from_millis(500) {
-            continue; // quick runs show no progress line
+    // Quick runs show no progress line. The delay can be set (in ms) with
+    // SYNCSCOPE_PROGRESS_AFTER_MS: 0 draws the line at once, which is how
+    // the test of the terminal path makes sure it is drawn.
+    let after = std::env::var("SYNCSCOPE_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(
+            std::time::Duration::from_millis(500),
+            std::time::Duration::from_millis,
+        );
+    loop {
+        if start.elapsed() < after {
+            if all_done.load(Relaxed) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            continue;
         }
         let (done, total) = progress
             .iter()
@@ -464,6 +479,10 @@ fn print_progress(
         let _ = write!(std::io::stderr(), "\r{line}\x1b[K");
         let _ = std::io::stderr().flush();
         shown = true;
+        if all_done.load(Relaxed) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
     if shown {
         let _ = write!(std::io::stderr(), "\r\x1b[K");
