@@ -94,6 +94,43 @@ pub(crate) fn intervals(
     b.out
 }
 
+/// [`intervals`] with barrier `skip` ignored, where `skip` is the
+/// statement at `pos` of the kernel's top level: only the intervals around
+/// it, the code between the top-level barriers that split at `level` before
+/// and after it. Every other interval is the same with the barrier or
+/// without it, and holds no two instances it separated (the barrier is in
+/// no loop), so these are all the intervals the redundancy check needs,
+/// built in time proportional to the code between those two barriers
+/// rather than to the kernel.
+pub(crate) fn intervals_around(
+    kernel: &Kernel,
+    level: Level,
+    skip: usize,
+    pos: usize,
+    may_hold: &mut dyn FnMut(&[Expr]) -> bool,
+) -> Vec<Interval> {
+    let splits = |s: &Stmt| matches!(s, Stmt::Barrier(b) if b.id != skip && level.splits(b.kind));
+    let body = &kernel.body;
+    let start = body[..pos].iter().rposition(&splits).map_or(0, |p| p + 1);
+    let end = body[pos..]
+        .iter()
+        .position(splits)
+        .map_or(body.len(), |n| pos + n);
+    let mut b = Builder {
+        level,
+        skip: Some(skip),
+        out: Vec::new(),
+        ignore: 0,
+        crossed: 0,
+        skip_loops: Vec::new(),
+        may_hold,
+    };
+    let open = b.walk(&body[start..end], Vec::new(), &Ctx::default());
+    b.emit(open);
+    b.out.retain(|iv| iv.iter().any(|i| i.access != MARKER));
+    b.out
+}
+
 #[derive(Clone, Default)]
 struct Ctx {
     subst: Vec<(Var, Expr)>,

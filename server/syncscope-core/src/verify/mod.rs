@@ -9,6 +9,7 @@
 
 mod affine;
 mod assertions;
+mod collisions;
 mod divergence;
 pub(crate) mod engine;
 pub(crate) mod intervals;

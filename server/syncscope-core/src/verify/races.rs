@@ -4,8 +4,9 @@
 //! again (every race in one run). Owns the race findings' messages; must not
 //! decide divergence or redundancy.
 
+use super::collisions::Launch;
 use super::engine::*;
-use super::intervals::{intervals, Instance, Level};
+use super::intervals::{intervals, intervals_around, Instance, Level};
 use super::replay::Interpreter;
 use super::smt::SolverConfig;
 use super::witness::exclude_model;
@@ -51,35 +52,25 @@ impl<'k> KernelVerifier<'k> {
     /// that barrier would create: only pairs of instances it separated.
     pub(crate) fn find_races(&mut self, skip: Option<usize>) -> RaceSet {
         let mut set = RaceSet::default();
-        for rel in self.relations() {
+        for rel in self.relations.clone() {
             let level = rel.level();
             if let Some(b) = skip {
-                let kind = self
-                    .kernel
-                    .barriers()
-                    .iter()
-                    .find(|x| x.id == b)
-                    .map(|x| x.kind);
-                if let Some(kind) = kind {
-                    if !level.splits(kind) {
+                if let Some((kind, _)) = self.barrier_places.get(&b) {
+                    if !level.splits(*kind) {
                         continue;
                     }
                 }
             }
             let kernel = self.kernel;
             // Arrays no barrier matters for need no interval at all.
-            let mut arrays: Vec<ArrayId> = kernel
-                .accesses()
-                .iter()
-                .filter(|a| {
-                    !(rel.cross_block() && kernel.arrays[a.array].space == MemorySpace::Shared)
-                })
-                .map(|a| a.array)
-                .collect();
-            arrays.sort_unstable();
-            arrays.dedup();
             let mut dependent = Vec::new();
-            for array in arrays {
+            for array in self.accessed_arrays.clone() {
+                // Shared memory is never shared across blocks.
+                let other_block =
+                    rel.cross_block() && kernel.arrays[array].space == MemorySpace::Shared;
+                if other_block {
+                    continue;
+                }
                 if !self.barrier_independent(array, rel) {
                     dependent.push(array);
                 }
@@ -87,7 +78,13 @@ impl<'k> KernelVerifier<'k> {
             if dependent.is_empty() {
                 continue;
             }
-            let ivs = intervals(kernel, level, skip, &mut |facts| self.may_hold(facts));
+            let top_level = skip.and_then(|b| self.barrier_places.get(&b)?.1.map(|pos| (b, pos)));
+            let ivs = match top_level {
+                Some((b, pos)) => {
+                    intervals_around(kernel, level, b, pos, &mut |facts| self.may_hold(facts))
+                }
+                None => intervals(kernel, level, skip, &mut |facts| self.may_hold(facts)),
+            };
             for iv in ivs {
                 if skip.is_some()
                     && !iv
@@ -243,9 +240,49 @@ impl<'k> KernelVerifier<'k> {
                 block(&mut base, p, q, &mut blocked);
             }
         }
-        let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
         // Solve for a reproducible witness until one pair is confirmed.
         let mut want_witness = true;
+        // Pairs two threads of a small launch collide through need no
+        // solver to be found: each is replayed like a solver's model (its
+        // witness depends on the model alone, so it is reproducible). The
+        // redundancy check only needs to know that one exists.
+        for launch in [Launch::Small, Launch::Large] {
+            if skip.is_some() {
+                if !self
+                    .collisions_up_to(&insts, rel, true, 1, launch)
+                    .is_empty()
+                {
+                    set.needed = true;
+                    return;
+                }
+                continue;
+            }
+            for c in self.concrete_collisions(&insts, rel, false, launch) {
+                let (pi, qj) = (insts[c.first], insts[c.second]);
+                let (p, q) = (pi.access, qj.access);
+                if blocked.contains(&(p.min(q), p.max(q))) {
+                    continue;
+                }
+                if let Some(mut hit) = self.confirm_race(
+                    pi,
+                    qj,
+                    rel,
+                    &c.values,
+                    &inst_exprs[c.first][0],
+                    &inst_exprs[c.second][1],
+                    skip,
+                ) {
+                    hit.reproducible = true;
+                    want_witness = false;
+                    set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
+                    block(&mut base, p, q, &mut blocked);
+                }
+            }
+            if self.every_pair_decided(&insts, &blocked, rel) {
+                return;
+            }
+        }
+        let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
         for _round in 0..64 {
             if self.cancelled() {
                 return;
@@ -317,6 +354,35 @@ impl<'k> KernelVerifier<'k> {
         }
     }
 
+    /// Whether no pair of `insts` is left for the solver: every
+    /// conflicting pair is already a race (`blocked`) or exactly disjoint
+    /// (distinct threads of one block never meet through the two indices).
+    fn every_pair_decided(
+        &self,
+        insts: &[&Instance],
+        blocked: &[(usize, usize)],
+        rel: Relation,
+    ) -> bool {
+        if rel.cross_block() {
+            return false;
+        }
+        let blocked: HashSet<&(usize, usize)> = blocked.iter().collect();
+        // Writes against everything: only pairs with a write conflict.
+        let access = |i: &&Instance| self.accesses[&i.access];
+        insts
+            .iter()
+            .map(access)
+            .filter(|a| a.kind.writes())
+            .all(|a| {
+                insts.iter().map(access).all(|b| {
+                    let pair = (a.id.min(b.id), a.id.max(b.id));
+                    (a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic)
+                        || blocked.contains(&pair)
+                        || self.pair_disjoint_per_thread(&a.index, &b.index)
+                })
+            })
+    }
+
     pub(super) fn lookup_for<'v>(
         &self,
         values: &'v [(String, i64)],
@@ -374,7 +440,7 @@ impl<'k> KernelVerifier<'k> {
                 max_steps: 200_000,
                 skip: &skip_list,
             }
-            .run(self.kernel)
+            .run_outlined(self.kernel, &self.outline)
         };
         let t1 = run(&l1);
         let t2 = run(&l2);

@@ -40,15 +40,94 @@ struct State {
     counters: HashMap<Arc<str>, i64>,
     epochs: [u32; 3],
     steps: usize,
+    /// Count each barrier's passes (`Trace::barrier_counts`).
+    count_barriers: bool,
     trace: Trace,
 }
 
+/// The kernel's top level as a run that records a few accesses needs it:
+/// the top-level statement that holds each access, and the top-level
+/// statements that are not plain accesses (barriers, conditionals, loops:
+/// what may move the barrier epochs). Built once per kernel, so that
+/// replaying one pair of a kernel of tens of thousands of statements does
+/// not walk them all.
+pub(crate) struct Outline {
+    holder: HashMap<usize, usize>,
+    structural: Vec<usize>,
+}
+
+impl Outline {
+    pub(crate) fn new(kernel: &Kernel) -> Outline {
+        let mut holder = HashMap::new();
+        let mut structural = Vec::new();
+        for (i, s) in kernel.body.iter().enumerate() {
+            if !matches!(s, Stmt::Access(_)) {
+                structural.push(i);
+            }
+            crate::model::walk(std::slice::from_ref(s), &mut |x| {
+                if let Stmt::Access(a) = x {
+                    holder.insert(a.id, i);
+                }
+            });
+        }
+        Outline { holder, structural }
+    }
+}
+
 impl Interpreter<'_> {
+    /// [`Self::run`] for a run that records only `self.only`: visits the
+    /// top-level statements that hold those accesses or may move the
+    /// epochs, and stops after the last access it records (the events it
+    /// records are the full run's; barrier passes are not counted).
+    pub(crate) fn run_outlined(&self, kernel: &Kernel, outline: &Outline) -> Trace {
+        let holders: Option<Vec<usize>> = self
+            .only
+            .iter()
+            .map(|a| outline.holder.get(a).copied())
+            .collect();
+        let (Some(holders), false) = (holders, self.only.is_empty()) else {
+            return self.run(kernel);
+        };
+        let mut holders = holders;
+        holders.sort_unstable();
+        holders.dedup();
+        let last = holders.last().copied().unwrap_or(0);
+        let mut st = State {
+            counters: HashMap::new(),
+            epochs: [0; 3],
+            steps: 0,
+            count_barriers: false,
+            trace: Trace {
+                complete: true,
+                ..Default::default()
+            },
+        };
+        // The two sorted lists merged: each statement once, in order.
+        let mut structural = outline.structural.iter().copied().peekable();
+        let mut holders = holders.into_iter().peekable();
+        loop {
+            let next = match (structural.peek(), holders.peek()) {
+                (Some(&a), Some(&b)) => a.min(b),
+                (Some(&a), None) => a,
+                (None, Some(&b)) => b,
+                (None, None) => break,
+            };
+            if next > last {
+                break;
+            }
+            structural.next_if_eq(&next);
+            holders.next_if_eq(&next);
+            self.stmts(&kernel.body[next..=next], &mut st);
+        }
+        st.trace
+    }
+
     pub(crate) fn run(&self, kernel: &Kernel) -> Trace {
         let mut st = State {
             counters: HashMap::new(),
             epochs: [0; 3],
             steps: 0,
+            count_barriers: true,
             trace: Trace {
                 complete: true,
                 ..Default::default()
@@ -98,7 +177,9 @@ impl Interpreter<'_> {
                         if b.kind == BarrierKind::Grid {
                             st.epochs[2] += 1;
                         }
-                        *st.trace.barrier_counts.entry(b.id).or_insert(0) += 1;
+                        if st.count_barriers {
+                            *st.trace.barrier_counts.entry(b.id).or_insert(0) += 1;
+                        }
                     }
                     None => st.trace.complete = false,
                 },
@@ -158,6 +239,7 @@ impl Interpreter<'_> {
             counters: HashMap::new(),
             epochs: [0; 3],
             steps: 0,
+            count_barriers: false,
             trace: Trace::default(),
         };
         self.eval(e, &st)

@@ -1,0 +1,312 @@
+//! Concrete collisions: the access instances of a race query evaluated for
+//! every thread of a small launch, without Z3. Two threads that meet on an
+//! element through a conflicting pair of instances are a model of the
+//! grouped race query (the launch is one the query allows; guards, indices
+//! and assumptions are evaluated with the semantics the replay uses), so a
+//! collision is a racing pair to confirm by replay like a solver's model.
+//! Finding none proves nothing: the solver decides what is left. Must not
+//! report findings.
+
+use super::engine::*;
+use super::intervals::Instance;
+use super::replay::Interpreter;
+use super::smt::LaunchEnv;
+use super::witness::small_launch;
+use crate::model::*;
+use crate::symbols;
+use std::collections::{BTreeMap, HashMap};
+
+/// At most this many (instance, thread) evaluations per group: beyond it
+/// the solver alone decides.
+const MAX_EVALUATIONS: usize = 1 << 21;
+
+/// Two threads of the small launch that collide through two instances.
+pub(super) struct Collision {
+    /// Positions in the group of thread 1's and thread 2's instance
+    /// (`first <= second`, as the query's selectors).
+    pub first: usize,
+    pub second: usize,
+    /// A model of the query: launch sizes, the two threads' identities,
+    /// `index` and the selectors, named as the solver names them.
+    pub values: Vec<(String, i64)>,
+}
+
+/// One thread of the small launch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Thread {
+    tid: [i64; 3],
+    bid: [i64; 3],
+}
+
+impl KernelVerifier<'_> {
+    /// Whether two threads related by `rel` collide through some
+    /// conflicting pair of `insts` at the small launch.
+    pub(super) fn concrete_collision(&self, insts: &[&Instance], rel: Relation) -> bool {
+        !self
+            .collisions_up_to(insts, rel, false, 1, Launch::Small)
+            .is_empty()
+    }
+
+    /// Every conflicting pair of `insts` (one array, one interval) that two
+    /// threads related by `rel` collide through at the small launch, each
+    /// with its first collision (smallest index, then threads in launch
+    /// order), in the order of the pairs. With `separated`, only pairs of
+    /// instances the skipped barrier separated (different tags: the
+    /// redundancy query's constraint). Warp relations are left to the
+    /// solver.
+    pub(super) fn concrete_collisions(
+        &self,
+        insts: &[&Instance],
+        rel: Relation,
+        separated: bool,
+        launch: Launch,
+    ) -> Vec<Collision> {
+        self.collisions_up_to(insts, rel, separated, usize::MAX, launch)
+    }
+
+    /// [`Self::concrete_collisions`], the first `limit` pairs found.
+    pub(super) fn collisions_up_to(
+        &self,
+        insts: &[&Instance],
+        rel: Relation,
+        separated: bool,
+        limit: usize,
+        launch: Launch,
+    ) -> Vec<Collision> {
+        if !matches!(rel, Relation::SameBlock | Relation::CrossBlock) {
+            return Vec::new();
+        }
+        let small = small_launch(&self.env).unwrap_or_else(|| self.env.clone());
+        let launch = match launch {
+            Launch::Small => small,
+            Launch::Large => match large_launch(&small, &self.env) {
+                Some(l) => l,
+                None => return Vec::new(),
+            },
+        };
+        let dim = |kind: VarKind| launch.fixed(kind);
+        let mut block = [1i64; 3];
+        let mut grid = [1i64; 3];
+        for d in 0..3u8 {
+            let (Some(b), Some(g)) = (dim(VarKind::BlockDim(d)), dim(VarKind::GridDim(d))) else {
+                return Vec::new();
+            };
+            block[d as usize] = b;
+            grid[d as usize] = g;
+        }
+        // Thread 1 and thread 2 of a same-block pair share block 0; a
+        // cross-block pair takes its threads from the first two blocks.
+        let blocks: Vec<[i64; 3]> = if rel.cross_block() {
+            linear(grid).take(2).collect()
+        } else {
+            vec![[0; 3]]
+        };
+        let threads: Vec<Thread> = blocks
+            .iter()
+            .flat_map(|bid| linear(block).map(move |tid| Thread { tid, bid: *bid }))
+            .collect();
+        if blocks.len() < 2 && rel.cross_block() {
+            return Vec::new();
+        }
+        if threads.len().saturating_mul(insts.len()) > MAX_EVALUATIONS {
+            return Vec::new();
+        }
+        let value_of = |v: &Var, th: &Thread| -> Option<i64> {
+            match v.kind {
+                VarKind::ThreadIdx(d) => Some(th.tid[d as usize]),
+                VarKind::BlockIdx(d) => Some(th.bid[d as usize]),
+                VarKind::BlockDim(d) => Some(block[d as usize]),
+                VarKind::GridDim(d) => Some(grid[d as usize]),
+                _ => None,
+            }
+        };
+        let eval = |e: &Expr, th: &Thread| {
+            let lookup = |v: &Var| value_of(v, th);
+            Interpreter {
+                lookup: &lookup,
+                bitvector: self.env.bitvector,
+                only: &[],
+                max_steps: 1,
+                skip: &[],
+            }
+            .eval_with(e)
+        };
+        // Threads the kernel's assumptions allow; an assumption that
+        // mentions anything but the launch leaves everything to the solver.
+        let mut allowed = Vec::new();
+        for th in &threads {
+            let mut ok = true;
+            for a in &self.kernel.assumptions {
+                match eval(a, th) {
+                    Some(0) => ok = false,
+                    Some(_) => {}
+                    None => return Vec::new(),
+                }
+            }
+            allowed.push(ok);
+        }
+        let kinds: Vec<AccessKind> = insts
+            .iter()
+            .map(|i| self.accesses[&i.access].kind)
+            .collect();
+        let conflict = |i: usize, j: usize| {
+            (kinds[i].writes() || kinds[j].writes())
+                && !(kinds[i] == AccessKind::Atomic && kinds[j] == AccessKind::Atomic)
+                && (!separated || insts[i].tag != insts[j].tag)
+        };
+        let related = |a: &Thread, b: &Thread| {
+            if rel.cross_block() {
+                a.bid != b.bid
+            } else {
+                a.tid != b.tid
+            }
+        };
+        // Instances in order, threads in launch order: each new (instance,
+        // thread) meets the earlier ones at its index. Per index, the
+        // threads of each instance that reached it, and separately the
+        // instances that write (a read meets only those).
+        #[derive(Default)]
+        struct Slot {
+            all: Vec<(usize, Vec<usize>)>,
+            writers: Vec<usize>,
+        }
+        let mut at: HashMap<i64, Slot> = HashMap::new();
+        let mut found: BTreeMap<(usize, usize), Collision> = BTreeMap::new();
+        for (n, inst) in insts.iter().enumerate() {
+            let a = self.accesses[&inst.access];
+            let bind = |e: &Expr| {
+                if inst.subst.is_empty() {
+                    e.clone()
+                } else {
+                    e.subst(&mut |v: &Var| {
+                        inst.subst
+                            .iter()
+                            .find(|(c, _)| c == v)
+                            .map(|(_, x)| x.clone())
+                    })
+                }
+            };
+            let guard = bind(&Expr::all(
+                std::iter::once(a.guard.clone()).chain(inst.extra.iter().cloned()),
+            ));
+            let index = bind(&a.index);
+            for (t, th) in threads.iter().enumerate() {
+                if !allowed[t] {
+                    continue;
+                }
+                let x = match (eval(&guard, th), eval(&index, th)) {
+                    (Some(0), _) => continue,
+                    (Some(_), Some(x)) => x,
+                    // Not closed over the launch (a parameter, a value
+                    // read from memory, a loop counter): the solver's.
+                    _ => break,
+                };
+                let slot = at.entry(x).or_default();
+                let earlier: Vec<usize> = if kinds[n].writes() {
+                    (0..slot.all.len()).collect()
+                } else {
+                    slot.writers.clone()
+                };
+                for g in earlier {
+                    let (m, ref threads_m) = slot.all[g];
+                    if found.contains_key(&(m, n)) || !conflict(m, n) {
+                        continue;
+                    }
+                    let Some(&u) = threads_m.iter().find(|&&u| related(&threads[u], th)) else {
+                        continue;
+                    };
+                    let values =
+                        self.collision_model(rel, (&threads[u], th), (block, grid), x, (m, n));
+                    found.insert(
+                        (m, n),
+                        Collision {
+                            first: m,
+                            second: n,
+                            values,
+                        },
+                    );
+                    if found.len() >= limit {
+                        return found.into_values().collect();
+                    }
+                }
+                match slot.all.last_mut() {
+                    Some((m, ts)) if *m == n => ts.push(t),
+                    _ => {
+                        if kinds[n].writes() {
+                            slot.writers.push(slot.all.len());
+                        }
+                        slot.all.push((n, vec![t]));
+                    }
+                }
+            }
+        }
+        found.into_values().collect()
+    }
+
+    /// The collision as the solver's model would name it.
+    fn collision_model(
+        &self,
+        rel: Relation,
+        (one, two): (&Thread, &Thread),
+        (block, grid): ([i64; 3], [i64; 3]),
+        index: i64,
+        (i, j): (usize, usize),
+    ) -> Vec<(String, i64)> {
+        let mut values = Vec::new();
+        for (d, name) in DIMS.iter().enumerate() {
+            values.push((format!("blockDim.{name}"), block[d]));
+            values.push((format!("gridDim.{name}"), grid[d]));
+        }
+        for (t, th) in [(1u8, one), (2, two)] {
+            for d in 0..3 {
+                values.push((symbols::thread_idx(d, t), th.tid[d]));
+                if rel.cross_block() {
+                    values.push((symbols::block_idx(d, t), th.bid[d]));
+                }
+            }
+        }
+        if !rel.cross_block() {
+            for (d, name) in DIMS.iter().enumerate() {
+                values.push((format!("blockIdx.{name}"), one.bid[d]));
+            }
+        }
+        values.push(("index".to_string(), index));
+        values.push((symbols::selector(1), i as i64));
+        values.push((symbols::selector(2), j as i64));
+        values
+    }
+}
+
+/// The launch a search runs on: the small launch of the solver's concrete
+/// first try (blocks of 64 threads), or the largest block the kernel
+/// allows along x (neighbours 64 or more apart meet only there).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Launch {
+    Small,
+    Large,
+}
+
+/// `small` with a symbolic `blockDim.x` as large as the launch allows, or
+/// `None` when that is no larger.
+fn large_launch(small: &LaunchEnv, env: &LaunchEnv) -> Option<LaunchEnv> {
+    if env.fixed(VarKind::BlockDim(0)).is_some() {
+        return None;
+    }
+    let mut block = small.block_dim?;
+    let limit = env.max_threads.unwrap_or(1024).clamp(1, 1024) as u32;
+    let x = limit / (block[1] * block[2]).max(1);
+    if x <= block[0] {
+        return None;
+    }
+    block[0] = x;
+    Some(LaunchEnv {
+        block_dim: Some(block),
+        ..small.clone()
+    })
+}
+
+/// The coordinates of a box of `size`, x fastest.
+fn linear(size: [i64; 3]) -> impl Iterator<Item = [i64; 3]> {
+    (0..size[2])
+        .flat_map(move |z| (0..size[1]).flat_map(move |y| (0..size[0]).map(move |x| [x, y, z])))
+}
