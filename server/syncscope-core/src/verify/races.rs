@@ -213,31 +213,46 @@ impl<'k> KernelVerifier<'k> {
             return;
         };
         // Block pairs already found in other intervals: one report per pair.
+        // A blocked pair's constraints join the query only when it is
+        // asked (most groups are decided without it).
         let mut blocked: Vec<(usize, usize)> = Vec::new();
-        let block =
-            |base: &mut Vec<Expr>, p: usize, q: usize, blocked: &mut Vec<(usize, usize)>| {
-                blocked.push((p.min(q), p.max(q)));
-                for (i, a) in insts.iter().enumerate() {
-                    for (j, b) in insts.iter().enumerate().skip(i) {
-                        let pair = (a.access.min(b.access), a.access.max(b.access));
-                        if pair == (p.min(q), p.max(q)) {
-                            base.push(Expr::not(Expr::and(
-                                Expr::eq(sel(1), Expr::Const(i as i64)),
-                                Expr::eq(sel(2), Expr::Const(j as i64)),
-                            )));
-                        }
+        let mut positions: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, inst) in insts.iter().enumerate() {
+            positions.entry(inst.access).or_default().push(i);
+        }
+        let exclude = |base: &mut Vec<Expr>, pairs: &[(usize, usize)]| {
+            for &(p, q) in pairs {
+                let mut both: Vec<(usize, usize)> = Vec::new();
+                for &i in positions.get(&p).into_iter().flatten() {
+                    for &j in positions.get(&q).into_iter().flatten() {
+                        both.push((i.min(j), i.max(j)));
                     }
                 }
-            };
-        let failed_here = set
-            .unconfirmed
-            .iter()
-            .filter(|(_, _, r)| *r == rel)
-            .map(|(p, q, _)| (*p, *q));
-        let done: Vec<(usize, usize)> = set.pairs.keys().copied().chain(failed_here).collect();
-        for (p, q) in done {
-            if insts.iter().any(|i| i.access == p) && insts.iter().any(|i| i.access == q) {
-                block(&mut base, p, q, &mut blocked);
+                both.sort_unstable();
+                both.dedup();
+                for (i, j) in both {
+                    base.push(Expr::not(Expr::and(
+                        Expr::eq(sel(1), Expr::Const(i as i64)),
+                        Expr::eq(sel(2), Expr::Const(j as i64)),
+                    )));
+                }
+            }
+        };
+        let mut excluded = 0;
+        // The pairs found so far whose both accesses are in this group, in
+        // order; then those whose witnesses did not replay.
+        let mut accesses: Vec<usize> = positions.keys().copied().collect();
+        accesses.sort_unstable();
+        for &p in &accesses {
+            for (&(_, q), _) in set.pairs.range((p, p)..=(p, usize::MAX)) {
+                if positions.contains_key(&q) {
+                    blocked.push((p, q));
+                }
+            }
+        }
+        for (p, q, r) in &set.unconfirmed {
+            if *r == rel && positions.contains_key(p) && positions.contains_key(q) {
+                blocked.push((*p.min(q), *p.max(q)));
             }
         }
         // Solve for a reproducible witness until one pair is confirmed.
@@ -275,7 +290,7 @@ impl<'k> KernelVerifier<'k> {
                     hit.reproducible = true;
                     want_witness = false;
                     set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
-                    block(&mut base, p, q, &mut blocked);
+                    blocked.push((p.min(q), p.max(q)));
                 }
             }
             if self.every_pair_decided(&insts, &blocked, rel) {
@@ -299,6 +314,8 @@ impl<'k> KernelVerifier<'k> {
                 witness: skip.is_none() && want_witness,
                 ..self.config
             };
+            exclude(&mut base, &blocked[excluded..]);
+            excluded = blocked.len();
             match self.solve_concrete_first(&base, config) {
                 QueryOutcome::Unsat => return,
                 QueryOutcome::Sat(_) if skip.is_some() => {
@@ -334,7 +351,7 @@ impl<'k> KernelVerifier<'k> {
                             hit.reproducible = config.witness;
                             want_witness = false;
                             set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
-                            block(&mut base, p, q, &mut blocked);
+                            blocked.push((p.min(q), p.max(q)));
                         }
                         None if !config.witness && skip.is_none() => want_witness = true,
                         None => {
@@ -342,7 +359,7 @@ impl<'k> KernelVerifier<'k> {
                             *tries += 1;
                             if *tries >= 3 {
                                 set.unconfirmed.push((p.min(q), p.max(q), rel));
-                                block(&mut base, p, q, &mut blocked);
+                                blocked.push((p.min(q), p.max(q)));
                             } else {
                                 // Ask for a different witness of the same pair.
                                 base.push(exclude_model(&values));

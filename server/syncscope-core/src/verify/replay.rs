@@ -5,7 +5,7 @@
 //! the solver are replayed on it before a finding is reported.
 
 use crate::model::{BarrierKind, BinOp, Expr, Kernel, Stmt, UnOp, Var, VarKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// One access made by a thread.
@@ -46,31 +46,61 @@ struct State {
 }
 
 /// The kernel's top level as a run that records a few accesses needs it:
-/// the top-level statement that holds each access, and the top-level
-/// statements that are not plain accesses (barriers, conditionals, loops:
-/// what may move the barrier epochs). Built once per kernel, so that
-/// replaying one pair of a kernel of tens of thousands of statements does
-/// not walk them all.
+/// the top-level statement that holds each access; the top-level barriers
+/// every thread passes (guard `true`), as the epochs they add up to before
+/// each position; and the other statements that are not plain accesses
+/// (conditionals, loops, guarded barriers), which a run must execute.
+/// Built once per kernel, so that replaying one pair of a kernel of tens of
+/// thousands of statements does not walk them all.
 pub(crate) struct Outline {
     holder: HashMap<usize, usize>,
-    structural: Vec<usize>,
+    /// `plain[i]`: the epochs the unconditional top-level barriers before
+    /// position `i` add.
+    plain: Vec<[u32; 3]>,
+    plain_ids: HashSet<usize>,
+    complex: Vec<usize>,
 }
 
 impl Outline {
     pub(crate) fn new(kernel: &Kernel) -> Outline {
         let mut holder = HashMap::new();
-        let mut structural = Vec::new();
+        let mut plain = vec![[0; 3]];
+        let mut plain_ids = HashSet::new();
+        let mut complex = Vec::new();
         for (i, s) in kernel.body.iter().enumerate() {
-            if !matches!(s, Stmt::Access(_)) {
-                structural.push(i);
+            let mut epochs = plain[i];
+            match s {
+                Stmt::Access(_) => {}
+                Stmt::Barrier(b) if b.guard.is_true() => {
+                    plain_ids.insert(b.id);
+                    add_epochs(&mut epochs, b.kind);
+                }
+                _ => complex.push(i),
             }
+            plain.push(epochs);
             crate::model::walk(std::slice::from_ref(s), &mut |x| {
                 if let Stmt::Access(a) = x {
                     holder.insert(a.id, i);
                 }
             });
         }
-        Outline { holder, structural }
+        Outline {
+            holder,
+            plain,
+            plain_ids,
+            complex,
+        }
+    }
+}
+
+/// One pass of a barrier of `kind`: the epochs it moves.
+fn add_epochs(epochs: &mut [u32; 3], kind: BarrierKind) {
+    epochs[0] += 1;
+    if kind != BarrierKind::Warp {
+        epochs[1] += 1;
+    }
+    if kind == BarrierKind::Grid {
+        epochs[2] += 1;
     }
 }
 
@@ -85,10 +115,10 @@ impl Interpreter<'_> {
             .iter()
             .map(|a| outline.holder.get(a).copied())
             .collect();
-        let (Some(holders), false) = (holders, self.only.is_empty()) else {
+        let skips_plain = self.skip.iter().any(|b| outline.plain_ids.contains(b));
+        let (Some(mut holders), false, false) = (holders, self.only.is_empty(), skips_plain) else {
             return self.run(kernel);
         };
-        let mut holders = holders;
         holders.sort_unstable();
         holders.dedup();
         let last = holders.last().copied().unwrap_or(0);
@@ -102,11 +132,14 @@ impl Interpreter<'_> {
                 ..Default::default()
             },
         };
-        // The two sorted lists merged: each statement once, in order.
-        let mut structural = outline.structural.iter().copied().peekable();
+        // The two sorted lists merged: each statement once, in order. The
+        // epochs at a statement are those the executed statements moved
+        // plus those of the unconditional barriers before it.
+        let mut moved = [0u32; 3];
+        let mut complex = outline.complex.iter().copied().peekable();
         let mut holders = holders.into_iter().peekable();
         loop {
-            let next = match (structural.peek(), holders.peek()) {
+            let next = match (complex.peek(), holders.peek()) {
                 (Some(&a), Some(&b)) => a.min(b),
                 (Some(&a), None) => a,
                 (None, Some(&b)) => b,
@@ -115,9 +148,16 @@ impl Interpreter<'_> {
             if next > last {
                 break;
             }
-            structural.next_if_eq(&next);
+            complex.next_if_eq(&next);
             holders.next_if_eq(&next);
+            let before = outline.plain[next];
+            for l in 0..3 {
+                st.epochs[l] = moved[l] + before[l];
+            }
             self.stmts(&kernel.body[next..=next], &mut st);
+            for l in 0..3 {
+                moved[l] = st.epochs[l] - before[l];
+            }
         }
         st.trace
     }
@@ -170,13 +210,7 @@ impl Interpreter<'_> {
                 Stmt::Barrier(b) => match self.eval(&b.guard, st) {
                     Some(0) => {}
                     Some(_) => {
-                        st.epochs[0] += 1;
-                        if b.kind != BarrierKind::Warp {
-                            st.epochs[1] += 1;
-                        }
-                        if b.kind == BarrierKind::Grid {
-                            st.epochs[2] += 1;
-                        }
+                        add_epochs(&mut st.epochs, b.kind);
                         if st.count_barriers {
                             *st.trace.barrier_counts.entry(b.id).or_insert(0) += 1;
                         }
