@@ -162,12 +162,14 @@ impl KernelVerifier<'_> {
             }
         };
         // Instances in order, threads in launch order: each new (instance,
-        // thread) meets the earlier ones at its index. Per index, the
-        // threads of each instance that reached it, and separately the
-        // instances that write (a read meets only those).
+        // thread) meets the earlier ones at its index. Per index, each
+        // instance that reached it with its first thread and the first
+        // thread related to that one (whichever thread comes next, one of
+        // the two is related to it), and separately the instances that
+        // write (a read meets only those).
         #[derive(Default)]
         struct Slot {
-            all: Vec<(usize, Vec<usize>)>,
+            all: Vec<(usize, usize, Option<usize>)>,
             writers: Vec<usize>,
         }
         let mut at: HashMap<i64, Slot> = HashMap::new();
@@ -202,17 +204,21 @@ impl KernelVerifier<'_> {
                     _ => break,
                 };
                 let slot = at.entry(x).or_default();
-                let earlier: Vec<usize> = if kinds[n].writes() {
-                    (0..slot.all.len()).collect()
+                let writes = kinds[n].writes();
+                let count = if writes {
+                    slot.all.len()
                 } else {
-                    slot.writers.clone()
+                    slot.writers.len()
                 };
-                for g in earlier {
-                    let (m, ref threads_m) = slot.all[g];
+                for g in 0..count {
+                    let (m, first, second) = slot.all[if writes { g } else { slot.writers[g] }];
                     if found.contains_key(&(m, n)) || !conflict(m, n) {
                         continue;
                     }
-                    let Some(&u) = threads_m.iter().find(|&&u| related(&threads[u], th)) else {
+                    let Some(u) = std::iter::once(first)
+                        .chain(second)
+                        .find(|&u| related(&threads[u], th))
+                    else {
                         continue;
                     };
                     let values =
@@ -230,12 +236,16 @@ impl KernelVerifier<'_> {
                     }
                 }
                 match slot.all.last_mut() {
-                    Some((m, ts)) if *m == n => ts.push(t),
+                    Some((m, first, second)) if *m == n => {
+                        if second.is_none() && related(&threads[*first], th) {
+                            *second = Some(t);
+                        }
+                    }
                     _ => {
-                        if kinds[n].writes() {
+                        if writes {
                             slot.writers.push(slot.all.len());
                         }
-                        slot.all.push((n, vec![t]));
+                        slot.all.push((n, t, None));
                     }
                 }
             }
