@@ -320,3 +320,51 @@ fn linear(size: [i64; 3]) -> impl Iterator<Item = [i64; 3]> {
     (0..size[2])
         .flat_map(move |z| (0..size[1]).flat_map(move |y| (0..size[0]).map(move |x| [x, y, z])))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::intervals::intervals;
+
+    /// Every collision is a model of its group's race query: each
+    /// assertion of the query holds under its values.
+    #[test]
+    fn every_collision_satisfies_its_race_query() {
+        let options = crate::options::Options::default();
+        let mut checked = 0;
+        for k in crate::verify::corpus_kernels() {
+            let v = KernelVerifier::new(&k, &options, &crate::cache::NoCache, None);
+            for rel in v.relations.clone() {
+                for iv in intervals(&k, rel.level(), None, &mut |_| true) {
+                    let mut by_array: BTreeMap<ArrayId, Vec<Instance>> = BTreeMap::new();
+                    for inst in iv {
+                        let a = v.accesses[&inst.access];
+                        if !(rel.cross_block() && k.arrays[a.array].space == MemorySpace::Shared) {
+                            by_array.entry(a.array).or_default().push(inst);
+                        }
+                    }
+                    for group in by_array.values() {
+                        let Some(q) = v.group_query(group, rel, None) else {
+                            continue;
+                        };
+                        for launch in [Launch::Small, Launch::Large] {
+                            for c in v.concrete_collisions(&q.insts, rel, false, launch) {
+                                for e in &q.base {
+                                    assert_eq!(
+                                        v.eval_model(e, &c.values),
+                                        Some(1),
+                                        "{}: {e} under {:?}",
+                                        k.name,
+                                        c.values
+                                    );
+                                }
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "{checked} collisions checked");
+    }
+}

@@ -359,3 +359,38 @@ fn dedup(iv: &mut Interval) {
     let mut seen = std::collections::HashSet::new();
     iv.retain(|i| seen.insert(i.clone()));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The intervals that hold two instances a skipped barrier separated.
+    fn separated(ivs: Vec<Interval>) -> Vec<Interval> {
+        ivs.into_iter()
+            .filter(|iv| {
+                iv.iter()
+                    .any(|i| i.tag != iv[0].tag || !i.skip_loops.is_empty())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn intervals_around_a_top_level_barrier_are_those_it_separates() {
+        let mut checked = 0;
+        for k in crate::verify::corpus_kernels() {
+            for (pos, s) in k.body.iter().enumerate() {
+                let Stmt::Barrier(b) = s else { continue };
+                for level in [Level::Warp, Level::Block, Level::Grid] {
+                    if !level.splits(b.kind) {
+                        continue;
+                    }
+                    let whole = separated(intervals(&k, level, Some(b.id), &mut |_| true));
+                    let around = separated(intervals_around(&k, level, b.id, pos, &mut |_| true));
+                    assert_eq!(whole, around, "{} barrier {}", k.name, b.id);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} barriers checked");
+    }
+}

@@ -361,3 +361,49 @@ pub(crate) fn apply(op: BinOp, x: i64, y: i64, bitvector: bool) -> Option<i64> {
         _ => crate::model::fold(op, x, y),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outlined_run_records_the_events_of_a_full_run() {
+        let mut checked = 0;
+        for k in crate::verify::corpus_kernels() {
+            let outline = Outline::new(&k);
+            let ids: Vec<usize> = k.accesses().iter().map(|a| a.id).collect();
+            // Thread 3 of block 1, every other value 2: concrete enough to
+            // take branches and run loops.
+            let lookup = |v: &Var| {
+                Some(match v.kind {
+                    VarKind::ThreadIdx(0) => 3,
+                    VarKind::BlockIdx(0) => 1,
+                    VarKind::BlockDim(0) => 64,
+                    VarKind::GridDim(0) => 4,
+                    _ => 2,
+                })
+            };
+            for (n, &p) in ids.iter().enumerate().take(12) {
+                for &q in ids.iter().skip(n).take(12) {
+                    let only = [p, q];
+                    let run = Interpreter {
+                        lookup: &lookup,
+                        bitvector: false,
+                        only: &only,
+                        max_steps: 200_000,
+                        skip: &[],
+                    };
+                    let full = run.run(&k);
+                    if !full.complete {
+                        continue;
+                    }
+                    let outlined = run.run_outlined(&k, &outline);
+                    assert!(outlined.complete, "{}", k.name);
+                    assert_eq!(full.events, outlined.events, "{} {p} {q}", k.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} pairs checked");
+    }
+}
