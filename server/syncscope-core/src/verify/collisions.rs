@@ -14,7 +14,9 @@ use super::smt::LaunchEnv;
 use super::witness::small_launch;
 use crate::model::*;
 use crate::symbols;
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::rc::Rc;
 
 /// At most this many (instance, thread) evaluations per group: beyond it
 /// the solver alone decides.
@@ -29,6 +31,57 @@ pub(super) struct Collision {
     /// A model of the query: launch sizes, the two threads' identities,
     /// `index` and the selectors, named as the solver names them.
     pub values: Vec<(String, i64)>,
+}
+
+/// How many evaluated instances [`SweepCache`] keeps (an instance between
+/// two barriers is in the redundancy checks of both).
+const RECENT: usize = 8;
+
+/// What the searches of one kernel reuse: the threads of each launch, and
+/// the most recent instances' evaluations.
+#[derive(Default)]
+pub(crate) struct SweepCache {
+    setups: RefCell<HashMap<(Launch, bool), Option<Rc<Setup>>>>,
+    #[allow(clippy::type_complexity)]
+    recent: RefCell<VecDeque<((usize, Launch, bool), Rc<Vec<Reach>>)>>,
+}
+
+/// A launch's threads, in order, and which of them the assumptions allow.
+struct Setup {
+    block: [i64; 3],
+    grid: [i64; 3],
+    threads: Vec<Thread>,
+    allowed: Vec<bool>,
+}
+
+impl Setup {
+    /// `e` for thread `th` (its identity and the launch sizes; any other
+    /// value is not known).
+    fn eval(&self, e: &Expr, th: &Thread, bitvector: bool) -> Option<i64> {
+        let lookup = |v: &Var| match v.kind {
+            VarKind::ThreadIdx(d) => Some(th.tid[d as usize]),
+            VarKind::BlockIdx(d) => Some(th.bid[d as usize]),
+            VarKind::BlockDim(d) => Some(self.block[d as usize]),
+            VarKind::GridDim(d) => Some(self.grid[d as usize]),
+            _ => None,
+        };
+        Interpreter {
+            lookup: &lookup,
+            bitvector,
+            only: &[],
+            max_steps: 1,
+            skip: &[],
+        }
+        .eval_with(e)
+    }
+}
+
+/// Where an instance is for one thread.
+#[derive(Clone, Copy)]
+enum Reach {
+    At(i64),
+    Off,
+    Unknown,
 }
 
 /// One thread of the small launch.
@@ -76,6 +129,7 @@ impl KernelVerifier<'_> {
         if !matches!(rel, Relation::SameBlock | Relation::CrossBlock) {
             return Vec::new();
         }
+        let kind = launch;
         let small = small_launch(&self.env).unwrap_or_else(|| self.env.clone());
         let launch = match launch {
             Launch::Small => small,
@@ -84,66 +138,17 @@ impl KernelVerifier<'_> {
                 None => return Vec::new(),
             },
         };
-        let dim = |kind: VarKind| launch.fixed(kind);
-        let mut block = [1i64; 3];
-        let mut grid = [1i64; 3];
-        for d in 0..3u8 {
-            let (Some(b), Some(g)) = (dim(VarKind::BlockDim(d)), dim(VarKind::GridDim(d))) else {
-                return Vec::new();
-            };
-            block[d as usize] = b;
-            grid[d as usize] = g;
-        }
-        // Thread 1 and thread 2 of a same-block pair share block 0; a
-        // cross-block pair takes its threads from the first two blocks.
-        let blocks: Vec<[i64; 3]> = if rel.cross_block() {
-            linear(grid).take(2).collect()
-        } else {
-            vec![[0; 3]]
-        };
-        let threads: Vec<Thread> = blocks
-            .iter()
-            .flat_map(|bid| linear(block).map(move |tid| Thread { tid, bid: *bid }))
-            .collect();
-        if blocks.len() < 2 && rel.cross_block() {
+        let Some(setup) = self.sweep_setup(&launch, rel, kind) else {
             return Vec::new();
-        }
+        };
+        let Setup {
+            block,
+            grid,
+            ref threads,
+            ..
+        } = *setup;
         if threads.len().saturating_mul(insts.len()) > MAX_EVALUATIONS {
             return Vec::new();
-        }
-        let value_of = |v: &Var, th: &Thread| -> Option<i64> {
-            match v.kind {
-                VarKind::ThreadIdx(d) => Some(th.tid[d as usize]),
-                VarKind::BlockIdx(d) => Some(th.bid[d as usize]),
-                VarKind::BlockDim(d) => Some(block[d as usize]),
-                VarKind::GridDim(d) => Some(grid[d as usize]),
-                _ => None,
-            }
-        };
-        let eval = |e: &Expr, th: &Thread| {
-            let lookup = |v: &Var| value_of(v, th);
-            Interpreter {
-                lookup: &lookup,
-                bitvector: self.env.bitvector,
-                only: &[],
-                max_steps: 1,
-                skip: &[],
-            }
-            .eval_with(e)
-        };
-        // Threads the kernel's assumptions allow; an assumption that
-        // mentions anything but the launch leaves everything to the solver.
-        let mut allowed = Vec::new();
-        for th in &threads {
-            let mut ok = true;
-            for a in &self.kernel.assumptions {
-                match eval(a, th) {
-                    Some(0) => ok = false,
-                    Some(_) => {}
-                    None => return Vec::new(),
-                }
-            }
-            allowed.push(ok);
         }
         let kinds: Vec<AccessKind> = insts
             .iter()
@@ -175,33 +180,14 @@ impl KernelVerifier<'_> {
         let mut at: HashMap<i64, Slot> = HashMap::new();
         let mut found: BTreeMap<(usize, usize), Collision> = BTreeMap::new();
         for (n, inst) in insts.iter().enumerate() {
-            let a = self.accesses[&inst.access];
-            let bind = |e: &Expr| {
-                if inst.subst.is_empty() {
-                    e.clone()
-                } else {
-                    e.subst(&mut |v: &Var| {
-                        inst.subst
-                            .iter()
-                            .find(|(c, _)| c == v)
-                            .map(|(_, x)| x.clone())
-                    })
-                }
-            };
-            let guard = bind(&Expr::all(
-                std::iter::once(a.guard.clone()).chain(inst.extra.iter().cloned()),
-            ));
-            let index = bind(&a.index);
+            let reach = self.reach(inst, &setup, kind, rel);
             for (t, th) in threads.iter().enumerate() {
-                if !allowed[t] {
-                    continue;
-                }
-                let x = match (eval(&guard, th), eval(&index, th)) {
-                    (Some(0), _) => continue,
-                    (Some(_), Some(x)) => x,
+                let x = match reach[t] {
+                    Reach::Off => continue,
+                    Reach::At(x) => x,
                     // Not closed over the launch (a parameter, a value
                     // read from memory, a loop counter): the solver's.
-                    _ => break,
+                    Reach::Unknown => break,
                 };
                 let slot = at.entry(x).or_default();
                 let writes = kinds[n].writes();
@@ -253,6 +239,114 @@ impl KernelVerifier<'_> {
         found.into_values().collect()
     }
 
+    /// The threads of `launch` for `rel` and which of them the kernel's
+    /// assumptions allow; `None` when an assumption mentions anything but
+    /// the launch (the solver decides then). Made once per launch and
+    /// relation.
+    fn sweep_setup(&self, launch: &LaunchEnv, rel: Relation, kind: Launch) -> Option<Rc<Setup>> {
+        let key = (kind, rel.cross_block());
+        if let Some(known) = self.sweep.setups.borrow().get(&key) {
+            return known.clone();
+        }
+        let made = (|| {
+            let mut block = [1i64; 3];
+            let mut grid = [1i64; 3];
+            for d in 0..3u8 {
+                block[d as usize] = launch.fixed(VarKind::BlockDim(d))?;
+                grid[d as usize] = launch.fixed(VarKind::GridDim(d))?;
+            }
+            // Thread 1 and thread 2 of a same-block pair share block 0; a
+            // cross-block pair takes its threads from the first two blocks.
+            let blocks: Vec<[i64; 3]> = if rel.cross_block() {
+                linear(grid).take(2).collect()
+            } else {
+                vec![[0; 3]]
+            };
+            if blocks.len() < 2 && rel.cross_block() {
+                return None;
+            }
+            let threads: Vec<Thread> = blocks
+                .iter()
+                .flat_map(|bid| linear(block).map(move |tid| Thread { tid, bid: *bid }))
+                .collect();
+            let mut setup = Setup {
+                block,
+                grid,
+                threads,
+                allowed: Vec::new(),
+            };
+            let mut allowed = Vec::new();
+            for th in &setup.threads {
+                let mut ok = true;
+                for a in &self.kernel.assumptions {
+                    match setup.eval(a, th, self.env.bitvector) {
+                        Some(0) => ok = false,
+                        Some(_) => {}
+                        None => return None,
+                    }
+                }
+                allowed.push(ok);
+            }
+            setup.allowed = allowed;
+            Some(Rc::new(setup))
+        })();
+        self.sweep.setups.borrow_mut().insert(key, made.clone());
+        made
+    }
+
+    /// Where `inst` is for each thread of `setup`: its index, off (guard
+    /// false, or a thread the assumptions exclude), or not known (from
+    /// there on). An instance outside loops is the same in every interval
+    /// it is in: its last few evaluations are kept.
+    fn reach(&self, inst: &Instance, setup: &Setup, kind: Launch, rel: Relation) -> Rc<Vec<Reach>> {
+        let key = (inst.access, kind, rel.cross_block());
+        let plain = inst.subst.is_empty() && inst.extra.is_empty();
+        if plain {
+            if let Some((_, r)) = self.sweep.recent.borrow().iter().find(|(k, _)| *k == key) {
+                return r.clone();
+            }
+        }
+        let a = self.accesses[&inst.access];
+        let bind = |e: &Expr| {
+            if inst.subst.is_empty() {
+                e.clone()
+            } else {
+                e.subst(&mut |v: &Var| {
+                    inst.subst
+                        .iter()
+                        .find(|(c, _)| c == v)
+                        .map(|(_, x)| x.clone())
+                })
+            }
+        };
+        let guard = bind(&Expr::all(
+            std::iter::once(a.guard.clone()).chain(inst.extra.iter().cloned()),
+        ));
+        let index = bind(&a.index);
+        let bv = self.env.bitvector;
+        let mut out = Vec::with_capacity(setup.threads.len());
+        for (t, th) in setup.threads.iter().enumerate() {
+            out.push(if !setup.allowed[t] {
+                Reach::Off
+            } else {
+                match (setup.eval(&guard, th, bv), setup.eval(&index, th, bv)) {
+                    (Some(0), _) => Reach::Off,
+                    (Some(_), Some(x)) => Reach::At(x),
+                    _ => Reach::Unknown,
+                }
+            });
+        }
+        let out = Rc::new(out);
+        if plain {
+            let mut recent = self.sweep.recent.borrow_mut();
+            if recent.len() >= RECENT {
+                recent.pop_front();
+            }
+            recent.push_back((key, out.clone()));
+        }
+        out
+    }
+
     /// The collision as the solver's model would name it.
     fn collision_model(
         &self,
@@ -290,7 +384,7 @@ impl KernelVerifier<'_> {
 /// The launch a search runs on: the small launch of the solver's concrete
 /// first try (blocks of 64 threads), or the largest block the kernel
 /// allows along x (neighbours 64 or more apart meet only there).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(super) enum Launch {
     Small,
     Large,

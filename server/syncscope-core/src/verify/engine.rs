@@ -4,6 +4,7 @@
 //! threads' relations, instantiating an access for a thread). Must not
 //! hold the checks themselves (`divergence`, `races`, `redundancy`).
 
+use super::collisions::SweepCache;
 use super::divergence::Divergence;
 use super::intervals::Level;
 pub(crate) use super::races::RaceHit;
@@ -81,6 +82,8 @@ pub(crate) struct KernelVerifier<'k> {
     /// Each barrier's kind and, for one at the kernel's top level, its
     /// position there.
     pub(super) barrier_places: HashMap<usize, (BarrierKind, Option<usize>)>,
+    /// What the concrete collision searches reuse.
+    pub(super) sweep: SweepCache,
     /// The top level of the kernel, for replays of one pair.
     pub(super) outline: Outline,
     /// The parameters the kernel's accesses mention, sorted (witnesses
@@ -153,6 +156,7 @@ impl<'k> KernelVerifier<'k> {
             divergent: Vec::new(),
             independent: HashMap::new(),
             outline: Outline::new(kernel),
+            sweep: SweepCache::default(),
             params,
             relations: Vec::new(),
             accessed_arrays,
