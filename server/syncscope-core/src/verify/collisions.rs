@@ -41,10 +41,17 @@ const RECENT: usize = 8;
 /// the most recent instances' evaluations.
 #[derive(Default)]
 pub(crate) struct SweepCache {
-    setups: RefCell<HashMap<(Launch, bool), Option<Rc<Setup>>>>,
-    #[allow(clippy::type_complexity)]
-    recent: RefCell<VecDeque<((usize, Launch, bool), Rc<Vec<Reach>>)>>,
+    setups: RefCell<Setups>,
+    recent: RefCell<VecDeque<(ReachKey, Rc<Vec<Reach>>)>>,
 }
+
+/// Each launch's threads, by launch and whether the threads are of
+/// different blocks (`None`: the assumptions leave it to the solver).
+type Setups = HashMap<(Launch, bool), Option<Rc<Setup>>>;
+
+/// An instance's access, the launch, whether the threads are of
+/// different blocks.
+type ReachKey = (usize, Launch, bool);
 
 /// A launch's threads, in order, and which of them the assumptions allow.
 struct Setup {
