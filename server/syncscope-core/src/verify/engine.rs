@@ -4,9 +4,11 @@
 //! threads' relations, instantiating an access for a thread). Must not
 //! hold the checks themselves (`divergence`, `races`, `redundancy`).
 
+use super::collisions::SweepCache;
 use super::divergence::Divergence;
 use super::intervals::Level;
 pub(crate) use super::races::RaceHit;
+use super::replay::Outline;
 use super::smt::{self, Counters, LaunchEnv, SolverConfig};
 use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::*;
@@ -73,6 +75,20 @@ pub(crate) struct KernelVerifier<'k> {
     pub(super) divergent: Vec<usize>,
     /// (array, relation) → no conflicting pair ever, barriers or not.
     pub(super) independent: HashMap<(ArrayId, Relation), bool>,
+    /// The relations of the two threads of every race query.
+    pub(super) relations: Vec<Relation>,
+    /// The arrays the kernel accesses, in order.
+    pub(super) accessed_arrays: Vec<ArrayId>,
+    /// Each barrier's kind and, for one at the kernel's top level, its
+    /// position there.
+    pub(super) barrier_places: HashMap<usize, (BarrierKind, Option<usize>)>,
+    /// What the concrete collision searches reuse.
+    pub(super) sweep: SweepCache,
+    /// The top level of the kernel, for replays of one pair.
+    pub(super) outline: Outline,
+    /// The parameters the kernel's accesses mention, sorted (witnesses
+    /// show their values).
+    pub(super) params: Vec<String>,
 }
 
 pub(crate) struct KernelOutcome {
@@ -100,9 +116,36 @@ impl<'k> KernelVerifier<'k> {
             max_threads: kernel.max_threads,
             bitvector: options.bitvector,
         };
-        let accesses = kernel.accesses().into_iter().map(|a| (a.id, a)).collect();
+        let accesses: HashMap<usize, &Access> =
+            kernel.accesses().into_iter().map(|a| (a.id, a)).collect();
+        let mut params: Vec<String> = Vec::new();
+        for a in accesses.values() {
+            for e in [&a.index, &a.guard] {
+                e.for_each_var(&mut |v| {
+                    if matches!(v.kind, VarKind::Param { .. })
+                        && !params.iter().any(|p| **p == *v.name)
+                    {
+                        params.push(v.name.to_string());
+                    }
+                });
+            }
+        }
+        params.sort();
         let loops = kernel.loops().into_iter().map(|l| (l.id, l)).collect();
-        KernelVerifier {
+        let mut accessed_arrays: Vec<ArrayId> = accesses.values().map(|a| a.array).collect();
+        accessed_arrays.sort_unstable();
+        accessed_arrays.dedup();
+        let mut barrier_places: HashMap<usize, (BarrierKind, Option<usize>)> = kernel
+            .barriers()
+            .into_iter()
+            .map(|b| (b.id, (b.kind, None)))
+            .collect();
+        for (pos, s) in kernel.body.iter().enumerate() {
+            if let Stmt::Barrier(b) = s {
+                barrier_places.insert(b.id, (b.kind, Some(pos)));
+            }
+        }
+        let mut verifier = KernelVerifier {
             kernel,
             env,
             options,
@@ -112,6 +155,12 @@ impl<'k> KernelVerifier<'k> {
             loops,
             divergent: Vec::new(),
             independent: HashMap::new(),
+            outline: Outline::new(kernel),
+            sweep: SweepCache::default(),
+            params,
+            relations: Vec::new(),
+            accessed_arrays,
+            barrier_places,
             config: SolverConfig {
                 timeout_ms: options.timeout_ms,
                 rlimit: options.rlimit,
@@ -122,7 +171,9 @@ impl<'k> KernelVerifier<'k> {
                 }),
                 witness: true,
             },
-        }
+        };
+        verifier.relations = verifier.query_relations();
+        verifier
     }
 
     /// The analysis must stop: cancelled, or the kernel's budget is spent.
@@ -406,7 +457,7 @@ impl<'k> KernelVerifier<'k> {
         }
     }
 
-    pub(super) fn relations(&self) -> Vec<Relation> {
+    fn query_relations(&self) -> Vec<Relation> {
         let k = self.kernel;
         let has_warp =
             self.options.warp_sync || k.barriers().iter().any(|b| b.kind == BarrierKind::Warp);

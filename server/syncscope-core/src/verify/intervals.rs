@@ -96,6 +96,43 @@ pub(crate) fn intervals(
     b.out
 }
 
+/// [`intervals`] with barrier `skip` ignored, where `skip` is the
+/// statement at `pos` of the kernel's top level: only the intervals around
+/// it, the code between the top-level barriers that split at `level` before
+/// and after it. Every other interval is the same with the barrier or
+/// without it, and holds no two instances it separated (the barrier is in
+/// no loop), so these are all the intervals the redundancy check needs,
+/// built in time proportional to the code between those two barriers
+/// rather than to the kernel.
+pub(crate) fn intervals_around(
+    kernel: &Kernel,
+    level: Level,
+    skip: usize,
+    pos: usize,
+    may_hold: &mut dyn FnMut(&[Expr]) -> bool,
+) -> Vec<Interval> {
+    let splits = |s: &Stmt| matches!(s, Stmt::Barrier(b) if b.id != skip && level.splits(b.kind));
+    let body = &kernel.body;
+    let start = body[..pos].iter().rposition(&splits).map_or(0, |p| p + 1);
+    let end = body[pos..]
+        .iter()
+        .position(splits)
+        .map_or(body.len(), |n| pos + n);
+    let mut b = Builder {
+        level,
+        skip: Some(skip),
+        out: Vec::new(),
+        crossed: 0,
+        skip_loops: Vec::new(),
+        exits: Vec::new(),
+        may_hold,
+    };
+    let open = b.walk(&body[start..end], Vec::new(), &Ctx::default());
+    b.emit(open);
+    b.out.retain(|iv| iv.iter().any(|i| i.access != MARKER));
+    b.out
+}
+
 #[derive(Clone, Default)]
 struct Ctx {
     subst: Vec<(Var, Expr)>,
@@ -459,4 +496,39 @@ impl Builder<'_> {
 fn dedup(iv: &mut Interval) {
     let mut seen = std::collections::HashSet::new();
     iv.retain(|i| seen.insert(i.clone()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The intervals that hold two instances a skipped barrier separated.
+    fn separated(ivs: Vec<Interval>) -> Vec<Interval> {
+        ivs.into_iter()
+            .filter(|iv| {
+                iv.iter()
+                    .any(|i| i.tag != iv[0].tag || !i.skip_loops.is_empty())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn intervals_around_a_top_level_barrier_are_those_it_separates() {
+        let mut checked = 0;
+        for k in crate::verify::corpus_kernels() {
+            for (pos, s) in k.body.iter().enumerate() {
+                let Stmt::Barrier(b) = s else { continue };
+                for level in [Level::Warp, Level::Block, Level::Grid] {
+                    if !level.splits(b.kind) {
+                        continue;
+                    }
+                    let whole = separated(intervals(&k, level, Some(b.id), &mut |_| true));
+                    let around = separated(intervals_around(&k, level, b.id, pos, &mut |_| true));
+                    assert_eq!(whole, around, "{} barrier {}", k.name, b.id);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} barriers checked");
+    }
 }

@@ -9,6 +9,7 @@
 
 mod affine;
 mod assertions;
+mod collisions;
 mod divergence;
 pub(crate) mod engine;
 pub(crate) mod intervals;
@@ -105,4 +106,39 @@ pub(crate) fn verify_one(
             (vec![f], report, Vec::new(), Stats::default())
         }
     }
+}
+
+/// Every kernel of the corpus (`tests/corpus`), lowered with the default
+/// options: the models the verifier's own tests check properties on.
+#[cfg(test)]
+pub(crate) fn corpus_kernels() -> Vec<Kernel> {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("corpus folder")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|e| e == "cu") {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut paths = Vec::new();
+    files(&root, &mut paths);
+    let mut kernels = Vec::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).expect("corpus file");
+        let tree = crate::syntax::parse(&text, None);
+        kernels.extend(crate::frontend::lower_file(
+            &text,
+            &tree,
+            &Options::default(),
+        ));
+    }
+    assert!(kernels.len() > 100, "the corpus has its kernels");
+    kernels
 }

@@ -28,15 +28,9 @@ impl<'k> KernelVerifier<'k> {
     /// staged copies, `s[2 * tid + 1]`). Integer semantics only.
     pub(super) fn offsets_disjoint_per_thread(&self, array: ArrayId) -> bool {
         let env = &self.env;
-        if env.bitvector
-            || env.fixed(VarKind::BlockDim(1)) != Some(1)
-            || env.fixed(VarKind::BlockDim(2)) != Some(1)
-        {
+        let Some(max_block) = self.one_dimensional_block() else {
             return false;
-        }
-        let max_block = env
-            .fixed(VarKind::BlockDim(0))
-            .unwrap_or_else(|| env.max_threads.unwrap_or(1024).min(1024));
+        };
         let mut coefficient = None;
         let mut offsets = Vec::new();
         for a in self
@@ -56,10 +50,11 @@ impl<'k> KernelVerifier<'k> {
         let Some(coef) = coefficient else {
             return false;
         };
-        offsets.iter().enumerate().all(|(i, &(k1, c1))| {
-            offsets[i..].iter().all(|&(k2, c2)| {
-                let conflict = (k1.writes() || k2.writes())
-                    && !(k1 == AccessKind::Atomic && k2 == AccessKind::Atomic);
+        // Only pairs with a write can conflict: writes against everything
+        // (linear in the reads, which large kernels have by the thousand).
+        offsets.iter().filter(|(k, _)| k.writes()).all(|&(k1, c1)| {
+            offsets.iter().all(|&(k2, c2)| {
+                let conflict = !(k1 == AccessKind::Atomic && k2 == AccessKind::Atomic);
                 let d = c2.checked_sub(c1);
                 !conflict
                     || d.is_some_and(|d| {
@@ -67,6 +62,43 @@ impl<'k> KernelVerifier<'k> {
                     })
             })
         })
+    }
+
+    /// The largest block of a one-dimensional launch in integer mode (the
+    /// setting of the exact offset arithmetic), or `None`.
+    fn one_dimensional_block(&self) -> Option<i64> {
+        let env = &self.env;
+        if env.bitvector
+            || env.fixed(VarKind::BlockDim(1)) != Some(1)
+            || env.fixed(VarKind::BlockDim(2)) != Some(1)
+        {
+            return None;
+        }
+        Some(
+            env.fixed(VarKind::BlockDim(0))
+                .unwrap_or_else(|| env.max_threads.unwrap_or(1024).min(1024)),
+        )
+    }
+
+    /// The pair version of [`Self::offsets_disjoint_per_thread`]: two
+    /// distinct threads of one block never meet through the indices `x`
+    /// and `y` (`a * threadIdx.x + c1` and `a * threadIdx.x + c2`, whose
+    /// offsets no two threads of a block can bridge). Exact, no Z3.
+    pub(super) fn pair_disjoint_per_thread(&self, x: &Expr, y: &Expr) -> bool {
+        let Some(max_block) = self.one_dimensional_block() else {
+            return false;
+        };
+        let (Some((a1, c1)), Some((a2, c2))) = (
+            affine_in_thread_x(x, &self.env, 0),
+            affine_in_thread_x(y, &self.env, 0),
+        ) else {
+            return false;
+        };
+        if a1 == 0 || a1 != a2 {
+            return false;
+        }
+        c2.checked_sub(c1)
+            .is_some_and(|d| d == 0 || d % a1 != 0 || (d / a1).unsigned_abs() >= max_block as u64)
     }
 
     /// An exact pre-check without Z3: every access to `array` has an index
@@ -139,10 +171,12 @@ impl<'k> KernelVerifier<'k> {
         if !injective {
             return false;
         }
-        for (i, a) in accesses.iter().enumerate() {
-            for (j, b) in accesses.iter().enumerate().skip(i) {
-                let conflict = (a.kind.writes() || b.kind.writes())
-                    && !(a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic);
+        // Writes against everything: only pairs with a write can conflict.
+        for (w, a) in accesses.iter().enumerate().filter(|(_, a)| a.kind.writes()) {
+            for (o, b) in accesses.iter().enumerate() {
+                // Each pair in program order, as the rules are stated.
+                let (i, j) = (w.min(o), w.max(o));
+                let conflict = !(a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic);
                 if conflict
                     && split[i].1 != split[j].1
                     && !affine::offsets_apart(r, &split[i].1, &split[j].1, &facts[i], &facts[j])
@@ -171,37 +205,53 @@ impl<'k> KernelVerifier<'k> {
                 skip_loops: Vec::new(),
             })
             .collect();
-        self.counters.pairs += conflicting_pairs(self.kernel, array);
+        let pairs = conflicting_pairs(self.kernel, array);
+        self.counters.pairs += pairs;
         // The exact rules compare single cells; byte ranges go to Z3.
         let byte_ranges = self.kernel.arrays[array].byte_addressed;
         let exact = !byte_ranges
             && ((!rel.cross_block() && self.offsets_disjoint_per_thread(array))
                 || self.index_injective(array, rel));
-        let independent = match self.group_query(&group, rel, None) {
-            None => {
-                self.counters.pairs_without_z3 += conflicting_pairs(self.kernel, array);
-                true
-            }
-            Some(_) if exact => {
-                self.counters.pairs_without_z3 += conflicting_pairs(self.kernel, array);
-                true
-            }
-            Some(q) => {
-                // A pre-check: a short budget (resources, not time: the
-                // same on a loaded machine), undecided means "check
-                // interval by interval" as before.
-                let config = SolverConfig {
-                    rlimit: match self.config.rlimit {
-                        0 => PRECHECK_RLIMIT,
-                        r => r.min(PRECHECK_RLIMIT),
-                    },
-                    witness: false,
-                    ..self.config
-                };
-                matches!(
-                    self.solve_concrete_first(&q.base, config),
-                    QueryOutcome::Unsat
-                )
+        if exact {
+            self.counters.pairs_without_z3 += pairs;
+            self.independent.insert((array, rel), true);
+            return true;
+        }
+        let refs: Vec<&Instance> = group.iter().collect();
+        let independent = if pairs == 0 {
+            // Reads only, or atomics only.
+            true
+        } else if self.concrete_collision(&refs, rel) {
+            // Two threads collide on the array at a small launch: the
+            // query below would be satisfiable.
+            false
+        } else if group.len() > PRECHECK_MAX_ACCESSES {
+            // Its query would cost more than the intervals' queries it
+            // could spare.
+            false
+        } else {
+            match self.group_query(&group, rel, None) {
+                None => {
+                    self.counters.pairs_without_z3 += pairs;
+                    true
+                }
+                Some(q) => {
+                    // A pre-check: a short budget (resources, not time: the
+                    // same on a loaded machine), undecided means "check
+                    // interval by interval" as before.
+                    let config = SolverConfig {
+                        rlimit: match self.config.rlimit {
+                            0 => PRECHECK_RLIMIT,
+                            r => r.min(PRECHECK_RLIMIT),
+                        },
+                        witness: false,
+                        ..self.config
+                    };
+                    matches!(
+                        self.solve_concrete_first(&q.base, config),
+                        QueryOutcome::Unsat
+                    )
+                }
             }
         };
         self.independent.insert((array, rel), independent);
@@ -218,16 +268,16 @@ pub(super) fn conflicting_pairs(kernel: &Kernel, array: ArrayId) -> u64 {
         .filter(|a| a.array == array)
         .map(|a| a.kind)
         .collect();
-    let mut n = 0;
-    for (i, k1) in kinds.iter().enumerate() {
-        for k2 in &kinds[i..] {
-            let conflict = (k1.writes() || k2.writes())
-                && !(*k1 == AccessKind::Atomic && *k2 == AccessKind::Atomic);
-            n += conflict as u64;
-        }
-    }
-    n
+    // Counted, not enumerated (a large kernel has tens of thousands of
+    // accesses to one array): the unordered pairs with repetition, less
+    // those of two reads and those of two atomics.
+    let pairs = |n: u64| n * (n + 1) / 2;
+    let count = |kind: AccessKind| kinds.iter().filter(|k| **k == kind).count() as u64;
+    pairs(kinds.len() as u64) - pairs(count(AccessKind::Read)) - pairs(count(AccessKind::Atomic))
 }
+
+/// Arrays with more accesses than this get no barrier-independence query.
+const PRECHECK_MAX_ACCESSES: usize = 2_000;
 
 /// The Z3 resources for the barrier-independence pre-check.
 pub(super) const PRECHECK_RLIMIT: u32 = 5_000_000;

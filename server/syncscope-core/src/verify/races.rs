@@ -4,8 +4,9 @@
 //! again (every race in one run). Owns the race findings' messages; must not
 //! decide divergence or redundancy.
 
+use super::collisions::Launch;
 use super::engine::*;
-use super::intervals::{intervals, Instance, Level};
+use super::intervals::{intervals, intervals_around, Instance, Level};
 use super::replay::Interpreter;
 use super::smt::SolverConfig;
 use super::witness::exclude_model;
@@ -58,35 +59,25 @@ impl<'k> KernelVerifier<'k> {
     /// that barrier would create: only pairs of instances it separated.
     pub(crate) fn find_races(&mut self, skip: Option<usize>) -> RaceSet {
         let mut set = RaceSet::default();
-        for rel in self.relations() {
+        for rel in self.relations.clone() {
             let level = rel.level();
             if let Some(b) = skip {
-                let kind = self
-                    .kernel
-                    .barriers()
-                    .iter()
-                    .find(|x| x.id == b)
-                    .map(|x| x.kind);
-                if let Some(kind) = kind {
-                    if !level.splits(kind) {
+                if let Some((kind, _)) = self.barrier_places.get(&b) {
+                    if !level.splits(*kind) {
                         continue;
                     }
                 }
             }
             let kernel = self.kernel;
             // Arrays no barrier matters for need no interval at all.
-            let mut arrays: Vec<ArrayId> = kernel
-                .accesses()
-                .iter()
-                .filter(|a| {
-                    !(rel.cross_block() && kernel.arrays[a.array].space == MemorySpace::Shared)
-                })
-                .map(|a| a.array)
-                .collect();
-            arrays.sort_unstable();
-            arrays.dedup();
             let mut dependent = Vec::new();
-            for array in arrays {
+            for array in self.accessed_arrays.clone() {
+                // Shared memory is never shared across blocks.
+                let other_block =
+                    rel.cross_block() && kernel.arrays[array].space == MemorySpace::Shared;
+                if other_block {
+                    continue;
+                }
                 if !self.barrier_independent(array, rel) {
                     dependent.push(array);
                 }
@@ -94,7 +85,13 @@ impl<'k> KernelVerifier<'k> {
             if dependent.is_empty() {
                 continue;
             }
-            let ivs = intervals(kernel, level, skip, &mut |facts| self.may_hold(facts));
+            let top_level = skip.and_then(|b| self.barrier_places.get(&b)?.1.map(|pos| (b, pos)));
+            let ivs = match top_level {
+                Some((b, pos)) => {
+                    intervals_around(kernel, level, b, pos, &mut |facts| self.may_hold(facts))
+                }
+                None => intervals(kernel, level, skip, &mut |facts| self.may_hold(facts)),
+            };
             for iv in ivs {
                 if skip.is_some()
                     && !iv
@@ -301,38 +298,105 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         // Block pairs already found in other intervals: one report per pair.
+        // A blocked pair's constraints join the query only when it is
+        // asked (most groups are decided without it).
         let mut blocked: Vec<(usize, usize)> = Vec::new();
-        let block =
-            |base: &mut Vec<Expr>, p: usize, q: usize, blocked: &mut Vec<(usize, usize)>| {
-                blocked.push((p.min(q), p.max(q)));
-                for (i, a) in insts.iter().enumerate() {
-                    for (j, b) in insts.iter().enumerate().skip(i) {
-                        let pair = (a.access.min(b.access), a.access.max(b.access));
-                        if pair == (p.min(q), p.max(q)) {
-                            base.push(Expr::not(Expr::and(
-                                Expr::eq(sel(1), Expr::Const(i as i64)),
-                                Expr::eq(sel(2), Expr::Const(j as i64)),
-                            )));
-                        }
+        let mut positions: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, inst) in insts.iter().enumerate() {
+            positions.entry(inst.access).or_default().push(i);
+        }
+        let exclude = |base: &mut Vec<Expr>, pairs: &[(usize, usize)]| {
+            for &(p, q) in pairs {
+                let mut both: Vec<(usize, usize)> = Vec::new();
+                for &i in positions.get(&p).into_iter().flatten() {
+                    for &j in positions.get(&q).into_iter().flatten() {
+                        both.push((i.min(j), i.max(j)));
                     }
                 }
-            };
-        let failed_here = set
-            .unconfirmed
-            .iter()
-            .filter(|(_, _, r)| *r == rel)
-            .map(|(p, q, _)| (*p, *q));
-        let done: Vec<(usize, usize)> = set.pairs.keys().copied().chain(failed_here).collect();
-        for (p, q) in done {
-            if insts.iter().any(|i| i.access == p) && insts.iter().any(|i| i.access == q) {
-                block(&mut base, p, q, &mut blocked);
+                both.sort_unstable();
+                both.dedup();
+                for (i, j) in both {
+                    base.push(Expr::not(Expr::and(
+                        Expr::eq(sel(1), Expr::Const(i as i64)),
+                        Expr::eq(sel(2), Expr::Const(j as i64)),
+                    )));
+                }
+            }
+        };
+        let mut excluded = 0;
+        // The pairs found so far whose both accesses are in this group, in
+        // order; then those whose witnesses did not replay.
+        let mut accesses: Vec<usize> = positions.keys().copied().collect();
+        accesses.sort_unstable();
+        for &p in &accesses {
+            for (&(_, q), _) in set.pairs.range((p, p)..=(p, usize::MAX)) {
+                if positions.contains_key(&q) {
+                    blocked.push((p, q));
+                }
+            }
+        }
+        for (p, q, r) in &set.unconfirmed {
+            if *r == rel && positions.contains_key(p) && positions.contains_key(q) {
+                blocked.push((*p.min(q), *p.max(q)));
+            }
+        }
+        // Solve for a reproducible witness until one pair is confirmed.
+        let mut want_witness = true;
+        // Pairs two threads of a small launch collide through need no
+        // solver to be found: each is replayed like a solver's model (its
+        // witness depends on the model alone, so it is reproducible). The
+        // redundancy check only needs to know that one exists.
+        let mut decided_without_solver = false;
+        for launch in [Launch::Small, Launch::Large] {
+            if skip.is_some() {
+                if !self
+                    .collisions_up_to(&insts, rel, true, 1, launch)
+                    .is_empty()
+                {
+                    set.needed = true;
+                    return;
+                }
+                continue;
+            }
+            for c in self.concrete_collisions(&insts, rel, false, launch) {
+                let (pi, qj) = (insts[c.first], insts[c.second]);
+                let (p, q) = (pi.access, qj.access);
+                if blocked.contains(&(p.min(q), p.max(q))) {
+                    continue;
+                }
+                // Two writes may write the same value (a benign race unless
+                // strict): the solver's queries, which ask for different
+                // values, decide them.
+                let writes = |a: usize| self.accesses[&a].kind == AccessKind::Write;
+                if same_value.is_some() && writes(p) && writes(q) {
+                    continue;
+                }
+                if let Some(mut hit) = self.confirm_race(
+                    pi,
+                    qj,
+                    rel,
+                    &c.values,
+                    &inst_exprs[c.first][0],
+                    &inst_exprs[c.second][1],
+                    skip,
+                ) {
+                    hit.reproducible = true;
+                    want_witness = false;
+                    set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
+                    blocked.push((p.min(q), p.max(q)));
+                }
+            }
+            if self.every_pair_decided(&insts, &blocked, rel) {
+                decided_without_solver = true;
+                break;
             }
         }
         let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
-        // Solve for a reproducible witness until one pair is confirmed.
-        let mut want_witness = true;
         let mut tried_pairwise = false;
         for _round in 0..64 {
+            if decided_without_solver {
+                break;
+            }
             if self.cancelled() {
                 return;
             }
@@ -348,6 +412,8 @@ impl<'k> KernelVerifier<'k> {
                 witness: skip.is_none() && want_witness,
                 ..self.config
             };
+            exclude(&mut base, &blocked[excluded..]);
+            excluded = blocked.len();
             match self.solve_concrete_first(&base, config) {
                 QueryOutcome::Unsat => break,
                 QueryOutcome::Sat(_) if skip.is_some() => {
@@ -383,7 +449,7 @@ impl<'k> KernelVerifier<'k> {
                             hit.reproducible = config.witness;
                             want_witness = false;
                             set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
-                            block(&mut base, p, q, &mut blocked);
+                            blocked.push((p.min(q), p.max(q)));
                             if skip.is_none() && !tried_pairwise {
                                 tried_pairwise = true;
                                 let left =
@@ -405,9 +471,7 @@ impl<'k> KernelVerifier<'k> {
                                         .filter(|k| !known.contains(k))
                                         .copied()
                                         .collect();
-                                    for (p, q) in found {
-                                        block(&mut base, p, q, &mut blocked);
-                                    }
+                                    blocked.extend(found);
                                     // Every pair decided: only the same-value
                                     // pass below is left. Else a pair did not
                                     // replay: the grouped rounds decide the
@@ -427,7 +491,7 @@ impl<'k> KernelVerifier<'k> {
                                 if super::smt::switched_to_bitvectors(&base, &self.env) {
                                     set.unconfirmed_in_bitvectors.insert((p.min(q), p.max(q)));
                                 }
-                                block(&mut base, p, q, &mut blocked);
+                                blocked.push((p.min(q), p.max(q)));
                             } else {
                                 // Ask for a different witness of the same pair.
                                 base.push(exclude_model(&values));
@@ -449,6 +513,8 @@ impl<'k> KernelVerifier<'k> {
                 witness: true,
                 ..self.config
             };
+            exclude(&mut base, &blocked[excluded..]);
+            excluded = blocked.len();
             let QueryOutcome::Sat(values) = self.solve_concrete_first(&base, config) else {
                 return;
             };
@@ -476,7 +542,7 @@ impl<'k> KernelVerifier<'k> {
             }
             // A same-value pair whose witness does not replay is no
             // finding: whatever it is, it is not a data race.
-            block(&mut base, p, q, &mut blocked);
+            blocked.push((p.min(q), p.max(q)));
         }
     }
 
@@ -595,6 +661,38 @@ impl<'k> KernelVerifier<'k> {
         failed.iter().all(|key| set.pairs.contains_key(key))
     }
 
+    /// Whether no pair of `insts` is left for the solver: every
+    /// conflicting pair is already a race (`blocked`) or exactly disjoint
+    /// (distinct threads of one block never meet through the two indices).
+    fn every_pair_decided(
+        &self,
+        insts: &[&Instance],
+        blocked: &[(usize, usize)],
+        rel: Relation,
+    ) -> bool {
+        if rel.cross_block() {
+            return false;
+        }
+        let blocked: HashSet<&(usize, usize)> = blocked.iter().collect();
+        // Writes against everything: only pairs with a write conflict.
+        let access = |i: &&Instance| self.accesses[&i.access];
+        insts
+            .iter()
+            .map(access)
+            .filter(|a| a.kind.writes())
+            .all(|a| {
+                insts.iter().map(access).all(|b| {
+                    let pair = (a.id.min(b.id), a.id.max(b.id));
+                    (a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic)
+                        || blocked.contains(&pair)
+                        // The exact rule compares single cells, not ranges.
+                        || (a.width <= 1
+                            && b.width <= 1
+                            && self.pair_disjoint_per_thread(&a.index, &b.index))
+                })
+            })
+    }
+
     pub(super) fn lookup_for<'v>(
         &self,
         values: &'v [(String, i64)],
@@ -652,7 +750,7 @@ impl<'k> KernelVerifier<'k> {
                 max_steps: 200_000,
                 skip: &skip_list,
             }
-            .run(self.kernel)
+            .run_outlined(self.kernel, &self.outline)
         };
         let t1 = run(&l1);
         let t2 = run(&l2);

@@ -5,7 +5,7 @@
 //! the solver are replayed on it before a finding is reported.
 
 use crate::model::{BarrierKind, BinOp, Expr, Kernel, Stmt, UnOp, Var, VarKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// One access made by a thread.
@@ -42,17 +42,137 @@ struct State {
     counters: HashMap<Arc<str>, i64>,
     epochs: [u32; 3],
     steps: usize,
+    /// Count each barrier's passes (`Trace::barrier_counts`).
+    count_barriers: bool,
     trace: Trace,
     /// A `break` was taken in the current iteration of the innermost loop.
     broke: bool,
 }
 
+/// The kernel's top level as a run that records a few accesses needs it:
+/// the top-level statement that holds each access; the top-level barriers
+/// every thread passes (guard `true`), as the epochs they add up to before
+/// each position; and the other statements that are not plain accesses
+/// (conditionals, loops, guarded barriers), which a run must execute.
+/// Built once per kernel, so that replaying one pair of a kernel of tens of
+/// thousands of statements does not walk them all.
+pub(crate) struct Outline {
+    holder: HashMap<usize, usize>,
+    /// `plain[i]`: the epochs the unconditional top-level barriers before
+    /// position `i` add.
+    plain: Vec<[u32; 3]>,
+    plain_ids: HashSet<usize>,
+    complex: Vec<usize>,
+}
+
+impl Outline {
+    pub(crate) fn new(kernel: &Kernel) -> Outline {
+        let mut holder = HashMap::new();
+        let mut plain = vec![[0; 3]];
+        let mut plain_ids = HashSet::new();
+        let mut complex = Vec::new();
+        for (i, s) in kernel.body.iter().enumerate() {
+            let mut epochs = plain[i];
+            match s {
+                Stmt::Access(_) => {}
+                Stmt::Barrier(b) if b.guard.is_true() => {
+                    plain_ids.insert(b.id);
+                    add_epochs(&mut epochs, b.kind);
+                }
+                _ => complex.push(i),
+            }
+            plain.push(epochs);
+            crate::model::walk(std::slice::from_ref(s), &mut |x| {
+                if let Stmt::Access(a) = x {
+                    holder.insert(a.id, i);
+                }
+            });
+        }
+        Outline {
+            holder,
+            plain,
+            plain_ids,
+            complex,
+        }
+    }
+}
+
+/// One pass of a barrier of `kind`: the epochs it moves.
+fn add_epochs(epochs: &mut [u32; 3], kind: BarrierKind) {
+    epochs[0] += 1;
+    if kind != BarrierKind::Warp {
+        epochs[1] += 1;
+    }
+    if kind == BarrierKind::Grid {
+        epochs[2] += 1;
+    }
+}
+
 impl Interpreter<'_> {
+    /// [`Self::run`] for a run that records only `self.only`: visits the
+    /// top-level statements that hold those accesses or may move the
+    /// epochs, and stops after the last access it records (the events it
+    /// records are the full run's; barrier passes are not counted).
+    pub(crate) fn run_outlined(&self, kernel: &Kernel, outline: &Outline) -> Trace {
+        let holders: Option<Vec<usize>> = self
+            .only
+            .iter()
+            .map(|a| outline.holder.get(a).copied())
+            .collect();
+        let skips_plain = self.skip.iter().any(|b| outline.plain_ids.contains(b));
+        let (Some(mut holders), false, false) = (holders, self.only.is_empty(), skips_plain) else {
+            return self.run(kernel);
+        };
+        holders.sort_unstable();
+        holders.dedup();
+        let last = holders.last().copied().unwrap_or(0);
+        let mut st = State {
+            counters: HashMap::new(),
+            epochs: [0; 3],
+            steps: 0,
+            count_barriers: false,
+            trace: Trace {
+                complete: true,
+                ..Default::default()
+            },
+            broke: false,
+        };
+        // The two sorted lists merged: each statement once, in order. The
+        // epochs at a statement are those the executed statements moved
+        // plus those of the unconditional barriers before it.
+        let mut moved = [0u32; 3];
+        let mut complex = outline.complex.iter().copied().peekable();
+        let mut holders = holders.into_iter().peekable();
+        loop {
+            let next = match (complex.peek(), holders.peek()) {
+                (Some(&a), Some(&b)) => a.min(b),
+                (Some(&a), None) => a,
+                (None, Some(&b)) => b,
+                (None, None) => break,
+            };
+            if next > last {
+                break;
+            }
+            complex.next_if_eq(&next);
+            holders.next_if_eq(&next);
+            let before = outline.plain[next];
+            for l in 0..3 {
+                st.epochs[l] = moved[l] + before[l];
+            }
+            self.stmts(&kernel.body[next..=next], &mut st);
+            for l in 0..3 {
+                moved[l] = st.epochs[l] - before[l];
+            }
+        }
+        st.trace
+    }
+
     pub(crate) fn run(&self, kernel: &Kernel) -> Trace {
         let mut st = State {
             counters: HashMap::new(),
             epochs: [0; 3],
             steps: 0,
+            count_barriers: true,
             trace: Trace {
                 complete: true,
                 ..Default::default()
@@ -97,14 +217,10 @@ impl Interpreter<'_> {
                 Stmt::Barrier(b) => match self.eval(&b.guard, st) {
                     Some(0) => {}
                     Some(_) => {
-                        st.epochs[0] += 1;
-                        if b.kind != BarrierKind::Warp {
-                            st.epochs[1] += 1;
+                        add_epochs(&mut st.epochs, b.kind);
+                        if st.count_barriers {
+                            *st.trace.barrier_counts.entry(b.id).or_insert(0) += 1;
                         }
-                        if b.kind == BarrierKind::Grid {
-                            st.epochs[2] += 1;
-                        }
-                        *st.trace.barrier_counts.entry(b.id).or_insert(0) += 1;
                     }
                     None => st.trace.complete = false,
                 },
@@ -171,6 +287,7 @@ impl Interpreter<'_> {
             counters: HashMap::new(),
             epochs: [0; 3],
             steps: 0,
+            count_barriers: false,
             trace: Trace::default(),
             broke: false,
         };
@@ -257,5 +374,51 @@ pub(crate) fn apply(op: BinOp, x: i64, y: i64, bitvector: bool) -> Option<i64> {
             })
         }
         _ => crate::model::fold(op, x, y),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_outlined_run_records_the_events_of_a_full_run() {
+        let mut checked = 0;
+        for k in crate::verify::corpus_kernels() {
+            let outline = Outline::new(&k);
+            let ids: Vec<usize> = k.accesses().iter().map(|a| a.id).collect();
+            // Thread 3 of block 1, every other value 2: concrete enough to
+            // take branches and run loops.
+            let lookup = |v: &Var| {
+                Some(match v.kind {
+                    VarKind::ThreadIdx(0) => 3,
+                    VarKind::BlockIdx(0) => 1,
+                    VarKind::BlockDim(0) => 64,
+                    VarKind::GridDim(0) => 4,
+                    _ => 2,
+                })
+            };
+            for (n, &p) in ids.iter().enumerate().take(12) {
+                for &q in ids.iter().skip(n).take(12) {
+                    let only = [p, q];
+                    let run = Interpreter {
+                        lookup: &lookup,
+                        bitvector: false,
+                        only: &only,
+                        max_steps: 200_000,
+                        skip: &[],
+                    };
+                    let full = run.run(&k);
+                    if !full.complete {
+                        continue;
+                    }
+                    let outlined = run.run_outlined(&k, &outline);
+                    assert!(outlined.complete, "{}", k.name);
+                    assert_eq!(full.events, outlined.events, "{} {p} {q}", k.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} pairs checked");
     }
 }

@@ -120,23 +120,9 @@ impl<'k> KernelVerifier<'k> {
                 .unwrap_or(1);
             out.push((name, v));
         }
-        let mut params: Vec<String> = Vec::new();
-        let mut collect = |e: &Expr| {
-            e.for_each_var(&mut |v| {
-                if matches!(v.kind, VarKind::Param { .. }) && !params.iter().any(|p| **p == *v.name)
-                {
-                    params.push(v.name.to_string());
-                }
-            })
-        };
-        for a in self.accesses.values() {
-            collect(&a.index);
-            collect(&a.guard);
-        }
-        params.sort();
-        for p in params {
-            if let Some(v) = get(&p) {
-                out.push((p, v));
+        for p in &self.params {
+            if let Some(v) = get(p) {
+                out.push((p.clone(), v));
             }
         }
         out.push(("index".to_string(), index));
