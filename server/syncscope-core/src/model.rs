@@ -699,6 +699,40 @@ pub struct Kernel {
     /// changes by atomic adds of non-zero constants of one sign: the values
     /// those adds return (tickets) differ between any two threads.
     pub ticket_counters: Vec<String>,
+    /// Last-block patterns: `__threadfence()` then one atomic increment of
+    /// a counter, outside loops, whose result is the block's ticket.
+    pub last_blocks: Vec<LastBlock>,
+}
+
+/// One last-block pattern (`__threadfence(); t = atomicInc(&done, N)`): the
+/// block's ticket `ticket` (one value per block, the verifier checks that
+/// one thread per block increments) and what the increment orders. A block
+/// whose ticket is the number of blocks minus one is the last: every other
+/// block incremented before it, so what each did before its increment
+/// happens before what the last block does after its own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LastBlock {
+    pub ticket: Var,
+    /// `N` of `atomicInc(&c, N)` (it wraps at N: tickets are distinct only
+    /// for at most N + 1 increments); `None` for `atomicAdd(&c, 1)`.
+    pub wrap: Option<Expr>,
+    /// The increment's access id and guard.
+    pub atomic: usize,
+    pub atomic_guard: Expr,
+    pub span: Span,
+    /// The counter's text (the `fenced:` marker's target).
+    pub counter: String,
+    /// Accesses with a smaller id precede a barrier every thread of the
+    /// block passes before the fence.
+    pub barrier_before: usize,
+    /// Accesses with a smaller id precede the fence in program order.
+    pub fence: usize,
+    /// Accesses with this id or larger follow a barrier every thread of the
+    /// block passes after the increment.
+    pub barrier_after: Option<usize>,
+    /// The ids of those two barriers (never called redundant: the
+    /// ordering across blocks rests on them).
+    pub barriers: Vec<usize>,
 }
 
 /// What kind of claim an `Assertion` is (its wording in findings).

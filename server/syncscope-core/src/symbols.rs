@@ -85,6 +85,12 @@ pub fn fenced_target(name: &str) -> Option<&str> {
     Some(&rest[..rest.find('#').unwrap_or(rest.len())])
 }
 
+/// The base name of a block's ticket from the fenced increment of
+/// `target` (the last-block pattern).
+pub fn last_ticket(target: &str) -> String {
+    format!("lastticket:{target}")
+}
+
 /// Prefix of the condition that a thread holds a lock.
 const LOCK_PREFIX: &str = "lock:";
 

@@ -198,10 +198,16 @@ impl<'k> KernelVerifier<'k> {
         // with a concrete value for every name it uses: one that depends on
         // a function or name the front end cannot see is a possible race,
         // not verified, naming what it depends on.
+        let modelled: Vec<String> = self
+            .modelled_last_blocks()
+            .iter()
+            .map(|lb| lb.counter.clone())
+            .collect();
+        findings.extend(self.last_block_notes());
         let mut unseen_pairs = Vec::new();
         for (pair, hit) in &races.pairs {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
-            let origins = undecided_origins(a, b);
+            let origins = undecided_origins(a, b, &modelled);
             if origins.is_empty() {
                 // A definite race: reported below, grouped by the barrier
                 // that would separate it.
@@ -267,7 +273,7 @@ impl<'k> KernelVerifier<'k> {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
             // A same-value pair that depends on what the model does not
             // decide is no finding either way (never a data race).
-            if !races.pairs.contains_key(pair) && undecided_origins(a, b).is_empty() {
+            if !races.pairs.contains_key(pair) && undecided_origins(a, b, &modelled).is_empty() {
                 findings.push(self.benign_race_finding(hit));
             }
         }
@@ -560,7 +566,11 @@ pub(crate) fn barrier_name(b: &Barrier) -> &'static str {
 /// decide: names of code it cannot see, a lock both accesses hold
 /// (`lock@l`), an atomic after `__threadfence()` either follows
 /// (`fence@t`). Empty for a definite race.
-fn undecided_origins(a: &Access, b: &Access) -> std::collections::BTreeSet<String> {
+fn undecided_origins(
+    a: &Access,
+    b: &Access,
+    modelled: &[String],
+) -> std::collections::BTreeSet<String> {
     let mut origins = a.index.unseen_origins();
     for e in [&a.guard, &b.index, &b.guard] {
         origins.extend(e.unseen_origins());
@@ -574,11 +584,14 @@ fn undecided_origins(a: &Access, b: &Access) -> std::collections::BTreeSet<Strin
             .map(|l| format!("lock@{l}")),
     );
     // Code after a fenced atomic may be ordered after other blocks' writes
-    // by that atomic (the last-block pattern): not modelled.
+    // by that atomic (the last-block pattern): undecided unless the model
+    // of the pattern (`modelled`, the counters of `verify::last_block`)
+    // covers it.
     origins.extend(
         a.guard
             .fences_after()
             .union(&b.guard.fences_after())
+            .filter(|t| !modelled.contains(t))
             .map(|t| format!("fence@{t}")),
     );
     origins

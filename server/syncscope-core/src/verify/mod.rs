@@ -12,6 +12,7 @@ mod assertions;
 mod divergence;
 pub(crate) mod engine;
 pub(crate) mod intervals;
+mod last_block;
 mod precheck;
 pub(crate) mod races;
 mod redundancy;
