@@ -16,7 +16,8 @@
 // counter that wraps before every block took a ticket
 // (`sum_wrapping_counter`: atomicInc(&c, 4) with 16 blocks hands ticket 3
 // to several blocks), and the block's own reduction missing a barrier
-// (`sum_with_last_block_racy`).
+// (`sum_with_last_block_racy`), and a flag another thread overwrites
+// (`sum_flag_forced`: the flag no longer says which block is last).
 // syncscope-args: --block-dim 256 --grid-dim 16
 // expect-kernel: sum_with_last_block verified
 // expect-kernel: sum_with_last_block_racy racy
@@ -25,6 +26,7 @@
 // expect-kernel: sum_late_count racy
 // expect-kernel: sum_last_pass_unsynced racy
 // expect-kernel: sum_wrapping_counter racy
+// expect-kernel: sum_flag_forced racy
 
 #define BLOCK 256
 
@@ -213,6 +215,33 @@ __global__ void sum_wrapping_counter(float *partial, float *total, const float *
         unsigned ticket = atomicInc(&g_blocks_done, 4); //~ data-race
         s_is_last = (ticket == 3);
     }
+    __syncthreads();
+    if (s_is_last && t == 0) {
+        float acc = 0.0f;
+        for (unsigned i = 0; i < gridDim.x; ++i)
+            acc += partial[i]; //~ data-race
+        total[0] = acc; //~ benign-race
+        g_blocks_done = 0; //~ data-race benign-race
+    }
+}
+
+__global__ void sum_flag_forced(float *partial, float *total, const float *in, int force)
+{
+    __shared__ float sdata[BLOCK];
+    __shared__ bool s_is_last;
+    const unsigned t = threadIdx.x;
+    sdata[t] = in[blockIdx.x * BLOCK + t];
+    __syncthreads();
+    float sum = block_sum(sdata, t);
+    if (t == 0) {
+        partial[blockIdx.x] = sum; //~ data-race
+        __threadfence();
+        unsigned ticket = atomicInc(&g_blocks_done, gridDim.x); //~ data-race
+        s_is_last = (ticket == gridDim.x - 1);
+    }
+    __syncthreads();
+    if (t == 1 && force)
+        s_is_last = true;
     __syncthreads();
     if (s_is_last && t == 0) {
         float acc = 0.0f;

@@ -405,6 +405,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             Some(n) => self.span(n),
             None => self.span_override.unwrap_or_default(),
         };
+        // Any later write of a broadcast flag (`note_broadcast`), however
+        // made, ends its known value.
+        if kind.writes() {
+            for entry in &mut self.broadcasts {
+                if entry.0 == ptr.array {
+                    entry.2 = None;
+                }
+            }
+        }
         let id = self.next_access;
         self.next_access += 1;
         let access = Access {
@@ -533,8 +542,11 @@ impl Lowerer<'_, '_> {
             return;
         }
         let array = ptr.array;
-        let seen = self.broadcasts.iter().any(|(a, _, _)| *a == array);
-        self.broadcasts.retain(|(a, _, _)| *a != array);
+        // A write after the first one that set a flag (`record_access`
+        // already took its value away).
+        if self.broadcasts.iter().any(|(a, _, _)| *a == array) {
+            return;
+        }
         let Some(value) = self.written_value.clone() else {
             return;
         };
@@ -548,15 +560,12 @@ impl Lowerer<'_, '_> {
             });
             found
         };
-        if seen
-            || !ticket_made
-            || !self.loops.is_empty()
-            || self.arrays[array].space != MemorySpace::Shared
-        {
-            // A second write: poisoned for good (an entry with no value).
-            if seen || ticket_made {
-                self.broadcasts.push((array, cell, None));
-            }
+        if !ticket_made {
+            return;
+        }
+        if !self.loops.is_empty() || self.arrays[array].space != MemorySpace::Shared {
+            // Known to no one: an entry with no value.
+            self.broadcasts.push((array, cell, None));
             return;
         }
         let guard = Expr::all(std::iter::once(self.guard()).chain(bounds.iter().cloned()));
