@@ -97,6 +97,20 @@ impl Var {
 pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
+    /// This condition has `threadIdx.d == 0` as a conjunct (so at most one
+    /// thread per block along dimension `d` satisfies it).
+    pub fn requires_thread_zero(&self, d: u8) -> bool {
+        match self {
+            Expr::Bin(BinOp::And, a, b) => a.requires_thread_zero(d) || b.requires_thread_zero(d),
+            Expr::Bin(BinOp::Eq, a, b) => {
+                let is_idx =
+                    |x: &Expr| matches!(x, Expr::Var(v) if v.kind == VarKind::ThreadIdx(d));
+                (is_idx(a) && b.as_const() == Some(0)) || (is_idx(b) && a.as_const() == Some(0))
+            }
+            _ => false,
+        }
+    }
+
     /// The atomics after a `__threadfence()` (their target's text) this
     /// expression's code runs after.
     pub fn fences_after(&self) -> BTreeSet<String> {

@@ -3,9 +3,12 @@
 // `count_blocks_any_shape`: the launch is symbolic, so blocks may have
 // threadIdx.y > 0 and `threadIdx.x == 0` may hold for several threads of a
 // block (several increments per block). `count_every_thread`: every thread
-// increments, so the tickets count threads, not blocks.
+// increments, so the tickets count threads, not blocks. And a fence before
+// a ticket every thread takes is no last-block pattern: the tickets stay
+// per thread and distinct, `publish_fenced` is verified.
 // expect-kernel: count_blocks_any_shape not-verified
 // expect-kernel: count_every_thread not-verified
+// expect-kernel: publish_fenced verified
 
 __device__ unsigned int g_done = 0;
 
@@ -42,4 +45,14 @@ __global__ void count_every_thread(int *partial, int *total, const int *in)
         total[0] = sum;
         g_done = 0;
     }
+}
+
+__device__ unsigned int g_tail = 0;
+
+__global__ void publish_fenced(float *queue, const float *in)
+{
+    float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __threadfence();
+    unsigned slot = atomicAdd(&g_tail, 1);
+    queue[slot] = v;
 }

@@ -72,11 +72,8 @@ impl KernelVerifier<'_> {
     /// `guard` holds for one thread of a block at most: it requires
     /// `threadIdx.d == 0` in every dimension the launch does not fix to 1.
     fn one_thread_per_block(&self, guard: &Expr) -> bool {
-        let mut conjuncts = Vec::new();
-        collect_conjuncts(guard, &mut conjuncts);
         (0..3u8).all(|d| {
-            self.env.fixed(VarKind::BlockDim(d)) == Some(1)
-                || conjuncts.iter().any(|c| is_thread_zero(c, d))
+            self.env.fixed(VarKind::BlockDim(d)) == Some(1) || guard.requires_thread_zero(d)
         })
     }
 
@@ -191,23 +188,4 @@ impl KernelVerifier<'_> {
             Some(lb.atomic_guard.clone())
         }
     }
-}
-
-fn collect_conjuncts(e: &Expr, out: &mut Vec<Expr>) {
-    match e {
-        Expr::Bin(BinOp::And, a, b) => {
-            collect_conjuncts(a, out);
-            collect_conjuncts(b, out);
-        }
-        _ => out.push(e.clone()),
-    }
-}
-
-/// `e` is `threadIdx.d == 0`.
-fn is_thread_zero(e: &Expr, d: u8) -> bool {
-    let Expr::Bin(BinOp::Eq, a, b) = e else {
-        return false;
-    };
-    let is_idx = |x: &Expr| matches!(x, Expr::Var(v) if v.kind == VarKind::ThreadIdx(d));
-    (is_idx(a) && b.as_const() == Some(0)) || (is_idx(b) && a.as_const() == Some(0))
 }

@@ -165,8 +165,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let after = self.fresh_bool(&symbols::fenced(&target), Scope::Grid);
                 self.fenced = Some((target.clone(), after));
                 // The last-block pattern: one increment by one, outside
-                // loops, at a fixed cell: its result is the block's ticket
-                // (the verifier checks one thread per block increments).
+                // loops, at a fixed cell, by `threadIdx.x == 0`: its result
+                // is the block's ticket (the verifier checks the other
+                // dimensions). Otherwise (every thread takes a slot) it
+                // stays a per-thread value, a ticket as above.
                 let wrap = match (base, values.get(1)) {
                     ("atomicInc", Some(Value::Int(n))) => Some(Some(n.clone())),
                     ("atomicAdd", Some(Value::Int(Expr::Const(1)))) => Some(None),
@@ -174,6 +176,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 };
                 if let Some(wrap) = wrap.filter(|_| {
                     fixed_cell
+                        && atomic_guard.requires_thread_zero(0)
                         && self.loops.is_empty()
                         && self.dry == 0
                         && self.next_access == atomic_id + 1
