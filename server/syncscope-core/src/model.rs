@@ -737,7 +737,7 @@ pub struct LastBlock {
     /// The counter's text (the `fenced:` marker's target).
     pub counter: String,
     /// Accesses with a smaller id precede a barrier every thread of the
-    /// block passes before the fence.
+    /// block passes before the fence (the last such barrier before it).
     pub barrier_before: usize,
     /// Accesses with a smaller id precede the fence in program order.
     pub fence: usize,

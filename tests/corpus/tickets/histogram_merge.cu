@@ -9,11 +9,14 @@
 // fences and counts before the other threads copied their bins (no barrier
 // between: `merge_histograms_early_ticket`), and a last block that merges
 // into bins its own threads still update (`merge_histograms_shared_bin`:
-// every thread adds to bin 0 of the result).
+// every thread adds to bin 0 of the result), and thread 0 fencing before
+// the barrier that follows the copies (`merge_histograms_fence_too_early`:
+// the fence orders only thread 0's own writes).
 // syncscope-args: --block-dim 64
 // expect-kernel: merge_histograms verified
 // expect-kernel: merge_histograms_early_ticket racy
 // expect-kernel: merge_histograms_shared_bin racy
+// expect-kernel: merge_histograms_fence_too_early racy
 
 #include <cuda_runtime.h>
 
@@ -98,6 +101,33 @@ __global__ void merge_histograms_shared_bin(unsigned *hist, unsigned *block_hist
     }
 }
 
+__global__ void merge_histograms_fence_too_early(unsigned *hist, unsigned *block_hist,
+                                                unsigned *blocks_done, const unsigned char *data)
+{
+    __shared__ unsigned s_hist[BINS];
+    __shared__ int s_last;
+    const int t = threadIdx.x;
+    s_hist[t] = 0;
+    __syncthreads();
+    const unsigned char *mine = data + (blockIdx.x * BINS + t) * PER_THREAD;
+    for (int k = 0; k < PER_THREAD; ++k)
+        atomicAdd(&s_hist[mine[k] % BINS], 1u);
+    __syncthreads();
+    block_hist[blockIdx.x * BINS + t] = s_hist[t]; //~ data-race
+    if (t == 0)
+        __threadfence();
+    __syncthreads();
+    if (t == 0)
+        s_last = atomicAdd(blocks_done, 1) == gridDim.x - 1;
+    __syncthreads();
+    if (s_last) {
+        unsigned total = 0;
+        for (int b = 0; b < gridDim.x; ++b)
+            total += block_hist[b * BINS + t]; //~ data-race
+        hist[t] = total;
+    }
+}
+
 void histogram(unsigned *hist, unsigned *block_hist, unsigned *blocks_done,
                const unsigned char *data, int blocks)
 {
@@ -105,4 +135,5 @@ void histogram(unsigned *hist, unsigned *block_hist, unsigned *blocks_done,
     merge_histograms<<<blocks, BINS>>>(hist, block_hist, blocks_done, data);
     merge_histograms_early_ticket<<<blocks, BINS>>>(hist, block_hist, blocks_done, data);
     merge_histograms_shared_bin<<<blocks, BINS>>>(hist, block_hist, blocks_done, data);
+    merge_histograms_fence_too_early<<<blocks, BINS>>>(hist, block_hist, blocks_done, data);
 }

@@ -169,7 +169,7 @@ impl KernelVerifier<'_> {
     /// before the fence), when the thread increments (it comes before the
     /// fence in program order; or it is the increment), or never.
     fn ordered_before(&self, lb: &LastBlock, id: usize) -> Option<Expr> {
-        if id < lb.barrier_before.min(lb.fence) {
+        if id < lb.barrier_before {
             Some(Expr::tru())
         } else if id < lb.fence || id == lb.atomic {
             Some(lb.atomic_guard.clone())

@@ -57,7 +57,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             "__threadfence" | "__threadfence_system" => {
                 self.fence_pending = true;
-                self.fence_access = self.next_access;
+                self.fence_access = (self.next_access, self.last_full_barrier);
                 return Value::Int(Expr::Const(0));
             }
             "__threadfence_block" | "printf" | "__nanosleep" | "__prefetch_global_l1" => {
@@ -193,10 +193,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                         atomic_guard,
                         span: self.span(node),
                         counter: target,
-                        barrier_before: self.last_full_barrier.0,
-                        fence: self.fence_access,
+                        barrier_before: self.fence_access.1 .0,
+                        fence: self.fence_access.0,
                         barrier_after: None,
-                        barriers: self.last_full_barrier.1.into_iter().collect(),
+                        barriers: self.fence_access.1 .1.into_iter().collect(),
                     });
                     return Value::Int(Expr::Var(ticket));
                 }

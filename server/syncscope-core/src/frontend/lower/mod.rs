@@ -156,8 +156,10 @@ struct Lowerer<'a, 't> {
     locks: Vec<(String, Expr)>,
     /// A `__threadfence()` was called and no atomic followed it yet.
     fence_pending: bool,
-    /// `next_access` at the latest `__threadfence()`.
-    fence_access: usize,
+    /// `next_access` at the latest `__threadfence()`, and
+    /// `last_full_barrier` then (a barrier between the fence and the
+    /// atomic orders nothing before the fence).
+    fence_access: (usize, (usize, Option<usize>)),
     /// After `__threadfence()` and an atomic (the last-block pattern: a
     /// block that sees the counter complete reads what the others wrote
     /// before their fence): the atomic's target and a grid-uniform
@@ -259,7 +261,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             written_value: None,
             locks: Vec::new(),
             fence_pending: false,
-            fence_access: 0,
+            fence_access: (0, (0, None)),
             fenced: None,
             last_blocks: Vec::new(),
             last_full_barrier: (0, None),
