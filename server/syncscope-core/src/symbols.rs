@@ -91,6 +91,13 @@ pub fn last_ticket(target: &str) -> String {
     format!("lastticket:{target}")
 }
 
+/// Whether a (fresh or instantiated) name is a value `atomicInc` returned
+/// outside the last-block pattern (`atomicInc#0`, `atomicInc_block#1`).
+pub fn is_atomic_inc_result(name: &str) -> bool {
+    name.strip_prefix("atomicInc")
+        .is_some_and(|rest| rest.starts_with('#') || rest.starts_with('_'))
+}
+
 /// Prefix of the condition that a thread holds a lock.
 const LOCK_PREFIX: &str = "lock:";
 

@@ -216,6 +216,8 @@ impl<'k> KernelVerifier<'k> {
             unseen_pairs.push(*pair);
             let (fences, rest): (Vec<&String>, Vec<&String>) =
                 origins.iter().partition(|o| o.starts_with("fence@"));
+            let (wraps, rest): (Vec<&String>, Vec<&String>) =
+                rest.into_iter().partition(|o| o.starts_with("wrap@"));
             let (locks, unseen): (Vec<&String>, Vec<&String>) =
                 rest.into_iter().partition(|o| o.starts_with("lock@"));
             let mut why = Vec::new();
@@ -235,6 +237,12 @@ impl<'k> KernelVerifier<'k> {
                     "depends on mutual exclusion by the lock {} (spinning on atomicCAS/atomicExch; locks are not modelled)",
                     names.join(", ")
                 ));
+            }
+            if !wraps.is_empty() {
+                why.push(
+                    "depends on the values `atomicInc` returns (it wraps at its bound, so they are distinct tickets only while the bound covers every increment: modelled only in the last-block pattern)"
+                        .to_string(),
+                );
             }
             if !fences.is_empty() {
                 let names: Vec<String> = fences
@@ -583,6 +591,16 @@ fn undecided_origins(
             .intersection(&b.guard.locks_held())
             .map(|l| format!("lock@{l}")),
     );
+    // A value `atomicInc` returned (outside the last-block pattern, whose
+    // block tickets have names of their own): tickets up to its wrap bound,
+    // not modelled; never a definite race nor silently safe.
+    for e in [&a.index, &a.guard, &b.index, &b.guard] {
+        e.for_each_var(&mut |v| {
+            if crate::symbols::is_atomic_inc_result(&v.name) {
+                origins.insert("wrap@atomicInc".to_string());
+            }
+        });
+    }
     // Code after a fenced atomic may be ordered after other blocks' writes
     // by that atomic (the last-block pattern): undecided unless the model
     // of the pattern (`modelled`, the counters of `verify::last_block`)
