@@ -97,6 +97,20 @@ impl Var {
 pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
+    /// This condition has `threadIdx.d == 0` as a conjunct (so at most one
+    /// thread per block along dimension `d` satisfies it).
+    pub fn requires_thread_zero(&self, d: u8) -> bool {
+        match self {
+            Expr::Bin(BinOp::And, a, b) => a.requires_thread_zero(d) || b.requires_thread_zero(d),
+            Expr::Bin(BinOp::Eq, a, b) => {
+                let is_idx =
+                    |x: &Expr| matches!(x, Expr::Var(v) if v.kind == VarKind::ThreadIdx(d));
+                (is_idx(a) && b.as_const() == Some(0)) || (is_idx(b) && a.as_const() == Some(0))
+            }
+            _ => false,
+        }
+    }
+
     /// The atomics after a `__threadfence()` (their target's text) this
     /// expression's code runs after.
     pub fn fences_after(&self) -> BTreeSet<String> {
@@ -709,6 +723,40 @@ pub struct Kernel {
     /// changes by atomic adds of non-zero constants of one sign: the values
     /// those adds return (tickets) differ between any two threads.
     pub ticket_counters: Vec<String>,
+    /// Last-block patterns: `__threadfence()` then one atomic increment of
+    /// a counter, outside loops, whose result is the block's ticket.
+    pub last_blocks: Vec<LastBlock>,
+}
+
+/// One last-block pattern (`__threadfence(); t = atomicInc(&done, N)`): the
+/// block's ticket `ticket` (one value per block, the verifier checks that
+/// one thread per block increments) and what the increment orders. A block
+/// whose ticket is the number of blocks minus one is the last: every other
+/// block incremented before it, so what each did before its increment
+/// happens before what the last block does after its own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LastBlock {
+    pub ticket: Var,
+    /// `N` of `atomicInc(&c, N)` (it wraps at N: tickets are distinct only
+    /// for at most N + 1 increments); `None` for `atomicAdd(&c, 1)`.
+    pub wrap: Option<Expr>,
+    /// The increment's access id and guard.
+    pub atomic: usize,
+    pub atomic_guard: Expr,
+    pub span: Span,
+    /// The counter's text (the `fenced:` marker's target).
+    pub counter: String,
+    /// Accesses with a smaller id precede a barrier every thread of the
+    /// block passes before the fence (the last such barrier before it).
+    pub barrier_before: usize,
+    /// Accesses with a smaller id precede the fence in program order.
+    pub fence: usize,
+    /// Accesses with this id or larger follow a barrier every thread of the
+    /// block passes after the increment.
+    pub barrier_after: Option<usize>,
+    /// The ids of those two barriers (never called redundant: the
+    /// ordering across blocks rests on them).
+    pub barriers: Vec<usize>,
 }
 
 /// What kind of claim an `Assertion` is (its wording in findings).

@@ -85,6 +85,19 @@ pub fn fenced_target(name: &str) -> Option<&str> {
     Some(&rest[..rest.find('#').unwrap_or(rest.len())])
 }
 
+/// The base name of a block's ticket from the fenced increment of
+/// `target` (the last-block pattern).
+pub fn last_ticket(target: &str) -> String {
+    format!("lastticket:{target}")
+}
+
+/// Whether a (fresh or instantiated) name is a value `atomicInc` returned
+/// outside the last-block pattern (`atomicInc#0`, `atomicInc_block#1`).
+pub fn is_atomic_inc_result(name: &str) -> bool {
+    name.strip_prefix("atomicInc")
+        .is_some_and(|rest| rest.starts_with('#') || rest.starts_with('_'))
+}
+
 /// Prefix of the condition that a thread holds a lock.
 const LOCK_PREFIX: &str = "lock:";
 

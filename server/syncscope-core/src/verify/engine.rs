@@ -249,10 +249,16 @@ impl<'k> KernelVerifier<'k> {
         // with a concrete value for every name it uses: one that depends on
         // a function or name the front end cannot see is a possible race,
         // not verified, naming what it depends on.
+        let modelled: Vec<String> = self
+            .modelled_last_blocks()
+            .iter()
+            .map(|lb| lb.counter.clone())
+            .collect();
+        findings.extend(self.last_block_notes());
         let mut unseen_pairs = Vec::new();
         for (pair, hit) in &races.pairs {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
-            let origins = undecided_origins(a, b);
+            let origins = undecided_origins(a, b, &modelled);
             if origins.is_empty() {
                 // A definite race: reported below, grouped by the barrier
                 // that would separate it.
@@ -261,6 +267,8 @@ impl<'k> KernelVerifier<'k> {
             unseen_pairs.push(*pair);
             let (fences, rest): (Vec<&String>, Vec<&String>) =
                 origins.iter().partition(|o| o.starts_with("fence@"));
+            let (wraps, rest): (Vec<&String>, Vec<&String>) =
+                rest.into_iter().partition(|o| o.starts_with("wrap@"));
             let (locks, unseen): (Vec<&String>, Vec<&String>) =
                 rest.into_iter().partition(|o| o.starts_with("lock@"));
             let mut why = Vec::new();
@@ -280,6 +288,12 @@ impl<'k> KernelVerifier<'k> {
                     "depends on mutual exclusion by the lock {} (spinning on atomicCAS/atomicExch; locks are not modelled)",
                     names.join(", ")
                 ));
+            }
+            if !wraps.is_empty() {
+                why.push(
+                    "depends on the values `atomicInc` returns (it wraps at its bound, so they are distinct tickets only while the bound covers every increment: modelled only in the last-block pattern)"
+                        .to_string(),
+                );
             }
             if !fences.is_empty() {
                 let names: Vec<String> = fences
@@ -318,7 +332,7 @@ impl<'k> KernelVerifier<'k> {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
             // A same-value pair that depends on what the model does not
             // decide is no finding either way (never a data race).
-            if !races.pairs.contains_key(pair) && undecided_origins(a, b).is_empty() {
+            if !races.pairs.contains_key(pair) && undecided_origins(a, b, &modelled).is_empty() {
                 findings.push(self.benign_race_finding(hit));
             }
         }
@@ -619,7 +633,11 @@ pub(crate) fn barrier_name(b: &Barrier) -> &'static str {
 /// decide: names of code it cannot see, a lock both accesses hold
 /// (`lock@l`), an atomic after `__threadfence()` either follows
 /// (`fence@t`). Empty for a definite race.
-fn undecided_origins(a: &Access, b: &Access) -> std::collections::BTreeSet<String> {
+fn undecided_origins(
+    a: &Access,
+    b: &Access,
+    modelled: &[String],
+) -> std::collections::BTreeSet<String> {
     let mut origins = a.index.unseen_origins();
     for e in [&a.guard, &b.index, &b.guard] {
         origins.extend(e.unseen_origins());
@@ -632,12 +650,25 @@ fn undecided_origins(a: &Access, b: &Access) -> std::collections::BTreeSet<Strin
             .intersection(&b.guard.locks_held())
             .map(|l| format!("lock@{l}")),
     );
+    // A value `atomicInc` returned (outside the last-block pattern, whose
+    // block tickets have names of their own): tickets up to its wrap bound,
+    // not modelled; never a definite race nor silently safe.
+    for e in [&a.index, &a.guard, &b.index, &b.guard] {
+        e.for_each_var(&mut |v| {
+            if crate::symbols::is_atomic_inc_result(&v.name) {
+                origins.insert("wrap@atomicInc".to_string());
+            }
+        });
+    }
     // Code after a fenced atomic may be ordered after other blocks' writes
-    // by that atomic (the last-block pattern): not modelled.
+    // by that atomic (the last-block pattern): undecided unless the model
+    // of the pattern (`modelled`, the counters of `verify::last_block`)
+    // covers it.
     origins.extend(
         a.guard
             .fences_after()
             .union(&b.guard.fences_after())
+            .filter(|t| !modelled.contains(t))
             .map(|t| format!("fence@{t}")),
     );
     origins

@@ -13,6 +13,7 @@ mod collisions;
 mod divergence;
 pub(crate) mod engine;
 pub(crate) mod intervals;
+mod last_block;
 mod precheck;
 pub(crate) mod races;
 mod redundancy;

@@ -208,6 +208,7 @@ impl<'k> KernelVerifier<'k> {
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
         base.extend(self.distinct_tickets(&inst_exprs, rel));
+        base.extend(self.last_block_constraints(&insts, rel));
         if skip.is_some() {
             base.push(self.separated(&insts, rel));
         }

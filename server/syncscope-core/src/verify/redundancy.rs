@@ -10,6 +10,15 @@ impl<'k> KernelVerifier<'k> {
     /// A barrier is redundant when no two instances it separates can race
     /// once it is gone (loop iterations included).
     pub(super) fn is_redundant(&mut self, b: &Barrier) -> bool {
+        // The last-block ordering between blocks rests on these barriers,
+        // which the intervals of a block-level query do not see.
+        if self
+            .modelled_last_blocks()
+            .iter()
+            .any(|lb| lb.barriers.contains(&b.id))
+        {
+            return false;
+        }
         let without = self.find_races(Some(b.id));
         !without.needed
             && without.unknown.is_empty()

@@ -63,6 +63,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             "__threadfence" | "__threadfence_system" => {
                 self.fence_pending = true;
+                self.fence_access = (self.next_access, self.last_full_barrier);
                 return Value::Int(Expr::Const(0));
             }
             "__threadfence_block" | "printf" | "__nanosleep" | "__prefetch_global_l1" => {
@@ -134,6 +135,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(base) = atomic_base(name) {
             let values: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
             let mut ticket = None;
+            let mut fixed_cell = false;
+            let atomic_id = self.next_access;
+            let atomic_guard = self.guard();
             match values.first().cloned() {
                 Some(Value::Ptr(p)) => {
                     self.note_atomic_target(p.array, node);
@@ -141,6 +145,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
                     if let LValue::Mem { ptr, bounds } = lv {
                         let t = self.text(node);
+                        fixed_cell = ptr.offset.as_const().is_some();
                         self.record_access(AccessKind::Atomic, &ptr, &bounds, Some(node), &t);
                         // An add of a non-zero constant at a fixed cell: a
                         // ticket, if every update of the array is one (the
@@ -173,7 +178,43 @@ impl<'a, 't> Lowerer<'a, 't> {
                     .filter(|c| !c.is_whitespace() && *c != '&')
                     .collect();
                 let after = self.fresh_bool(&symbols::fenced(&target), Scope::Grid);
-                self.fenced = Some((target, after));
+                self.fenced = Some((target.clone(), after));
+                // The last-block pattern: one increment by one, outside
+                // loops, at a fixed cell, by `threadIdx.x == 0`: its result
+                // is the block's ticket (the verifier checks the other
+                // dimensions). Otherwise (every thread takes a slot) it
+                // stays a per-thread value, a ticket as above.
+                let wrap = match (base, values.get(1)) {
+                    ("atomicInc", Some(Value::Int(n))) => Some(Some(n.clone())),
+                    ("atomicAdd", Some(Value::Int(Expr::Const(1)))) => Some(None),
+                    _ => None,
+                };
+                if let Some(wrap) = wrap.filter(|_| {
+                    fixed_cell
+                        && atomic_guard.requires_thread_zero(0)
+                        && self.loops.is_empty()
+                        && self.dry == 0
+                        && self.next_access == atomic_id + 1
+                }) {
+                    let Expr::Var(ticket) =
+                        self.fresh_unknown(&symbols::last_ticket(&target), Scope::Block)
+                    else {
+                        unreachable!("fresh_unknown makes a variable")
+                    };
+                    self.last_blocks.push(crate::model::LastBlock {
+                        ticket: ticket.clone(),
+                        wrap,
+                        atomic: atomic_id,
+                        atomic_guard,
+                        span: self.span(node),
+                        counter: target,
+                        barrier_before: self.fence_access.1 .0,
+                        fence: self.fence_access.0,
+                        barrier_after: None,
+                        barriers: self.fence_access.1 .1.into_iter().collect(),
+                    });
+                    return Value::Int(Expr::Var(ticket));
+                }
             }
             // `atomicExch(&l, 0)` releases the lock `l`.
             if base == "atomicExch" && matches!(values.get(1), Some(Value::Int(Expr::Const(0)))) {
@@ -419,7 +460,23 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
+        // A block barrier every thread passes orders the block's accesses
+        // before it with the fence of a last-block pattern after it (and
+        // the increment with the accesses after it); the `fenced` marker
+        // is no condition of its own.
+        let fenced = self.fenced.take();
+        let unconditional = self.guard().is_true();
+        self.fenced = fenced;
         let id = self.next_barrier;
+        if kind != BarrierKind::Warp && unconditional && !partial_mask {
+            self.last_full_barrier = (self.next_access, Some(id));
+            for lb in &mut self.last_blocks {
+                if lb.barrier_after.is_none() {
+                    lb.barrier_after = Some(self.next_access);
+                    lb.barriers.push(id);
+                }
+            }
+        }
         self.next_barrier += 1;
         let b = Barrier {
             id,

@@ -117,6 +117,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             unused_specs: std::mem::take(&mut self.unused_specs),
             warp_width: self.warp_width(),
             ticket_counters,
+            last_blocks: std::mem::take(&mut self.last_blocks),
         }
     }
 

@@ -174,12 +174,26 @@ struct Lowerer<'a, 't> {
     locks: Vec<(String, Expr)>,
     /// A `__threadfence()` was called and no atomic followed it yet.
     fence_pending: bool,
+    /// `next_access` at the latest `__threadfence()`, and
+    /// `last_full_barrier` then (a barrier between the fence and the
+    /// atomic orders nothing before the fence).
+    fence_access: (usize, (usize, Option<usize>)),
     /// After `__threadfence()` and an atomic (the last-block pattern: a
     /// block that sees the counter complete reads what the others wrote
     /// before their fence): the atomic's target and a grid-uniform
     /// condition every later access carries. That ordering is not
     /// modelled, so a race of such an access is not verified.
     fenced: Option<(String, Expr)>,
+    /// Last-block patterns seen so far (`Kernel::last_blocks`).
+    last_blocks: Vec<crate::model::LastBlock>,
+    /// `next_access` at the latest barrier every thread of the block
+    /// passes, and its id.
+    last_full_barrier: (usize, Option<usize>),
+    /// `__shared__` scalars (array) holding a value one thread wrote that
+    /// depends on a block's ticket (`s_last = ticket == gridDim.x - 1`):
+    /// read back as that value (a read racing with the write is a race of
+    /// its own).
+    broadcasts: Vec<(ArrayId, i64, Option<Expr>)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -283,7 +297,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             written_value: None,
             locks: Vec::new(),
             fence_pending: false,
+            fence_access: (0, (0, None)),
             fenced: None,
+            last_blocks: Vec::new(),
+            last_full_barrier: (0, None),
+            broadcasts: Vec::new(),
             hung: Expr::fals(),
             frames: Vec::new(),
             ret_values: Vec::new(),

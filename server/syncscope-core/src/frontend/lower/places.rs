@@ -462,6 +462,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             Some(n) => self.span(n),
             None => self.span_override.unwrap_or_default(),
         };
+        // Any later write of a broadcast flag (`note_broadcast`), however
+        // made, ends its known value.
+        if kind.writes() {
+            for entry in &mut self.broadcasts {
+                if entry.0 == ptr.array {
+                    entry.2 = None;
+                }
+            }
+        }
         let id = self.next_access;
         self.next_access += 1;
         self.note_view_access(ptr, id);
@@ -498,6 +507,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             LValue::Mem { ptr, bounds } => {
                 self.record_access(AccessKind::Read, ptr, bounds, node, text);
+                if let Some(v) = self.broadcast_value(ptr) {
+                    return Value::Int(v);
+                }
                 let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
                     Scope::Block
                 } else {
@@ -559,6 +571,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     _ => None,
                 };
                 self.record_access(kind, ptr, bounds, Some(node), &text);
+                self.note_broadcast(ptr, bounds);
                 self.written_value = None;
             }
             LValue::Discard => {}
@@ -575,4 +588,66 @@ pub(super) fn in_range(e: &Expr, size: i64) -> Expr {
         Expr::bin(BinOp::Ge, e.clone(), Expr::Const(0)),
         Expr::bin(BinOp::Lt, e.clone(), Expr::Const(size)),
     )
+}
+
+impl Lowerer<'_, '_> {
+    /// After a write: a `__shared__` cell at a fixed index that thread 0 of
+    /// every block writes, outside loops, with a value made of a block's
+    /// last-block ticket (`s_last = ticket == gridDim.x - 1`) holds that
+    /// value for the block's later reads (`broadcasts`). Any other write of
+    /// the array ends that.
+    fn note_broadcast(&mut self, ptr: &Ptr, bounds: &[Expr]) {
+        if self.dry > 0 {
+            return;
+        }
+        let array = ptr.array;
+        // A write after the first one that set a flag (`record_access`
+        // already took its value away).
+        if self.broadcasts.iter().any(|(a, _, _)| *a == array) {
+            return;
+        }
+        let Some(value) = self.written_value.clone() else {
+            return;
+        };
+        let Some(cell) = ptr.offset.as_const() else {
+            return;
+        };
+        let ticket_made = {
+            let mut found = false;
+            value.for_each_var(&mut |v| {
+                found |= self.last_blocks.iter().any(|lb| lb.ticket == *v);
+            });
+            found
+        };
+        if !ticket_made {
+            return;
+        }
+        if !self.loops.is_empty() || self.arrays[array].space != MemorySpace::Shared {
+            // Known to no one: an entry with no value.
+            self.broadcasts.push((array, cell, None));
+            return;
+        }
+        let guard = Expr::all(std::iter::once(self.guard()).chain(bounds.iter().cloned()));
+        let thread0 = guard.subst(&mut |v| match v.kind {
+            VarKind::ThreadIdx(_) => Some(Expr::Const(0)),
+            VarKind::Unknown { .. } if symbols::fenced_target(&v.name).is_some() => {
+                Some(Expr::tru())
+            }
+            _ => None,
+        });
+        let entry = thread0.is_true().then_some(value);
+        self.broadcasts.push((array, cell, entry));
+    }
+
+    /// The value a read of `ptr` gets from a broadcast (`note_broadcast`).
+    fn broadcast_value(&self, ptr: &Ptr) -> Option<Expr> {
+        if !self.loops.is_empty() || self.dry > 0 {
+            return None;
+        }
+        let cell = ptr.offset.as_const()?;
+        self.broadcasts
+            .iter()
+            .find(|(a, c, _)| *a == ptr.array && *c == cell)
+            .and_then(|(_, _, v)| v.clone())
+    }
 }
