@@ -292,7 +292,7 @@ impl<'k> KernelVerifier<'k> {
         // data race: the race queries ask for different values, and a last
         // query afterwards for equal ones (a `benign-race`).
         let mut same_value = None;
-        if skip.is_none() && !self.options.strict_benign {
+        if skip.is_none() && !self.options.strict_benign && self.writes_may_collide(&insts, rel) {
             if let Some((differ, same)) = self.written_values(&insts, rel) {
                 base.push(differ);
                 same_value = Some((base.len() - 1, same));
@@ -545,6 +545,31 @@ impl<'k> KernelVerifier<'k> {
             // finding: whatever it is, it is not a data race.
             blocked.push((p.min(q), p.max(q)));
         }
+    }
+
+    /// Whether two distinct threads may write one cell through the plain
+    /// writes of `insts`: false only when the exact per-thread rule proves
+    /// every pair of them disjoint (two threads of one block, single
+    /// cells). Without such a collision there is no same-value pair, so the
+    /// same-value split of the queries and its last query (one more query
+    /// per barrier interval) are not needed.
+    fn writes_may_collide(&self, insts: &[&Instance], rel: Relation) -> bool {
+        let writes: Vec<&Access> = insts
+            .iter()
+            .map(|i| self.accesses[&i.access])
+            .filter(|a| a.kind == AccessKind::Write && a.value.is_some())
+            .collect();
+        if writes.is_empty() {
+            return false;
+        }
+        rel.cross_block()
+            || writes.iter().any(|a| {
+                writes.iter().any(|b| {
+                    !(a.width <= 1
+                        && b.width <= 1
+                        && self.pair_disjoint_per_thread(&a.index, &b.index))
+                })
+            })
     }
 
     /// Over `insts`, (the two chosen accesses are not both writes of
