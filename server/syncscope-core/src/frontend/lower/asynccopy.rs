@@ -361,26 +361,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 _ => None,
             };
-            let idx = match elems {
-                Some(1) => Expr::Const(0),
-                _ => {
-                    let Expr::Var(v) = self.fresh_unknown("copied_element", Scope::Thread) else {
-                        continue;
-                    };
-                    Expr::Var(Var::new(
-                        v.name,
-                        VarKind::Unknown {
-                            scope: Scope::Thread,
-                            lo: 0,
-                            hi: elems.map(|n| n - 1).unwrap_or(i32::MAX as i64),
-                        },
-                    ))
-                }
-            };
-            let mut bounds = Vec::new();
-            if let LValue::Mem { ptr, bounds: b } = self.subscript(p.clone(), idx, &mut bounds) {
-                self.record_access(kind, &ptr, &b, Some(node), &text);
-            }
+            self.record_range(p, elems, kind, node, &text, "copied_element");
         }
         let accesses: Vec<Access> = self
             .out

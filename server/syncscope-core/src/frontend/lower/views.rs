@@ -240,26 +240,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if elems == Some(0) {
                 continue;
             }
-            let idx = match elems {
-                Some(1) => Expr::Const(0),
-                _ => {
-                    let Expr::Var(v) = self.fresh_unknown("range_element", Scope::Thread) else {
-                        continue;
-                    };
-                    Expr::Var(Var::new(
-                        v.name,
-                        VarKind::Unknown {
-                            scope: Scope::Thread,
-                            lo: 0,
-                            hi: elems.map(|n| n - 1).unwrap_or(i32::MAX as i64),
-                        },
-                    ))
-                }
-            };
-            let mut bounds = Vec::new();
-            if let LValue::Mem { ptr, bounds: b } = self.subscript(p.clone(), idx, &mut bounds) {
-                self.record_access(kind, &ptr, &b, Some(node), &text);
-            }
+            self.record_range(p, elems, kind, node, &text, "range_element");
         }
         Some(Value::Int(Expr::Const(0)))
     }
@@ -401,6 +382,41 @@ impl<'a, 't> Lowerer<'a, 't> {
                 a.width = width;
             }
         });
+    }
+
+    /// One `kind` access at an unknown element of `0 .. elems` from `p` on
+    /// (every element from there when `elems` is not known), named `label`:
+    /// how a range operation (`memcpy`, `memset`, an asynchronous copy)
+    /// touches memory.
+    pub(super) fn record_range(
+        &mut self,
+        p: &Ptr,
+        elems: Option<i64>,
+        kind: AccessKind,
+        node: Node,
+        text: &str,
+        label: &str,
+    ) {
+        let idx = match elems {
+            Some(1) => Expr::Const(0),
+            _ => {
+                let Expr::Var(v) = self.fresh_unknown(label, Scope::Thread) else {
+                    return;
+                };
+                Expr::Var(Var::new(
+                    v.name,
+                    VarKind::Unknown {
+                        scope: Scope::Thread,
+                        lo: 0,
+                        hi: elems.map(|n| n - 1).unwrap_or(i32::MAX as i64),
+                    },
+                ))
+            }
+        };
+        let mut bounds = Vec::new();
+        if let LValue::Mem { ptr, bounds: b } = self.subscript(p.clone(), idx, &mut bounds) {
+            self.record_access(kind, &ptr, &b, Some(node), text);
+        }
     }
 }
 
