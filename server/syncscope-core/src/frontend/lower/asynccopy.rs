@@ -73,6 +73,19 @@ pub(super) struct AsyncState {
     commits: Vec<Commit>,
 }
 
+/// An open phase of a `cuda::barrier`: after this thread's `bar.arrive()`,
+/// before its `bar.wait(token)`.
+#[derive(Clone, Debug)]
+pub(super) struct SplitPhase {
+    array: ArrayId,
+    /// `next_barrier`, the enclosing loops and `async_seq` at the arrive.
+    barriers: usize,
+    loops: Vec<usize>,
+    async_seq: usize,
+    /// The accesses made since the arrive (collected by `emit`).
+    pub(super) accesses: Vec<Access>,
+}
+
 /// An operation of a loop body before its first barrier, on the body's own
 /// path (always executed by an iteration that gets there).
 #[derive(Clone, Debug)]
@@ -595,6 +608,14 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     /// `bar.arrive_and_wait()`, `bar.arrive()`, `bar.wait(token)` of a
     /// `cuda::barrier` in shared memory.
+    ///
+    /// Split phases (`auto token = bar.arrive(); ...; bar.wait(std::move(token));`):
+    /// every thread's accesses before its arrive happen before every
+    /// thread's accesses after its wait, but what a thread does between its
+    /// arrive and its wait may happen before another thread arrives or after
+    /// it has waited. The model puts the barrier at the wait and records the
+    /// accesses between the two again after it, so they meet other threads'
+    /// accesses on both sides.
     pub(super) fn barrier_method(
         &mut self,
         array: ArrayId,
@@ -602,31 +623,64 @@ impl<'a, 't> Lowerer<'a, 't> {
         node: Node,
         args: &[Node],
     ) -> Value {
+        // (`bar.wait(bar.arrive())` opens its phase in its argument.)
         for a in args {
             self.eval(*a);
         }
-        let before = self.next_access;
+        let phase = if method == "wait" && self.dry == 0 {
+            self.split_arrive.take()
+        } else {
+            None
+        };
         self.use_barrier(array, node);
         let stmt_node = node
             .parent()
             .filter(|p| p.kind() == "expression_statement")
             .unwrap_or(node);
         let full = self.barrier_objects.get(&array).copied().flatten();
-        let wait = match method {
-            "arrive_and_wait" => true,
+        let mut between = Vec::new();
+        match method {
+            "arrive_and_wait" => {}
             "arrive" => {
-                self.split_arrive = Some(self.next_access);
+                if self.dry == 0 {
+                    if self.split_arrive.is_some() {
+                        self.unsupported(
+                            node,
+                            "a second `arrive()` of a `cuda::barrier` before the `wait()` of the first",
+                        );
+                    }
+                    self.split_arrive = Some(SplitPhase {
+                        array,
+                        barriers: self.next_barrier,
+                        loops: self.loops.clone(),
+                        async_seq: self.async_seq,
+                        accesses: Vec::new(),
+                    });
+                }
                 return Value::Int(Expr::Const(0));
             }
-            // `bar.wait(bar.arrive())`, or nothing touched memory between the
-            // two: one arrive-and-wait.
-            "wait" if self.split_arrive.take() == Some(before) => true,
             "wait" => {
-                self.unsupported(
-                    node,
-                    "split `arrive()` / `wait()` of a `cuda::barrier` with accesses in between",
-                );
-                return Value::Int(Expr::Const(0));
+                if self.dry > 0 {
+                    return Value::Int(Expr::Const(0));
+                }
+                // The phase must be this barrier's, in the same loop
+                // iteration, with no other barrier and no copy in between
+                // (a copy issued after the arrive belongs to the next phase).
+                let same_phase = phase.filter(|p| {
+                    p.array == array
+                        && p.barriers == self.next_barrier
+                        && p.loops == self.loops
+                        && p.async_seq == self.async_seq
+                        && p.accesses.iter().all(|a| a.loops == self.loops)
+                });
+                let Some(phase) = same_phase else {
+                    self.unsupported(
+                        node,
+                        "split `arrive()` / `wait()` of a `cuda::barrier` with a barrier, a loop or an asynchronous copy between them (or a `wait()` without its `arrive()`)",
+                    );
+                    return Value::Int(Expr::Const(0));
+                };
+                between = phase.accesses;
             }
             "arrive_and_drop" => {
                 self.unsupported(node, "`arrive_and_drop` of a `cuda::barrier`");
@@ -639,12 +693,17 @@ impl<'a, 't> Lowerer<'a, 't> {
                 );
                 return Value::Int(Expr::Const(0));
             }
-        };
-        if wait && full == Some(true) {
+        }
+        if full == Some(true) {
             // Every thread of the block arrives: `__syncthreads()`, and the
             // copies of the phase have landed.
             self.complete(Channel::Barrier(array), Completion::All);
             self.barrier(BarrierKind::Block, node, stmt_node, false, false);
+            for mut a in between {
+                a.id = self.next_access;
+                self.next_access += 1;
+                self.emit(Stmt::Access(a));
+            }
         } else {
             let name = self.arrays[array].name.clone();
             self.unsupported(
@@ -657,7 +716,6 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         Value::Int(Expr::Const(0))
     }
-
     /// Before lowering a loop body.
     pub(super) fn async_loop_enter(&mut self) {
         let open_at_start = self

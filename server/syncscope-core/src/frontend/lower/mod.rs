@@ -234,8 +234,8 @@ struct Lowerer<'a, 't> {
     /// `cuda::barrier` objects in shared memory: whether `init` gave them
     /// the whole block (None: not initialised in the kernel).
     barrier_objects: HashMap<ArrayId, Option<bool>>,
-    /// After `bar.arrive()`: the next access id then.
-    split_arrive: Option<usize>,
+    /// Between `bar.arrive()` and its `bar.wait(token)` (see `asynccopy`).
+    split_arrive: Option<asynccopy::SplitPhase>,
     /// Block dimensions the kernel mentions (x, y, z).
     block_dims_used: [bool; 3],
     /// Arrays an asynchronous copy writes, and arrays atomics update: the
@@ -448,6 +448,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn emit(&mut self, s: Stmt) {
+        if let (Some(phase), Stmt::Access(a)) = (&mut self.split_arrive, &s) {
+            phase.accesses.push(a.clone());
+        }
         self.out.last_mut().expect("output stack").push(s);
     }
 
