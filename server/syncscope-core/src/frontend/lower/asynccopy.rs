@@ -73,6 +73,15 @@ pub(super) struct AsyncState {
     commits: Vec<Commit>,
 }
 
+/// The `__mbarrier_*` tests of a phase's completion: a thread waits by
+/// spinning on one of them.
+const MBARRIER_WAITS: [&str; 4] = [
+    "__mbarrier_test_wait",
+    "__mbarrier_try_wait",
+    "__mbarrier_test_wait_parity",
+    "__mbarrier_try_wait_parity",
+];
+
 /// An open phase of a `cuda::barrier`: after this thread's `bar.arrive()`,
 /// before its `bar.wait(token)`.
 #[derive(Clone, Debug)]
@@ -196,7 +205,61 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 Some(Value::Int(Expr::Const(0)))
             }
-            "init" if args.len() == 2 => {
+            // `__mbarrier_*` (cuda_awbarrier_primitives.h) on a
+            // `__shared__ __mbarrier_t`: the same phases as `cuda::barrier`.
+            "__mbarrier_arrive" | "__mbarrier_arrive_and_drop" | "__mbarrier_inval"
+                if args.len() == 1 =>
+            {
+                let Value::Ptr(p) = self.eval(args[0]) else {
+                    return None;
+                };
+                if !self.barrier_objects.contains_key(&p.array) {
+                    return None;
+                }
+                Some(match name {
+                    "__mbarrier_arrive" => self.barrier_method(p.array, "arrive", node, &[]),
+                    "__mbarrier_arrive_and_drop" => {
+                        self.barrier_method(p.array, "arrive_and_drop", node, &[])
+                    }
+                    _ => {
+                        // Invalidating writes the barrier: every use must be
+                        // ordered before it.
+                        let text = self.text(node);
+                        self.record_access(AccessKind::Write, &p, &[], Some(node), &text);
+                        Value::Int(Expr::Const(0))
+                    }
+                })
+            }
+            _ if MBARRIER_WAITS.contains(&name) => {
+                let vals: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
+                self.unsupported(
+                    node,
+                    format!("`{name}` outside a spin loop `while (!{name}(&bar, token));`"),
+                );
+                // Some threads may pass it only once the phase completed: a
+                // block barrier that never counts as divergent claims no
+                // race that ordering would prevent.
+                // The same after the loop that spins on it, if any.
+                if let Some(Value::Ptr(p)) = vals.first() {
+                    if self.barrier_objects.contains_key(&p.array) && self.dry == 0 {
+                        self.split_arrive = None;
+                        self.barrier(BarrierKind::Block, node, node, false, true);
+                        let mut up = node.parent();
+                        while let Some(n) = up {
+                            if matches!(
+                                n.kind(),
+                                "for_statement" | "while_statement" | "do_statement"
+                            ) {
+                                self.spin_loops.push(n.id());
+                                break;
+                            }
+                            up = n.parent();
+                        }
+                    }
+                }
+                Some(Value::Int(self.fresh_unknown(name, Scope::Thread)))
+            }
+            "init" | "__mbarrier_init" if args.len() == 2 => {
                 let Value::Ptr(p) = self.eval(args[0]) else {
                     return None;
                 };
@@ -683,6 +746,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 between = phase.accesses;
             }
             "arrive_and_drop" => {
+                if self.dry == 0 && !self.dropped_barriers.contains(&array) {
+                    self.dropped_barriers.push(array);
+                }
                 self.unsupported(node, "`arrive_and_drop` of a `cuda::barrier`");
                 return Value::Int(Expr::Const(0));
             }
@@ -698,6 +764,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             // Every thread of the block arrives: `__syncthreads()`, and the
             // copies of the phase have landed.
             self.complete(Channel::Barrier(array), Completion::All);
+            if self.dry == 0 {
+                self.object_waits.push((self.next_barrier, array));
+            }
             self.barrier(BarrierKind::Block, node, stmt_node, false, false);
             for mut a in between {
                 a.id = self.next_access;
@@ -716,6 +785,123 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         Value::Int(Expr::Const(0))
     }
+    /// `while (!__mbarrier_test_wait(&bar, token));` (or `try_wait`, a `do`
+    /// loop, a body of nothing but `__nanosleep`): the thread leaves the
+    /// loop once the phase it arrived at completes, which is `bar.wait`.
+    /// The parity forms name a phase by parity, which the model does not
+    /// follow: they stay `not-verified`.
+    pub(super) fn mbarrier_spin(&mut self, node: Node) -> bool {
+        let mut cond = node.field("condition");
+        while let Some(c) = cond {
+            match c.kind() {
+                "condition_clause" => cond = c.field("value").or_else(|| c.named_child(0)),
+                "parenthesized_expression" => cond = c.named_child(0),
+                _ => break,
+            }
+        }
+        let Some(call) = cond
+            .filter(|c| c.kind() == "unary_expression" && self.text(*c).starts_with('!'))
+            .and_then(|c| c.field("argument"))
+            .filter(|c| c.kind() == "call_expression")
+        else {
+            return false;
+        };
+        let name = call
+            .field("function")
+            .map(|f| self.text(f))
+            .unwrap_or_default();
+        if !matches!(
+            name.as_str(),
+            "__mbarrier_test_wait" | "__mbarrier_try_wait"
+        ) {
+            return false;
+        }
+        let idle = |n: Node| -> bool {
+            match n.kind() {
+                "comment" => true,
+                "expression_statement" => n.named_child(0).is_none_or(|e| {
+                    e.kind() == "call_expression"
+                        && e.field("function").is_some_and(|f| {
+                            f.utf8_text(self.src.as_bytes()).ok() == Some("__nanosleep")
+                        })
+                }),
+                _ => false,
+            }
+        };
+        let body_idle = node.field("body").is_some_and(|b| {
+            if b.kind() == "compound_statement" {
+                let mut c = b.walk();
+                let all = b.named_children(&mut c).all(idle);
+                all
+            } else {
+                idle(b)
+            }
+        });
+        if !body_idle {
+            return false;
+        }
+        let args: Vec<Node> = call
+            .field("arguments")
+            .map(|a| {
+                let mut c = a.walk();
+                a.named_children(&mut c)
+                    .filter(|n| n.kind() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default();
+        // `__mbarrier_try_wait(&bar, token, max_sleep_ns)`.
+        if args.len() != 2 && !(args.len() == 3 && name == "__mbarrier_try_wait") {
+            return false;
+        }
+        let Value::Ptr(p) = self.eval(args[0]) else {
+            return false;
+        };
+        if !self.barrier_objects.contains_key(&p.array) {
+            return false;
+        }
+        self.barrier_method(p.array, "wait", node, &args[1..]);
+        true
+    }
+
+    /// After a loop around an `__mbarrier_*` test the model does not follow
+    /// (`while (!done) done = __mbarrier_test_wait(&bar, tok);`): a barrier
+    /// that is never divergent, so no race is claimed that the phase's
+    /// completion would prevent (the kernel is `not-verified` already).
+    pub(super) fn after_spin_loop(&mut self, node: Node) {
+        if self.spin_loops.contains(&node.id()) {
+            self.barrier(BarrierKind::Block, node, node, false, true);
+        }
+    }
+
+    /// Once the kernel is lowered: a thread that drops out of a barrier
+    /// (`arrive_and_drop`) lowers the count of its later phases, so its
+    /// waits, wherever they are, are not whole-block barriers (a thread that
+    /// dropped out does not miss them): never divergent.
+    pub(super) fn unorder_dropped_barriers(&self, body: &mut [Stmt]) {
+        if self.dropped_barriers.is_empty() {
+            return;
+        }
+        for s in body {
+            match s {
+                Stmt::Barrier(b) => {
+                    if self
+                        .object_waits
+                        .iter()
+                        .any(|(id, a)| *id == b.id && self.dropped_barriers.contains(a))
+                    {
+                        b.partial_mask = true;
+                    }
+                }
+                Stmt::If(t, e) => {
+                    self.unorder_dropped_barriers(t);
+                    self.unorder_dropped_barriers(e);
+                }
+                Stmt::Loop(l) => self.unorder_dropped_barriers(&mut l.body),
+                Stmt::Access(_) | Stmt::LoopExit(_) => {}
+            }
+        }
+    }
+
     /// Before lowering a loop body.
     pub(super) fn async_loop_enter(&mut self) {
         let open_at_start = self

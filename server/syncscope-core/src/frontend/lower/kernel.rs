@@ -73,6 +73,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let mut body = std::mem::take(self.out.last_mut().expect("output"));
         self.byte_addressing(&mut body);
+        self.unorder_dropped_barriers(&mut body);
         let ticket_counters = self.ticket_counters(&body);
         let mut block_used = [true, false, false];
         let mut grid_used = [false, false, false];

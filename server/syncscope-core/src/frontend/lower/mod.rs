@@ -236,6 +236,14 @@ struct Lowerer<'a, 't> {
     barrier_objects: HashMap<ArrayId, Option<bool>>,
     /// Between `bar.arrive()` and its `bar.wait(token)` (see `asynccopy`).
     split_arrive: Option<asynccopy::SplitPhase>,
+    /// The barrier ids of the waits of barrier objects, and the objects
+    /// some thread drops out of (`arrive_and_drop`): their waits are not
+    /// whole-block barriers after all.
+    object_waits: Vec<(usize, ArrayId)>,
+    dropped_barriers: Vec<ArrayId>,
+    /// Loops (node ids) around an `__mbarrier_test_wait` the model does not
+    /// follow: a thread leaving one may have seen its phase complete.
+    spin_loops: Vec<usize>,
     /// Block dimensions the kernel mentions (x, y, z).
     block_dims_used: [bool; 3],
     /// Arrays an asynchronous copy writes, and arrays atomics update: the
@@ -329,6 +337,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             next_pipeline: 0,
             barrier_objects: HashMap::new(),
             split_arrive: None,
+            object_waits: Vec::new(),
+            dropped_barriers: Vec::new(),
+            spin_loops: Vec::new(),
             block_dims_used: [true, false, false],
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),

@@ -50,7 +50,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             "if_statement" => self.if_statement(node),
-            "for_statement" | "while_statement" | "do_statement" => self.loop_statement(node),
+            "while_statement" | "do_statement" if self.mbarrier_spin(node) => {}
+            "for_statement" | "while_statement" | "do_statement" => {
+                self.loop_statement(node);
+                self.after_spin_loop(node);
+            }
             "switch_statement" => self.switch_statement(node),
             "break_statement" => {
                 let g = self.guard();
