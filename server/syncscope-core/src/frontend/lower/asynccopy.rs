@@ -369,7 +369,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn block_scope_pipeline(&mut self, node: Node) {
         self.unsupported(
             node,
-            "a block-scope `cuda::pipeline` (its `consumer_wait` orders every thread's copies of a stage, which the model does not represent)",
+            "a block-scope `cuda::pipeline` (its `consumer_wait` orders every thread's copies of a stage, and `producer_acquire` every thread's release of it, which the model does not represent exactly)",
         );
     }
 
@@ -634,6 +634,14 @@ impl<'a, 't> Lowerer<'a, 't> {
         match method {
             // Acquiring a stage and releasing it only wait for room: a model
             // without a bound on the stages in flight already allows more.
+            // In a block-scope pipeline `producer_acquire` waits for every
+            // consumer's release of the stage (which one depends on the
+            // stage count): not modelled, a never-divergent barrier so that
+            // no race is claimed that this ordering would prevent.
+            "producer_acquire" if block => {
+                self.block_scope_pipeline(node);
+                self.unmodelled_block_order(node);
+            }
             "producer_acquire" | "consumer_release" => {}
             "producer_commit" => self.commit(Channel::Pipeline(id)),
             "consumer_wait" => self.pipeline_wait(id, block, Completion::Oldest, node),
@@ -653,6 +661,24 @@ impl<'a, 't> Lowerer<'a, 't> {
         // A thread-scope pipeline: the waiting thread's own copies land; other
         // threads see them only after a barrier.
         self.complete(Channel::Pipeline(id), how);
+        // A block-scope one: every thread's copies of the stage have landed,
+        // and what each thread did before committing it is ordered before
+        // this thread's next accesses; not modelled (reported above), a
+        // never-divergent barrier claims no race this would prevent.
+        if block {
+            self.unmodelled_block_order(node);
+        }
+    }
+
+    /// A block-wide ordering the model does not represent exactly (the kernel
+    /// is `not-verified` already): a block barrier that never counts as
+    /// divergent.
+    fn unmodelled_block_order(&mut self, node: Node) {
+        let stmt_node = node
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(node);
+        self.barrier(BarrierKind::Block, node, stmt_node, false, true);
     }
 
     /// A use of a barrier object: an atomic update of its cell (uses never
