@@ -2,8 +2,10 @@
 //! `cg::memcpy_async` with `cg::wait` / `cg::wait_prior<N>`,
 //! `cuda::memcpy_async` into a `cuda::pipeline` (`producer_commit`,
 //! `consumer_wait`, `cuda::pipeline_consumer_wait_prior<N>`) or a
-//! `cuda::barrier` (`arrive_and_wait`), and the pipeline primitives
-//! (`__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`).
+//! `cuda::barrier` (`arrive_and_wait`, split `arrive()` / `wait(token)`,
+//! and the same phases through the `__mbarrier_*` primitives), and the
+//! pipeline primitives (`__pipeline_memcpy_async`, `__pipeline_commit`,
+//! `__pipeline_wait_prior`).
 //!
 //! A copy is a write of its destination that may land at any time from its
 //! issue until the operation that completes it. It is recorded where it is
