@@ -11,13 +11,21 @@
 //  * stencil_early_read:   a neighbour's element read between arrive and
 //                          wait, before the neighbour may have stored it:
 //                          racy.
-//  * stencil_two_barriers: a `__syncthreads()` between arrive and wait:
-//                          not-verified (named).
+//  * stencil_two_barriers: a `__syncthreads()` between arrive and wait
+//                          (the store before the arrive): verified, and
+//                          either barrier alone would do (each is
+//                          redundant).
+//  * stencil_store_synced: the store between arrive and a `__syncthreads()`
+//                          before the wait: not-verified (named).
+//  * stencil_loop_between: a loop between arrive and wait: not-verified
+//                          (named).
 // syncscope-args: --block-dim 256 --grid-dim 32
 // expect-kernel: stencil_overlap verified
 // expect-kernel: stencil_late_store racy
 // expect-kernel: stencil_early_read racy
-// expect-kernel: stencil_two_barriers not-verified
+// expect-kernel: stencil_two_barriers verified
+// expect-kernel: stencil_store_synced not-verified
+// expect-kernel: stencil_loop_between not-verified
 
 #include <cooperative_groups.h>
 #include <cuda/barrier>
@@ -102,7 +110,44 @@ __global__ void stencil_two_barriers(const T *__restrict__ in, T *__restrict__ o
     block.sync();
     tile[t] = in[g];
     auto token = bar.arrive();
+    __syncthreads(); //~ redundant-barrier
+    bar.wait(std::move(token)); //~ redundant-barrier
+    out[g] = tile[(t + RADIUS) % BLOCK];
+}
+
+template <typename T>
+__global__ void stencil_store_synced(const T *__restrict__ in, T *__restrict__ out)
+{
+    __shared__ T tile[BLOCK];
+    __shared__ block_barrier bar;
+    auto block = cg::this_thread_block();
+    const unsigned t = block.thread_rank();
+    const unsigned g = blockIdx.x * BLOCK + t;
+    if (t == 0)
+        init(&bar, block.size());
+    block.sync();
+    auto token = bar.arrive();
+    tile[t] = in[g];
     __syncthreads();
+    bar.wait(std::move(token)); //~ not-verified
+    out[g] = tile[(t + RADIUS) % BLOCK];
+}
+
+template <typename T>
+__global__ void stencil_loop_between(const T *__restrict__ in, T *__restrict__ out, T *__restrict__ aux, int reps)
+{
+    __shared__ T tile[BLOCK];
+    __shared__ block_barrier bar;
+    auto block = cg::this_thread_block();
+    const unsigned t = block.thread_rank();
+    const unsigned g = blockIdx.x * BLOCK + t;
+    if (t == 0)
+        init(&bar, block.size());
+    block.sync();
+    tile[t] = in[g];
+    auto token = bar.arrive();
+    for (int r = 0; r < reps; ++r)
+        aux[g * reps + r] = in[g] * r;
     bar.wait(std::move(token)); //~ not-verified
     out[g] = tile[(t + RADIUS) % BLOCK];
 }
@@ -114,4 +159,6 @@ void launch(const float *in, float *out, float *aux, int n)
     stencil_late_store<float><<<grid, block>>>(in, out, 2.0f);
     stencil_early_read<float><<<grid, block>>>(in, out);
     stencil_two_barriers<float><<<grid, block>>>(in, out);
+    stencil_store_synced<float><<<grid, block>>>(in, out);
+    stencil_loop_between<float><<<grid, block>>>(in, out, aux, 4);
 }

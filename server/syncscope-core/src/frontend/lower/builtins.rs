@@ -477,6 +477,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
+        // Inside a split `cuda::barrier` phase, a barrier after accesses of
+        // the phase would order them (and the redundancy check removes
+        // barriers from the model, not from the phase): outside the model.
+        if let Some(phase) = &mut self.split_arrive {
+            phase.barrier_after_access |= !phase.accesses.is_empty();
+        }
         self.next_barrier += 1;
         let b = Barrier {
             id,
