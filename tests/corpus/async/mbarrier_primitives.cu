@@ -11,14 +11,22 @@
 //  * smooth_rows_drop:     `__mbarrier_arrive_and_drop`: not-verified.
 //  * smooth_rows_polled:   the wait's result kept in a variable instead of
 //                          a spin loop: not-verified.
+//  * ptx_rows:             the same phase with `cuda::ptx::mbarrier_*` on a
+//                          `__shared__ uint64_t`: verified.
+//  * ptx_rows_racy:        a neighbour's element read before the wait:
+//                          racy.
 // syncscope-args: --block-dim 128 --grid-dim 64
 // expect-kernel: smooth_rows verified
 // expect-kernel: smooth_rows_racy racy
 // expect-kernel: smooth_rows_warp not-verified
 // expect-kernel: smooth_rows_drop not-verified
 // expect-kernel: smooth_rows_polled not-verified
+// expect-kernel: ptx_rows verified
+// expect-kernel: ptx_rows_racy racy
 
 #include <cuda_awbarrier_primitives.h>
+#include <cuda/ptx>
+#include <cstdint>
 
 #define ROW 128
 
@@ -113,6 +121,39 @@ __global__ void smooth_rows_polled(const float *__restrict__ in, float *__restri
     out[g] = row[(t + 1) % ROW];
 }
 
+__global__ void ptx_rows(const float *__restrict__ in, float *__restrict__ out)
+{
+    __shared__ float row[ROW];
+    __shared__ uint64_t bar;
+    const int t = threadIdx.x;
+    const int g = blockIdx.x * ROW + t;
+    if (t == 0)
+        cuda::ptx::mbarrier_init(&bar, blockDim.x);
+    __syncthreads();
+    row[t] = in[g];
+    uint64_t state = cuda::ptx::mbarrier_arrive(&bar);
+    while (!cuda::ptx::mbarrier_try_wait(&bar, state)) {
+    }
+    out[g] = row[(t + 1) % ROW];
+}
+
+__global__ void ptx_rows_racy(const float *__restrict__ in, float *__restrict__ out)
+{
+    __shared__ float row[ROW];
+    __shared__ uint64_t bar;
+    const int t = threadIdx.x;
+    const int g = blockIdx.x * ROW + t;
+    if (t == 0)
+        cuda::ptx::mbarrier_init(&bar, blockDim.x);
+    __syncthreads();
+    row[t] = in[g]; //~ data-race
+    uint64_t state = cuda::ptx::mbarrier_arrive(&bar);
+    float right = row[(t + 1) % ROW]; //~ data-race
+    while (!cuda::ptx::mbarrier_try_wait(&bar, state)) {
+    }
+    out[g] = right;
+}
+
 void smooth(const float *in, float *out, float *norm, int rows, cudaStream_t s)
 {
     smooth_rows<<<64, ROW, 0, s>>>(in, out, norm, rows);
@@ -120,4 +161,6 @@ void smooth(const float *in, float *out, float *norm, int rows, cudaStream_t s)
     smooth_rows_warp<<<64, ROW, 0, s>>>(in, out);
     smooth_rows_drop<<<64, ROW, 0, s>>>(in, out);
     smooth_rows_polled<<<64, ROW, 0, s>>>(in, out);
+    ptx_rows<<<64, ROW, 0, s>>>(in, out);
+    ptx_rows_racy<<<64, ROW, 0, s>>>(in, out);
 }

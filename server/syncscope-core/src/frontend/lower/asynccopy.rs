@@ -77,11 +77,15 @@ pub(super) struct AsyncState {
 
 /// The `__mbarrier_*` tests of a phase's completion: a thread waits by
 /// spinning on one of them.
-const MBARRIER_WAITS: [&str; 4] = [
+const MBARRIER_WAITS: [&str; 8] = [
     "__mbarrier_test_wait",
     "__mbarrier_try_wait",
     "__mbarrier_test_wait_parity",
     "__mbarrier_try_wait_parity",
+    "mbarrier_test_wait",
+    "mbarrier_try_wait",
+    "mbarrier_test_wait_parity",
+    "mbarrier_try_wait_parity",
 ];
 
 /// An open phase of a `cuda::barrier`: after this thread's `bar.arrive()`,
@@ -210,7 +214,13 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             // `__mbarrier_*` (cuda_awbarrier_primitives.h) on a
             // `__shared__ __mbarrier_t`: the same phases as `cuda::barrier`.
-            "__mbarrier_arrive" | "__mbarrier_arrive_and_drop" | "__mbarrier_inval"
+            // `cuda::ptx::mbarrier_*` on a `__shared__ uint64_t` are the same.
+            "__mbarrier_arrive"
+            | "__mbarrier_arrive_and_drop"
+            | "__mbarrier_inval"
+            | "mbarrier_arrive"
+            | "mbarrier_arrive_and_drop"
+            | "mbarrier_inval"
                 if args.len() == 1 =>
             {
                 let Value::Ptr(p) = self.eval(args[0]) else {
@@ -219,9 +229,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 if !self.barrier_objects.contains_key(&p.array) {
                     return None;
                 }
-                Some(match name {
-                    "__mbarrier_arrive" => self.barrier_method(p.array, "arrive", node, &[]),
-                    "__mbarrier_arrive_and_drop" => {
+                Some(match name.trim_start_matches("__") {
+                    "mbarrier_arrive" => self.barrier_method(p.array, "arrive", node, &[]),
+                    "mbarrier_arrive_and_drop" => {
                         self.barrier_method(p.array, "arrive_and_drop", node, &[])
                     }
                     _ => {
@@ -262,10 +272,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 Some(Value::Int(self.fresh_unknown(name, Scope::Thread)))
             }
-            "init" | "__mbarrier_init" if args.len() == 2 => {
+            "init" | "__mbarrier_init" | "mbarrier_init" if args.len() == 2 => {
                 let Value::Ptr(p) = self.eval(args[0]) else {
                     return None;
                 };
+                // `cuda::ptx::mbarrier_init(&bar, n)` makes a `__shared__`
+                // 64-bit scalar a barrier object.
+                if name == "mbarrier_init" && self.arrays[p.array].space == MemorySpace::Shared {
+                    self.barrier_objects.entry(p.array).or_insert(None);
+                }
                 if !self.barrier_objects.contains_key(&p.array) {
                     return None;
                 }
@@ -845,9 +860,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("function")
             .map(|f| self.text(f))
             .unwrap_or_default();
+        // `cuda::ptx::mbarrier_try_wait(&bar, token)` is named by its last
+        // segment.
+        let name = name.rsplit("::").next().unwrap_or_default().to_string();
         if !matches!(
             name.as_str(),
-            "__mbarrier_test_wait" | "__mbarrier_try_wait"
+            "__mbarrier_test_wait"
+                | "__mbarrier_try_wait"
+                | "mbarrier_test_wait"
+                | "mbarrier_try_wait"
         ) {
             return false;
         }
@@ -885,7 +906,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             })
             .unwrap_or_default();
         // `__mbarrier_try_wait(&bar, token, max_sleep_ns)`.
-        if args.len() != 2 && !(args.len() == 3 && name == "__mbarrier_try_wait") {
+        if args.len() != 2 && !(args.len() == 3 && name.ends_with("mbarrier_try_wait")) {
             return false;
         }
         let Value::Ptr(p) = self.eval(args[0]) else {
