@@ -253,6 +253,14 @@ struct Lowerer<'a, 't> {
     launch_requires: Vec<String>,
     /// Template arguments of the kernel's launch site.
     launch_template_args: Vec<String>,
+    /// The struct type of each argument of the kernel's launch site.
+    launch_arg_types: Vec<Option<String>>,
+    /// Template arguments of the kernel's launch site, whatever launch
+    /// sizes the user fixed (types bound to functors).
+    launch_type_args: Vec<String>,
+    /// The kernel's template type parameters bound to a struct of the file
+    /// (a functor's type): explicitly, or by the launch's argument.
+    functor_types: HashMap<String, String>,
     /// Sizes of array dimensions that are not constants (`As[BS][BS]` with
     /// a template parameter BS, `s[N]` with N from a missing header): strides
     /// and bounds use them, so a row never shrinks to size 1.
@@ -336,6 +344,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),
+            launch_arg_types: Vec::new(),
+            launch_type_args: Vec::new(),
+            functor_types: HashMap::new(),
             symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
             call_sites: Vec::new(),
