@@ -3,9 +3,12 @@
 // inlined with the functor's members bound, so accesses it makes through
 // pointer members of the functor are checked like any other (a pointer
 // member is an array of its own, as for any struct parameter). The type is
-// bound by the launch: written (`map_rows<Clamp><<<..>>>`), deduced from a
-// temporary (`Scale{..}`) or from a host local of that type. A template
-// parameter no launch binds stays a call the model cannot follow.
+// bound by the file's one explicit instantiation of the kernel, or by its
+// launch in a project check (written, `map_rows<Clamp><<<..>>>`, or deduced
+// from a temporary `Scale{..}` or a host local of that type; the corpus
+// harness checks one file without its launches, so the instantiations
+// below bind them here). A template parameter nothing binds stays a call
+// the model cannot follow.
 //  * map_inplace:      a[i] = op(a[i]) with op = Scale: verified.
 //  * map_rows:         explicit Clamp reading a lookup table through a
 //                      pointer member: verified.
@@ -115,6 +118,12 @@ __global__ void map_unbound(Op op, float *a, int n)
     if (i < n)
         a[i] = op(a[i]); //~ not-verified
 }
+
+template __global__ void map_inplace<Scale>(Scale, float *, int);
+template __global__ void map_rows<Clamp>(Clamp, float *, int);
+template __global__ void map_neighbour<Scale>(Scale, float *, int);
+template __global__ void scatter_shared<AddInto>(AddInto, const float *);
+template __global__ void gather_table<SmoothTable>(SmoothTable, float *);
 
 void run_maps(float *d_a, const float *d_limits, unsigned *d_bins, const unsigned *d_vals,
               float *d_total, float *d_table, float *d_out)

@@ -20,6 +20,7 @@ mod objects;
 mod places;
 mod spec;
 mod statements;
+mod unions;
 mod views;
 
 pub(crate) use kernel::lower_kernel;
@@ -154,6 +155,8 @@ struct Lowerer<'a, 't> {
     /// arrays their array members are.
     shared_objects: HashMap<ArrayId, String>,
     member_arrays: HashMap<(ArrayId, String), ArrayId>,
+    /// `__shared__` unions: their arrays of bytes and members' layout.
+    shared_unions: HashMap<ArrayId, unions::UnionLayout>,
     /// Declared element types of arrays (for byte sizes), where known.
     elem_types: HashMap<ArrayId, String>,
     /// Accesses recorded through a view, by access id.
@@ -295,6 +298,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             elem_types: HashMap::new(),
             shared_objects: HashMap::new(),
             member_arrays: HashMap::new(),
+            shared_unions: HashMap::new(),
             viewed: HashMap::new(),
             scopes: vec![HashMap::new()],
             frame_base: 0,

@@ -234,9 +234,21 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.declare(&name, v);
                     continue;
                 }
+                let layout = node.field("type").and_then(|t| self.union_layout(t));
                 let id = if let Some(&id) = self.array_names.get(&name) {
                     id
+                } else if let Some(layout) = layout.filter(|_| inner.kind() == "identifier") {
+                    self.declare_shared_union(&name, layout)
                 } else {
+                    if node.field("type").is_some_and(|t| {
+                        t.kind() == "union_specifier"
+                            || self.file.unions.contains_key(&self.text(t))
+                    }) {
+                        self.unsupported(
+                            node,
+                            format!("`__shared__` array of unions `{name}` (its members' bytes overlap)"),
+                        );
+                    }
                     let id = self.add_declared_array(&name, MemorySpace::Shared, inner);
                     self.elem_types.insert(id, ty.clone());
                     id

@@ -1,0 +1,160 @@
+//! `__shared__` unions: the members of a union share its bytes, so the
+//! union is one byte-addressed array and each member a view of it at byte
+//! offset 0 with its own element size (see `views`): a write through one
+//! member and a read through another collide exactly when their bytes do.
+//! A member the model cannot lay out (a struct, a pointer, an array of more
+//! than one dimension, a type of unknown size) is reported naming the
+//! union when it is used, never guessed.
+
+use super::views::type_bytes;
+use super::*;
+
+/// One member of a union as the model lays it out.
+#[derive(Clone, Debug)]
+pub(super) struct UnionMember {
+    pub name: String,
+    pub elem_type: String,
+    /// Its size in bytes (all elements), when known.
+    pub bytes: Option<i64>,
+    /// An array member (its name decays to a pointer), not a scalar.
+    pub array: bool,
+    /// Why the model cannot lay it out, if it cannot.
+    pub unmodelled: Option<String>,
+}
+
+/// The members of a union, each at byte offset 0.
+#[derive(Clone, Debug)]
+pub(super) struct UnionLayout {
+    pub members: Vec<UnionMember>,
+}
+
+impl UnionLayout {
+    /// The union's size: its largest member (unknown if any size is).
+    fn bytes(&self) -> Option<i64> {
+        self.members
+            .iter()
+            .map(|m| m.bytes)
+            .try_fold(0, |acc, b| Some(acc.max(b?)))
+    }
+}
+
+impl<'a, 't> Lowerer<'a, 't> {
+    /// The layout of the union a declaration's type names: written in place
+    /// (`union { float f[256]; int i[256]; }`) or defined in the file.
+    pub(super) fn union_layout(&mut self, ty: Node) -> Option<UnionLayout> {
+        let spec = match ty.kind() {
+            "union_specifier" if ty.field("body").is_some() => ty,
+            "union_specifier" | "type_identifier" => {
+                let name = match ty.kind() {
+                    "type_identifier" => self.text(ty),
+                    _ => self.text(ty.field("name")?),
+                };
+                *self.file.unions.get(&name)?
+            }
+            _ => return None,
+        };
+        let body = spec.field("body")?;
+        let mut members = Vec::new();
+        let mut c = body.walk();
+        let fields: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|n| n.kind() == "field_declaration")
+            .collect();
+        for f in fields {
+            let Some(fty) = f.field("type") else { continue };
+            let elem_type = self.text(fty);
+            let elem_bytes = match fty.kind() {
+                "struct_specifier" | "class_specifier" | "union_specifier" => None,
+                _ => type_bytes(&elem_type),
+            };
+            let mut c2 = f.walk();
+            let decls: Vec<Node> = f.children_by_field_name("declarator", &mut c2).collect();
+            for d in decls {
+                let Some(name) = declarator_name(&self.src, d) else {
+                    continue;
+                };
+                let mut unmodelled = None;
+                let mut array = false;
+                let mut count = Some(1i64);
+                match d.kind() {
+                    "field_identifier" => {}
+                    "array_declarator" => {
+                        array = true;
+                        let inner_is_array = d
+                            .field("declarator")
+                            .is_some_and(|i| i.kind() == "array_declarator");
+                        if inner_is_array {
+                            unmodelled = Some("an array of more than one dimension".to_string());
+                        }
+                        count = d
+                            .field("size")
+                            .map(|s| self.text(s))
+                            .and_then(|s| self.eval_snippet_const(&s))
+                            .filter(|n| *n > 0);
+                    }
+                    "pointer_declarator" => unmodelled = Some("a pointer".to_string()),
+                    _ => unmodelled = Some("a declarator the model does not lay out".to_string()),
+                }
+                if elem_bytes.is_none() && unmodelled.is_none() {
+                    unmodelled = Some(format!(
+                        "of type `{}`, whose size the model does not know",
+                        short(&elem_type)
+                    ));
+                }
+                let bytes = match (elem_bytes, count) {
+                    (Some(b), Some(n)) => b.checked_mul(n),
+                    _ => None,
+                };
+                members.push(UnionMember {
+                    name,
+                    elem_type: elem_type.clone(),
+                    bytes,
+                    array,
+                    unmodelled,
+                });
+            }
+        }
+        Some(UnionLayout { members })
+    }
+
+    /// `__shared__ union U u;`: one array of the union's bytes, per block.
+    pub(super) fn declare_shared_union(&mut self, name: &str, layout: UnionLayout) -> ArrayId {
+        let id = self.add_array(name, MemorySpace::Shared, vec![layout.bytes()]);
+        self.elem_types.insert(id, "unsigned char".to_string());
+        self.shared_unions.insert(id, layout);
+        id
+    }
+
+    /// `u.f` of a `__shared__` union `u`: a view of the union's bytes as the
+    /// member's element type from byte 0 (and whether the member is an
+    /// array, whose name decays to that pointer). A member the model cannot
+    /// lay out is reported naming the union.
+    pub(super) fn shared_union_member(&mut self, node: Node) -> Option<(Value, bool)> {
+        if node.kind() != "field_expression" || self.shared_unions.is_empty() {
+            return None;
+        }
+        let op = self.text(node.field("operator")?);
+        let base = node.field("argument")?;
+        if op != "." || base.kind() != "identifier" {
+            return None;
+        }
+        let union_name = self.text(base);
+        let id = match self.lookup(&union_name) {
+            Some((_, Value::Ptr(p))) if p.offset == Expr::Const(0) && p.view.is_none() => p.array,
+            _ => return None,
+        };
+        let layout = self.shared_unions.get(&id)?;
+        let field = self.text(node.field("field")?);
+        let member = layout.members.iter().find(|m| m.name == field)?.clone();
+        if let Some(why) = &member.unmodelled {
+            let what = format!(
+                "member `{field}` of the `__shared__` union `{union_name}` ({why}): its bytes overlap the other members'"
+            );
+            self.unsupported(node, what.clone());
+            return Some((Value::Opaque(what), member.array));
+        }
+        let whole = self.base_ptr(id);
+        let view = self.cast_pointer(whole, &format!("{}*", member.elem_type), node);
+        Some((view, member.array))
+    }
+}
