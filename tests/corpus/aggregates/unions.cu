@@ -19,6 +19,9 @@
 //  * block_flag:          a scalar union member set by thread 0 and read as
 //                         bits after the barrier: verified.
 //  * block_flag_racy:     read before the barrier: racy.
+//  * scratch_bits:        a file-scope `__shared__` union (one per block),
+//                         barrier between the members: verified.
+//  * scratch_bits_racy:   without the barrier: racy.
 //  * tile_overlay:        a 2-D member: not-verified.
 // syncscope-args: --block-dim 256 --grid-dim 64
 // expect-kernel: float_bits verified
@@ -29,6 +32,8 @@
 // expect-kernel: sort_keys_racy racy
 // expect-kernel: block_flag verified
 // expect-kernel: block_flag_racy racy
+// expect-kernel: scratch_bits verified
+// expect-kernel: scratch_bits_racy racy
 // expect-kernel: tile_overlay not-verified
 
 #define THREADS 256
@@ -37,6 +42,11 @@ union KeyWords {
     double key[THREADS];
     int word[2 * THREADS];
 };
+
+__shared__ union {
+    float value[THREADS];
+    unsigned bits[THREADS];
+} scratch;
 
 __device__ __forceinline__ unsigned flip_sign(int bits)
 {
@@ -142,6 +152,21 @@ __global__ void block_flag_racy(const float *in, float *out)
     if (threadIdx.x == 0)
         flag.scale = in[blockIdx.x]; //~ data-race
     out[g] = (flag.bits & 0x7f800000) ? in[g] : 0.0f; //~ data-race
+}
+
+__global__ void scratch_bits(const float *in, unsigned *out)
+{
+    int t = threadIdx.x;
+    scratch.value[t] = in[blockIdx.x * THREADS + t];
+    __syncthreads();
+    out[blockIdx.x * THREADS + t] = scratch.bits[THREADS - 1 - t] >> 31;
+}
+
+__global__ void scratch_bits_racy(const float *in, unsigned *out)
+{
+    int t = threadIdx.x;
+    scratch.value[t] = in[blockIdx.x * THREADS + t]; //~ data-race
+    out[blockIdx.x * THREADS + t] = scratch.bits[THREADS - 1 - t] >> 31; //~ data-race
 }
 
 __global__ void tile_overlay(const float *in, float *out)

@@ -125,12 +125,31 @@ impl<'a, 't> Lowerer<'a, 't> {
         id
     }
 
+    /// A file-scope `__shared__` union (one per block, like a file-scope
+    /// `__shared__` array): its array, made on first use.
+    fn file_scope_union(&mut self, name: &str) -> Option<ArrayId> {
+        if let Some(&id) = self.array_names.get(name) {
+            return self.shared_unions.contains_key(&id).then_some(id);
+        }
+        let g = self
+            .file
+            .global_arrays
+            .iter()
+            .find(|g| g.name == name && g.shared && g.declarator.kind() == "identifier")?;
+        let mut decl = g.declarator.parent()?;
+        while decl.kind() != "declaration" {
+            decl = decl.parent()?;
+        }
+        let layout = self.union_layout(decl.field("type")?)?;
+        Some(self.declare_shared_union(name, layout))
+    }
+
     /// `u.f` of a `__shared__` union `u`: a view of the union's bytes as the
     /// member's element type from byte 0 (and whether the member is an
     /// array, whose name decays to that pointer). A member the model cannot
     /// lay out is reported naming the union.
     pub(super) fn shared_union_member(&mut self, node: Node) -> Option<(Value, bool)> {
-        if node.kind() != "field_expression" || self.shared_unions.is_empty() {
+        if node.kind() != "field_expression" {
             return None;
         }
         let op = self.text(node.field("operator")?);
@@ -141,7 +160,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         let union_name = self.text(base);
         let id = match self.lookup(&union_name) {
             Some((_, Value::Ptr(p))) if p.offset == Expr::Const(0) && p.view.is_none() => p.array,
-            _ => return None,
+            Some(_) => return None,
+            None => self.file_scope_union(&union_name)?,
         };
         let layout = self.shared_unions.get(&id)?;
         let field = self.text(node.field("field")?);
