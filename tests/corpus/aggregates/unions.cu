@@ -22,6 +22,9 @@
 //  * scratch_bits:        a file-scope `__shared__` union (one per block),
 //                         barrier between the members: verified.
 //  * scratch_bits_racy:   without the barrier: racy.
+//  * tagged_stage:        a union inside a `__shared__` struct (beside other
+//                         members), barrier between its members: verified.
+//  * tagged_stage_racy:   without the barrier: racy.
 //  * tile_overlay:        a 2-D member: not-verified.
 // syncscope-args: --block-dim 256 --grid-dim 64
 // expect-kernel: float_bits verified
@@ -34,6 +37,8 @@
 // expect-kernel: block_flag_racy racy
 // expect-kernel: scratch_bits verified
 // expect-kernel: scratch_bits_racy racy
+// expect-kernel: tagged_stage verified
+// expect-kernel: tagged_stage_racy racy
 // expect-kernel: tile_overlay not-verified
 
 #define THREADS 256
@@ -47,6 +52,14 @@ __shared__ union {
     float value[THREADS];
     unsigned bits[THREADS];
 } scratch;
+
+struct TaggedStage {
+    int tag[THREADS];
+    union {
+        float as_float[THREADS];
+        unsigned as_bits[THREADS];
+    } payload;
+};
 
 __device__ __forceinline__ unsigned flip_sign(int bits)
 {
@@ -167,6 +180,27 @@ __global__ void scratch_bits_racy(const float *in, unsigned *out)
     int t = threadIdx.x;
     scratch.value[t] = in[blockIdx.x * THREADS + t]; //~ data-race
     out[blockIdx.x * THREADS + t] = scratch.bits[THREADS - 1 - t] >> 31; //~ data-race
+}
+
+__global__ void tagged_stage(const float *in, unsigned *out)
+{
+    __shared__ TaggedStage st;
+    int t = threadIdx.x;
+    st.tag[t] = t & 1;
+    st.payload.as_float[t] = in[blockIdx.x * THREADS + t];
+    __syncthreads();
+    int peer = (t + 32) % THREADS;
+    out[blockIdx.x * THREADS + t] = st.tag[peer] ? st.payload.as_bits[peer] : 0u;
+}
+
+__global__ void tagged_stage_racy(const float *in, unsigned *out)
+{
+    __shared__ TaggedStage st;
+    int t = threadIdx.x;
+    st.tag[t] = t & 1; //~ data-race
+    st.payload.as_float[t] = in[blockIdx.x * THREADS + t]; //~ data-race
+    int peer = (t + 32) % THREADS;
+    out[blockIdx.x * THREADS + t] = st.tag[peer] ? st.payload.as_bits[peer] : 0u; //~ data-race
 }
 
 __global__ void tile_overlay(const float *in, float *out)

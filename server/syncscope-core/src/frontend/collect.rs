@@ -363,6 +363,16 @@ pub(super) fn collect_struct<'t>(
                         a = n.field("declarator");
                     }
                     dims.reverse();
+                    // A union written in the member's declaration: kept
+                    // under its own text (the member's `elem_type`), so a
+                    // `__shared__` object's union member can be laid out.
+                    if let Some(u) = ty.filter(|t| {
+                        t.kind() == "union_specifier"
+                            && t.field("name").is_none()
+                            && t.field("body").is_some()
+                    }) {
+                        cx.unions.insert(node_text(text, u).to_string(), u);
+                    }
                     sd.fields.push(StructField {
                         name: fname,
                         struct_type,

@@ -107,7 +107,8 @@ pub(crate) struct FileContext<'t> {
     /// Structs and classes whose objects can be modelled, by name.
     pub structs: HashMap<String, StructDef<'t>>,
     /// Unions the file names (`union Bits { .. };`, `typedef union { .. }
-    /// Bits;`): their `union_specifier`, by name.
+    /// Bits;`): their `union_specifier`, by name; an anonymous union that
+    /// types a struct member, by its text.
     pub unions: HashMap<String, Node<'t>>,
     /// Conversion operators to a pointer (`operator T*()`) of structs and
     /// struct templates, by struct name: the SDK's `SharedMemory<T>` idiom.

@@ -144,6 +144,37 @@ impl<'a, 't> Lowerer<'a, 't> {
         Some(self.declare_shared_union(name, layout))
     }
 
+    /// `s.u` of a `__shared__` object `s` of a struct with a union member
+    /// `u`: an array of the union's bytes of its own (members of a struct do
+    /// not overlap), one per block like `s`.
+    fn struct_union_member(&mut self, node: Node) -> Option<ArrayId> {
+        let op = self.text(node.field("operator")?);
+        let base = node.field("argument")?;
+        if op != "." || base.kind() != "identifier" || self.shared_objects.is_empty() {
+            return None;
+        }
+        let obj = self.scalar_memory(&self.text(base))?.array;
+        let ty = self.shared_objects.get(&obj)?.clone();
+        let field = self.text(node.field("field")?);
+        if let Some(&id) = self.member_arrays.get(&(obj, field.clone())) {
+            return self.shared_unions.contains_key(&id).then_some(id);
+        }
+        let f = self
+            .struct_fields(&ty)
+            .into_iter()
+            .find(|f| f.name == field && !f.array && !f.pointer)?;
+        let key = f.elem_type.trim();
+        let spec = match self.file.unions.get(key) {
+            Some(s) => *s,
+            None => *self.file.unions.get(key.strip_prefix("union")?.trim())?,
+        };
+        let layout = self.union_layout(spec)?;
+        let name = format!("{}.{field}", self.arrays[obj].name);
+        let id = self.declare_shared_union(&name, layout);
+        self.member_arrays.insert((obj, field), id);
+        Some(id)
+    }
+
     /// `u.f` of a `__shared__` union `u`: a view of the union's bytes as the
     /// member's element type from byte 0 (and whether the member is an
     /// array, whose name decays to that pointer). A member the model cannot
@@ -154,14 +185,20 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let op = self.text(node.field("operator")?);
         let base = node.field("argument")?;
-        if op != "." || base.kind() != "identifier" {
+        if op != "." {
             return None;
         }
         let union_name = self.text(base);
-        let id = match self.lookup(&union_name) {
-            Some((_, Value::Ptr(p))) if p.offset == Expr::Const(0) && p.view.is_none() => p.array,
-            Some(_) => return None,
-            None => self.file_scope_union(&union_name)?,
+        let id = match base.kind() {
+            "identifier" => match self.lookup(&union_name) {
+                Some((_, Value::Ptr(p))) if p.offset == Expr::Const(0) && p.view.is_none() => {
+                    p.array
+                }
+                Some(_) => return None,
+                None => self.file_scope_union(&union_name)?,
+            },
+            "field_expression" => self.struct_union_member(base)?,
+            _ => return None,
         };
         let layout = self.shared_unions.get(&id)?;
         let field = self.text(node.field("field")?);
