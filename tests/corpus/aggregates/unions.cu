@@ -25,6 +25,10 @@
 //  * tagged_stage:        a union inside a `__shared__` struct (beside other
 //                         members), barrier between its members: verified.
 //  * tagged_stage_racy:   without the barrier: racy.
+//  * radix_digits:        a thread-local union (float to bits) in a device
+//                         function: private memory, verified.
+//  * radix_digits_racy:   its bits pick a shared counter every thread writes
+//                         without an atomic: racy.
 //  * tile_overlay:        a 2-D member: not-verified.
 // syncscope-args: --block-dim 256 --grid-dim 64
 // expect-kernel: float_bits verified
@@ -39,6 +43,8 @@
 // expect-kernel: scratch_bits_racy racy
 // expect-kernel: tagged_stage verified
 // expect-kernel: tagged_stage_racy racy
+// expect-kernel: radix_digits verified
+// expect-kernel: radix_digits_racy racy
 // expect-kernel: tile_overlay not-verified
 
 #define THREADS 256
@@ -201,6 +207,32 @@ __global__ void tagged_stage_racy(const float *in, unsigned *out)
     st.payload.as_float[t] = in[blockIdx.x * THREADS + t]; //~ data-race
     int peer = (t + 32) % THREADS;
     out[blockIdx.x * THREADS + t] = st.tag[peer] ? st.payload.as_bits[peer] : 0u; //~ data-race
+}
+
+__device__ unsigned float_key(float v)
+{
+    union {
+        float f;
+        unsigned u;
+    } conv;
+    conv.f = v;
+    return conv.u ^ ((conv.u >> 31) ? 0xffffffffu : 0x80000000u);
+}
+
+__global__ void radix_digits(const float *in, unsigned char *digits)
+{
+    int g = blockIdx.x * THREADS + threadIdx.x;
+    digits[g] = float_key(in[g]) >> 24;
+}
+
+__global__ void radix_digits_racy(const float *in, unsigned *counts)
+{
+    __shared__ unsigned local_counts[256];
+    int g = blockIdx.x * THREADS + threadIdx.x;
+    unsigned digit = float_key(in[g]) >> 24;
+    local_counts[digit] += 1; //~ data-race
+    __syncthreads();
+    counts[blockIdx.x * 256 + threadIdx.x] = local_counts[threadIdx.x];
 }
 
 __global__ void tile_overlay(const float *in, float *out)

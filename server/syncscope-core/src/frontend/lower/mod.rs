@@ -157,6 +157,8 @@ struct Lowerer<'a, 't> {
     member_arrays: HashMap<(ArrayId, String), ArrayId>,
     /// `__shared__` unions: their arrays of bytes and members' layout.
     shared_unions: HashMap<ArrayId, unions::UnionLayout>,
+    /// Thread-local unions (scope, name): private memory of one thread.
+    local_unions: HashMap<(usize, String), unions::UnionLayout>,
     /// Declared element types of arrays (for byte sizes), where known.
     elem_types: HashMap<ArrayId, String>,
     /// Accesses recorded through a view, by access id.
@@ -299,6 +301,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             shared_objects: HashMap::new(),
             member_arrays: HashMap::new(),
             shared_unions: HashMap::new(),
+            local_unions: HashMap::new(),
             viewed: HashMap::new(),
             scopes: vec![HashMap::new()],
             frame_base: 0,

@@ -267,6 +267,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             let is_array = inner.kind() == "array_declarator";
             let is_ref = contains_kind(inner, "reference_declarator");
             if inner.kind() == "identifier" {
+                if let Some(layout) = node.field("type").and_then(|t| self.union_layout(t)) {
+                    self.declare_local_union(&name, layout, value);
+                    continue;
+                }
                 // An object: of a struct type of the file, or a copy of one
                 // (`auto b = a;`).
                 let copied = value

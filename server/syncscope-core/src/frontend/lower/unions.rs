@@ -144,6 +144,47 @@ impl<'a, 't> Lowerer<'a, 't> {
         Some(self.declare_shared_union(name, layout))
     }
 
+    /// `union { float f[4]; int i[4]; } u;` in a kernel or device function:
+    /// memory of one thread, which no other thread reaches, so its members
+    /// are thread-private aggregates and values like a local struct's.
+    pub(super) fn declare_local_union(
+        &mut self,
+        name: &str,
+        layout: UnionLayout,
+        init: Option<Node>,
+    ) {
+        if let Some(v) = init {
+            // The initialiser's reads are accesses of their own.
+            self.eval(v);
+        }
+        let scope = self.scopes.len() - 1;
+        self.declare(name, Value::Local);
+        self.local_unions.insert((scope, name.to_string()), layout);
+    }
+
+    /// `u.f` of a thread-local union: an array member is a private aggregate,
+    /// a scalar member an unknown value (what another member wrote is not
+    /// tracked); a pointer member is reported naming the union.
+    fn local_union_member(&mut self, key: (usize, String), node: Node) -> Option<(Value, bool)> {
+        let layout = self.local_unions.get(&key)?;
+        let field = self.text(node.field("field")?);
+        let member = layout.members.iter().find(|m| m.name == field)?.clone();
+        let is_pointer = member.unmodelled.as_deref() == Some("a pointer");
+        if is_pointer {
+            let what = format!(
+                "pointer member `{field}` of the union `{}`: where it points is not tracked",
+                key.1
+            );
+            self.unsupported(node, what.clone());
+            return Some((Value::Opaque(what), true));
+        }
+        if member.array {
+            return Some((Value::Local, true));
+        }
+        let v = self.fresh_unknown(&format!("{}.{field}", key.1), Scope::Thread);
+        Some((Value::Int(v), false))
+    }
+
     /// `s.u` of a `__shared__` object `s` of a struct with a union member
     /// `u`: an array of the union's bytes of its own (members of a struct do
     /// not overlap), one per block like `s`.
@@ -193,6 +234,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             "identifier" => match self.lookup(&union_name) {
                 Some((_, Value::Ptr(p))) if p.offset == Expr::Const(0) && p.view.is_none() => {
                     p.array
+                }
+                Some((scope, Value::Local)) => {
+                    let key = (scope, union_name.clone());
+                    return self.local_union_member(key, node);
                 }
                 Some(_) => return None,
                 None => self.file_scope_union(&union_name)?,
