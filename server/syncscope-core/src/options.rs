@@ -17,6 +17,10 @@ pub struct LaunchOverride {
     pub origin: Option<String>,
     /// The template arguments of the launch (`k<16><<<...>>>`), as values.
     pub template_args: Vec<String>,
+    /// The struct type each argument of the launch evidently has
+    /// (`Scale{2.0f}`, `Scale(2.0f)`, a host local declared `Scale op`), by
+    /// position: what binds a kernel's template type parameter to a functor.
+    pub arg_types: Vec<Option<String>>,
 }
 
 /// The default `__CUDA_ARCH__` of the device pass (sm_80).
@@ -116,6 +120,13 @@ impl Options {
         if user {
             return None;
         }
+        self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
+    }
+
+    /// The launch found in the code for `kernel`, whatever sizes the user
+    /// fixed: the types it passes (a functor's struct) are facts of the
+    /// code, not launch sizes the user overrides.
+    pub fn launch_site_types(&self, kernel: &str) -> Option<&LaunchOverride> {
         self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
     }
 }

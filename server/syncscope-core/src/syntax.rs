@@ -176,6 +176,15 @@ pub(crate) fn function_name(text: &str, def: Node) -> Option<String> {
                 return d.field("name").map(|n| node_text(text, n).to_string())
             }
             "template_function" => return d.field("name").map(|n| node_text(text, n).to_string()),
+            // `operator()`, `operator+=`: spelled without spaces, so a
+            // method is found by `operator{op}`.
+            "operator_name" => {
+                let spelled: String = node_text(text, d)
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                return Some(spelled);
+            }
             _ => return None,
         }
     }

@@ -1,15 +1,15 @@
 // Arrays inside a `__shared__` struct: each array member is an array of its
 // own (members of a struct never overlap), one per block.  Arrays inside a
-// union overlap each other; the model does not follow a union's members,
-// and says so.
+// union overlap each other: the union is one array of bytes (unions.cu).
 //  * tile_transpose:      a struct holding the tile and a pad, barrier
 //                         between the writes and the reads: verified.
 //  * tile_transpose_racy: the barrier is missing: racy.
-//  * union_view:          float and int views of one union: not-verified.
+//  * union_view:          float and int views of one union, barrier
+//                         between them: verified.
 // syncscope-args: --block-dim 32,8 --grid-dim 16,16
 // expect-kernel: tile_transpose verified
 // expect-kernel: tile_transpose_racy racy
-// expect-kernel: union_view not-verified
+// expect-kernel: union_view verified
 
 #define TILE_DIM 32
 #define BLOCK_ROWS 8
@@ -58,8 +58,8 @@ __global__ void union_view(float *out)
     __shared__ Bits bits;
     int block = blockIdx.y * gridDim.x + blockIdx.x;
     if (threadIdx.y == 0)
-        bits.f[threadIdx.x] = out[block * TILE_DIM + threadIdx.x]; //~ not-verified
+        bits.f[threadIdx.x] = out[block * TILE_DIM + threadIdx.x];
     __syncthreads();
     if (threadIdx.y == 0)
-        out[block * TILE_DIM + threadIdx.x] = bits.i[(threadIdx.x + 1) % TILE_DIM]; //~ not-verified
+        out[block * TILE_DIM + threadIdx.x] = bits.i[(threadIdx.x + 1) % TILE_DIM];
 }

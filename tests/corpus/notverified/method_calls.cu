@@ -1,12 +1,14 @@
 // Calls the front end cannot model are named, never dropped: a method called
 // through a pointer, on a struct with a base class or on an element of a
-// shared array of structs; a destructor; an overloaded operator; a call of
-// an object (`operator()`); calls through function pointers; a function
+// shared array of structs; a destructor; an overloaded operator; calls
+// through function pointers; a function
 // whose body is not in the file receiving an object that holds a pointer,
 // or the address of a pointer it may change.  Each kernel is otherwise
 // race-free.  Since issue 19 `struct_parameter` (a struct kernel
 // parameter's pointer member is a buffer of its own) and `function_pointer`
-// (a function pointer whose one target is known is a call of it) verify.  `builtins_verified`
+// (a function pointer whose one target is known is a call of it) verify,
+// and `functor` (a call of an object with `operator()`, inlined) races on
+// the two cells its threads write.  `builtins_verified`
 // shows that math builtins, shuffles and functional casts stay modelled, and
 // that `sincosf` writing two locals through their addresses is fine.
 // syncscope-args: --block-dim 64
@@ -14,7 +16,7 @@
 // expect-kernel: derived not-verified
 // expect-kernel: destructor not-verified
 // expect-kernel: operator_overload not-verified
-// expect-kernel: functor not-verified
+// expect-kernel: functor racy
 // expect-kernel: function_pointer verified
 // expect-kernel: function_pointer_array not-verified
 // expect-kernel: opaque_with_object not-verified
@@ -28,7 +30,7 @@ struct Base { float *p; };
 struct Derived : Base { __device__ void put(int i) { p[i] = 0; } };
 struct Dtor { float *p; __device__ ~Dtor() { p[threadIdx.x % 2] = 0; } };
 struct Op { float *p; __device__ void operator+=(float v) { p[threadIdx.x % 2] = v; } };
-struct Call { float *p; __device__ void operator()(int i) { p[i] = 0; } };
+struct Call { float *p; __device__ void operator()(int i) { p[i] = threadIdx.x; } }; //~ data-race
 __device__ void opaque_fn(Acc a);
 __device__ void opaque_ptr(float **q);
 __device__ void w(float *q, int i) { q[i] = 0; }
@@ -61,7 +63,7 @@ __global__ void operator_overload(float *a) {
 __global__ void functor(float *a) {
     __shared__ float s[64];
     Call c{s};
-    c(threadIdx.x % 2); //~ not-verified
+    c(threadIdx.x % 2);
 }
 
 __global__ void function_pointer(float *a) {

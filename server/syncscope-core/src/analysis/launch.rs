@@ -106,6 +106,13 @@ fn site(
                 .collect();
         }
     }
+    fact.arg_types = args
+        .iter()
+        .map(|a| argument_struct_type(text, call, *a, cx))
+        .collect();
+    if fact.arg_types.iter().all(Option::is_none) {
+        fact.arg_types.clear();
+    }
     let (grid, mut grid_facts) = host.dims(cfg.first().copied(), "gridDim");
     let (block, mut block_facts) = host.dims(cfg.get(1).copied(), "blockDim");
     fact.grid_dim = grid;
@@ -660,4 +667,52 @@ fn has_unknown_name(src: &str, n: Node, cx: &FileContext, depth: usize) -> bool 
         stack.extend(x.named_children(&mut c));
     }
     false
+}
+
+/// The struct of the file an argument of a launch evidently is: a temporary
+/// (`Scale{2.0f}`, `Scale(2.0f)`) or a local of the host function declared
+/// with that type before the launch (`Scale op{2.0f};`).
+fn argument_struct_type(text: &str, call: Node, arg: Node, cx: &FileContext) -> Option<String> {
+    let named = |n: Node| -> Option<String> {
+        let ty = crate::frontend::struct_type_name(text, n)?;
+        cx.structs.contains_key(&ty).then_some(ty)
+    };
+    match arg.kind() {
+        "compound_literal_expression" => named(arg.child_by_field_name("type")?),
+        "call_expression" => named(arg.child_by_field_name("function")?),
+        "identifier" => {
+            let name = node_text(text, arg);
+            let mut f = call.parent();
+            while let Some(n) = f {
+                if n.kind() == "function_definition" {
+                    break;
+                }
+                f = n.parent();
+            }
+            let mut stack = vec![f?.child_by_field_name("body")?];
+            let mut found = None;
+            while let Some(n) = stack.pop() {
+                if n.start_byte() >= call.start_byte() {
+                    continue;
+                }
+                if n.kind() == "declaration" {
+                    let mut c = n.walk();
+                    let declares = n.children_by_field_name("declarator", &mut c).any(|d| {
+                        crate::syntax::declarator_name(text, d).as_deref() == Some(name)
+                            && matches!(d.kind(), "identifier" | "init_declarator")
+                    });
+                    if declares {
+                        // The last declaration before the launch wins.
+                        found = n.child_by_field_name("type").and_then(named);
+                    }
+                    continue;
+                }
+                let mut c = n.walk();
+                let children: Vec<Node> = n.named_children(&mut c).collect();
+                stack.extend(children.into_iter().rev());
+            }
+            found
+        }
+        _ => None,
+    }
 }

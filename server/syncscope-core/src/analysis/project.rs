@@ -137,6 +137,7 @@ fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
         && a.grid_dim == b.grid_dim
         && a.requires == b.requires
         && a.template_args == b.template_args
+        && a.arg_types == b.arg_types
 }
 
 fn file_name(p: &Path) -> String {

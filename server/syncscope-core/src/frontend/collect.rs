@@ -125,6 +125,11 @@ pub(super) fn collect_item<'t>(
                 }
             }
         }
+        "union_specifier" => {
+            if let (Some(name), Some(_)) = (node.field("name"), node.field("body")) {
+                cx.unions.insert(node_text(text, name).to_string(), node);
+            }
+        }
         "struct_specifier" | "class_specifier" => {
             collect_conversion(text, node, &tparams, cx);
             if tparams.is_empty() {
@@ -141,6 +146,10 @@ pub(super) fn collect_item<'t>(
                     .map(|d| node_text(text, d).to_string());
                 if matches!(ty.kind(), "struct_specifier" | "class_specifier") {
                     collect_struct(text, ty, alias, cx);
+                } else if ty.kind() == "union_specifier" && ty.field("body").is_some() {
+                    if let Some(alias) = alias {
+                        cx.unions.insert(alias, ty);
+                    }
                 }
             }
             collect_enums(text, node, cx);
@@ -151,6 +160,11 @@ pub(super) fn collect_item<'t>(
                 if matches!(ty.kind(), "struct_specifier" | "class_specifier") && tparams.is_empty()
                 {
                     collect_struct(text, ty, None, cx);
+                }
+                if ty.kind() == "union_specifier" && ty.field("body").is_some() {
+                    if let Some(name) = ty.field("name") {
+                        cx.unions.insert(node_text(text, name).to_string(), ty);
+                    }
                 }
             }
             let is_shared = has_qualifier(text, node, "__shared__");
@@ -349,6 +363,16 @@ pub(super) fn collect_struct<'t>(
                         a = n.field("declarator");
                     }
                     dims.reverse();
+                    // A union written in the member's declaration: kept
+                    // under its own text (the member's `elem_type`), so a
+                    // `__shared__` object's union member can be laid out.
+                    if let Some(u) = ty.filter(|t| {
+                        t.kind() == "union_specifier"
+                            && t.field("name").is_none()
+                            && t.field("body").is_some()
+                    }) {
+                        cx.unions.insert(node_text(text, u).to_string(), u);
+                    }
                     sd.fields.push(StructField {
                         name: fname,
                         struct_type,

@@ -106,6 +106,10 @@ pub(crate) struct FileContext<'t> {
     pub global_arrays: Vec<GlobalArray<'t>>,
     /// Structs and classes whose objects can be modelled, by name.
     pub structs: HashMap<String, StructDef<'t>>,
+    /// Unions the file names (`union Bits { .. };`, `typedef union { .. }
+    /// Bits;`): their `union_specifier`, by name; an anonymous union that
+    /// types a struct member, by its text.
+    pub unions: HashMap<String, Node<'t>>,
     /// Conversion operators to a pointer (`operator T*()`) of structs and
     /// struct templates, by struct name: the SDK's `SharedMemory<T>` idiom.
     pub conversions: HashMap<String, FunctionDef<'t>>,

@@ -74,6 +74,18 @@ impl<'a, 't> Lowerer<'a, 't> {
                     let target = target.clone();
                     return self.named_call(&target, node, &args, None);
                 }
+                // A functor whose type the file defines: its `operator()`
+                // inlined with the object's members bound.
+                if let Some(obj) = self.object_path(func) {
+                    let has_call_operator = self
+                        .file
+                        .structs
+                        .get(&obj.2)
+                        .is_some_and(|s| s.methods.contains_key("operator()"));
+                    if has_call_operator {
+                        return self.method_call(obj, "operator()", node, &args);
+                    }
+                }
                 if let Some((_, v)) = self.lookup(&name) {
                     // A local, a parameter or a member called like a function:
                     // a function pointer or an object with `operator()`.

@@ -32,6 +32,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             &mut grid_seen,
         );
         let launched = std::mem::take(&mut self.launch_template_args);
+        let type_args = std::mem::take(&mut self.launch_type_args);
+        self.bind_functor_types(def, &type_args);
         self.bind_template_params(def, (!launched.is_empty()).then_some(launched));
         if let Some(params) = node
             .field("declarator")
@@ -158,6 +160,46 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
+    /// A template type parameter of the kernel that a struct of the file
+    /// binds: written at the launch (`apply<Scale><<<..>>>`), in the one
+    /// explicit instantiation, or deduced from the launch's argument for a
+    /// parameter of that type (`apply<<<..>>>(Scale{2.0f}, d)`). Unbound
+    /// parameters stay unknown types (a call of one is reported).
+    fn bind_functor_types(&mut self, def: &FunctionDef<'t>, launched: &[String]) {
+        let insts = self.file.instantiations.get(&def.name);
+        let params = function_params(def.node);
+        let arg_types = std::mem::take(&mut self.launch_arg_types);
+        for (i, tp) in def.template_params.iter().enumerate() {
+            if !tp.is_type {
+                continue;
+            }
+            let given = launched.get(i).cloned().or_else(|| match insts {
+                Some(list) if list.len() == 1 => list[0].get(i).cloned(),
+                _ => None,
+            });
+            let deduced = || {
+                params.iter().enumerate().find_map(|(j, p)| {
+                    let ty = p
+                        .field("type")
+                        .and_then(|t| struct_type_name(&self.src, t))?;
+                    let by_value = p
+                        .field("declarator")
+                        .is_some_and(|d| d.kind() == "identifier");
+                    (ty == tp.name && by_value)
+                        .then(|| arg_types.get(j).cloned().flatten())
+                        .flatten()
+                })
+            };
+            let bound = given
+                .map(|g| g.trim().to_string())
+                .filter(|g| self.file.structs.contains_key(g))
+                .or_else(deduced);
+            if let Some(ty) = bound {
+                self.functor_types.insert(tp.name.clone(), ty);
+            }
+        }
+    }
+
     pub(super) fn eval_snippet_const(&mut self, text: &str) -> Option<i64> {
         if let Some(v) = parse_int(text) {
             return Some(v);
@@ -189,6 +231,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         } else if let Some(sty) = p
             .field("type")
             .and_then(|t| struct_type_name(&self.src, t))
+            .map(|t| self.functor_types.get(&t).cloned().unwrap_or(t))
             .filter(|t| self.file.structs.contains_key(t) && decl.kind() == "identifier")
         {
             // A struct passed by value: its members are grid-uniform unknowns;
@@ -239,6 +282,10 @@ pub(crate) fn lower_kernel(
     if let Some(site) = options.launch_site(&def.name) {
         lw.launch_requires = site.requires.clone();
         lw.launch_template_args = site.template_args.clone();
+    }
+    if let Some(site) = options.launch_site_types(&def.name) {
+        lw.launch_arg_types = site.arg_types.clone();
+        lw.launch_type_args = site.template_args.clone();
     }
     lw.kernel(def)
 }

@@ -20,6 +20,7 @@ mod objects;
 mod places;
 mod spec;
 mod statements;
+mod unions;
 mod views;
 
 pub(crate) use kernel::lower_kernel;
@@ -154,6 +155,10 @@ struct Lowerer<'a, 't> {
     /// arrays their array members are.
     shared_objects: HashMap<ArrayId, String>,
     member_arrays: HashMap<(ArrayId, String), ArrayId>,
+    /// `__shared__` unions: their arrays of bytes and members' layout.
+    shared_unions: HashMap<ArrayId, unions::UnionLayout>,
+    /// Thread-local unions (scope, name): private memory of one thread.
+    local_unions: HashMap<(usize, String), unions::UnionLayout>,
     /// Declared element types of arrays (for byte sizes), where known.
     elem_types: HashMap<ArrayId, String>,
     /// Accesses recorded through a view, by access id.
@@ -261,6 +266,14 @@ struct Lowerer<'a, 't> {
     launch_requires: Vec<String>,
     /// Template arguments of the kernel's launch site.
     launch_template_args: Vec<String>,
+    /// The struct type of each argument of the kernel's launch site.
+    launch_arg_types: Vec<Option<String>>,
+    /// Template arguments of the kernel's launch site, whatever launch
+    /// sizes the user fixed (types bound to functors).
+    launch_type_args: Vec<String>,
+    /// The kernel's template type parameters bound to a struct of the file
+    /// (a functor's type): explicitly, or by the launch's argument.
+    functor_types: HashMap<String, String>,
     /// Sizes of array dimensions that are not constants (`As[BS][BS]` with
     /// a template parameter BS, `s[N]` with N from a missing header): strides
     /// and bounds use them, so a row never shrinks to size 1.
@@ -295,6 +308,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             elem_types: HashMap::new(),
             shared_objects: HashMap::new(),
             member_arrays: HashMap::new(),
+            shared_unions: HashMap::new(),
+            local_unions: HashMap::new(),
             viewed: HashMap::new(),
             scopes: vec![HashMap::new()],
             frame_base: 0,
@@ -347,6 +362,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),
+            launch_arg_types: Vec::new(),
+            launch_type_args: Vec::new(),
+            functor_types: HashMap::new(),
             symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
             call_sites: Vec::new(),

@@ -147,6 +147,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             // `t.v` of a `__shared__` object: its array member (decays).
             return self.base_ptr(member);
         }
+        if let Some((view, array)) = self.shared_union_member(node) {
+            // `u.f` of a `__shared__` union: an array member decays to its
+            // view; a scalar member is read through it.
+            return match (view, array) {
+                (Value::Ptr(p), false) => {
+                    let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
+                    let t = self.text(node);
+                    self.read_lvalue(&lv, &t, Some(node))
+                }
+                (v, _) => v,
+            };
+        }
         if let Some((scope, path, _)) = self.member_base(node) {
             // `acc.p`, `this->p`: the member's local.
             let key = format!("{path}.{field}");
@@ -274,6 +286,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                     .field("operator")
                     .map(|o| self.text(o))
                     .unwrap_or_default();
+                if let Some((view, _)) = self.shared_union_member(node) {
+                    return Some(match view {
+                        Value::Ptr(p) => self.subscript(p, Expr::Const(0), &mut Vec::new()),
+                        Value::Opaque(r) => LValue::Opaque(r),
+                        _ => LValue::Discard,
+                    });
+                }
                 if let Some((scope, path, _)) = self.member_base(node) {
                     let field = self.text(node.field("field")?);
                     let key = format!("{path}.{field}");
@@ -360,6 +379,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         if let Some(member) = self.shared_member_array(arg) {
             return Some((self.base_ptr(member), Vec::new()));
+        }
+        if let Some((view, _)) = self.shared_union_member(arg) {
+            return Some((view, Vec::new()));
         }
         let v = self.eval(arg);
         Some((v, Vec::new()))

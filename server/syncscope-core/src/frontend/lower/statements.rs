@@ -238,9 +238,21 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.declare(&name, v);
                     continue;
                 }
+                let layout = node.field("type").and_then(|t| self.union_layout(t));
                 let id = if let Some(&id) = self.array_names.get(&name) {
                     id
+                } else if let Some(layout) = layout.filter(|_| inner.kind() == "identifier") {
+                    self.declare_shared_union(&name, layout)
                 } else {
+                    if node.field("type").is_some_and(|t| {
+                        t.kind() == "union_specifier"
+                            || self.file.unions.contains_key(&self.text(t))
+                    }) {
+                        self.unsupported(
+                            node,
+                            format!("`__shared__` array of unions `{name}` (its members' bytes overlap)"),
+                        );
+                    }
                     let id = self.add_declared_array(&name, MemorySpace::Shared, inner);
                     self.elem_types.insert(id, ty.clone());
                     id
@@ -259,6 +271,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             let is_array = inner.kind() == "array_declarator";
             let is_ref = contains_kind(inner, "reference_declarator");
             if inner.kind() == "identifier" {
+                if let Some(layout) = node.field("type").and_then(|t| self.union_layout(t)) {
+                    self.declare_local_union(&name, layout, value);
+                    continue;
+                }
                 // An object: of a struct type of the file, or a copy of one
                 // (`auto b = a;`).
                 let copied = value
