@@ -426,26 +426,12 @@ impl<'k> KernelVerifier<'k> {
                     return;
                 }
                 QueryOutcome::Sat(values) => {
-                    let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-                    let (Some(i), Some(j)) =
-                        (get(&symbols::selector(1)), get(&symbols::selector(2)))
+                    let Some(((p, q), hit)) =
+                        self.replay_chosen(&insts, &inst_exprs, rel, &values, skip)
                     else {
                         return;
                     };
-                    let (i, j) = (i as usize, j as usize);
-                    let (Some(pi), Some(qj)) = (insts.get(i), insts.get(j)) else {
-                        return;
-                    };
-                    let (p, q) = (pi.access, qj.access);
-                    match self.confirm_race(
-                        pi,
-                        qj,
-                        rel,
-                        &values,
-                        &inst_exprs[i][0],
-                        &inst_exprs[j][1],
-                        skip,
-                    ) {
+                    match hit {
                         Some(mut hit) => {
                             hit.reproducible = config.witness;
                             want_witness = false;
@@ -519,25 +505,11 @@ impl<'k> KernelVerifier<'k> {
             let QueryOutcome::Sat(values) = self.solve_concrete_first(&base, config) else {
                 return;
             };
-            let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-            let (Some(i), Some(j)) = (get(&symbols::selector(1)), get(&symbols::selector(2)))
+            let Some(((p, q), hit)) = self.replay_chosen(&insts, &inst_exprs, rel, &values, None)
             else {
                 return;
             };
-            let (Some(pi), Some(qj)) = (insts.get(i as usize), insts.get(j as usize)) else {
-                return;
-            };
-            let (p, q) = (pi.access, qj.access);
-            let (i, j) = (i as usize, j as usize);
-            if let Some(mut hit) = self.confirm_race(
-                pi,
-                qj,
-                rel,
-                &values,
-                &inst_exprs[i][0],
-                &inst_exprs[j][1],
-                None,
-            ) {
+            if let Some(mut hit) = hit {
                 hit.reproducible = true;
                 set.benign.entry((p.min(q), p.max(q))).or_insert(hit);
             }
@@ -545,6 +517,33 @@ impl<'k> KernelVerifier<'k> {
             // finding: whatever it is, it is not a data race.
             blocked.push((p.min(q), p.max(q)));
         }
+    }
+
+    /// The instance pair a group query's model chose (its two selectors),
+    /// as the pair of accesses, and that pair's witness replayed
+    /// ([`Self::confirm_race`]). `None` when the model names no pair.
+    fn replay_chosen(
+        &self,
+        insts: &[&Instance],
+        inst_exprs: &[Vec<(Expr, Expr)>],
+        rel: Relation,
+        values: &[(String, i64)],
+        skip: Option<usize>,
+    ) -> Option<((usize, usize), Option<RaceHit>)> {
+        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let (i, j) = (get(&symbols::selector(1))?, get(&symbols::selector(2))?);
+        let (i, j) = (i as usize, j as usize);
+        let (pi, qj) = (insts.get(i)?, insts.get(j)?);
+        let hit = self.confirm_race(
+            pi,
+            qj,
+            rel,
+            values,
+            &inst_exprs[i][0],
+            &inst_exprs[j][1],
+            skip,
+        );
+        Some(((pi.access, qj.access), hit))
     }
 
     /// Whether two distinct threads may write one cell through the plain
