@@ -387,7 +387,7 @@ impl Builder<'_> {
         let last = Var::new(format!("{}'last", l.counter.name), VarKind::Shared);
         let lv = Expr::Var(last);
         let after_last = Expr::not(guard_at(Expr::add(lv.clone(), Expr::Const(1))));
-        let mut after: Vec<Instance> = tail
+        let after: Vec<Instance> = tail
             .iter()
             .map(|i| {
                 let mut i = i.rebind(k, &lv);
@@ -395,9 +395,21 @@ impl Builder<'_> {
                 i
             })
             .collect();
-        // Unless the loop provably runs at least once, the code
-        // before it may meet the code after it.
-        let zero_trip = Expr::not(guard_at(Expr::Const(0)));
+        self.unless_it_runs(guard_at(Expr::Const(0)), ctx, open, after)
+    }
+
+    /// `after`, plus the instances `open` before a loop whose guard at the
+    /// first iteration is `guard_at_zero` when the loop may not run at all:
+    /// unless it provably runs at least once, the code before it may meet
+    /// the code after it (under the zero-trip condition).
+    fn unless_it_runs(
+        &mut self,
+        guard_at_zero: Expr,
+        ctx: &Ctx,
+        open: Vec<Instance>,
+        mut after: Vec<Instance>,
+    ) -> Vec<Instance> {
+        let zero_trip = Expr::not(guard_at_zero);
         let mut facts = ctx.facts.clone();
         facts.push(ctx.apply(&zero_trip));
         if (self.may_hold)(&facts) {
@@ -474,22 +486,13 @@ impl Builder<'_> {
         self.emit(wrap);
         // Any iteration's tail meets the code after the loop; so does the
         // code before it, unless the loop provably runs at least once.
-        let mut after = bound(&tail, &any_m, &any_m_lower);
+        let after = bound(&tail, &any_m, &any_m_lower);
         let guard_at_zero = {
             let c = l.counter.clone();
             l.guard
                 .subst(&mut |v: &Var| (*v == c).then_some(Expr::Const(0)))
         };
-        let zero_trip = Expr::not(guard_at_zero);
-        let mut facts = ctx.facts.clone();
-        facts.push(ctx.apply(&zero_trip));
-        if (self.may_hold)(&facts) {
-            after.extend(open.into_iter().map(|mut i| {
-                i.extra.push(zero_trip.clone());
-                i
-            }));
-        }
-        after
+        self.unless_it_runs(guard_at_zero, ctx, open, after)
     }
 }
 
