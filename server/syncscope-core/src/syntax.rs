@@ -237,12 +237,23 @@ pub(crate) fn function_params(fnode: Node) -> Vec<Node> {
         .field("declarator")
         .and_then(find_function_declarator)
         .and_then(|f| f.field("parameters"))
-        .map(|p| {
-            let mut c = p.walk();
-            p.named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
-                .collect()
-        })
+        .map(items)
+        .unwrap_or_default()
+}
+
+/// The items of a list node (parameters, arguments, initializers,
+/// statements): its named children without the comments between them.
+pub(crate) fn items(list: Node) -> Vec<Node> {
+    let mut c = list.walk();
+    list.named_children(&mut c)
+        .filter(|n| n.kind() != "comment")
+        .collect()
+}
+
+/// The arguments of a call expression.
+pub(crate) fn call_arguments(call: Node) -> Vec<Node> {
+    call.child_by_field_name("arguments")
+        .map(items)
         .unwrap_or_default()
 }
 

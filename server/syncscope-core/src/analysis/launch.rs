@@ -80,15 +80,7 @@ fn site(
     let origin = origin(call.start_position().row as u32)?;
     let mut c = config.walk();
     let cfg: Vec<Node> = config.named_children(&mut c).collect();
-    let mut c = call.walk();
-    let args: Vec<Node> = call
-        .child_by_field_name("arguments")
-        .map(|a| {
-            a.named_children(&mut c)
-                .filter(|n| n.kind() != "comment")
-                .collect()
-        })
-        .unwrap_or_default();
+    let args = crate::syntax::call_arguments(call);
     let host = Host::new(text, call, cx, params, &args);
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),

@@ -896,15 +896,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         if !body_idle {
             return false;
         }
-        let args: Vec<Node> = call
-            .field("arguments")
-            .map(|a| {
-                let mut c = a.walk();
-                a.named_children(&mut c)
-                    .filter(|n| n.kind() != "comment")
-                    .collect()
-            })
-            .unwrap_or_default();
+        let args = crate::syntax::call_arguments(call);
         // `__mbarrier_try_wait(&bar, token, max_sleep_ns)`.
         if args.len() != 2 && !(args.len() == 3 && name.ends_with("mbarrier_try_wait")) {
             return false;

@@ -9,15 +9,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let Some(func) = node.field("function") else {
             return Value::Int(Expr::Const(0));
         };
-        let args: Vec<Node> = node
-            .field("arguments")
-            .map(|a| {
-                let mut c = a.walk();
-                a.named_children(&mut c)
-                    .filter(|n| n.kind() != "comment")
-                    .collect()
-            })
-            .unwrap_or_default();
+        let args = crate::syntax::call_arguments(node);
         if func.kind() == "field_expression" {
             let field = func
                 .field("field")

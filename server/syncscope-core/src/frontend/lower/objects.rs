@@ -194,12 +194,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let items: Option<Vec<Node>> = init
             .filter(|v| matches!(v.kind(), "initializer_list" | "argument_list"))
-            .map(|v| {
-                let mut c = v.walk();
-                v.named_children(&mut c)
-                    .filter(|n| n.kind() != "comment")
-                    .collect()
-            });
+            .map(crate::syntax::items);
         match (init, items) {
             (_, Some(items)) => {
                 // `Acc b{a}` / `Acc b(a)` with `a` an `Acc`: a copy.
@@ -383,11 +378,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.construct(fi, &sub, Some(*value));
                 continue;
             }
-            let mut c3 = value.walk();
-            let items: Vec<Node> = value
-                .named_children(&mut c3)
-                .filter(|n| n.kind() != "comment")
-                .collect();
+            let items = crate::syntax::items(*value);
             let mut v = Value::Int(Expr::Const(0));
             for it in items {
                 v = self.eval(it);
