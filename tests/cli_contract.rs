@@ -84,7 +84,8 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
                     "note",
                     "assertion",
                     "assumption",
-                    "include"
+                    "include",
+                    "schedule-dependent"
                 ]
                 .contains(&kind),
                 "{kind}"

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};
 
-pub const MARKED_KINDS: [FindingKind; 7] = [
+pub const MARKED_KINDS: [FindingKind; 8] = [
     FindingKind::DataRace,
     FindingKind::BenignRace,
     FindingKind::BarrierDivergence,
@@ -18,6 +18,7 @@ pub const MARKED_KINDS: [FindingKind; 7] = [
     FindingKind::NotVerified,
     FindingKind::SyntaxError,
     FindingKind::Assertion,
+    FindingKind::ScheduleDependent,
 ];
 
 pub struct Expectations {

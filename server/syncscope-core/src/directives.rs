@@ -6,7 +6,8 @@
 //!   file. Flags: `--block-dim X[,Y[,Z]]`, `--grid-dim X[,Y[,Z]]` (value
 //!   after a space or `=`), `-D NAME[=VALUE]` or `-DNAME[=VALUE]`,
 //!   `--warp-sync` (lockstep warps of 32) or `--warp-sync=N` (warps of N),
-//!   `--strict-benign` (same-value writes are data races).
+//!   `--strict-benign` (same-value writes are data races), `--deterministic`
+//!   (the final memory must not depend on the order of atomics).
 //! * GPUVerify header lines, only before the first line of code: a `//`
 //!   comment (a space after `//` or not) whose every word is a flag
 //!   (starts with `-`), such as `//--blockDim=[64,1] --gridDim=[2,1]`.
@@ -27,6 +28,9 @@ pub struct Directives {
     pub warp_sync: Option<u32>,
     /// Same-value writes are data races (`--strict-benign`).
     pub strict_benign: bool,
+    /// The final memory must not depend on the order of atomics
+    /// (`--deterministic`).
+    pub deterministic: bool,
     /// Only threads of one block are compared (GPUVerify's
     /// `--only-intra-group`: the launch has a single block).
     pub only_intra_group: bool,
@@ -144,6 +148,7 @@ fn parse_flags_into(flags: &str, line: usize, dialect: Dialect, out: &mut Direct
             },
             (Dialect::GpuVerify, "--only-intra-group") => out.only_intra_group = true,
             (Dialect::Syncscope, "--strict-benign") => out.strict_benign = true,
+            (Dialect::Syncscope, "--deterministic") => out.deterministic = true,
             (Dialect::Syncscope, "-D") => match value(&mut j) {
                 Some(v) => out.defines.push(parse_define(&v)),
                 None => out
@@ -227,6 +232,8 @@ mod tests {
         assert_eq!(d.warp_sync, Some(16));
         assert!(parse_args("--strict-benign").strict_benign);
         assert!(!parse_args("--warp-sync").strict_benign);
+        assert!(parse_args("--deterministic").deterministic);
+        assert!(!parse_args("--strict-benign").deterministic);
         assert_eq!(parse_args("--warp-sync").warp_sync, Some(32));
         assert_eq!(parse_args("--warp-sync=8").warp_sync, Some(8));
         assert_eq!(parse_args("--warp-sync=12").errors.len(), 1);

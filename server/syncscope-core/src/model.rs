@@ -726,6 +726,35 @@ pub struct Kernel {
     /// Last-block patterns: `__threadfence()` then one atomic increment of
     /// a counter, outside loops, whose result is the block's ticket.
     pub last_blocks: Vec<LastBlock>,
+    /// Every atomic read-modify-write the kernel makes, with its operands
+    /// and the value it returns: what the schedule checks (assertions over
+    /// atomic results, `--deterministic`) reason about.
+    pub atomic_ops: Vec<AtomicOp>,
+    /// Whether a loop follows an atomic whose result the code keeps: the
+    /// loop model may summarise a value computed from that result (a
+    /// variable updated in the loop becomes an unknown per iteration), so
+    /// the model no longer shows every place the result flows to.
+    pub atomic_results_summarised: bool,
+}
+
+/// One atomic read-modify-write (`old = atomicAdd(&c[i], v)`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AtomicOp {
+    /// The id of its `AccessKind::Atomic` access (cell and guard).
+    pub access: usize,
+    /// The operation without scope suffix: `atomicAdd`, `atomicCAS`...
+    pub op: String,
+    /// The operands after the address (`v`; `compare, value` of a CAS), or
+    /// `None` for an operand that is not an integer of the model.
+    pub operands: Vec<Option<Expr>>,
+    /// The variable that stands for the value it returns (a fresh unknown
+    /// or a ticket), `None` when the operation's value is something else
+    /// (the block ticket of the last-block pattern).
+    pub result: Option<Var>,
+    /// The call's value is discarded (`atomicAdd(&h[b], 1);`).
+    pub discarded: bool,
+    pub span: Span,
+    pub text: String,
 }
 
 /// One last-block pattern (`__threadfence(); t = atomicInc(&done, N)`): the
@@ -881,6 +910,9 @@ impl Kernel {
         }
         for (offset, _) in &mut self.stmt_guards {
             f(offset);
+        }
+        for op in &mut self.atomic_ops {
+            span(&mut op.span, f);
         }
         for a in &mut self.assertions {
             span(&mut a.span, f);

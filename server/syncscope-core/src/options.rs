@@ -67,6 +67,13 @@ pub struct Options {
     /// Report threads that write the same value to one location as a
     /// `data-race` instead of a `benign-race` (`--strict-benign`).
     pub strict_benign: bool,
+    /// Check that the final memory does not depend on the order of the
+    /// atomic operations (`--deterministic`): every kernel when set, else
+    /// the kernels whose name matches one of `deterministic_kernels`.
+    pub deterministic: bool,
+    /// Kernel name globs that must be deterministic (`syncscope.toml`'s
+    /// `[[kernel]] deterministic = true`).
+    pub deterministic_kernels: Vec<String>,
     /// `__CUDA_ARCH__` of the device pass the code is read as (`800` is
     /// sm_80); `__CUDACC__` is always defined.
     pub cuda_arch: u32,
@@ -89,12 +96,24 @@ impl Default for Options {
             check_redundant: true,
             compute_fixes: false,
             strict_benign: false,
+            deterministic: false,
+            deterministic_kernels: Vec::new(),
             cuda_arch: DEFAULT_CUDA_ARCH,
         }
     }
 }
 
 impl Options {
+    /// Whether `kernel`'s final memory must not depend on the order of its
+    /// atomic operations.
+    pub fn deterministic_for(&self, kernel: &str) -> bool {
+        self.deterministic
+            || self
+                .deterministic_kernels
+                .iter()
+                .any(|g| glob_match(g, kernel))
+    }
+
     /// The launch sizes that apply to `kernel`.
     pub fn launch_for(&self, kernel: &str) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
         for o in &self.launch_overrides {
@@ -159,6 +178,7 @@ pub fn apply_directives(d: &Directives, base: &Options) -> Options {
         }
     }
     out.strict_benign |= d.strict_benign;
+    out.deterministic |= d.deterministic;
     if let Some(width) = d.warp_sync {
         if !base.warp_sync {
             out.warp_size = width;

@@ -124,6 +124,9 @@ pub enum FindingKind {
     /// The project model: a local header that cannot be found, a system
     /// header outside the built-in model, an unreadable build database.
     Include,
+    /// `--deterministic`: two orders of the atomic operations (both allowed
+    /// by the barriers) end in different final memory.
+    ScheduleDependent,
 }
 
 impl FindingKind {
@@ -141,6 +144,7 @@ impl FindingKind {
             FindingKind::Assertion => "assertion",
             FindingKind::Assumption => "assumption",
             FindingKind::Include => "include",
+            FindingKind::ScheduleDependent => "schedule-dependent",
         }
     }
 
@@ -151,7 +155,7 @@ impl FindingKind {
             | FindingKind::SyntaxError
             | FindingKind::Assertion => Severity::Error,
             FindingKind::RedundantBarrier => Severity::Warning,
-            FindingKind::Include => Severity::Warning,
+            FindingKind::Include | FindingKind::ScheduleDependent => Severity::Warning,
             FindingKind::NotVerified
             | FindingKind::Unknown
             | FindingKind::Note

@@ -38,6 +38,7 @@ struct ClientSettingsJson {
     kernel_budget_ms: Option<u32>,
     redundant_barriers: Option<bool>,
     strict_benign: Option<bool>,
+    deterministic: Option<bool>,
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
@@ -69,6 +70,7 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         kernel_budget_ms: c.kernel_budget_ms,
         redundant_barriers: c.redundant_barriers,
         strict_benign: c.strict_benign,
+        deterministic: c.deterministic,
         ..Settings::default()
     };
     validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;

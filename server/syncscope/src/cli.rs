@@ -98,6 +98,11 @@ pub struct CheckArgs {
     /// `--fail-on benign-race`).
     #[arg(long)]
     strict_benign: bool,
+    /// Report a `schedule-dependent` warning when two orders of a kernel's
+    /// atomic operations end in different final memory (per kernel:
+    /// `deterministic = true` in a `[[kernel]]` of syncscope.toml).
+    #[arg(long)]
+    deterministic: bool,
     /// Compute verified quick-fixes (a diff under each finding; `fixes` in JSON output).
     #[arg(long)]
     fixes: bool,
@@ -144,7 +149,7 @@ fn parse_arch(s: &str) -> Result<u32, String> {
 }
 
 fn parse_kind(s: &str) -> Result<FindingKind, String> {
-    const KINDS: [FindingKind; 8] = [
+    const KINDS: [FindingKind; 9] = [
         FindingKind::DataRace,
         FindingKind::BenignRace,
         FindingKind::BarrierDivergence,
@@ -153,6 +158,7 @@ fn parse_kind(s: &str) -> Result<FindingKind, String> {
         FindingKind::NotVerified,
         FindingKind::SyntaxError,
         FindingKind::Include,
+        FindingKind::ScheduleDependent,
     ];
     KINDS
         .into_iter()
@@ -318,6 +324,7 @@ fn cli_settings(args: &CheckArgs) -> Settings {
         kernel_budget_ms: args.kernel_budget_ms.map(|t| t.max(1)),
         cuda_arch: args.cuda_arch,
         strict_benign: args.strict_benign.then_some(true),
+        deterministic: args.deterministic.then_some(true),
         ..Settings::default()
     }
 }

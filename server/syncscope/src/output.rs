@@ -198,7 +198,7 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 11] = [
+const RULES: [(&str, &str); 12] = [
     ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
     ("benign-race", "Two threads write the same value to the same location without synchronisation (a data race with --strict-benign)."),
     ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
@@ -210,6 +210,7 @@ const RULES: [(&str, &str); 11] = [
     ("assertion", "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate."),
     ("assumption", "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them."),
     ("include", "A header the project model could not read (missing local header, unknown system header)."),
+    ("schedule-dependent", "With --deterministic: two orders of the atomic operations that the barriers allow end in different final memory."),
 ];
 
 /// SARIF's name for the folder `check` ran in: relative file URIs resolve

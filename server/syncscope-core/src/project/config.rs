@@ -39,6 +39,10 @@ pub struct KernelSettings {
     pub block_dim: Option<Vec<u32>>,
     #[serde(default, alias = "grid-dim", rename = "gridDim")]
     pub grid_dim: Option<Vec<u32>>,
+    /// The kernels' final memory must not depend on the order of their
+    /// atomics (`--deterministic` for these kernels only).
+    #[serde(default)]
+    pub deterministic: Option<bool>,
 }
 
 /// Settings from one source (the file, the client, the command line);
@@ -57,6 +61,8 @@ pub struct Settings {
     pub redundant_barriers: Option<bool>,
     /// Same-value writes are data races, not benign races.
     pub strict_benign: Option<bool>,
+    /// Every kernel's final memory must not depend on the order of atomics.
+    pub deterministic: Option<bool>,
     pub debounce_ms: Option<u64>,
     pub kernels: Option<Vec<KernelSettings>>,
     /// Include folders, relative to the configuration file's folder.
@@ -80,6 +86,7 @@ struct FileSettings {
     kernel_budget_ms: Option<u32>,
     redundant_barriers: Option<bool>,
     strict_benign: Option<bool>,
+    deterministic: Option<bool>,
     debounce_ms: Option<u64>,
     kernel: Option<Vec<FileKernel>>,
     include_dirs: Option<Vec<String>>,
@@ -93,6 +100,7 @@ struct FileKernel {
     name: String,
     block_dim: Option<Vec<u32>>,
     grid_dim: Option<Vec<u32>>,
+    deterministic: Option<bool>,
 }
 
 /// An error in a configuration source, with the byte range it concerns.
@@ -118,6 +126,7 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
         kernel_budget_ms: f.kernel_budget_ms,
         redundant_barriers: f.redundant_barriers,
         strict_benign: f.strict_benign,
+        deterministic: f.deterministic,
         debounce_ms: f.debounce_ms,
         kernels: f.kernel.map(|ks| {
             ks.into_iter()
@@ -125,6 +134,7 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
                     name: k.name,
                     block_dim: k.block_dim,
                     grid_dim: k.grid_dim,
+                    deterministic: k.deterministic,
                 })
                 .collect()
         }),
@@ -237,6 +247,14 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
         }
         if let Some(b) = s.strict_benign {
             options.strict_benign = b;
+        }
+        if let Some(b) = s.deterministic {
+            options.deterministic = b;
+        }
+        for k in s.kernels.iter().flatten() {
+            if k.deterministic == Some(true) && !options.deterministic_kernels.contains(&k.name) {
+                options.deterministic_kernels.push(k.name.clone());
+            }
         }
         if let Some(a) = s.cuda_arch {
             options.cuda_arch = a;

@@ -27,9 +27,27 @@ impl<'k> KernelVerifier<'k> {
             // in the grid, both at this point of the same loop iteration.
             let two_threads = a.cond.mentions_other_thread() || a.guard.mentions_other_thread();
             let rel = Relation::Any;
-            let reached = self.instantiate(&a.guard, 1, rel, &[], true);
-            let violated = Expr::not(self.instantiate(&a.cond, 1, rel, &[], true));
+            // What atomics returned: a position in an order the barriers
+            // allow where that is exact, else any value (`atomic_results`).
+            let orders = self.result_orders(&Expr::and(a.guard.clone(), a.cond.clone()));
+            let by_order = |e: &Expr| {
+                e.subst(&mut |v: &Var| {
+                    orders
+                        .subst
+                        .iter()
+                        .find(|(r, _)| r == v)
+                        .map(|(_, x)| x.clone())
+                })
+            };
+            let reached = self.instantiate(&by_order(&a.guard), 1, rel, &[], true);
+            let violated = Expr::not(self.instantiate(&by_order(&a.cond), 1, rel, &[], true));
             let mut facts = vec![reached.clone(), violated.clone()];
+            facts.extend(
+                orders
+                    .facts
+                    .iter()
+                    .map(|f| self.instantiate(f, 1, rel, &[], true)),
+            );
             if two_threads {
                 facts.extend(self.relation_constraints(rel));
             }
@@ -64,15 +82,17 @@ impl<'k> KernelVerifier<'k> {
                     };
                     let summarised = a.cond.mentions(&mut |v| in_loop(v))
                         || a.guard.mentions(&mut |v| in_loop(v));
-                    if !confirmed || summarised {
+                    if !confirmed || summarised || !orders.exact {
+                        let why = if orders.exact {
+                            "it depends on values the model does not track exactly"
+                        } else {
+                            "it depends on what an atomic operation returns, which the model bounds only for a per-block counter set up by the kernel"
+                        };
                         out.push(Finding::new(
                             FindingKind::Unknown,
                             Some(&k.name),
                             a.span,
-                            format!(
-                                "unknown: could not prove {what} `{}`: it depends on values the model does not track exactly",
-                                a.text
-                            ),
+                            format!("unknown: could not prove {what} `{}`: {why}", a.text),
                         ));
                         continue;
                     }
@@ -87,12 +107,27 @@ impl<'k> KernelVerifier<'k> {
                             w.values.push(("iteration".to_string(), k));
                         }
                     }
+                    // The order that makes it fail: how many threads of the
+                    // block made the atomic operation before this one.
+                    let mut schedule = String::new();
+                    for (j, o) in &orders.positions {
+                        let j = self.instantiate(&Expr::Var(j.clone()), 1, rel, &[], true);
+                        if let Some(j) = self.eval_value(&j, &values) {
+                            let op = &k.atomic_ops[*o];
+                            w.values.push((format!("order of `{}`", op.text), j));
+                            schedule.push_str(&format!(
+                                "; schedule: {j} other thread(s) of the block make `{}` (line {}) before the thread of the witness",
+                                op.text,
+                                op.span.start.line + 1
+                            ));
+                        }
+                    }
                     let mut f = Finding::new(
                         FindingKind::Assertion,
                         Some(&k.name),
                         a.span,
                         format!(
-                            "{what} can fail: `{}` is false for the thread of the witness",
+                            "{what} can fail: `{}` is false for the thread of the witness{schedule}",
                             a.text
                         ),
                     );

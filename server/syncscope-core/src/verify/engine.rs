@@ -423,6 +423,9 @@ impl<'k> KernelVerifier<'k> {
             }
         }
         findings.extend(self.assumption_note());
+        if self.options.deterministic_for(&k.name) && !self.cancelled() {
+            findings.extend(self.check_schedules());
+        }
         let over_budget = self.config.out_of_budget();
         if over_budget || self.cancelled() {
             // An incomplete run proves nothing, so it claims no redundancy.

@@ -1,7 +1,7 @@
 //! Verification of kernel models: barrier intervals (`intervals`), SMT
 //! encoding and solving (`smt`, `watchdog`), the per-kernel driver
 //! (`engine`) and its checks (`precheck`, `races`, `divergence`,
-//! `redundancy`), witnesses (`witness`) replayed on the concrete interpreter
+//! `redundancy`, `assertions`, `schedules`), witnesses (`witness`) replayed on the concrete interpreter
 //! (`replay`).
 //!
 //! Must not parse or lower source text: it takes models and returns
@@ -9,6 +9,7 @@
 
 mod affine;
 mod assertions;
+mod atomic_results;
 mod collisions;
 mod divergence;
 pub(crate) mod engine;
@@ -18,6 +19,7 @@ mod precheck;
 pub(crate) mod races;
 mod redundancy;
 pub(crate) mod replay;
+mod schedules;
 pub(crate) mod smt;
 mod watchdog;
 mod witness;

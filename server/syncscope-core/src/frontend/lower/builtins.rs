@@ -136,6 +136,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             let values: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
             let mut ticket = None;
             let mut fixed_cell = false;
+            let mut recorded = false;
             let atomic_id = self.next_access;
             let atomic_guard = self.guard();
             match values.first().cloned() {
@@ -147,6 +148,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         let t = self.text(node);
                         fixed_cell = ptr.offset.as_const().is_some();
                         self.record_access(AccessKind::Atomic, &ptr, &bounds, Some(node), &t);
+                        recorded = self.next_access == atomic_id + 1;
                         // An add of a non-zero constant at a fixed cell: a
                         // ticket, if every update of the array is one (the
                         // kernel's `ticket_counters` decides).
@@ -213,6 +215,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                         barrier_after: None,
                         barriers: self.fence_access.1 .1.into_iter().collect(),
                     });
+                    if recorded {
+                        self.note_atomic_op(node, base, atomic_id, &values, None);
+                    }
                     return Value::Int(Expr::Var(ticket));
                 }
             }
@@ -223,7 +228,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             let base_name = ticket.unwrap_or_else(|| name.to_string());
-            return Value::Int(self.fresh_unknown(&base_name, Scope::Thread));
+            let result = self.fresh_unknown(&base_name, Scope::Thread);
+            if recorded {
+                if let Expr::Var(v) = &result {
+                    self.note_atomic_op(node, base, atomic_id, &values, Some(v.clone()));
+                }
+            }
+            return Value::Int(result);
         }
         if let Some(m) = self
             .file
@@ -501,6 +512,50 @@ impl<'a, 't> Lowerer<'a, 't> {
 }
 
 impl Lowerer<'_, '_> {
+    /// Records an atomic operation for the schedule checks
+    /// (`Kernel::atomic_ops`): its operands after the address and the
+    /// variable of its result.
+    fn note_atomic_op(
+        &mut self,
+        node: Node,
+        base: &str,
+        access: usize,
+        values: &[Value],
+        result: Option<Var>,
+    ) {
+        let operands = values
+            .iter()
+            .skip(1)
+            .map(|v| match v {
+                Value::Int(e) => Some(e.clone()),
+                _ => None,
+            })
+            .collect();
+        // `atomicAdd(&h[b], 1);` and `(void)atomicAdd(...)`: nobody sees
+        // the value, whatever order the threads take.
+        let discarded = node.parent().is_some_and(|p| {
+            p.kind() == "expression_statement"
+                || (p.kind() == "cast_expression"
+                    && p.field("type")
+                        .is_some_and(|t| self.text(t).trim() == "void"))
+        });
+        if !discarded && result.is_some() && !self.loops.is_empty() {
+            // A loop body's variables may be summarised per iteration.
+            self.atomic_results_summarised = true;
+        }
+        let text = self.text(node);
+        let span = self.span(node);
+        self.atomic_ops.push(crate::model::AtomicOp {
+            access,
+            op: base.to_string(),
+            operands,
+            result,
+            discarded,
+            span,
+            text,
+        });
+    }
+
     /// The counters whose every update in the kernel is an atomic add of a
     /// non-zero constant of one sign at one constant cell: the values the
     /// adds return differ between threads. A plain write may only set the

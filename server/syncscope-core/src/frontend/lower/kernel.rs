@@ -121,6 +121,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             warp_width: self.warp_width(),
             ticket_counters,
             last_blocks: std::mem::take(&mut self.last_blocks),
+            atomic_ops: std::mem::take(&mut self.atomic_ops),
+            atomic_results_summarised: self.atomic_results_summarised,
         }
     }
 

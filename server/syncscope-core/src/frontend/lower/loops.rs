@@ -8,6 +8,16 @@ use super::*;
 impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn loop_statement(&mut self, node: Node) {
         let kind = node.kind();
+        // A value computed from a kept atomic result may become a loop's
+        // per-iteration unknown: the schedule checks must not read the
+        // model as showing every use of that result.
+        if self
+            .atomic_ops
+            .iter()
+            .any(|o| !o.discarded && o.result.is_some())
+        {
+            self.atomic_results_summarised = true;
+        }
         self.push_scope();
         if kind == "for_statement" {
             if let Some(init) = node.field("initializer") {

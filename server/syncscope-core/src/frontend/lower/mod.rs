@@ -191,6 +191,10 @@ struct Lowerer<'a, 't> {
     fenced: Option<(String, Expr)>,
     /// Last-block patterns seen so far (`Kernel::last_blocks`).
     last_blocks: Vec<crate::model::LastBlock>,
+    /// Atomic operations seen so far (`Kernel::atomic_ops`).
+    atomic_ops: Vec<crate::model::AtomicOp>,
+    /// `Kernel::atomic_results_summarised`.
+    atomic_results_summarised: bool,
     /// `next_access` at the latest barrier every thread of the block
     /// passes, and its id.
     last_full_barrier: (usize, Option<usize>),
@@ -323,6 +327,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             fence_access: (0, (0, None)),
             fenced: None,
             last_blocks: Vec::new(),
+            atomic_ops: Vec::new(),
+            atomic_results_summarised: false,
             last_full_barrier: (0, None),
             broadcasts: Vec::new(),
             hung: Expr::fals(),

@@ -192,6 +192,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                 },
             });
         };
+        // A C `assert` about what an atomic returned is a claim about the
+        // schedule, not about the kernel's inputs: assuming it would assume
+        // a lucky order, so it is checked under every order (issue 15).
+        let on_atomic_result = name == "assert"
+            && access_predicate.is_none()
+            && cond.mentions(&mut |v| self.atomic_ops.iter().any(|o| o.result.as_ref() == Some(v)));
+        if on_atomic_result {
+            check(self, AssertionKind::Assert);
+            return;
+        }
         match name {
             "__requires" | "__global_requires" if in_device_function => {
                 if let Some(p) = &access_predicate {
