@@ -321,7 +321,7 @@ impl<'k> KernelVerifier<'k> {
                     continue;
                 }
                 tried += 1;
-                if tried > MAX_SWAPS {
+                if tried > MAX_SWAPS || self.cancelled() {
                     return None;
                 }
                 let mut prefix = order[..=i + 1].to_vec();
@@ -672,11 +672,11 @@ impl<'k> KernelVerifier<'k> {
             }
         };
         let mut values = Vec::new();
-        for d in 0..3 {
-            values.push((format!("blockDim.{}", DIMS[d]), launch.block[d]));
+        for (d, dim) in DIMS.iter().enumerate() {
+            values.push((format!("blockDim.{dim}"), launch.block[d]));
         }
-        for d in 0..3 {
-            values.push((format!("gridDim.{}", DIMS[d]), launch.grid[d]));
+        for (d, dim) in DIMS.iter().enumerate() {
+            values.push((format!("gridDim.{dim}"), launch.grid[d]));
         }
         for (p, v) in &launch.params {
             values.push((p.name.to_string(), *v));
