@@ -350,6 +350,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn deterministic_for_every_kernel_or_per_kernel() {
+        let all = parse_file("deterministic = true\n").unwrap();
+        assert!(layer_options(&[&all], Options::default()).deterministic_for("any"));
+        let some = parse_file(
+            "[[kernel]]\nname = \"compact*\"\ndeterministic = true\n\n[[kernel]]\nname = \"other\"\nblock-dim = [64]\n",
+        )
+        .unwrap();
+        let o = layer_options(&[&some], Options::default());
+        assert!(o.deterministic_for("compact_ids"));
+        assert!(!o.deterministic_for("other"));
+        assert!(!o.deterministic);
+    }
+
+    #[test]
     fn parses_a_full_file() {
         let s = parse_file(
             r#"
