@@ -315,7 +315,11 @@ impl<'k> KernelVerifier<'k> {
         let base = self.run_schedule(&launch, &events, None)?;
         let mut tried = 0;
         for (cell, order) in &base.orders {
-            for i in 0..order.len().saturating_sub(1) {
+            // Ends first: the first operation decides a first-wins pattern
+            // (`atomicCAS`), the last one a last-wins pattern (`atomicExch`).
+            let pairs = order.len().saturating_sub(1);
+            let ends_first = (0..pairs).map(|n| if n % 2 == 0 { n / 2 } else { pairs - 1 - n / 2 });
+            for i in ends_first {
                 let ((t1, o1), (t2, o2)) = (order[i], order[i + 1]);
                 if t1 == t2 || !self.unordered(&launch, &events, cell.0, (t1, o1), (t2, o2)) {
                     continue;
