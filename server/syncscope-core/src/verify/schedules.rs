@@ -62,6 +62,11 @@ fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
     }
 }
 
+/// A memory cell of the concrete run: the array, the block for a
+/// `__shared__` array (each block has its own; -1 for global memory) and
+/// the index.
+type Cell = (ArrayId, i64, i64);
+
 /// One thread's event in the concrete run.
 #[derive(Clone)]
 struct Event {
@@ -74,16 +79,16 @@ struct Event {
 /// The outcome of one concrete run.
 struct Run {
     /// Final memory: (array, index) → value (`None`: not a value the model has).
-    memory: BTreeMap<(ArrayId, i64), Option<i64>>,
+    memory: BTreeMap<Cell, Option<i64>>,
     /// Per cell, the atomic operations in the order they ran: (thread, op).
-    orders: BTreeMap<(ArrayId, i64), Vec<(usize, usize)>>,
+    orders: BTreeMap<Cell, Vec<(usize, usize)>>,
     /// Who wrote each location last (thread, access), for messages.
-    writers: BTreeMap<(ArrayId, i64), (usize, usize)>,
+    writers: BTreeMap<Cell, (usize, usize)>,
 }
 
 /// A swap to force: on `cell`, the first `prefix` operations run in this order.
 struct Forced {
-    cell: (ArrayId, i64),
+    cell: Cell,
     prefix: Vec<(usize, usize)>,
 }
 
@@ -498,7 +503,7 @@ impl<'k> KernelVerifier<'k> {
             orders: BTreeMap::new(),
             writers: BTreeMap::new(),
         };
-        let mut cells: HashMap<(ArrayId, i64), i64> = HashMap::new();
+        let mut cells: HashMap<Cell, i64> = HashMap::new();
         // The epoch each thread is in; a thread may enter epoch e once
         // every thread of its block has finished the epochs before it.
         // (Computed once per round: a stale minimum only holds threads
@@ -532,11 +537,12 @@ impl<'k> KernelVerifier<'k> {
                                 .value
                                 .as_ref()
                                 .and_then(|v| self.eval_for(launch, t, &results[t], v));
-                            run.memory.insert((a.array, i), v);
-                            run.writers.insert((a.array, i), (t, a.id));
+                            let cell = self.cell(launch, t, a.array, i);
+                            run.memory.insert(cell, v);
+                            run.writers.insert(cell, (t, a.id));
                             match v {
-                                Some(v) => cells.insert((a.array, i), v),
-                                None => cells.remove(&(a.array, i)),
+                                Some(v) => cells.insert(cell, v),
+                                None => cells.remove(&cell),
                             };
                         }
                     } else if self.mentions_result(a) {
@@ -551,7 +557,7 @@ impl<'k> KernelVerifier<'k> {
                     progressed = true;
                     continue;
                 }
-                let cell = (a.array, index?);
+                let cell = self.cell(launch, t, a.array, index?);
                 if let Some(f) = forced.filter(|f| f.cell == cell) {
                     let done = run.orders.get(&cell).map_or(0, Vec::len);
                     if done < f.prefix.len() && f.prefix[done] != (t, o) {
@@ -596,6 +602,15 @@ impl<'k> KernelVerifier<'k> {
         Some(run)
     }
 
+    /// Where thread `t`'s access to `array[index]` lands.
+    fn cell(&self, launch: &Launch, t: usize, array: ArrayId, index: i64) -> Cell {
+        let block = match self.kernel.arrays[array].space {
+            MemorySpace::Shared => launch.block_of(t),
+            MemorySpace::Global => -1,
+        };
+        (array, block, index)
+    }
+
     fn mentions_result(&self, a: &Access) -> bool {
         let results: Vec<&Var> = self
             .kernel
@@ -615,16 +630,16 @@ impl<'k> KernelVerifier<'k> {
         launch: &Launch,
         base: &Run,
         other: &Run,
-        cell: (ArrayId, i64),
+        cell: Cell,
         first: (usize, usize),
         second: (usize, usize),
     ) -> Option<Finding> {
         let k = self.kernel;
-        let locations: std::collections::BTreeSet<&(ArrayId, i64)> =
+        let locations: std::collections::BTreeSet<&Cell> =
             base.memory.keys().chain(other.memory.keys()).collect();
         // A location written with a value the model has in both runs
         // (never written: the input, 0 in both).
-        let value = |run: &Run, l: &(ArrayId, i64)| match run.memory.get(l) {
+        let value = |run: &Run, l: &Cell| match run.memory.get(l) {
             Some(v) => *v,
             None => Some(0),
         };
@@ -641,7 +656,16 @@ impl<'k> KernelVerifier<'k> {
         };
         let op = &k.atomic_ops[first.1];
         let line = |o: usize| k.atomic_ops[o].span.start.line + 1;
-        let place = |l: &(ArrayId, i64)| format!("`{}[{}]`", k.arrays[l.0].name, l.1);
+        let place = |l: &Cell| match l.1 {
+            -1 => format!("`{}[{}]`", k.arrays[l.0].name, l.2),
+            b => {
+                let (_, bid) = launch.coords(b * launch.per_block());
+                format!(
+                    "`{}[{}]` of block ({},{},{})",
+                    k.arrays[l.0].name, l.2, bid[0], bid[1], bid[2]
+                )
+            }
+        };
         let mut f = Finding::new(
             FindingKind::ScheduleDependent,
             Some(&k.name),
