@@ -25,6 +25,7 @@ export interface ServerConfig {
   kernelBudgetMs?: number;
   redundantBarriers?: boolean;
   strictBenign?: boolean;
+  deterministic?: boolean;
   cudaArch?: number;
   includeDirs?: string[];
 }
@@ -42,6 +43,7 @@ export const SERVER_SETTING_KEYS = [
   'kernelBudgetMs',
   'redundantBarriers',
   'strictBenign',
+  'deterministic',
   'cudaArch',
   'includeDirs',
 ] as const;
@@ -150,7 +152,7 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
     }
   }
 
-  for (const key of ['warpSync', 'bitvector', 'redundantBarriers', 'strictBenign'] as const) {
+  for (const key of ['warpSync', 'bitvector', 'redundantBarriers', 'strictBenign', 'deterministic'] as const) {
     const v = raw[key];
     if (v === undefined) {
       continue;
