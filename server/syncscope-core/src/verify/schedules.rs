@@ -772,6 +772,39 @@ mod tests {
         assert_eq!(apply_atomic("atomicFoo", 4, &[9]), None);
     }
 
+    fn kinds(src: &str) -> Vec<FindingKind> {
+        let options = crate::options::Options {
+            deterministic: true,
+            block_dim: Some([8, 1, 1]),
+            grid_dim: Some([2, 1, 1]),
+            ..Default::default()
+        };
+        crate::analyze_source(src, &options)
+            .findings
+            .into_iter()
+            .map(|f| f.kind)
+            .filter(|k| matches!(k, FindingKind::ScheduleDependent | FindingKind::Unknown))
+            .collect()
+    }
+
+    #[test]
+    fn a_result_passed_through_a_shuffle_is_never_cleared() {
+        // The shuffle's value is an unknown of the model: the exchange
+        // argument must not read "no write mentions the ticket" as unused.
+        let src = "__global__ void k(int *n, int *out) {\n\
+            int slot = atomicAdd(n, 1);\n\
+            int v = __shfl_sync(0xffffffff, slot, 0);\n\
+            out[blockIdx.x * 8 + threadIdx.x] = v;\n}\n";
+        assert_eq!(kinds(src), vec![FindingKind::Unknown]);
+    }
+
+    #[test]
+    fn a_discarded_commutative_update_needs_no_search() {
+        let src = "__global__ void k(int *n, const int *in) {\n\
+            atomicAdd(n, in[blockIdx.x * 8 + threadIdx.x]);\n}\n";
+        assert_eq!(kinds(src), Vec::<FindingKind>::new());
+    }
+
     #[test]
     fn families_commute_within_themselves_only() {
         assert_eq!(family("atomicAdd"), family("atomicSub"));

@@ -228,7 +228,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             let base_name = ticket.unwrap_or_else(|| name.to_string());
-            let result = self.fresh_unknown(&base_name, Scope::Thread);
+            let result = self.fresh_value(&base_name, Scope::Thread);
             if recorded {
                 if let Expr::Var(v) = &result {
                     self.note_atomic_op(node, base, atomic_id, &values, Some(v.clone()));

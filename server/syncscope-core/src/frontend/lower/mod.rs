@@ -439,6 +439,29 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn fresh_unknown(&mut self, base: &str, scope: Scope) -> Expr {
+        self.note_unknown_after_atomic();
+        self.fresh_value(base, scope)
+    }
+
+    /// An unknown made by anything but a memory read or an atomic's own
+    /// result (a shuffle or vote, a group reduction, a value the front end
+    /// cannot follow) may stand for a value computed from a kept atomic
+    /// result that the model no longer shows: the schedule checks must
+    /// then not read the model as showing every use of that result.
+    fn note_unknown_after_atomic(&mut self) {
+        if self
+            .atomic_ops
+            .iter()
+            .any(|o| !o.discarded && o.result.is_some())
+        {
+            self.atomic_results_summarised = true;
+        }
+    }
+
+    /// A fresh unknown for a value read from memory or returned by an
+    /// atomic: its own origin, tracked by the model (the access, the
+    /// `AtomicOp`).
+    fn fresh_value(&mut self, base: &str, scope: Scope) -> Expr {
         let base: String = base
             .chars()
             .filter(|c| !c.is_whitespace() && !symbols::is_tag_bracket(*c))
@@ -459,6 +482,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn fresh_bool(&mut self, base: &str, scope: Scope) -> Expr {
+        self.note_unknown_after_atomic();
         let tag = self.iteration_tag();
         let n = self.unknown_counts.entry(base.to_string()).or_insert(0);
         let name = symbols::fresh(base, *n, &tag);

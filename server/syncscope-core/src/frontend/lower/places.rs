@@ -538,7 +538,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Scope::Grid
                 };
                 let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
-                Value::Int(self.fresh_unknown(text, scope))
+                Value::Int(self.fresh_value(text, scope))
             }
             LValue::Discard => Value::Int(self.fresh_unknown(text, Scope::Thread)),
             LValue::Opaque(reason) => {
