@@ -806,6 +806,25 @@ mod tests {
     }
 
     #[test]
+    fn the_check_runs_for_the_kernels_asked_for() {
+        let src = "__global__ void winner(int *w) { atomicExch(w, (int)threadIdx.x); }\n\
+                   __global__ void other(int *w) { atomicExch(w, (int)threadIdx.x); }\n";
+        let options = crate::options::Options {
+            deterministic_kernels: vec!["win*".into()],
+            block_dim: Some([8, 1, 1]),
+            grid_dim: Some([1, 1, 1]),
+            ..Default::default()
+        };
+        let flagged: Vec<Option<String>> = crate::analyze_source(src, &options)
+            .findings
+            .into_iter()
+            .filter(|f| f.kind == FindingKind::ScheduleDependent)
+            .map(|f| f.kernel)
+            .collect();
+        assert_eq!(flagged, vec![Some("winner".to_string())]);
+    }
+
+    #[test]
     fn families_commute_within_themselves_only() {
         assert_eq!(family("atomicAdd"), family("atomicSub"));
         assert_ne!(family("atomicAdd"), family("atomicMax"));
