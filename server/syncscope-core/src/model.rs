@@ -735,6 +735,9 @@ pub struct Kernel {
     /// variable updated in the loop becomes an unknown per iteration), so
     /// the model no longer shows every place the result flows to.
     pub atomic_results_summarised: bool,
+    /// The unknown each memory read returns, with the read's access id:
+    /// what the schedule search gives a read of an input array.
+    pub read_values: Vec<(Var, usize)>,
 }
 
 /// One atomic read-modify-write (`old = atomicAdd(&c[i], v)`).

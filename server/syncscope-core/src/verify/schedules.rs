@@ -389,8 +389,36 @@ impl<'k> KernelVerifier<'k> {
             VarKind::BlockDim(d) => Some(launch.block[d as usize]),
             VarKind::GridDim(d) => Some(launch.grid[d as usize]),
             VarKind::Param { .. } => launch.params.iter().find(|(p, _)| p == v).map(|(_, x)| *x),
-            _ => results.get(v).copied(),
+            _ => results
+                .get(v)
+                .copied()
+                .or_else(|| self.input_value(launch, t, results, v)),
         }
+    }
+
+    /// A value read from an input array (one the kernel never writes nor
+    /// updates atomically): the search's input holds `index + 1` in each
+    /// cell, the same content in every schedule. Any other read's value is
+    /// not one the search has.
+    fn input_value(
+        &self,
+        launch: &Launch,
+        t: usize,
+        results: &HashMap<Var, i64>,
+        v: &Var,
+    ) -> Option<i64> {
+        let k = self.kernel;
+        let (_, read) = k.read_values.iter().find(|(r, _)| r == v)?;
+        let a = self.accesses.get(read)?;
+        let array = &k.arrays[a.array];
+        let written = self
+            .accesses
+            .values()
+            .any(|b| b.array == a.array && b.kind != AccessKind::Read);
+        if written || array.byte_addressed || array.space != MemorySpace::Global {
+            return None;
+        }
+        self.eval_for(launch, t, results, &a.index)?.checked_add(1)
     }
 
     fn eval_for(
@@ -671,7 +699,7 @@ impl<'k> KernelVerifier<'k> {
             Some(&k.name),
             op.span,
             format!(
-                "schedule-dependent: the final memory depends on the order of the atomics on {}: schedule 1: {} (line {}) then {} (line {}) ends with {} = {v1}; schedule 2: {} then {} ends with {} = {v2} (memory the kernel does not set starts at 0)",
+                "schedule-dependent: the final memory depends on the order of the atomics on {}: schedule 1: {} (line {}) then {} (line {}) ends with {} = {v1}; schedule 2: {} then {} ends with {} = {v2} (memory the kernel does not set starts at 0; an array it only reads holds index + 1)",
                 place(&cell),
                 name(first.0),
                 line(first.1),

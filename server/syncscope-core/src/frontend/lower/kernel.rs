@@ -123,6 +123,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             last_blocks: std::mem::take(&mut self.last_blocks),
             atomic_ops: std::mem::take(&mut self.atomic_ops),
             atomic_results_summarised: self.atomic_results_summarised,
+            read_values: std::mem::take(&mut self.read_values),
         }
     }
 

@@ -195,6 +195,8 @@ struct Lowerer<'a, 't> {
     atomic_ops: Vec<crate::model::AtomicOp>,
     /// `Kernel::atomic_results_summarised`.
     atomic_results_summarised: bool,
+    /// `Kernel::read_values`.
+    read_values: Vec<(Var, usize)>,
     /// `next_access` at the latest barrier every thread of the block
     /// passes, and its id.
     last_full_barrier: (usize, Option<usize>),
@@ -329,6 +331,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             last_blocks: Vec::new(),
             atomic_ops: Vec::new(),
             atomic_results_summarised: false,
+            read_values: Vec::new(),
             last_full_barrier: (0, None),
             broadcasts: Vec::new(),
             hung: Expr::fals(),

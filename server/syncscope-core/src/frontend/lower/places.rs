@@ -528,7 +528,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             LValue::Mem { ptr, bounds } => {
+                let id = self.next_access;
                 self.record_access(AccessKind::Read, ptr, bounds, node, text);
+                let recorded = self.next_access == id + 1;
                 if let Some(v) = self.broadcast_value(ptr) {
                     return Value::Int(v);
                 }
@@ -538,7 +540,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Scope::Grid
                 };
                 let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
-                Value::Int(self.fresh_value(text, scope))
+                let value = self.fresh_value(text, scope);
+                if let (true, Expr::Var(v)) = (recorded, &value) {
+                    self.read_values.push((v.clone(), id));
+                }
+                Value::Int(value)
             }
             LValue::Discard => Value::Int(self.fresh_unknown(text, Scope::Thread)),
             LValue::Opaque(reason) => {
