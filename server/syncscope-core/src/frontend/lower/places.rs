@@ -334,6 +334,34 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
+    /// A row of a multi-dimensional array used as a value (`buf[i & 1]` of
+    /// `buf[2][N]`, which decays to a pointer to its first element): the
+    /// row's pointer, not a read of an element.
+    pub(super) fn row_pointer(&mut self, node: Node) -> Option<Value> {
+        if node.kind() != "subscript_expression" {
+            return None;
+        }
+        let mut depth = 0;
+        let mut base = node;
+        while base.kind() == "subscript_expression" {
+            depth += 1;
+            base = base.field("argument")?;
+        }
+        if base.kind() != "identifier" {
+            return None;
+        }
+        let Value::Ptr(p) = self.eval(base) else {
+            return None;
+        };
+        if p.view.is_some() || p.level + depth >= self.arrays[p.array].dims.len() {
+            return None;
+        }
+        match self.lvalue_base(node)? {
+            (v @ Value::Ptr(_), _) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Evaluates the base of a subscript: a pointer value plus the bounds
     /// collected from outer subscripts of a multi-dimensional array.
     pub(super) fn lvalue_base(&mut self, arg: Node) -> Option<(Value, Vec<Expr>)> {
