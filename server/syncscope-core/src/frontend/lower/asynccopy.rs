@@ -55,6 +55,13 @@ pub(super) struct PendingCopy {
     /// Its accesses as first recorded (the destination's write, the
     /// source's read), recorded again after each barrier it crosses.
     accesses: Vec<Access>,
+    /// Its size in bytes, when constant.
+    bytes: Option<i64>,
+    /// A transaction copy (`memcpy_async_tx`, `cp_async_bulk`): the phase of
+    /// its barrier waits for it only for the bytes an `expect_tx` of the
+    /// phase counts; `expected` once one does.
+    tx: bool,
+    expected: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -67,6 +74,11 @@ pub(super) struct Commit {
     /// so which one is the oldest is not known.
     repeated: bool,
 }
+
+/// What the branches of a conditional each start from and end with: the
+/// copies, whether each loop body being lowered is still before its first
+/// barrier, the open split phase.
+pub(super) type BranchAsync = (AsyncState, Vec<bool>, Option<SplitPhase>);
 
 /// The state of the asynchronous copies at one point of the lowering.
 #[derive(Clone, Debug, Default)]
@@ -169,6 +181,90 @@ impl<'a, 't> Lowerer<'a, 't> {
                     })
                     .collect();
                 Some(self.memcpy_async_call(node, &vals))
+            }
+            // `cuda::aligned_size_t<16>(bytes)`: the size itself.
+            "aligned_size_t" if args.len() == 1 => Some(self.eval(args[0])),
+            // Transaction copies (TMA): `cuda::device::memcpy_async_tx(dst,
+            // src, size, bar)`, `cuda::ptx::cp_async_bulk(space, space, dst,
+            // src, size, &bar)`.
+            "memcpy_async_tx" | "cp_async_bulk" if args.len() == 4 || args.len() == 6 => {
+                let args = &args[args.len() - 4..];
+                let array = match self.barrier_object(args[3]) {
+                    Some(id) => Some(id),
+                    None => match self.eval(args[3]) {
+                        Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => {
+                            Some(p.array)
+                        }
+                        _ => None,
+                    },
+                };
+                let vals: Vec<Value> = args[..3].iter().map(|a| self.eval_buffer(*a)).collect();
+                let Some(array) = array else {
+                    self.unsupported(
+                        node,
+                        format!("`{name}` completing on an object the model does not track"),
+                    );
+                    return Some(Value::Int(Expr::Const(0)));
+                };
+                self.use_barrier(array, node);
+                let seq = self.async_seq;
+                self.issue(
+                    Channel::Barrier(array),
+                    false,
+                    node,
+                    &vals[0],
+                    &vals[1],
+                    &vals[2],
+                );
+                if let Some(p) = self.async_state.pending.iter_mut().find(|p| p.seq == seq) {
+                    p.tx = true;
+                }
+                Some(Value::Int(Expr::Const(0)))
+            }
+            // `cuda::device::barrier_arrive_tx(bar, 1, bytes)`,
+            // `cuda::ptx::mbarrier_arrive_expect_tx(sem, scope, space, &bar,
+            // bytes)`: this thread's arrival, the phase also waiting for
+            // `bytes` bytes of transaction copies; `barrier_expect_tx(bar,
+            // bytes)` and `mbarrier_expect_tx(..., &bar, bytes)` without the
+            // arrival.
+            "barrier_arrive_tx"
+            | "mbarrier_arrive_expect_tx"
+            | "barrier_expect_tx"
+            | "mbarrier_expect_tx"
+                if args.len() >= 2 =>
+            {
+                let arrive = name.contains("arrive");
+                let (bar, rest) = match name {
+                    "barrier_arrive_tx" if args.len() == 3 => (args[0], &args[1..]),
+                    "barrier_expect_tx" if args.len() == 2 => (args[0], &args[1..]),
+                    _ => (args[args.len() - 2], &args[args.len() - 1..]),
+                };
+                let array = match self.barrier_object(bar) {
+                    Some(id) => Some(id),
+                    None => match self.eval(bar) {
+                        Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => {
+                            Some(p.array)
+                        }
+                        _ => None,
+                    },
+                };
+                let vals: Vec<Value> = rest.iter().map(|a| self.eval(*a)).collect();
+                let Some(array) = array else {
+                    self.unsupported(
+                        node,
+                        format!("`{name}` of a barrier the model does not track"),
+                    );
+                    return Some(Value::Int(Expr::Const(0)));
+                };
+                if vals.len() == 2 && !matches!(vals[0], Value::Int(Expr::Const(1))) {
+                    self.unsupported(node, format!("`{name}` with an arrival count other than 1"));
+                }
+                self.expect_tx(array, vals.last(), name, node);
+                if arrive {
+                    return Some(self.barrier_method(array, "arrive", node, &[]));
+                }
+                self.use_barrier(array, node);
+                Some(Value::Int(Expr::Const(0)))
             }
             "pipeline_consumer_wait_prior" if args.len() == 1 => {
                 let pipe = self.eval(args[0]);
@@ -327,6 +423,41 @@ impl<'a, 't> Lowerer<'a, 't> {
             .then_some(p.array)
     }
 
+    /// An `expect_tx` of `bytes` on the barrier `array`: the phase waits
+    /// for this thread's transaction copies on it when the expected bytes
+    /// cover them (constants both); else the phase may complete before a
+    /// copy lands, which the model does not follow (reported).
+    fn expect_tx(&mut self, array: ArrayId, bytes: Option<&Value>, name: &str, node: Node) {
+        if self.dry > 0 {
+            return;
+        }
+        let expected = match bytes {
+            Some(Value::Int(Expr::Const(b))) => Some(*b),
+            _ => None,
+        };
+        let copies: Vec<Option<i64>> = self
+            .async_state
+            .pending
+            .iter()
+            .filter(|p| p.channel == Channel::Barrier(array) && p.tx && !p.expected)
+            .map(|p| p.bytes)
+            .collect();
+        let issued = copies.iter().copied().sum::<Option<i64>>();
+        match (expected, issued) {
+            (Some(e), Some(i)) if e >= i => {
+                for p in &mut self.async_state.pending {
+                    if p.channel == Channel::Barrier(array) && p.tx {
+                        p.expected = true;
+                    }
+                }
+            }
+            _ => self.unsupported(
+                node,
+                format!("`{name}` expecting bytes that do not cover the transaction copies of the phase (or that the model cannot evaluate)"),
+            ),
+        }
+    }
+
     /// Whether a count is the number of threads of the block.
     fn is_block_size(&self, v: &Value) -> bool {
         let Value::Int(e) = v else { return false };
@@ -478,6 +609,12 @@ impl<'a, 't> Lowerer<'a, 't> {
             path: self.path.clone(),
             span: self.span(node),
             accesses,
+            bytes: match bytes {
+                Value::Int(Expr::Const(b)) if *b >= 0 => Some(*b),
+                _ => None,
+            },
+            tx: false,
+            expected: false,
         });
         self.log_op(Op::Issue(ch));
     }
@@ -746,6 +883,22 @@ impl<'a, 't> Lowerer<'a, 't> {
             .unwrap_or(node);
         let full = self.barrier_objects.get(&array).copied().flatten();
         let mut between = Vec::new();
+        if matches!(method, "arrive" | "arrive_and_wait") && self.dry == 0 {
+            // The phase may complete before a transaction copy nothing
+            // expects has landed.
+            let unexpected = self
+                .async_state
+                .pending
+                .iter()
+                .find(|p| p.channel == Channel::Barrier(array) && p.tx && !p.expected);
+            if let Some(p) = unexpected {
+                let line = p.span.start.line + 1;
+                self.unsupported(
+                    node,
+                    format!("a transaction copy (line {line}) whose bytes no `expect_tx` of the phase counts"),
+                );
+            }
+        }
         match method {
             "arrive_and_wait" => {}
             "arrive" => {
@@ -1064,19 +1217,22 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// it when it is in flight after either branch.
     /// (Whether each loop body being lowered has met no barrier yet is
     /// per path too.)
-    pub(super) fn async_branch_start(&self) -> (AsyncState, Vec<bool>) {
+    /// (The open split phase of a `cuda::barrier` is per path too.)
+    pub(super) fn async_branch_start(&self) -> BranchAsync {
         let recording = self.async_loops.iter().map(|f| f.recording).collect();
-        (self.async_state.clone(), recording)
+        (
+            self.async_state.clone(),
+            recording,
+            self.split_arrive.clone(),
+        )
     }
 
-    pub(super) fn async_branch_switch(
-        &mut self,
-        before: (AsyncState, Vec<bool>),
-    ) -> (AsyncState, Vec<bool>) {
+    pub(super) fn async_branch_switch(&mut self, before: BranchAsync) -> BranchAsync {
         let recording = self.set_recording(before.1);
         (
             std::mem::replace(&mut self.async_state, before.0),
             recording,
+            std::mem::replace(&mut self.split_arrive, before.2),
         )
     }
 
@@ -1089,8 +1245,28 @@ impl<'a, 't> Lowerer<'a, 't> {
         old
     }
 
-    pub(super) fn async_branch_merge(&mut self, then_branch: (AsyncState, Vec<bool>)) {
-        let (then_state, then_recording) = then_branch;
+    pub(super) fn async_branch_merge(&mut self, then_branch: BranchAsync) {
+        let (then_state, then_recording, then_phase) = then_branch;
+        // A phase open after both branches (each arrived, `if (t == 0)
+        // token = barrier_arrive_tx(...); else token = bar.arrive();`): one
+        // phase, with the accesses of both; open after only one: a wait
+        // after the branches is not modelled (reported there).
+        if self.dry == 0 {
+            let else_phase = self.split_arrive.take();
+            self.split_arrive = match (then_phase, else_phase) {
+                (Some(mut a), Some(b)) if a.array == b.array && a.loops == b.loops => {
+                    for x in b.accesses {
+                        if !a.accesses.iter().any(|y| y.id == x.id) {
+                            a.accesses.push(x);
+                        }
+                    }
+                    a.async_seq = a.async_seq.max(b.async_seq);
+                    a.barrier_after_access |= b.barrier_after_access;
+                    Some(a)
+                }
+                _ => None,
+            };
+        }
         for (frame, r) in self.async_loops.iter_mut().zip(then_recording) {
             frame.recording &= r;
         }

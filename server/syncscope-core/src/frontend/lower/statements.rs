@@ -492,9 +492,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if has_barrier(&then_stmts) || has_barrier(&else_stmts) {
             self.emit(Stmt::If(then_stmts, else_stmts));
         } else {
-            for s in then_stmts.into_iter().chain(else_stmts) {
-                self.emit(s);
-            }
+            // (An open split phase collected these accesses in the branches.)
+            let out = self.out.last_mut().expect("output stack");
+            out.extend(then_stmts.into_iter().chain(else_stmts));
         }
     }
 
