@@ -75,6 +75,40 @@ pub(super) struct Commit {
     repeated: bool,
 }
 
+/// A block-scope `cuda::pipeline` with a constant stage count, bound to a
+/// local: modelled by the guarantees of its operations, which every
+/// thread of the block performs. Each thread counts its `producer_acquire`s,
+/// `producer_commit`s, `consumer_wait`s and `consumer_release`s (hidden
+/// locals of the pipeline's scope, so loops give them closed forms); stage
+/// `s` is the `s`-th commit (from 0). A copy of stage `s` (its acquire
+/// done) lands after every thread's release of stage `s - STAGES` (the
+/// acquire waits for it) and before any thread's `consumer_wait` of stage
+/// `s` returns; nothing else is ordered. So a copy's accesses and another
+/// thread's access meet only in that window: the copy's accesses carry
+/// `stage == s`, every other access `stage < 0 || (releases > stage -
+/// STAGES && waits <= stage)`, with `stage` one block-wide unknown of the
+/// pipeline (any two accesses that are not a copy's meet with `stage = -1`).
+#[derive(Clone, Debug)]
+pub(super) struct BlockPipe {
+    /// The stage count (a constant, or a value every thread shares).
+    pub(super) stages: Expr,
+    /// The scope of the local the pipeline is bound to, and its name.
+    pub(super) scope: usize,
+    pub(super) name: String,
+    pub(super) stage: Var,
+}
+
+const PIPE_COUNTERS: [&str; 3] = ["commits", "waits", "releases"];
+
+impl BlockPipe {
+    pub(super) fn counter_keys(&self) -> Vec<String> {
+        PIPE_COUNTERS
+            .iter()
+            .map(|c| format!("{}.{c}", self.name))
+            .collect()
+    }
+}
+
 /// What the branches of a conditional each start from and end with: the
 /// copies, whether each loop body being lowered is still before its first
 /// barrier, the open split phase.
@@ -85,6 +119,9 @@ pub(super) type BranchAsync = (AsyncState, Vec<bool>, Option<SplitPhase>);
 pub(super) struct AsyncState {
     pending: Vec<PendingCopy>,
     commits: Vec<Commit>,
+    /// Block-scope pipelines whose current stage is acquired and not yet
+    /// committed (on every path here).
+    acquired: Vec<usize>,
 }
 
 /// The `__mbarrier_*` tests of a phase's completion: a thread waits by
@@ -169,6 +206,17 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 let id = self.next_pipeline;
                 self.next_pipeline += 1;
+                // `make_pipeline(block, &state)` over a state of a constant
+                // stage count.
+                if args.len() == 2 {
+                    let state = self.text(args[1]);
+                    let state = state.trim().trim_start_matches('&').trim();
+                    if let Some(Some(n)) = self.pipeline_states.get(state).cloned() {
+                        if n.as_const().is_none_or(|c| c >= 1) {
+                            self.block_pipe_stages.insert(id, n);
+                        }
+                    }
+                }
                 Some(Value::Pipeline(id, !args.is_empty()))
             }
             "memcpy_async" if args.len() == 4 || args.len() == 5 => {
@@ -496,16 +544,20 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.group_copy(*g, Channel::Group, node, &vals[1], &vals[3], &bytes)
             }
             (Value::Group(g), Some((ch, block)), 5) => {
-                if block {
+                let exact = block && self.start_pipe_copy(ch, node);
+                if block && !exact {
                     self.block_scope_pipeline(node);
                 }
-                self.group_copy(*g, ch, node, &vals[1], &vals[2], &vals[3])
+                self.group_copy(*g, ch, node, &vals[1], &vals[2], &vals[3]);
+                self.pipe_copy = None;
             }
             (_, Some((ch, block)), 4) => {
-                if block {
+                let exact = block && self.start_pipe_copy(ch, node);
+                if block && !exact {
                     self.block_scope_pipeline(node);
                 }
                 self.issue(ch, false, node, &vals[0], &vals[1], &vals[2]);
+                self.pipe_copy = None;
             }
             _ => self.unsupported(
                 node,
@@ -513,6 +565,171 @@ impl<'a, 't> Lowerer<'a, 't> {
             ),
         }
         Value::Int(Expr::Const(0))
+    }
+
+    /// The constant value of the last template argument of a type
+    /// (`cuda::pipeline_shared_state<cuda::thread_scope_block, kStages>`).
+    pub(super) fn last_template_arg(&mut self, ty: Node) -> Option<Expr> {
+        let mut stack = vec![ty];
+        let mut list = None;
+        while let Some(n) = stack.pop() {
+            if n.kind() == "template_argument_list" {
+                list = Some(n);
+                break;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        let list = list?;
+        let mut c = list.walk();
+        let arg = list.named_children(&mut c).last()?;
+        let text = self.text(arg);
+        if let Some(v) = crate::frontend::parse_int(text.trim()) {
+            return Some(Expr::Const(v));
+        }
+        let v = if arg.kind() == "type_descriptor" {
+            self.named_value(text.trim(), arg)
+        } else {
+            self.eval(arg)
+        };
+        match v {
+            Value::Int(e) if e.scope() != Scope::Thread => Some(e),
+            _ => None,
+        }
+    }
+
+    /// A copy into a block-scope pipeline modelled exactly: its stage (the
+    /// commits so far), once its `producer_acquire` is done (one more
+    /// acquire than commits); false when the pipeline is not modelled
+    /// exactly.
+    fn start_pipe_copy(&mut self, ch: Channel, node: Node) -> bool {
+        let Channel::Pipeline(id) = ch else {
+            return false;
+        };
+        if !self.block_pipes.contains_key(&id) {
+            return false;
+        }
+        let Some(commits) = self.pipe_counter(id, "commits") else {
+            return false;
+        };
+        self.uniform_pipe_op(node, "memcpy_async");
+        if !self.async_state.acquired.contains(&id) {
+            self.unsupported(
+                node,
+                "a copy into a block-scope `cuda::pipeline` stage that is not acquired exactly once (`producer_acquire` before its copies, `producer_commit` after)",
+            );
+        }
+        self.pipe_copy = Some((id, commits));
+        true
+    }
+
+    /// `auto pipe = cuda::make_pipeline(block, &state);`: the pipeline's
+    /// counters, from 0, in the local's scope.
+    pub(super) fn bind_block_pipe(&mut self, id: usize, name: &str) {
+        let Some(stages) = self.block_pipe_stages.get(&id).cloned() else {
+            return;
+        };
+        if self.block_pipes.contains_key(&id) {
+            return;
+        }
+        let scope = self.scopes.len() - 1;
+        let pipe = BlockPipe {
+            stages,
+            scope,
+            name: name.to_string(),
+            stage: Var::new(
+                crate::symbols::fresh(&format!("pipeline{id}_stage"), 0, ""),
+                VarKind::Unknown {
+                    scope: Scope::Block,
+                    lo: -1,
+                    hi: i64::from(i32::MAX),
+                },
+            ),
+        };
+        for k in pipe.counter_keys() {
+            self.scopes[scope].insert(k, Value::Int(Expr::Const(0)));
+        }
+        self.block_pipes.insert(id, pipe);
+    }
+
+    /// A counter of a block-scope pipeline, now.
+    fn pipe_counter(&self, id: usize, counter: &str) -> Option<Expr> {
+        let p = self.block_pipes.get(&id)?;
+        match self
+            .scopes
+            .get(p.scope)?
+            .get(&format!("{}.{counter}", p.name))?
+        {
+            Value::Int(e) => Some(e.clone()),
+            _ => None,
+        }
+    }
+
+    fn bump_pipe_counter(&mut self, id: usize, counter: &str) {
+        let Some(p) = self.block_pipes.get(&id) else {
+            return;
+        };
+        let (scope, key) = (p.scope, format!("{}.{counter}", p.name));
+        if let Some(v) = self.pipe_counter(id, counter) {
+            let next = self.bound(Expr::add(v, Expr::Const(1)), Scope::Thread);
+            self.scopes[scope].insert(key, Value::Int(next));
+        }
+    }
+
+    /// The constraints an access carries for the block-scope pipelines of
+    /// the kernel (see `BlockPipe`).
+    pub(super) fn pipeline_windows(&self) -> Vec<Expr> {
+        if self.block_pipes.is_empty() {
+            return Vec::new();
+        }
+        let mut ids: Vec<usize> = self.block_pipes.keys().copied().collect();
+        ids.sort_unstable();
+        let mut out = Vec::new();
+        for id in ids {
+            let p = &self.block_pipes[&id];
+            let stage = Expr::Var(p.stage.clone());
+            if let Some((copy_of, s)) = &self.pipe_copy {
+                if *copy_of == id {
+                    out.push(Expr::eq(stage, s.clone()));
+                    continue;
+                }
+            }
+            let (Some(waits), Some(releases)) = (
+                self.pipe_counter(id, "waits"),
+                self.pipe_counter(id, "releases"),
+            ) else {
+                continue;
+            };
+            let window = Expr::and(
+                Expr::bin(
+                    BinOp::Gt,
+                    releases,
+                    Expr::bin(BinOp::Sub, stage.clone(), p.stages.clone()),
+                ),
+                Expr::bin(BinOp::Le, waits, stage.clone()),
+            );
+            out.push(Expr::or(
+                Expr::bin(BinOp::Lt, stage, Expr::Const(0)),
+                window,
+            ));
+        }
+        out
+    }
+
+    /// An operation of a block-scope pipeline every thread must perform:
+    /// one that some threads of the block may skip is outside the model.
+    fn uniform_pipe_op(&mut self, node: Node, what: &str) {
+        let thread_dependent = self.guard().mentions(&mut |v| match v.kind {
+            VarKind::ThreadIdx(_) => true,
+            VarKind::Unknown { scope, .. } => scope == Scope::Thread,
+            _ => false,
+        });
+        if thread_dependent {
+            self.unsupported(
+                node,
+                format!("`{what}` of a block-scope `cuda::pipeline` that some threads of the block may skip"),
+            );
+        }
     }
 
     fn block_scope_pipeline(&mut self, node: Node) {
@@ -793,6 +1010,36 @@ impl<'a, 't> Lowerer<'a, 't> {
             // consumer's release of the stage (which one depends on the
             // stage count): not modelled, a never-divergent barrier so that
             // no race is claimed that this ordering would prevent.
+            _ if block && self.block_pipes.contains_key(&id) => {
+                self.uniform_pipe_op(node, method);
+                match method {
+                    "producer_acquire" => {
+                        if self.async_state.acquired.contains(&id) {
+                            self.unsupported(
+                                node,
+                                "a second `producer_acquire` of a block-scope `cuda::pipeline` before the `producer_commit` of the first",
+                            );
+                        }
+                        self.async_state.acquired.push(id);
+                    }
+                    "producer_commit" => {
+                        self.async_state.acquired.retain(|p| *p != id);
+                        self.commit(Channel::Pipeline(id));
+                        self.bump_pipe_counter(id, "commits");
+                    }
+                    // Every thread's copies of the stage have landed: their
+                    // accesses meet no access after this (the window), so
+                    // they stay in flight for the rest of the model (recorded
+                    // again after each barrier, each time with its window).
+                    "consumer_wait" => self.bump_pipe_counter(id, "waits"),
+                    "consumer_release" => self.bump_pipe_counter(id, "releases"),
+                    "quit" => {}
+                    _ => self.unsupported(
+                        node,
+                        format!("`cuda::pipeline` method `{method}` the model does not know"),
+                    ),
+                }
+            }
             "producer_acquire" if block => {
                 self.block_scope_pipeline(node);
                 self.unmodelled_block_order(node);
@@ -1293,6 +1540,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
         self.async_state.commits.sort_by_key(|c| c.batch);
+        // Acquired after the branches only if acquired after both.
+        self.async_state
+            .acquired
+            .retain(|p| then_state.acquired.contains(p));
     }
 }
 

@@ -542,7 +542,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
-        let guard = Expr::all(std::iter::once(self.guard()).chain(bounds.iter().cloned()));
+        let guard = Expr::all(
+            std::iter::once(self.guard())
+                .chain(bounds.iter().cloned())
+                .chain(self.pipeline_windows()),
+        );
         if guard.is_false() {
             return;
         }
