@@ -18,12 +18,16 @@
 //  * blur_stages_no_release: the stage's buffer read after its
 //                          consumer_release, while the copy two stages on
 //                          may already fill it: racy.
+//  * scale_stage_plain:    a plain store before `consumer_wait` read by a
+//                          neighbour after it: the pipeline orders only its
+//                          copies, so racy.
 // syncscope-args: --block-dim 128 --grid-dim 32
 // expect-kernel: blur_stages verified
 // expect-kernel: blur_stages_early racy
 // expect-kernel: blur_three_stages verified
 // expect-kernel: blur_three_stages_two_buffers racy
 // expect-kernel: blur_stages_no_release racy
+// expect-kernel: scale_stage_plain racy
 
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -153,6 +157,23 @@ __global__ void blur_stages_no_release(const float *__restrict__ in, float *__re
         acc += buf[i % kStages][(t + 1) % TILE]; //~ data-race
     }
     out[blockIdx.x * TILE + t] = acc;
+}
+
+__global__ void scale_stage_plain(const float *__restrict__ in, const float *__restrict__ gain, float *__restrict__ out)
+{
+    __shared__ float buf[TILE];
+    __shared__ float scale[TILE];
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 1> state;
+    auto block = cg::this_thread_block();
+    auto pipe = cuda::make_pipeline(block, &state);
+    const unsigned t = block.thread_rank();
+    pipe.producer_acquire();
+    cuda::memcpy_async(block, buf, in + blockIdx.x * TILE, sizeof(float) * TILE, pipe);
+    pipe.producer_commit();
+    scale[t] = gain[blockIdx.x * TILE + t]; //~ data-race
+    pipe.consumer_wait();
+    out[blockIdx.x * TILE + t] = buf[t] * scale[(t + 1) % TILE]; //~ data-race
+    pipe.consumer_release();
 }
 
 void blur(const float *in, float *out, int tiles)
