@@ -208,7 +208,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.next_pipeline += 1;
                 // `make_pipeline(block, &state)` over a state of a constant
                 // stage count.
-                if args.len() == 2 {
+                if args.len() == 2 && !self.block_pipes_off {
                     let state = self.text(args[1]);
                     let state = state.trim().trim_start_matches('&').trim();
                     if let Some(Some(n)) = self.pipeline_states.get(state).cloned() {
@@ -613,7 +613,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             return false;
         };
         self.uniform_pipe_op(node, "memcpy_async");
-        if !self.async_state.acquired.contains(&id) {
+        if !self.async_state.acquired.contains(&id) && self.dry == 0 {
+            self.block_pipe_broken = true;
             self.unsupported(
                 node,
                 "a copy into a block-scope `cuda::pipeline` stage that is not acquired exactly once (`producer_acquire` before its copies, `producer_commit` after)",
@@ -678,9 +679,20 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     /// The constraints an access carries for the block-scope pipelines of
     /// the kernel (see `BlockPipe`).
-    pub(super) fn pipeline_windows(&self) -> Vec<Expr> {
+    pub(super) fn pipeline_windows(&mut self) -> Vec<Expr> {
         if self.block_pipes.is_empty() {
             return Vec::new();
+        }
+        // Counts that are not closed forms of the loops' iterations (values
+        // a loop left unknown): the window would not be exact.
+        let unknown_counts = self.block_pipes.keys().any(|id| {
+            ["commits", "waits", "releases"].iter().any(|c| {
+                self.pipe_counter(*id, c)
+                    .is_some_and(|e| e.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. })))
+            })
+        });
+        if unknown_counts {
+            self.block_pipe_broken = true;
         }
         let mut ids: Vec<usize> = self.block_pipes.keys().copied().collect();
         ids.sort_unstable();
@@ -719,12 +731,16 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// An operation of a block-scope pipeline every thread must perform:
     /// one that some threads of the block may skip is outside the model.
     fn uniform_pipe_op(&mut self, node: Node, what: &str) {
+        if self.dry > 0 {
+            return;
+        }
         let thread_dependent = self.guard().mentions(&mut |v| match v.kind {
             VarKind::ThreadIdx(_) => true,
             VarKind::Unknown { scope, .. } => scope == Scope::Thread,
             _ => false,
         });
         if thread_dependent {
+            self.block_pipe_broken = true;
             self.unsupported(
                 node,
                 format!("`{what}` of a block-scope `cuda::pipeline` that some threads of the block may skip"),
@@ -1014,7 +1030,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.uniform_pipe_op(node, method);
                 match method {
                     "producer_acquire" => {
-                        if self.async_state.acquired.contains(&id) {
+                        if self.async_state.acquired.contains(&id) && self.dry == 0 {
+                            self.block_pipe_broken = true;
                             self.unsupported(
                                 node,
                                 "a second `producer_acquire` of a block-scope `cuda::pipeline` before the `producer_commit` of the first",

@@ -247,6 +247,12 @@ struct Lowerer<'a, 't> {
     /// While the accesses of a copy into a block-scope pipeline are
     /// recorded: the pipeline and the copy's stage.
     pipe_copy: Option<(usize, Expr)>,
+    /// Block-scope pipelines are not modelled exactly in this lowering (the
+    /// kernel is lowered again so when the exact model broke down: an
+    /// operation some threads skip, a copy without its acquire, counts the
+    /// model does not know).
+    pub(super) block_pipes_off: bool,
+    pub(super) block_pipe_broken: bool,
     /// `cuda::barrier` objects in shared memory: whether `init` gave them
     /// the whole block (None: not initialised in the kernel).
     barrier_objects: HashMap<ArrayId, Option<bool>>,
@@ -365,6 +371,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_pipe_stages: HashMap::new(),
             block_pipes: HashMap::new(),
             pipe_copy: None,
+            block_pipes_off: false,
+            block_pipe_broken: false,
             barrier_objects: HashMap::new(),
             split_arrive: None,
             object_waits: Vec::new(),
