@@ -46,9 +46,11 @@ pub(crate) fn sites(
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         if n.kind() == "call_expression" {
-            if let Some(site) = site(text, n, cx, kernels, origin) {
-                if !out.contains(&site) {
-                    out.push(site);
+            for bound in host_instantiations(text, root, n, cx) {
+                if let Some(site) = site(text, n, cx, kernels, origin, bound) {
+                    if !out.contains(&site) {
+                        out.push(site);
+                    }
                 }
             }
         }
@@ -59,12 +61,96 @@ pub(crate) fn sites(
     out
 }
 
+/// The bindings of the non-type template parameters of the host function
+/// template around `call` (`template <int S> void run(...) { k<S><<<...>>>(...); }`),
+/// one per instantiation of it in the unit with constant arguments
+/// (`run<kStages>(...)`); one empty binding when `call` is in no function
+/// template, or none of its instantiations is written out.
+fn host_instantiations(
+    text: &str,
+    root: Node,
+    call: Node,
+    cx: &FileContext,
+) -> Vec<HashMap<String, i64>> {
+    let mut c = call.walk();
+    let is_launch = call
+        .named_children(&mut c)
+        .any(|n| n.kind() == "kernel_call_syntax");
+    let mut f = call.parent();
+    while let Some(n) = f {
+        if n.kind() == "function_definition" {
+            break;
+        }
+        f = n.parent();
+    }
+    let template = f
+        .filter(|_| is_launch)
+        .and_then(|f| f.parent().map(|t| (f, t)))
+        .filter(|(_, t)| t.kind() == "template_declaration");
+    let Some((func, template)) = template else {
+        return vec![HashMap::new()];
+    };
+    let params: Vec<Option<String>> = template
+        .child_by_field_name("parameters")
+        .map(children)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| {
+            (p.kind() == "parameter_declaration")
+                .then(|| p.child_by_field_name("declarator"))
+                .flatten()
+                .and_then(|d| crate::syntax::declarator_name(text, d))
+        })
+        .collect();
+    let name = func
+        .child_by_field_name("declarator")
+        .and_then(|d| d.child_by_field_name("declarator"))
+        .map(|d| node_text(text, d));
+    let (Some(name), true) = (name, params.iter().any(Option::is_some)) else {
+        return vec![HashMap::new()];
+    };
+    let mut out: Vec<HashMap<String, i64>> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        if n.kind() != "call_expression" {
+            continue;
+        }
+        let Some(tf) = n
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "template_function")
+            .filter(|f| f.child_by_field_name("name").map(|m| node_text(text, m)) == Some(name))
+        else {
+            continue;
+        };
+        let Some(targs) = tf.child_by_field_name("arguments") else {
+            continue;
+        };
+        let host = Host::new(text, n, cx, &Vec::new(), &[], HashMap::new());
+        let mut bound = HashMap::new();
+        for (p, a) in params.iter().zip(children(targs)) {
+            if let (Some(p), Some(v)) = (p, host.value(a)) {
+                bound.insert(p.clone(), v);
+            }
+        }
+        if !bound.is_empty() && !out.contains(&bound) {
+            out.push(bound);
+        }
+    }
+    if out.is_empty() {
+        out.push(HashMap::new());
+    }
+    out
+}
+
 fn site(
     text: &str,
     call: Node,
     cx: &FileContext,
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
+    bound: HashMap<String, i64>,
 ) -> Option<Site> {
     let mut c = call.walk();
     let config = call
@@ -81,7 +167,7 @@ fn site(
     let mut c = config.walk();
     let cfg: Vec<Node> = config.named_children(&mut c).collect();
     let args = crate::syntax::call_arguments(call);
-    let host = Host::new(text, call, cx, params, &args);
+    let host = Host::new(text, call, cx, params, &args, bound);
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),
         origin: Some(origin),
@@ -137,6 +223,9 @@ struct Host<'a, 't> {
     locals: HashMap<String, Local<'t>>,
     /// Host functions whose body is `return E;`: name → (params, E).
     inline: HashMap<String, (Vec<String>, Node<'t>)>,
+    /// The enclosing host function template's parameters, bound by one
+    /// of its instantiations.
+    bound: HashMap<String, i64>,
 }
 
 #[derive(Clone)]
@@ -155,6 +244,7 @@ impl<'a, 't> Host<'a, 't> {
         cx: &'a FileContext<'t>,
         params: &Params,
         args: &[Node<'t>],
+        bound: HashMap<String, i64>,
     ) -> Self {
         let mut passed = HashMap::new();
         for (i, (p, integer)) in params.iter().enumerate() {
@@ -171,6 +261,7 @@ impl<'a, 't> Host<'a, 't> {
             passed,
             locals: HashMap::new(),
             inline: HashMap::new(),
+            bound,
         };
         h.read_function();
         h
@@ -373,6 +464,9 @@ impl<'a, 't> Host<'a, 't> {
                         Local::Scalar(v) => ev(*v),
                         _ => None,
                     };
+                }
+                if let Some(v) = self.bound.get(name) {
+                    return Some(*v);
                 }
                 self.constant(name, depth)
             }

@@ -304,6 +304,24 @@ impl Builder<'_> {
         let mut tail = self.walk(&l.body, vec![marker], &ctx_k);
         let exits = self.exits.pop().unwrap_or_default();
         let barrier_free_path = tail.iter().any(|i| i.access == MARKER);
+        // When an iteration passes no barrier: the constraints the markers
+        // that reached the end of the body carry (the negated guards of the
+        // barriers each barrier-free path skipped), over the loop's counter.
+        let skipped = tail
+            .iter()
+            .filter(|i| i.access == MARKER)
+            .map(|i| {
+                // A constraint over an inner loop's aligning variables
+                // (shared by every iteration of this loop) is left out.
+                Expr::all(
+                    i.extra
+                        .iter()
+                        .filter(|e| !e.mentions(&mut |v| v.name.contains('\'')))
+                        .cloned(),
+                )
+            })
+            .reduce(Expr::or)
+            .unwrap_or_else(Expr::fals);
         tail.retain(|i| i.access != MARKER);
         let emitted: Vec<Interval> = self.out.drain(mark..).collect();
         let mut head = Vec::new();
@@ -349,7 +367,11 @@ impl Builder<'_> {
             }
         }
         let mut after = if barrier_free_path {
-            self.align_with_skipped_iterations(l, &k, open, head, tail, ctx)
+            let skipped = Skipped {
+                counter: &l.counter,
+                cond: &skipped,
+            };
+            self.align_with_skipped_iterations(l, &k, open, head, tail, &skipped, ctx)
         } else {
             self.align(l, &k, open, head, tail, ctx)
         };
@@ -422,15 +444,46 @@ impl Builder<'_> {
     }
 }
 
+/// The condition under which a thread's iteration of a loop passes no
+/// barrier, over the loop's counter.
+struct Skipped<'a> {
+    counter: &'a Var,
+    cond: &'a Expr,
+}
+
+impl Skipped<'_> {
+    /// The executing thread's iteration `it` passed no barrier.
+    fn at(&self, it: Expr) -> Expr {
+        self.cond
+            .subst(&mut |v: &Var| (v == self.counter).then(|| it.clone()))
+    }
+
+    /// The executing thread passed no barrier in iteration `v - 1`, unless
+    /// `v` is `first` (the first iteration of the stretch).
+    fn before(&self, v: &Var, first: Expr) -> Expr {
+        let at = Expr::Var(v.clone());
+        Expr::or(
+            Expr::eq(at.clone(), first),
+            self.at(Expr::add(at, Expr::Const(-1))),
+        )
+    }
+}
+
 impl Builder<'_> {
     /// Intervals of a synchronized loop of which an iteration may pass no
     /// barrier (`if (uniform) { ...; __syncthreads(); }` in the body, an
     /// inner loop that may not run). Between two barriers lie the tail of
     /// an iteration `k`, the whole of any later barrier-free iterations and
-    /// the head of a later iteration: over-approximated as `tail[k]` with
-    /// `tail[m]` and `head[n]` for every `m`, `n > k` (the barrier-free
-    /// path's instances are in `tail`). The code before the loop meets any
-    /// iteration's tail and head, and so does the code after it.
+    /// the head of a later iteration: `tail[k]` with `tail[m]` and `head[n]`
+    /// for `k < m < n`, where the iteration before `m` and before `n` (when
+    /// later than `k`) passed no barrier for the thread that runs them (the
+    /// barrier-free path's instances are in `tail`). The code before the
+    /// loop meets the tails and the head of the iterations until its first
+    /// barrier (the iterations before them passed none), and the code after
+    /// it meets the tail of an iteration whose next one passes no barrier
+    /// (or does not run). `m < n` holds because the two threads pass the
+    /// same barriers (a barrier that some skip is `barrier-divergence`).
+    #[allow(clippy::too_many_arguments)]
     fn align_with_skipped_iterations(
         &mut self,
         l: &crate::model::Loop,
@@ -438,6 +491,7 @@ impl Builder<'_> {
         open: Vec<Instance>,
         head: Vec<Instance>,
         tail: Vec<Instance>,
+        skipped: &Skipped,
         ctx: &Ctx,
     ) -> Vec<Instance> {
         let later = |name: &str, after: Option<&Var>| {
@@ -469,10 +523,29 @@ impl Builder<'_> {
         let (n, n_lower) = later("n", Some(k));
         let (any_m, any_m_lower) = later("any_m", None);
         let (any_n, any_n_lower) = later("any_n", None);
+        let lt = |a: &Var, b: &Var| {
+            Expr::bin(
+                crate::model::BinOp::Lt,
+                Expr::Var(a.clone()),
+                Expr::Var(b.clone()),
+            )
+        };
+        let with = |mut set: Vec<Instance>, facts: &[Expr]| {
+            for i in &mut set {
+                i.extra.extend(facts.iter().cloned());
+            }
+            set
+        };
         // The code before the loop meets every iteration until a barrier.
         let mut first: Interval = open.clone();
-        first.extend(bound(&tail, &any_m, &any_m_lower));
-        first.extend(bound(&head, &any_n, &any_n_lower));
+        first.extend(with(
+            bound(&tail, &any_m, &any_m_lower),
+            &[skipped.before(&any_m, Expr::Const(0)), lt(&any_m, &any_n)],
+        ));
+        first.extend(with(
+            bound(&head, &any_n, &any_n_lower),
+            &[skipped.before(&any_n, Expr::Const(0))],
+        ));
         self.emit(first);
         // Iteration k's tail meets later barrier-free iterations and a later head.
         let k_lower = Expr::bin(
@@ -480,13 +553,24 @@ impl Builder<'_> {
             Expr::Var(k.clone()),
             Expr::Const(0),
         );
+        let next = Expr::add(Expr::Var(k.clone()), Expr::Const(1));
         let mut wrap: Interval = bound(&tail, k, &k_lower);
-        wrap.extend(bound(&tail, &m, &m_lower));
-        wrap.extend(bound(&head, &n, &n_lower));
+        wrap.extend(with(
+            bound(&tail, &m, &m_lower),
+            &[skipped.before(&m, next.clone()), lt(&m, &n)],
+        ));
+        wrap.extend(with(
+            bound(&head, &n, &n_lower),
+            &[skipped.before(&n, next)],
+        ));
         self.emit(wrap);
-        // Any iteration's tail meets the code after the loop; so does the
-        // code before it, unless the loop provably runs at least once.
-        let after = bound(&tail, &any_m, &any_m_lower);
+        // The tail of an iteration whose next one passes no barrier (or
+        // does not run) meets the code after the loop; so does the code
+        // before it, unless the loop provably runs at least once.
+        let after = with(
+            bound(&tail, &any_m, &any_m_lower),
+            &[skipped.at(Expr::add(Expr::Var(any_m.clone()), Expr::Const(1)))],
+        );
         let guard_at_zero = {
             let c = l.counter.clone();
             l.guard

@@ -55,6 +55,13 @@ pub(super) struct PendingCopy {
     /// Its accesses as first recorded (the destination's write, the
     /// source's read), recorded again after each barrier it crosses.
     accesses: Vec<Access>,
+    /// Its size in bytes, when constant.
+    bytes: Option<i64>,
+    /// A transaction copy (`memcpy_async_tx`, `cp_async_bulk`): the phase of
+    /// its barrier waits for it only for the bytes an `expect_tx` of the
+    /// phase counts; `expected` once one does.
+    tx: bool,
+    expected: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -68,11 +75,53 @@ pub(super) struct Commit {
     repeated: bool,
 }
 
+/// A block-scope `cuda::pipeline` with a constant stage count, bound to a
+/// local: modelled by the guarantees of its operations, which every
+/// thread of the block performs. Each thread counts its `producer_acquire`s,
+/// `producer_commit`s, `consumer_wait`s and `consumer_release`s (hidden
+/// locals of the pipeline's scope, so loops give them closed forms); stage
+/// `s` is the `s`-th commit (from 0). A copy of stage `s` (its acquire
+/// done) lands after every thread's release of stage `s - STAGES` (the
+/// acquire waits for it) and before any thread's `consumer_wait` of stage
+/// `s` returns; nothing else is ordered. So a copy's accesses and another
+/// thread's access meet only in that window: the copy's accesses carry
+/// `stage == s`, every other access `stage < 0 || (releases > stage -
+/// STAGES && waits <= stage)`, with `stage` one block-wide unknown of the
+/// pipeline (any two accesses that are not a copy's meet with `stage = -1`).
+#[derive(Clone, Debug)]
+pub(super) struct BlockPipe {
+    /// The stage count (a constant, or a value every thread shares).
+    pub(super) stages: Expr,
+    /// The scope of the local the pipeline is bound to, and its name.
+    pub(super) scope: usize,
+    pub(super) name: String,
+    pub(super) stage: Var,
+}
+
+const PIPE_COUNTERS: [&str; 3] = ["commits", "waits", "releases"];
+
+impl BlockPipe {
+    pub(super) fn counter_keys(&self) -> Vec<String> {
+        PIPE_COUNTERS
+            .iter()
+            .map(|c| format!("{}.{c}", self.name))
+            .collect()
+    }
+}
+
+/// What the branches of a conditional each start from and end with: the
+/// copies, whether each loop body being lowered is still before its first
+/// barrier, the open split phase.
+pub(super) type BranchAsync = (AsyncState, Vec<bool>, Option<SplitPhase>);
+
 /// The state of the asynchronous copies at one point of the lowering.
 #[derive(Clone, Debug, Default)]
 pub(super) struct AsyncState {
     pending: Vec<PendingCopy>,
     commits: Vec<Commit>,
+    /// Block-scope pipelines whose current stage is acquired and not yet
+    /// committed (on every path here).
+    acquired: Vec<usize>,
 }
 
 /// The `__mbarrier_*` tests of a phase's completion: a thread waits by
@@ -157,6 +206,17 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 let id = self.next_pipeline;
                 self.next_pipeline += 1;
+                // `make_pipeline(block, &state)` over a state of a constant
+                // stage count.
+                if args.len() == 2 && !self.block_pipes_off {
+                    let state = self.text(args[1]);
+                    let state = state.trim().trim_start_matches('&').trim();
+                    if let Some(Some(n)) = self.pipeline_states.get(state).cloned() {
+                        if n.as_const().is_none_or(|c| c >= 1) {
+                            self.block_pipe_stages.insert(id, n);
+                        }
+                    }
+                }
                 Some(Value::Pipeline(id, !args.is_empty()))
             }
             "memcpy_async" if args.len() == 4 || args.len() == 5 => {
@@ -169,6 +229,90 @@ impl<'a, 't> Lowerer<'a, 't> {
                     })
                     .collect();
                 Some(self.memcpy_async_call(node, &vals))
+            }
+            // `cuda::aligned_size_t<16>(bytes)`: the size itself.
+            "aligned_size_t" if args.len() == 1 => Some(self.eval(args[0])),
+            // Transaction copies (TMA): `cuda::device::memcpy_async_tx(dst,
+            // src, size, bar)`, `cuda::ptx::cp_async_bulk(space, space, dst,
+            // src, size, &bar)`.
+            "memcpy_async_tx" | "cp_async_bulk" if args.len() == 4 || args.len() == 6 => {
+                let args = &args[args.len() - 4..];
+                let array = match self.barrier_object(args[3]) {
+                    Some(id) => Some(id),
+                    None => match self.eval(args[3]) {
+                        Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => {
+                            Some(p.array)
+                        }
+                        _ => None,
+                    },
+                };
+                let vals: Vec<Value> = args[..3].iter().map(|a| self.eval_buffer(*a)).collect();
+                let Some(array) = array else {
+                    self.unsupported(
+                        node,
+                        format!("`{name}` completing on an object the model does not track"),
+                    );
+                    return Some(Value::Int(Expr::Const(0)));
+                };
+                self.use_barrier(array, node);
+                let seq = self.async_seq;
+                self.issue(
+                    Channel::Barrier(array),
+                    false,
+                    node,
+                    &vals[0],
+                    &vals[1],
+                    &vals[2],
+                );
+                if let Some(p) = self.async_state.pending.iter_mut().find(|p| p.seq == seq) {
+                    p.tx = true;
+                }
+                Some(Value::Int(Expr::Const(0)))
+            }
+            // `cuda::device::barrier_arrive_tx(bar, 1, bytes)`,
+            // `cuda::ptx::mbarrier_arrive_expect_tx(sem, scope, space, &bar,
+            // bytes)`: this thread's arrival, the phase also waiting for
+            // `bytes` bytes of transaction copies; `barrier_expect_tx(bar,
+            // bytes)` and `mbarrier_expect_tx(..., &bar, bytes)` without the
+            // arrival.
+            "barrier_arrive_tx"
+            | "mbarrier_arrive_expect_tx"
+            | "barrier_expect_tx"
+            | "mbarrier_expect_tx"
+                if args.len() >= 2 =>
+            {
+                let arrive = name.contains("arrive");
+                let (bar, rest) = match name {
+                    "barrier_arrive_tx" if args.len() == 3 => (args[0], &args[1..]),
+                    "barrier_expect_tx" if args.len() == 2 => (args[0], &args[1..]),
+                    _ => (args[args.len() - 2], &args[args.len() - 1..]),
+                };
+                let array = match self.barrier_object(bar) {
+                    Some(id) => Some(id),
+                    None => match self.eval(bar) {
+                        Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => {
+                            Some(p.array)
+                        }
+                        _ => None,
+                    },
+                };
+                let vals: Vec<Value> = rest.iter().map(|a| self.eval(*a)).collect();
+                let Some(array) = array else {
+                    self.unsupported(
+                        node,
+                        format!("`{name}` of a barrier the model does not track"),
+                    );
+                    return Some(Value::Int(Expr::Const(0)));
+                };
+                if vals.len() == 2 && !matches!(vals[0], Value::Int(Expr::Const(1))) {
+                    self.unsupported(node, format!("`{name}` with an arrival count other than 1"));
+                }
+                self.expect_tx(array, vals.last(), name, node);
+                if arrive {
+                    return Some(self.barrier_method(array, "arrive", node, &[]));
+                }
+                self.use_barrier(array, node);
+                Some(Value::Int(Expr::Const(0)))
             }
             "pipeline_consumer_wait_prior" if args.len() == 1 => {
                 let pipe = self.eval(args[0]);
@@ -327,6 +471,41 @@ impl<'a, 't> Lowerer<'a, 't> {
             .then_some(p.array)
     }
 
+    /// An `expect_tx` of `bytes` on the barrier `array`: the phase waits
+    /// for this thread's transaction copies on it when the expected bytes
+    /// cover them (constants both); else the phase may complete before a
+    /// copy lands, which the model does not follow (reported).
+    fn expect_tx(&mut self, array: ArrayId, bytes: Option<&Value>, name: &str, node: Node) {
+        if self.dry > 0 {
+            return;
+        }
+        let expected = match bytes {
+            Some(Value::Int(Expr::Const(b))) => Some(*b),
+            _ => None,
+        };
+        let copies: Vec<Option<i64>> = self
+            .async_state
+            .pending
+            .iter()
+            .filter(|p| p.channel == Channel::Barrier(array) && p.tx && !p.expected)
+            .map(|p| p.bytes)
+            .collect();
+        let issued = copies.iter().copied().sum::<Option<i64>>();
+        match (expected, issued) {
+            (Some(e), Some(i)) if e >= i => {
+                for p in &mut self.async_state.pending {
+                    if p.channel == Channel::Barrier(array) && p.tx {
+                        p.expected = true;
+                    }
+                }
+            }
+            _ => self.unsupported(
+                node,
+                format!("`{name}` expecting bytes that do not cover the transaction copies of the phase (or that the model cannot evaluate)"),
+            ),
+        }
+    }
+
     /// Whether a count is the number of threads of the block.
     fn is_block_size(&self, v: &Value) -> bool {
         let Value::Int(e) = v else { return false };
@@ -365,16 +544,20 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.group_copy(*g, Channel::Group, node, &vals[1], &vals[3], &bytes)
             }
             (Value::Group(g), Some((ch, block)), 5) => {
-                if block {
+                let exact = block && self.start_pipe_copy(ch, node);
+                if block && !exact {
                     self.block_scope_pipeline(node);
                 }
-                self.group_copy(*g, ch, node, &vals[1], &vals[2], &vals[3])
+                self.group_copy(*g, ch, node, &vals[1], &vals[2], &vals[3]);
+                self.pipe_copy = None;
             }
             (_, Some((ch, block)), 4) => {
-                if block {
+                let exact = block && self.start_pipe_copy(ch, node);
+                if block && !exact {
                     self.block_scope_pipeline(node);
                 }
                 self.issue(ch, false, node, &vals[0], &vals[1], &vals[2]);
+                self.pipe_copy = None;
             }
             _ => self.unsupported(
                 node,
@@ -382,6 +565,187 @@ impl<'a, 't> Lowerer<'a, 't> {
             ),
         }
         Value::Int(Expr::Const(0))
+    }
+
+    /// The constant value of the last template argument of a type
+    /// (`cuda::pipeline_shared_state<cuda::thread_scope_block, kStages>`).
+    pub(super) fn last_template_arg(&mut self, ty: Node) -> Option<Expr> {
+        let mut stack = vec![ty];
+        let mut list = None;
+        while let Some(n) = stack.pop() {
+            if n.kind() == "template_argument_list" {
+                list = Some(n);
+                break;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        let list = list?;
+        let mut c = list.walk();
+        let arg = list.named_children(&mut c).last()?;
+        let text = self.text(arg);
+        if let Some(v) = crate::frontend::parse_int(text.trim()) {
+            return Some(Expr::Const(v));
+        }
+        let v = if arg.kind() == "type_descriptor" {
+            self.named_value(text.trim(), arg)
+        } else {
+            self.eval(arg)
+        };
+        match v {
+            Value::Int(e) if e.scope() != Scope::Thread => Some(e),
+            _ => None,
+        }
+    }
+
+    /// A copy into a block-scope pipeline modelled exactly: its stage (the
+    /// commits so far), once its `producer_acquire` is done (one more
+    /// acquire than commits); false when the pipeline is not modelled
+    /// exactly.
+    fn start_pipe_copy(&mut self, ch: Channel, node: Node) -> bool {
+        let Channel::Pipeline(id) = ch else {
+            return false;
+        };
+        if !self.block_pipes.contains_key(&id) {
+            return false;
+        }
+        let Some(commits) = self.pipe_counter(id, "commits") else {
+            return false;
+        };
+        self.uniform_pipe_op(node, "memcpy_async");
+        if !self.async_state.acquired.contains(&id) && self.dry == 0 {
+            self.block_pipe_broken = true;
+            self.unsupported(
+                node,
+                "a copy into a block-scope `cuda::pipeline` stage that is not acquired exactly once (`producer_acquire` before its copies, `producer_commit` after)",
+            );
+        }
+        self.pipe_copy = Some((id, commits));
+        true
+    }
+
+    /// `auto pipe = cuda::make_pipeline(block, &state);`: the pipeline's
+    /// counters, from 0, in the local's scope.
+    pub(super) fn bind_block_pipe(&mut self, id: usize, name: &str) {
+        let Some(stages) = self.block_pipe_stages.get(&id).cloned() else {
+            return;
+        };
+        if self.block_pipes.contains_key(&id) {
+            return;
+        }
+        let scope = self.scopes.len() - 1;
+        let pipe = BlockPipe {
+            stages,
+            scope,
+            name: name.to_string(),
+            stage: Var::new(
+                crate::symbols::fresh(&format!("pipeline{id}_stage"), 0, ""),
+                VarKind::Unknown {
+                    scope: Scope::Block,
+                    lo: -1,
+                    hi: i64::from(i32::MAX),
+                },
+            ),
+        };
+        for k in pipe.counter_keys() {
+            self.scopes[scope].insert(k, Value::Int(Expr::Const(0)));
+        }
+        self.block_pipes.insert(id, pipe);
+    }
+
+    /// A counter of a block-scope pipeline, now.
+    fn pipe_counter(&self, id: usize, counter: &str) -> Option<Expr> {
+        let p = self.block_pipes.get(&id)?;
+        match self
+            .scopes
+            .get(p.scope)?
+            .get(&format!("{}.{counter}", p.name))?
+        {
+            Value::Int(e) => Some(e.clone()),
+            _ => None,
+        }
+    }
+
+    fn bump_pipe_counter(&mut self, id: usize, counter: &str) {
+        let Some(p) = self.block_pipes.get(&id) else {
+            return;
+        };
+        let (scope, key) = (p.scope, format!("{}.{counter}", p.name));
+        if let Some(v) = self.pipe_counter(id, counter) {
+            let next = self.bound(Expr::add(v, Expr::Const(1)), Scope::Thread);
+            self.scopes[scope].insert(key, Value::Int(next));
+        }
+    }
+
+    /// The constraints an access carries for the block-scope pipelines of
+    /// the kernel (see `BlockPipe`).
+    pub(super) fn pipeline_windows(&mut self) -> Vec<Expr> {
+        if self.block_pipes.is_empty() {
+            return Vec::new();
+        }
+        // Counts that are not closed forms of the loops' iterations (values
+        // a loop left unknown): the window would not be exact.
+        let unknown_counts = self.block_pipes.keys().any(|id| {
+            ["commits", "waits", "releases"].iter().any(|c| {
+                self.pipe_counter(*id, c)
+                    .is_some_and(|e| e.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. })))
+            })
+        });
+        if unknown_counts {
+            self.block_pipe_broken = true;
+        }
+        let mut ids: Vec<usize> = self.block_pipes.keys().copied().collect();
+        ids.sort_unstable();
+        let mut out = Vec::new();
+        for id in ids {
+            let p = &self.block_pipes[&id];
+            let stage = Expr::Var(p.stage.clone());
+            if let Some((copy_of, s)) = &self.pipe_copy {
+                if *copy_of == id {
+                    out.push(Expr::eq(stage, s.clone()));
+                    continue;
+                }
+            }
+            let (Some(waits), Some(releases)) = (
+                self.pipe_counter(id, "waits"),
+                self.pipe_counter(id, "releases"),
+            ) else {
+                continue;
+            };
+            let window = Expr::and(
+                Expr::bin(
+                    BinOp::Gt,
+                    releases,
+                    Expr::bin(BinOp::Sub, stage.clone(), p.stages.clone()),
+                ),
+                Expr::bin(BinOp::Le, waits, stage.clone()),
+            );
+            out.push(Expr::or(
+                Expr::bin(BinOp::Lt, stage, Expr::Const(0)),
+                window,
+            ));
+        }
+        out
+    }
+
+    /// An operation of a block-scope pipeline every thread must perform:
+    /// one that some threads of the block may skip is outside the model.
+    fn uniform_pipe_op(&mut self, node: Node, what: &str) {
+        if self.dry > 0 {
+            return;
+        }
+        let thread_dependent = self.guard().mentions(&mut |v| match v.kind {
+            VarKind::ThreadIdx(_) => true,
+            VarKind::Unknown { scope, .. } => scope == Scope::Thread,
+            _ => false,
+        });
+        if thread_dependent {
+            self.block_pipe_broken = true;
+            self.unsupported(
+                node,
+                format!("`{what}` of a block-scope `cuda::pipeline` that some threads of the block may skip"),
+            );
+        }
     }
 
     fn block_scope_pipeline(&mut self, node: Node) {
@@ -478,6 +842,12 @@ impl<'a, 't> Lowerer<'a, 't> {
             path: self.path.clone(),
             span: self.span(node),
             accesses,
+            bytes: match bytes {
+                Value::Int(Expr::Const(b)) if *b >= 0 => Some(*b),
+                _ => None,
+            },
+            tx: false,
+            expected: false,
         });
         self.log_op(Op::Issue(ch));
     }
@@ -656,6 +1026,37 @@ impl<'a, 't> Lowerer<'a, 't> {
             // consumer's release of the stage (which one depends on the
             // stage count): not modelled, a never-divergent barrier so that
             // no race is claimed that this ordering would prevent.
+            _ if block && self.block_pipes.contains_key(&id) => {
+                self.uniform_pipe_op(node, method);
+                match method {
+                    "producer_acquire" => {
+                        if self.async_state.acquired.contains(&id) && self.dry == 0 {
+                            self.block_pipe_broken = true;
+                            self.unsupported(
+                                node,
+                                "a second `producer_acquire` of a block-scope `cuda::pipeline` before the `producer_commit` of the first",
+                            );
+                        }
+                        self.async_state.acquired.push(id);
+                    }
+                    "producer_commit" => {
+                        self.async_state.acquired.retain(|p| *p != id);
+                        self.commit(Channel::Pipeline(id));
+                        self.bump_pipe_counter(id, "commits");
+                    }
+                    // Every thread's copies of the stage have landed: their
+                    // accesses meet no access after this (the window), so
+                    // they stay in flight for the rest of the model (recorded
+                    // again after each barrier, each time with its window).
+                    "consumer_wait" => self.bump_pipe_counter(id, "waits"),
+                    "consumer_release" => self.bump_pipe_counter(id, "releases"),
+                    "quit" => {}
+                    _ => self.unsupported(
+                        node,
+                        format!("`cuda::pipeline` method `{method}` the model does not know"),
+                    ),
+                }
+            }
             "producer_acquire" if block => {
                 self.block_scope_pipeline(node);
                 self.unmodelled_block_order(node);
@@ -746,6 +1147,22 @@ impl<'a, 't> Lowerer<'a, 't> {
             .unwrap_or(node);
         let full = self.barrier_objects.get(&array).copied().flatten();
         let mut between = Vec::new();
+        if matches!(method, "arrive" | "arrive_and_wait") && self.dry == 0 {
+            // The phase may complete before a transaction copy nothing
+            // expects has landed.
+            let unexpected = self
+                .async_state
+                .pending
+                .iter()
+                .find(|p| p.channel == Channel::Barrier(array) && p.tx && !p.expected);
+            if let Some(p) = unexpected {
+                let line = p.span.start.line + 1;
+                self.unsupported(
+                    node,
+                    format!("a transaction copy (line {line}) whose bytes no `expect_tx` of the phase counts"),
+                );
+            }
+        }
         match method {
             "arrive_and_wait" => {}
             "arrive" => {
@@ -1064,19 +1481,22 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// it when it is in flight after either branch.
     /// (Whether each loop body being lowered has met no barrier yet is
     /// per path too.)
-    pub(super) fn async_branch_start(&self) -> (AsyncState, Vec<bool>) {
+    /// (The open split phase of a `cuda::barrier` is per path too.)
+    pub(super) fn async_branch_start(&self) -> BranchAsync {
         let recording = self.async_loops.iter().map(|f| f.recording).collect();
-        (self.async_state.clone(), recording)
+        (
+            self.async_state.clone(),
+            recording,
+            self.split_arrive.clone(),
+        )
     }
 
-    pub(super) fn async_branch_switch(
-        &mut self,
-        before: (AsyncState, Vec<bool>),
-    ) -> (AsyncState, Vec<bool>) {
+    pub(super) fn async_branch_switch(&mut self, before: BranchAsync) -> BranchAsync {
         let recording = self.set_recording(before.1);
         (
             std::mem::replace(&mut self.async_state, before.0),
             recording,
+            std::mem::replace(&mut self.split_arrive, before.2),
         )
     }
 
@@ -1089,8 +1509,28 @@ impl<'a, 't> Lowerer<'a, 't> {
         old
     }
 
-    pub(super) fn async_branch_merge(&mut self, then_branch: (AsyncState, Vec<bool>)) {
-        let (then_state, then_recording) = then_branch;
+    pub(super) fn async_branch_merge(&mut self, then_branch: BranchAsync) {
+        let (then_state, then_recording, then_phase) = then_branch;
+        // A phase open after both branches (each arrived, `if (t == 0)
+        // token = barrier_arrive_tx(...); else token = bar.arrive();`): one
+        // phase, with the accesses of both; open after only one: a wait
+        // after the branches is not modelled (reported there).
+        if self.dry == 0 {
+            let else_phase = self.split_arrive.take();
+            self.split_arrive = match (then_phase, else_phase) {
+                (Some(mut a), Some(b)) if a.array == b.array && a.loops == b.loops => {
+                    for x in b.accesses {
+                        if !a.accesses.iter().any(|y| y.id == x.id) {
+                            a.accesses.push(x);
+                        }
+                    }
+                    a.async_seq = a.async_seq.max(b.async_seq);
+                    a.barrier_after_access |= b.barrier_after_access;
+                    Some(a)
+                }
+                _ => None,
+            };
+        }
         for (frame, r) in self.async_loops.iter_mut().zip(then_recording) {
             frame.recording &= r;
         }
@@ -1117,6 +1557,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
         self.async_state.commits.sort_by_key(|c| c.batch);
+        // Acquired after the branches only if acquired after both.
+        self.async_state
+            .acquired
+            .retain(|p| then_state.acquired.contains(p));
     }
 }
 

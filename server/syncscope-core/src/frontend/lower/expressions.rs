@@ -99,6 +99,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             "subscript_expression" | "pointer_expression" if !self.is_address_of(node) => {
+                if let Some(row) = self.row_pointer(node) {
+                    return row;
+                }
                 match self.lvalue(node) {
                     Some(lv) => {
                         let text = self.text(node);

@@ -281,16 +281,28 @@ pub(crate) fn lower_kernel(
     def: &FunctionDef,
     options: &Options,
 ) -> Kernel {
-    let mut lw = Lowerer::new(text, file, options);
-    if let Some(site) = options.launch_site(&def.name) {
-        lw.launch_requires = site.requires.clone();
-        lw.launch_template_args = site.template_args.clone();
+    let lower = |pipes_off: bool| {
+        let mut lw = Lowerer::new(text, file, options);
+        lw.block_pipes_off = pipes_off;
+        if let Some(site) = options.launch_site(&def.name) {
+            lw.launch_requires = site.requires.clone();
+            lw.launch_template_args = site.template_args.clone();
+        }
+        if let Some(site) = options.launch_site_types(&def.name) {
+            lw.launch_arg_types = site.arg_types.clone();
+            lw.launch_type_args = site.template_args.clone();
+        }
+        let k = lw.kernel(def);
+        (k, lw.block_pipe_broken)
+    };
+    // A block-scope pipeline the exact model could not follow: its windows
+    // would rest on counts the model does not know (a race claimed there
+    // may not exist), so the kernel is lowered again with the pipeline's
+    // operations as never-divergent barriers (`not-verified`, named).
+    match lower(false) {
+        (_, true) => lower(true).0,
+        (k, false) => k,
     }
-    if let Some(site) = options.launch_site_types(&def.name) {
-        lw.launch_arg_types = site.arg_types.clone();
-        lw.launch_type_args = site.template_args.clone();
-    }
-    lw.kernel(def)
 }
 
 /// Integer range of a C type, or None for non-integers.

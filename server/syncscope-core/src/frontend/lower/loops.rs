@@ -332,10 +332,55 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.hung = Expr::or(self.hung.clone(), entered);
             }
         }
-        // After the loop, assigned variables hold unknown exit values.
+        // After the loop, assigned variables hold unknown exit values. The
+        // counters of a block-scope pipeline (`asynccopy::BlockPipe`) that
+        // the loop advances by a constant step keep their relation: their
+        // values after one unknown number of whole iterations (a loop with
+        // no `break`, `return` or `goto` leaves only by its condition).
+        let pipe_keys: Vec<String> = self
+            .block_pipes
+            .values()
+            .flat_map(|p| p.counter_keys())
+            .collect();
+        let whole_iterations = !pipe_keys.is_empty() && body_node.is_some_and(|b| !leaves_early(b));
+        // How many iterations ran: the same for every thread of the block
+        // when the loop's condition is.
+        let uniform = !thread_exit
+            && !guard.mentions(&mut |v| match v.kind {
+                VarKind::ThreadIdx(_) => true,
+                VarKind::Unknown { scope, .. } => scope == Scope::Thread,
+                _ => false,
+            });
+        let exact_trips = whole_iterations
+            .then(|| trip_count(&guard, &counter))
+            .flatten();
+        let trips = whole_iterations.then(|| {
+            if let Some(t) = exact_trips {
+                return t;
+            }
+            let scope = if uniform { Scope::Block } else { Scope::Thread };
+            match self.fresh_unknown("trips", scope) {
+                Expr::Var(v) => Expr::Var(Var::new(
+                    v.name,
+                    VarKind::Unknown {
+                        scope,
+                        lo: 0,
+                        hi: i64::from(i32::MAX),
+                    },
+                )),
+                e => e,
+            }
+        });
         for ((scope, name, v), u) in cands.iter().zip(&updates) {
             if matches!(u, Update::Unchanged) || *scope >= self.scopes.len() {
                 continue;
+            }
+            if let (Some(t), Update::Add(c), Value::Int(x0)) = (&trips, u, v) {
+                if pipe_keys.contains(name) && c.as_const().is_some() {
+                    let at_exit = Expr::add(x0.clone(), Expr::mul(c.clone(), t.clone()));
+                    self.scopes[*scope].insert(name.clone(), Value::Int(at_exit));
+                    continue;
+                }
             }
             let s = match u {
                 Update::Havoc(s) => *s,
@@ -364,6 +409,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             None => return Vec::new(),
         };
         target.push_str(rest);
+        // A block-scope pipeline: its counters (`asynccopy::BlockPipe`).
+        if let Some(Value::Pipeline(id, true)) = self.scopes.get(scope).and_then(|s| s.get(&target))
+        {
+            if let Some(p) = self.block_pipes.get(id) {
+                let mut out = vec![(scope, target.clone())];
+                out.extend(p.counter_keys().into_iter().map(|k| (p.scope, k)));
+                return out;
+            }
+        }
         match self.object_at(scope, &target) {
             Some(obj) => self
                 .object_keys(&obj)
@@ -489,6 +543,45 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
         },
         _ => havoc_scope(),
     }
+}
+
+/// The number of iterations of a loop whose condition is `k < E` or
+/// `k <= E` over its counter `k` (from 0, step 1) with `E` free of `k`.
+fn trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
+    let Expr::Bin(op, a, b) = guard else {
+        return None;
+    };
+    if **a != Expr::Var(counter.clone()) || b.mentions(&mut |v| v == counter) {
+        return None;
+    }
+    let n = match op {
+        BinOp::Lt => (**b).clone(),
+        BinOp::Le => Expr::add((**b).clone(), Expr::Const(1)),
+        _ => return None,
+    };
+    Some(Expr::ite(
+        Expr::bin(BinOp::Gt, n.clone(), Expr::Const(0)),
+        n,
+        Expr::Const(0),
+    ))
+}
+
+/// Whether a loop body may leave the loop other than by its condition
+/// (`break`, `return`, `goto`; a `break` of an inner loop or switch counts
+/// too: conservative).
+fn leaves_early(body: Node) -> bool {
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if matches!(
+            n.kind(),
+            "break_statement" | "return_statement" | "goto_statement"
+        ) {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
 }
 
 pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {

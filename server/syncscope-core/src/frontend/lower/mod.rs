@@ -242,6 +242,23 @@ struct Lowerer<'a, 't> {
     /// Loop bodies being lowered, innermost last.
     async_loops: Vec<asynccopy::LoopAsync>,
     next_pipeline: usize,
+    /// `__shared__ cuda::pipeline_shared_state<scope, N>` objects by name:
+    /// N when it is a constant.
+    pipeline_states: HashMap<String, Option<Expr>>,
+    /// Block-scope pipelines made over such a state (`make_pipeline(block,
+    /// &state)`), by pipeline id: their stage count, then (once the
+    /// pipeline is bound to a local) their counters (see `asynccopy`).
+    block_pipe_stages: HashMap<usize, Expr>,
+    block_pipes: HashMap<usize, asynccopy::BlockPipe>,
+    /// While the accesses of a copy into a block-scope pipeline are
+    /// recorded: the pipeline and the copy's stage.
+    pipe_copy: Option<(usize, Expr)>,
+    /// Block-scope pipelines are not modelled exactly in this lowering (the
+    /// kernel is lowered again so when the exact model broke down: an
+    /// operation some threads skip, a copy without its acquire, counts the
+    /// model does not know).
+    pub(super) block_pipes_off: bool,
+    pub(super) block_pipe_broken: bool,
     /// `cuda::barrier` objects in shared memory: whether `init` gave them
     /// the whole block (None: not initialised in the kernel).
     barrier_objects: HashMap<ArrayId, Option<bool>>,
@@ -359,6 +376,12 @@ impl<'a, 't> Lowerer<'a, 't> {
             async_batch: 0,
             async_loops: Vec::new(),
             next_pipeline: 0,
+            pipeline_states: HashMap::new(),
+            block_pipe_stages: HashMap::new(),
+            block_pipes: HashMap::new(),
+            pipe_copy: None,
+            block_pipes_off: false,
+            block_pipe_broken: false,
             barrier_objects: HashMap::new(),
             split_arrive: None,
             object_waits: Vec::new(),
@@ -543,6 +566,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn declare(&mut self, name: &str, v: Value) {
+        if let Value::Pipeline(id, true) = v {
+            self.bind_block_pipe(id, name);
+        }
         self.scopes
             .last_mut()
             .expect("scope")

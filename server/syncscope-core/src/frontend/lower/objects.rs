@@ -88,6 +88,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ if f.array => {
                     self.scopes[scope].insert(key, Value::Local);
                 }
+                // A union member of a thread's own object: memory of that
+                // thread, like a local union (`unions.rs`).
+                _ if !f.pointer && self.union_member_layout(&f).is_some() => {
+                    if let Some(layout) = self.union_member_layout(&f) {
+                        self.scopes[scope].insert(key.clone(), Value::Local);
+                        self.local_unions.insert((scope, key), layout);
+                    }
+                }
                 Some(sub) if depth < 8 => self.init_object(scope, &key, sub, depth + 1),
                 _ => {
                     let u = self.fresh_unknown(&format!("uninit_{key}"), Scope::Thread);

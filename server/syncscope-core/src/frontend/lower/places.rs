@@ -255,6 +255,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                 match base {
                     Value::Ptr(p) => Some(self.subscript(p, idx, &mut bounds)),
                     Value::Local => Some(LValue::Discard),
+                    // An array member of a union inside a struct in memory
+                    // the model does not lay out (`in[i].payload.f[j]`):
+                    // named.
+                    Value::Int(_) if self.union_in_path(arg).is_some() => {
+                        let (union, member) = self.union_in_path(arg).unwrap_or_default();
+                        Some(LValue::Opaque(format!(
+                            "member `{member}` of the union `{union}` (a union inside a struct the model does not lay out in this memory)"
+                        )))
+                    }
                     // An integer used as a pointer: loaded from memory or
                     // computed; we cannot know what it points to.
                     Value::Int(_) => Some(LValue::Opaque("pointer of unknown origin".into())),
@@ -331,6 +340,63 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.eval(node);
                 None
             }
+        }
+    }
+
+    /// `X.u.m` where `u` is a struct member of union type (a union of the
+    /// file): the union's text and the member's name.
+    fn union_in_path(&self, node: Node) -> Option<(String, String)> {
+        let mut n = node;
+        let mut member = None;
+        while n.kind() == "field_expression" {
+            let field = self.text(n.field("field")?);
+            let is_union = self.file.structs.values().any(|sd| {
+                sd.fields.iter().any(|f| {
+                    let key = f.elem_type.trim();
+                    f.name == field
+                        && !f.pointer
+                        && (self.file.unions.contains_key(key)
+                            || key
+                                .strip_prefix("union")
+                                .is_some_and(|k| self.file.unions.contains_key(k.trim())))
+                })
+            });
+            if is_union {
+                if let Some(m) = member {
+                    return Some((self.text(n), m));
+                }
+            }
+            member = Some(field);
+            n = n.field("argument")?;
+        }
+        None
+    }
+
+    /// A row of a multi-dimensional array used as a value (`buf[i & 1]` of
+    /// `buf[2][N]`, which decays to a pointer to its first element): the
+    /// row's pointer, not a read of an element.
+    pub(super) fn row_pointer(&mut self, node: Node) -> Option<Value> {
+        if node.kind() != "subscript_expression" {
+            return None;
+        }
+        let mut depth = 0;
+        let mut base = node;
+        while base.kind() == "subscript_expression" {
+            depth += 1;
+            base = base.field("argument")?;
+        }
+        if base.kind() != "identifier" {
+            return None;
+        }
+        let Value::Ptr(p) = self.eval(base) else {
+            return None;
+        };
+        if p.view.is_some() || p.level + depth >= self.arrays[p.array].dims.len() {
+            return None;
+        }
+        match self.lvalue_base(node)? {
+            (v @ Value::Ptr(_), _) => Some(v),
+            _ => None,
         }
     }
 
@@ -476,7 +542,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
-        let guard = Expr::all(std::iter::once(self.guard()).chain(bounds.iter().cloned()));
+        let guard = Expr::all(
+            std::iter::once(self.guard())
+                .chain(bounds.iter().cloned())
+                .chain(self.pipeline_windows()),
+        );
         if guard.is_false() {
             return;
         }

@@ -260,6 +260,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                 if let Some(sty) = struct_ty.clone().filter(|_| inner.kind() == "identifier") {
                     self.shared_objects.insert(id, sty);
                 }
+                // `__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, N> state;`
+                if ty.contains("pipeline_shared_state") && inner.kind() == "identifier" {
+                    let n = node.field("type").and_then(|t| self.last_template_arg(t));
+                    self.pipeline_states.insert(name.clone(), n);
+                }
                 // `__shared__ cuda::barrier<cuda::thread_scope_block> bar;`
                 if ty.contains("barrier") && inner.kind() == "identifier" {
                     self.barrier_objects.entry(id).or_insert(None);
@@ -492,9 +497,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if has_barrier(&then_stmts) || has_barrier(&else_stmts) {
             self.emit(Stmt::If(then_stmts, else_stmts));
         } else {
-            for s in then_stmts.into_iter().chain(else_stmts) {
-                self.emit(s);
-            }
+            // (An open split phase collected these accesses in the branches.)
+            let out = self.out.last_mut().expect("output stack");
+            out.extend(then_stmts.into_iter().chain(else_stmts));
         }
     }
 

@@ -185,6 +185,20 @@ impl<'a, 't> Lowerer<'a, 't> {
         Some((Value::Int(v), false))
     }
 
+    /// The layout of a struct member's union type (named, or written in the
+    /// member's declaration), if it is a union of the file.
+    pub(super) fn union_member_layout(
+        &mut self,
+        f: &crate::frontend::StructField,
+    ) -> Option<UnionLayout> {
+        let key = f.elem_type.trim();
+        let spec = match self.file.unions.get(key) {
+            Some(s) => *s,
+            None => *self.file.unions.get(key.strip_prefix("union")?.trim())?,
+        };
+        self.union_layout(spec)
+    }
+
     /// `s.u` of a `__shared__` object `s` of a struct with a union member
     /// `u`: an array of the union's bytes of its own (members of a struct do
     /// not overlap), one per block like `s`.
@@ -242,7 +256,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Some(_) => return None,
                 None => self.file_scope_union(&union_name)?,
             },
-            "field_expression" => self.struct_union_member(base)?,
+            "field_expression" => {
+                // A union member of a thread's own object (`p.payload.f`).
+                if let Some((scope, path, _)) = self.member_base(base) {
+                    let key = (scope, format!("{path}.{}", self.text(base.field("field")?)));
+                    if self.local_unions.contains_key(&key) {
+                        return self.local_union_member(key, node);
+                    }
+                }
+                self.struct_union_member(base)?
+            }
             _ => return None,
         };
         let layout = self.shared_unions.get(&id)?;
