@@ -327,7 +327,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                             ),
                             _ => continue,
                         };
-                        self.scopes[s].insert(local, new);
+                        self.scopes.insert(s, local, new);
                         scope = Scope::Thread;
                         continue;
                     }
@@ -707,7 +707,7 @@ impl Lowerer<'_, '_> {
                         )),
                         _ => return,
                     };
-                self.scopes[scope].insert(local, new);
+                self.scopes.insert(scope, local, new);
             }
             Some(LValue::Opaque(r)) => self.unsupported(call, r),
             Some(LValue::Discard) => {}

@@ -63,7 +63,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             // Inside another loop's dry run: summarise without descending.
             for (scope, name, v) in cands {
                 let nv = self.havoc_value(&name, &v, Scope::Thread);
-                self.scopes[scope].insert(name, nv);
+                self.scopes.insert(scope, name, nv);
             }
             self.pop_scope();
             return;
@@ -87,7 +87,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
                 if !keep {
                     let (ev, _) = entry_value(name, v);
-                    self.scopes[*scope].insert(name.clone(), ev);
+                    self.scopes.insert(*scope, name.clone(), ev);
                 }
             }
             self.dry += 1;
@@ -174,7 +174,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     display.push((name.clone(), e.clone()));
                 }
             }
-            self.scopes[*scope].insert(name.clone(), nv);
+            self.scopes.insert(*scope, name.clone(), nv);
         }
         let id = self.next_loop;
         self.next_loop += 1;
@@ -332,7 +332,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => value_scope(v),
             };
             let nv = self.havoc_value(&format!("{name}@exit"), v, s);
-            self.scopes[*scope].insert(name.clone(), nv);
+            self.scopes.insert(*scope, name.clone(), nv);
         }
         self.pop_scope();
     }
