@@ -246,10 +246,17 @@ thread_local! {
 /// addresses must stay those of the same expressions); the digests are the
 /// same with and without the memo.
 pub fn with_digest_memo<R>(f: impl FnOnce() -> R) -> R {
+    /// Forgets the memo when `f` returns or unwinds (its addresses mean
+    /// nothing afterwards).
+    struct Forget;
+    impl Drop for Forget {
+        fn drop(&mut self) {
+            DIGESTS.with(|d| *d.borrow_mut() = None);
+        }
+    }
     DIGESTS.with(|d| *d.borrow_mut() = Some(Default::default()));
-    let r = f();
-    DIGESTS.with(|d| *d.borrow_mut() = None);
-    r
+    let _forget = Forget;
+    f()
 }
 
 impl std::hash::Hash for Expr {
@@ -1068,5 +1075,43 @@ fn render_stmts(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                 out.push_str(&format!("{pad}}}\n"));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(name: &str) -> Expr {
+        Expr::Var(Var::new(name, VarKind::Param { lo: 0, hi: 9 }))
+    }
+
+    /// The digest is structural: the same with and without the memo, for a
+    /// shared subexpression and for an equal copy of it; different
+    /// expressions get different digests.
+    #[test]
+    fn digests_are_structural_with_and_without_the_memo() {
+        let shared = Expr::and(
+            Expr::bin(BinOp::Lt, var("i"), var("n")),
+            Expr::bin(BinOp::Ge, var("i"), Expr::Const(0)),
+        );
+        let copy = Expr::and(
+            Expr::bin(BinOp::Lt, var("i"), var("n")),
+            Expr::bin(BinOp::Ge, var("i"), Expr::Const(0)),
+        );
+        let a = Expr::and(shared.clone(), var("x"));
+        let b = Expr::and(shared.clone(), var("x"));
+        let c = Expr::and(copy, var("x"));
+        let d = Expr::and(shared, var("y"));
+        let plain: Vec<u64> = [&a, &b, &c, &d].iter().map(|e| e.digest()).collect();
+        let memo: Vec<u64> =
+            with_digest_memo(|| [&a, &b, &c, &d].iter().map(|e| e.digest()).collect());
+        assert_eq!(plain, memo);
+        assert_eq!(plain[0], plain[1]);
+        assert_eq!(plain[0], plain[2]);
+        assert_ne!(plain[0], plain[3]);
+        // The memo is gone afterwards, also when the closure unwinds.
+        let _ = std::panic::catch_unwind(|| with_digest_memo(|| panic!("inside")));
+        assert!(DIGESTS.with(|m| m.borrow().is_none()));
     }
 }
