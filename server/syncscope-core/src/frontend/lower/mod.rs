@@ -552,9 +552,11 @@ impl<'a, 't> Lowerer<'a, 't> {
 /// walk every enclosing scope (a loop nest `n` deep has `2n` of them, and a
 /// lookup per name made lowering it quadratic). The maps are changed only
 /// through `insert`, `push`, `pop` and `truncate`, which keep the index.
+/// The maps are shared between copies (`Rc`) until one is changed: a copy
+/// of the environment per loop and branch no longer copies every scope.
 #[derive(Clone, Debug)]
 struct Scopes {
-    maps: Vec<HashMap<String, Value>>,
+    maps: Vec<Rc<HashMap<String, Value>>>,
     /// For each name, the scopes binding it, ascending.
     bound_in: HashMap<String, Vec<usize>>,
 }
@@ -562,7 +564,7 @@ struct Scopes {
 impl Scopes {
     fn new() -> Self {
         Scopes {
-            maps: vec![HashMap::new()],
+            maps: vec![Rc::default()],
             bound_in: HashMap::new(),
         }
     }
@@ -572,7 +574,7 @@ impl Scopes {
     }
 
     fn get(&self, i: usize) -> Option<&HashMap<String, Value>> {
-        self.maps.get(i)
+        self.maps.get(i).map(|m| &**m)
     }
 
     /// The innermost scope at or above `from` that binds `name`.
@@ -583,7 +585,7 @@ impl Scopes {
 
     /// Binds `name` in scope `i` (which must exist).
     fn insert(&mut self, i: usize, name: String, v: Value) {
-        let map = &mut self.maps[i];
+        let map = Rc::make_mut(&mut self.maps[i]);
         if let Some(old) = map.get_mut(&name) {
             *old = v;
             return;
@@ -596,10 +598,10 @@ impl Scopes {
     }
 
     fn push(&mut self) {
-        self.maps.push(HashMap::new());
+        self.maps.push(Rc::default());
     }
 
-    fn pop(&mut self) -> Option<HashMap<String, Value>> {
+    fn pop(&mut self) -> Option<Rc<HashMap<String, Value>>> {
         let map = self.maps.pop()?;
         let i = self.maps.len();
         for name in map.keys() {
@@ -622,7 +624,7 @@ impl Scopes {
     }
 
     /// The maps, outermost first.
-    fn into_maps(self) -> Vec<HashMap<String, Value>> {
+    fn into_maps(self) -> Vec<Rc<HashMap<String, Value>>> {
         self.maps
     }
 }
