@@ -171,7 +171,16 @@ fn must_show(reps: usize) {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let frontend_only = std::env::args().any(|a| a == "--frontend-only");
+    // `--families`: only the Scalability section (full sizes unless `--quick`).
+    let families_only = std::env::args().any(|a| a == "--families");
     let reps = if quick { 3 } else { 10 };
+    if families_only {
+        // More runs per size, and the fastest run next to the median: on a
+        // loaded machine a millisecond-long run is often delayed by a time
+        // slice, which the minimum leaves out.
+        families(quick, if quick { 5 } else { 15 }, true);
+        return;
+    }
 
     // 1. Front end on a 5,000-line file.
     let text = big_file(5000);
@@ -243,9 +252,17 @@ fn main() {
     );
 
     must_show(reps);
+    families(quick, reps.min(5), false);
+}
 
-    // 3. Faial Claim 2 families.
-    println!("## Scalability (Faial Claim 2 families, race-free; ms, median of {reps})\n");
+/// 3. Faial Claim 2 families.
+fn families(quick: bool, reps: usize, with_min: bool) {
+    let fastest = if with_min {
+        ", fastest run in parentheses"
+    } else {
+        ""
+    };
+    println!("## Scalability (Faial Claim 2 families, race-free; ms, median of {reps}{fastest})\n");
     let sizes: &[usize] = if quick {
         &[1, 10, 25]
     } else {
@@ -273,7 +290,7 @@ fn main() {
                 let src = make(fam, size);
                 let mut t = Vec::new();
                 let mut status = String::new();
-                for _ in 0..reps.min(5) {
+                for _ in 0..reps {
                     // A fresh (cold) cache per run, as `syncscope check` starts.
                     let start = Instant::now();
                     let r = syncscope_core::analyze(
@@ -293,7 +310,11 @@ fn main() {
                 let mark = if status == "verified" { "" } else { " (!)" };
                 let m = median(&mut t);
                 by_size.push((size, m));
-                print!(" {m:.0}{mark} |");
+                if with_min {
+                    print!(" {m:.1} ({:.1}){mark} |", t[0]);
+                } else {
+                    print!(" {m:.1}{mark} |");
+                }
             }
             let at = |n: usize| by_size.iter().find(|(s, _)| *s == n).map(|(_, t)| *t);
             if let (Some(t10), Some(t50)) = (at(10), at(50)) {

@@ -219,7 +219,8 @@ impl BinOp {
 }
 
 /// A symbolic integer expression with C semantics (booleans are 0/1).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Its `Hash` is its `digest`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Expr {
     Const(i64),
     Var(Var),
@@ -230,8 +231,74 @@ pub enum Expr {
     Pow2(Arc<Expr>),
 }
 
+thread_local! {
+    /// Digests of the expressions hashed while `with_digest_memo` runs, by
+    /// address (`None`: not running).
+    static DIGESTS: std::cell::RefCell<Option<std::collections::HashMap<usize, u64>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` remembering the digest of every expression it hashes by its
+/// address, so an expression shared by many others (`Arc`: the enclosing
+/// conditions of every guard in a loop nest) is hashed once: hashing a
+/// model takes time linear in its distinct nodes, not in its size as a
+/// tree. `f` must not drop nor change an expression it hashes (the
+/// addresses must stay those of the same expressions); the digests are the
+/// same with and without the memo.
+pub fn with_digest_memo<R>(f: impl FnOnce() -> R) -> R {
+    /// Forgets the memo when `f` returns or unwinds (its addresses mean
+    /// nothing afterwards).
+    struct Forget;
+    impl Drop for Forget {
+        fn drop(&mut self) {
+            DIGESTS.with(|d| *d.borrow_mut() = None);
+        }
+    }
+    DIGESTS.with(|d| *d.borrow_mut() = Some(Default::default()));
+    let _forget = Forget;
+    f()
+}
+
+impl std::hash::Hash for Expr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.digest());
+    }
+}
+
 #[allow(clippy::should_implement_trait)]
 impl Expr {
+    /// A hash of the expression's structure (equal expressions have equal
+    /// digests), stable across runs of the same build.
+    pub fn digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let compound = !matches!(self, Expr::Const(_) | Expr::Var(_));
+        let key = self as *const Expr as usize;
+        if compound {
+            let known = DIGESTS.with(|d| d.borrow().as_ref().and_then(|m| m.get(&key).copied()));
+            if let Some(d) = known {
+                return d;
+            }
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        match self {
+            Expr::Const(c) => (0u8, c).hash(&mut h),
+            Expr::Var(v) => (1u8, v).hash(&mut h),
+            Expr::Un(op, a) => (2u8, op, a.digest()).hash(&mut h),
+            Expr::Bin(op, a, b) => (3u8, op, a.digest(), b.digest()).hash(&mut h),
+            Expr::Ite(c, a, b) => (4u8, c.digest(), a.digest(), b.digest()).hash(&mut h),
+            Expr::Pow2(a) => (5u8, a.digest()).hash(&mut h),
+        }
+        let d = h.finish();
+        if compound {
+            DIGESTS.with(|m| {
+                if let Some(m) = m.borrow_mut().as_mut() {
+                    m.insert(key, d);
+                }
+            });
+        }
+        d
+    }
+
     pub fn tru() -> Expr {
         Expr::Const(1)
     }
@@ -1043,5 +1110,43 @@ fn render_stmts(k: &Kernel, stmts: &[Stmt], depth: usize, out: &mut String) {
                 out.push_str(&format!("{pad}}}\n"));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(name: &str) -> Expr {
+        Expr::Var(Var::new(name, VarKind::Param { lo: 0, hi: 9 }))
+    }
+
+    /// The digest is structural: the same with and without the memo, for a
+    /// shared subexpression and for an equal copy of it; different
+    /// expressions get different digests.
+    #[test]
+    fn digests_are_structural_with_and_without_the_memo() {
+        let shared = Expr::and(
+            Expr::bin(BinOp::Lt, var("i"), var("n")),
+            Expr::bin(BinOp::Ge, var("i"), Expr::Const(0)),
+        );
+        let copy = Expr::and(
+            Expr::bin(BinOp::Lt, var("i"), var("n")),
+            Expr::bin(BinOp::Ge, var("i"), Expr::Const(0)),
+        );
+        let a = Expr::and(shared.clone(), var("x"));
+        let b = Expr::and(shared.clone(), var("x"));
+        let c = Expr::and(copy, var("x"));
+        let d = Expr::and(shared, var("y"));
+        let plain: Vec<u64> = [&a, &b, &c, &d].iter().map(|e| e.digest()).collect();
+        let memo: Vec<u64> =
+            with_digest_memo(|| [&a, &b, &c, &d].iter().map(|e| e.digest()).collect());
+        assert_eq!(plain, memo);
+        assert_eq!(plain[0], plain[1]);
+        assert_eq!(plain[0], plain[2]);
+        assert_ne!(plain[0], plain[3]);
+        // The memo is gone afterwards, also when the closure unwinds.
+        let _ = std::panic::catch_unwind(|| with_digest_memo(|| panic!("inside")));
+        assert!(DIGESTS.with(|m| m.borrow().is_none()));
     }
 }

@@ -15,8 +15,8 @@ pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Applies `f` to every item on `workers` threads (at least one) of `stack`
-/// bytes of stack each, which take the next item as they finish the last;
+/// Applies `f` to every item on `workers` threads (at least one, at most one
+/// per item) of `stack` bytes of stack each, which take the next item as they finish the last;
 /// the results are in item order. An item no worker did (a thread could not
 /// be started) is done on the calling thread. A panic in `f` reaches the
 /// caller with its own payload, as if `f` had run here.
@@ -29,8 +29,11 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<std::thread::Result<R>>>> =
         items.iter().map(|_| Mutex::new(None)).collect();
+    // No more threads than items: a worker with nothing to do still has to
+    // be scheduled once before the scope ends, which on a loaded machine
+    // delays a file of one kernel by a time slice.
     std::thread::scope(|s| {
-        for _ in 0..workers.max(1) {
+        for _ in 0..workers.max(1).min(items.len()) {
             let _ = std::thread::Builder::new()
                 .stack_size(stack)
                 .spawn_scoped(s, || loop {

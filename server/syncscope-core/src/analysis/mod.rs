@@ -293,7 +293,8 @@ pub(crate) fn kernel_key(text: &str, kernel: &Kernel, options_hash: u64) -> u64 
     let start = kernel.def_span.start.offset as usize;
     let end = kernel.def_span.end.offset as usize;
     let source = text.get(start..end).unwrap_or("");
-    hash_of(&(model, source, options_hash))
+    // Guards share their enclosing conditions: hashed once each.
+    crate::model::with_digest_memo(|| hash_of(&(&model, source, options_hash)))
 }
 
 /// Notes on directive flags that do not apply: GPUVerify flags Syncscope

@@ -648,7 +648,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             ),
         };
         for k in pipe.counter_keys() {
-            self.scopes[scope].insert(k, Value::Int(Expr::Const(0)));
+            self.scopes.insert(scope, k, Value::Int(Expr::Const(0)));
         }
         self.block_pipes.insert(id, pipe);
     }
@@ -673,7 +673,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let (scope, key) = (p.scope, format!("{}.{counter}", p.name));
         if let Some(v) = self.pipe_counter(id, counter) {
             let next = self.bound(Expr::add(v, Expr::Const(1)), Scope::Thread);
-            self.scopes[scope].insert(key, Value::Int(next));
+            self.scopes.insert(scope, key, Value::Int(next));
         }
     }
 

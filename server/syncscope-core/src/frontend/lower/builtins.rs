@@ -338,7 +338,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                             ),
                             _ => continue,
                         };
-                        self.scopes[s].insert(local, new);
+                        self.scopes.insert(s, local, new);
                         scope = Scope::Thread;
                         continue;
                     }
@@ -762,7 +762,7 @@ impl Lowerer<'_, '_> {
                         )),
                         _ => return,
                     };
-                self.scopes[scope].insert(local, new);
+                self.scopes.insert(scope, local, new);
             }
             Some(LValue::Opaque(r)) => self.unsupported(call, r),
             Some(LValue::Discard) => {}

@@ -263,7 +263,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let saved_base = self.frame_base;
         let saved_returned = std::mem::replace(&mut self.returned, Expr::fals());
         let saved_frames = std::mem::take(&mut self.frames);
-        self.scopes.push(HashMap::new());
+        self.scopes.push();
         self.frame_base = self.scopes.len() - 1;
         self.bind_template_params(def, targs);
         if let Some((scope, path, ty)) = &this {

@@ -226,6 +226,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if is_pointer {
             let id = self.add_array(&name, MemorySpace::Global, vec![None]);
             self.elem_types.insert(id, ty.clone());
+            if let Some(r) = element_range(decl, &ty) {
+                self.elem_ranges.insert(id, r);
+            }
             let v = self.base_ptr(id);
             self.declare(&name, v);
         } else if let Some((lo, hi)) = int_range(&ty) {
@@ -254,7 +257,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     _ => Value::Int(self.fresh_unknown(&key, Scope::Grid)),
                 };
-                self.scopes[scope].insert(key, v);
+                self.scopes.insert(scope, key, v);
             }
         } else if is_scalar_type(&ty) {
             // Floating-point parameters: grid-uniform values of no integer range.
@@ -303,6 +306,24 @@ pub(crate) fn lower_kernel(
         (_, true) => lower(true).0,
         (k, false) => k,
     }
+}
+
+/// The range of the elements of a pointer parameter declared `ty *name`
+/// (or `ty name[]`) with `ty` an integer type: one level of indirection,
+/// so an element is a value of `ty`, not a pointer.
+pub(super) fn element_range(decl: Node, ty: &str) -> Option<(i64, i64)> {
+    let mut levels = 0;
+    let mut d = Some(decl);
+    while let Some(n) = d {
+        match n.kind() {
+            "pointer_declarator" | "array_declarator" => levels += 1,
+            "identifier" => break,
+            "type_qualifier" | "ms_pointer_modifier" => {}
+            _ => return None,
+        }
+        d = n.field("declarator");
+    }
+    (levels == 1).then(|| int_range(ty)).flatten()
 }
 
 /// Integer range of a C type, or None for non-integers.

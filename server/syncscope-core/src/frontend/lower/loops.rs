@@ -73,7 +73,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             // Inside another loop's dry run: summarise without descending.
             for (scope, name, v) in cands {
                 let nv = self.havoc_value(&name, &v, Scope::Thread);
-                self.scopes[scope].insert(name, nv);
+                self.scopes.insert(scope, name, nv);
             }
             self.pop_scope();
             return;
@@ -97,7 +97,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
                 if !keep {
                     let (ev, _) = entry_value(name, v);
-                    self.scopes[*scope].insert(name.clone(), ev);
+                    self.scopes.insert(*scope, name.clone(), ev);
                 }
             }
             self.dry += 1;
@@ -184,7 +184,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     display.push((name.clone(), e.clone()));
                 }
             }
-            self.scopes[*scope].insert(name.clone(), nv);
+            self.scopes.insert(*scope, name.clone(), nv);
         }
         let id = self.next_loop;
         self.next_loop += 1;
@@ -378,7 +378,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let (Some(t), Update::Add(c), Value::Int(x0)) = (&trips, u, v) {
                 if pipe_keys.contains(name) && c.as_const().is_some() {
                     let at_exit = Expr::add(x0.clone(), Expr::mul(c.clone(), t.clone()));
-                    self.scopes[*scope].insert(name.clone(), Value::Int(at_exit));
+                    self.scopes.insert(*scope, name.clone(), Value::Int(at_exit));
                     continue;
                 }
             }
@@ -387,7 +387,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => value_scope(v),
             };
             let nv = self.havoc_value(&format!("{name}@exit"), v, s);
-            self.scopes[*scope].insert(name.clone(), nv);
+            self.scopes.insert(*scope, name.clone(), nv);
         }
         self.pop_scope();
     }

@@ -161,11 +161,20 @@ struct Lowerer<'a, 't> {
     local_unions: HashMap<(usize, String), unions::UnionLayout>,
     /// Declared element types of arrays (for byte sizes), where known.
     elem_types: HashMap<ArrayId, String>,
+    /// Arrays whose elements are values of an integer C type (a pointer
+    /// parameter `const unsigned char *p`, a `__shared__ short s[64]`):
+    /// the range of that type, which bounds every value read from them.
+    elem_ranges: HashMap<ArrayId, (i64, i64)>,
     /// Accesses recorded through a view, by access id.
     viewed: HashMap<usize, views::Recorded>,
-    scopes: Vec<HashMap<String, Value>>,
+    scopes: Scopes,
     frame_base: usize,
     path: Vec<Expr>,
+    /// For each prefix of `path` met so far, its last condition and the
+    /// conjunction of the prefix: guards share their enclosing conditions'
+    /// conjunction (one `Arc`), so the model of a loop nest `n` deep holds
+    /// `n` conjunctions, not one of each length per access.
+    path_conj: std::cell::RefCell<Vec<(Expr, Expr)>>,
     cond_spans: Vec<(Span, Expr)>,
     returned: Expr,
     /// Threads that took a forward `goto` and skip code until its label.
@@ -329,14 +338,16 @@ impl<'a, 't> Lowerer<'a, 't> {
             array_names: HashMap::new(),
             extern_shared: None,
             elem_types: HashMap::new(),
+            elem_ranges: HashMap::new(),
             shared_objects: HashMap::new(),
             member_arrays: HashMap::new(),
             shared_unions: HashMap::new(),
             local_unions: HashMap::new(),
             viewed: HashMap::new(),
-            scopes: vec![HashMap::new()],
+            scopes: Scopes::new(),
             frame_base: 0,
             path: Vec::new(),
+            path_conj: Default::default(),
             cond_spans: Vec::new(),
             returned: Expr::fals(),
             jumped: Vec::new(),
@@ -438,8 +449,25 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
+    /// `Expr::all(self.path)`, built from the conjunctions of its prefixes
+    /// made before (see `path_conj`).
+    fn path_condition(&self) -> Expr {
+        let mut conj = self.path_conj.borrow_mut();
+        let same = conj
+            .iter()
+            .zip(&self.path)
+            .take_while(|((c, _), p)| c == *p)
+            .count();
+        conj.truncate(same);
+        for p in &self.path[same..] {
+            let before = conj.last().map_or_else(Expr::tru, |(_, g)| g.clone());
+            conj.push((p.clone(), Expr::and(before, p.clone())));
+        }
+        conj.last().map_or_else(Expr::tru, |(_, g)| g.clone())
+    }
+
     fn guard(&self) -> Expr {
-        let mut g = Expr::all(self.path.iter().cloned());
+        let mut g = self.path_condition();
         g = Expr::and(g, Expr::not(self.returned.clone()));
         g = Expr::and(g, Expr::not(self.hung.clone()));
         for (_, jumped) in &self.jumped {
@@ -488,6 +516,12 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// atomic: its own origin, tracked by the model (the access, the
     /// `AtomicOp`).
     fn fresh_value(&mut self, base: &str, scope: Scope) -> Expr {
+        self.fresh_value_in(base, scope, (i64::MIN, i64::MAX))
+    }
+
+    /// A fresh value (as `fresh_value`) that lies in `lo..=hi` (a value of
+    /// a C type).
+    fn fresh_value_in(&mut self, base: &str, scope: Scope, (lo, hi): (i64, i64)) -> Expr {
         let base: String = base
             .chars()
             .filter(|c| !c.is_whitespace() && !symbols::is_tag_bracket(*c))
@@ -497,14 +531,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let n = self.unknown_counts.entry(base.clone()).or_insert(0);
         let name = symbols::fresh(&base, *n, &tag);
         *n += 1;
-        Expr::Var(Var::new(
-            name,
-            VarKind::Unknown {
-                scope,
-                lo: i64::MIN,
-                hi: i64::MAX,
-            },
-        ))
+        Expr::Var(Var::new(name, VarKind::Unknown { scope, lo, hi }))
     }
 
     fn fresh_bool(&mut self, base: &str, scope: Scope) -> Expr {
@@ -557,32 +584,115 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn lookup(&self, name: &str) -> Option<(usize, &Value)> {
-        for i in (self.frame_base..self.scopes.len()).rev() {
-            if let Some(v) = self.scopes[i].get(name) {
-                return Some((i, v));
-            }
-        }
-        None
+        let i = self.scopes.innermost(name, self.frame_base)?;
+        self.scopes[i].get(name).map(|v| (i, v))
     }
 
     fn declare(&mut self, name: &str, v: Value) {
         if let Value::Pipeline(id, true) = v {
             self.bind_block_pipe(id, name);
         }
-        self.scopes
-            .last_mut()
-            .expect("scope")
-            .insert(name.to_string(), v);
+        let top = self.scopes.len() - 1;
+        self.scopes.insert(top, name.to_string(), v);
     }
 
     fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push();
     }
 
     fn pop_scope(&mut self) {
         if self.scopes.len() > self.frame_base + 1 {
             self.scopes.pop();
         }
+    }
+}
+
+/// The environment: one map of locals per block scope (innermost last),
+/// and for each name the scopes that bind it, so that a lookup does not
+/// walk every enclosing scope (a loop nest `n` deep has `2n` of them, and a
+/// lookup per name made lowering it quadratic). The maps are changed only
+/// through `insert`, `push`, `pop` and `truncate`, which keep the index.
+/// The maps are shared between copies (`Rc`) until one is changed: a copy
+/// of the environment per loop and branch no longer copies every scope.
+#[derive(Clone, Debug)]
+struct Scopes {
+    maps: Vec<Rc<HashMap<String, Value>>>,
+    /// For each name, the scopes binding it, ascending.
+    bound_in: HashMap<String, Vec<usize>>,
+}
+
+impl Scopes {
+    fn new() -> Self {
+        Scopes {
+            maps: vec![Rc::default()],
+            bound_in: HashMap::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.maps.len()
+    }
+
+    fn get(&self, i: usize) -> Option<&HashMap<String, Value>> {
+        self.maps.get(i).map(|m| &**m)
+    }
+
+    /// The innermost scope at or above `from` that binds `name`.
+    fn innermost(&self, name: &str, from: usize) -> Option<usize> {
+        let &i = self.bound_in.get(name)?.last()?;
+        (i >= from).then_some(i)
+    }
+
+    /// Binds `name` in scope `i` (which must exist).
+    fn insert(&mut self, i: usize, name: String, v: Value) {
+        let map = Rc::make_mut(&mut self.maps[i]);
+        if let Some(old) = map.get_mut(&name) {
+            *old = v;
+            return;
+        }
+        let at = self.bound_in.entry(name.clone()).or_default();
+        if let Err(pos) = at.binary_search(&i) {
+            at.insert(pos, i);
+        }
+        map.insert(name, v);
+    }
+
+    fn push(&mut self) {
+        self.maps.push(Rc::default());
+    }
+
+    fn pop(&mut self) -> Option<Rc<HashMap<String, Value>>> {
+        let map = self.maps.pop()?;
+        let i = self.maps.len();
+        for name in map.keys() {
+            if let Some(at) = self.bound_in.get_mut(name) {
+                if let Ok(pos) = at.binary_search(&i) {
+                    at.remove(pos);
+                }
+                if at.is_empty() {
+                    self.bound_in.remove(name);
+                }
+            }
+        }
+        Some(map)
+    }
+
+    fn truncate(&mut self, n: usize) {
+        while self.maps.len() > n {
+            self.pop();
+        }
+    }
+
+    /// The maps, outermost first.
+    fn into_maps(self) -> Vec<Rc<HashMap<String, Value>>> {
+        self.maps
+    }
+}
+
+impl std::ops::Index<usize> for Scopes {
+    type Output = HashMap<String, Value>;
+    fn index(&self, i: usize) -> &Self::Output {
+        &self.maps[i]
     }
 }
 

@@ -74,7 +74,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// `scope`, uninitialised.
     pub(super) fn init_object(&mut self, scope: usize, path: &str, ty: &str, depth: usize) {
         let fields = self.struct_fields(ty);
-        self.scopes[scope].insert(path.to_string(), Value::Object(ty.to_string()));
+        self.scopes
+            .insert(scope, path.to_string(), Value::Object(ty.to_string()));
         for f in fields {
             let key = format!("{path}.{}", f.name);
             match &f.struct_type {
@@ -83,23 +84,23 @@ impl<'a, 't> Lowerer<'a, 't> {
                 // through one is named, never dropped.
                 _ if f.array && f.pointer => {
                     let what = format!("pointer stored in the array member `{key}`");
-                    self.scopes[scope].insert(key, Value::Opaque(what));
+                    self.scopes.insert(scope, key, Value::Opaque(what));
                 }
                 _ if f.array => {
-                    self.scopes[scope].insert(key, Value::Local);
+                    self.scopes.insert(scope, key, Value::Local);
                 }
                 // A union member of a thread's own object: memory of that
                 // thread, like a local union (`unions.rs`).
                 _ if !f.pointer && self.union_member_layout(&f).is_some() => {
                     if let Some(layout) = self.union_member_layout(&f) {
-                        self.scopes[scope].insert(key.clone(), Value::Local);
+                        self.scopes.insert(scope, key.clone(), Value::Local);
                         self.local_unions.insert((scope, key), layout);
                     }
                 }
                 Some(sub) if depth < 8 => self.init_object(scope, &key, sub, depth + 1),
                 _ => {
                     let u = self.fresh_unknown(&format!("uninit_{key}"), Scope::Thread);
-                    self.scopes[scope].insert(key, Value::Int(u));
+                    self.scopes.insert(scope, key, Value::Int(u));
                 }
             }
         }
@@ -146,7 +147,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 )),
                 (None, _) => Value::Int(self.fresh_unknown(&key, Scope::Thread)),
             };
-            self.scopes[dst.0].insert(key, v);
+            self.scopes.insert(dst.0, key, v);
         }
     }
 

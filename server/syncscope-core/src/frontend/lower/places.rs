@@ -610,7 +610,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Scope::Grid
                 };
                 let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
-                let value = self.fresh_value(text, scope);
+                // A value read through the array's own element type lies in
+                // that type's range (not through a view of other bytes).
+                let range = match self.elem_ranges.get(&ptr.array) {
+                    Some(&r) if ptr.view.is_none() && !self.arrays[ptr.array].byte_addressed => r,
+                    _ => (i64::MIN, i64::MAX),
+                };
+                let value = self.fresh_value_in(text, scope, range);
                 if let (true, Expr::Var(v)) = (recorded, &value) {
                     self.read_values.push((v.clone(), id));
                 }
@@ -656,8 +662,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Value::Int(e) => Value::Int(self.bound(e, Scope::Thread)),
                     v => v,
                 };
-                if let Some(s) = self.scopes.get_mut(*scope) {
-                    s.insert(name.clone(), value);
+                if *scope < self.scopes.len() {
+                    self.scopes.insert(*scope, name.clone(), value);
                 }
             }
             LValue::Mem { ptr, bounds } => {

@@ -255,6 +255,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     let id = self.add_declared_array(&name, MemorySpace::Shared, inner);
                     self.elem_types.insert(id, ty.clone());
+                    if !contains_kind(inner, "pointer_declarator")
+                        && !contains_kind(inner, "reference_declarator")
+                    {
+                        if let Some(r) = kernel::int_range(&ty) {
+                            self.elem_ranges.insert(id, r);
+                        }
+                    }
                     id
                 };
                 if let Some(sty) = struct_ty.clone().filter(|_| inner.kind() == "identifier") {
@@ -504,9 +511,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     /// Merges the then-branch environment into the current (else) one.
-    pub(super) fn merge_env(&mut self, cond: &Expr, then_env: Vec<HashMap<String, Value>>) {
+    pub(super) fn merge_env(&mut self, cond: &Expr, then_env: Scopes) {
         let n = self.scopes.len().min(then_env.len());
-        for (i, then_scope) in then_env.into_iter().enumerate().take(n) {
+        for (i, then_scope) in then_env.into_maps().into_iter().enumerate().take(n) {
             let keys: Vec<String> = then_scope.keys().cloned().collect();
             for k in keys {
                 let t = then_scope.get(&k).cloned();
@@ -519,7 +526,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     (Some(t), None) => t,
                     _ => continue,
                 };
-                self.scopes[i].insert(k, merged);
+                self.scopes.insert(i, k, merged);
             }
         }
     }
@@ -651,7 +658,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             for (scope, target) in self.resolve_assigned(&name) {
                 if let Some(Value::Int(_)) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
                     let u = self.fresh_unknown(&format!("{target}@switch"), Scope::Thread);
-                    self.scopes[scope].insert(target, Value::Int(u));
+                    self.scopes.insert(scope, target, Value::Int(u));
                 }
             }
         }
