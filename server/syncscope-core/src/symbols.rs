@@ -208,4 +208,15 @@ mod tests {
         assert_eq!(block_idx(1, 2), "blockIdx.y#2");
         assert_eq!(selector(2), "sel2");
     }
+
+    #[test]
+    fn flag_results_name_their_cell_and_winning_result() {
+        let cas = fresh(&winner(3, 0, Win::Equals(-1)), 2, "");
+        let name = for_thread(&cas, 1);
+        assert_eq!(winner_flag(&name), Some(("3:0", Win::Equals(-1))));
+        let exch = fresh(&winner(12, 4, Win::Differs(7)), 0, "⟨k@0⟩");
+        assert_eq!(winner_flag(&exch), Some(("12:4", Win::Differs(7))));
+        assert_eq!(winner_flag("atomicCAS#0"), None);
+        assert_eq!(winner_flag(&fresh(&ticket(3, 0), 0, "")), None);
+    }
 }
