@@ -5,7 +5,8 @@
 // block for a `__shared__` one) that changed it. So `if (atomicCAS(&f, 0,
 // 1) == 0) out[0] = ...;` has one writer: verified, in global memory (a
 // `__device__` flag, a flag parameter) and in shared memory (set up by one
-// thread before a barrier, then the winner publishes to the block).
+// thread before a barrier, then the winner publishes to the block), and
+// a CAS by odd threads and an exchange by even ones setting one flag to 1.
 // Racy twins: the winner resets the flag by a plain write (every thread
 // may win again later), two different flags each electing a winner of
 // `out[0]`, the test `!= 0` (every loser writes), a CAS in a loop whose
@@ -18,6 +19,7 @@
 // expect-kernel: elect_exch_param verified
 // expect-kernel: elect_cas_shared verified
 // expect-kernel: elect_exch_shared verified
+// expect-kernel: elect_cas_or_exch verified
 // expect-kernel: elect_cas_reset racy
 // expect-kernel: elect_two_flags racy
 // expect-kernel: elect_losers_write racy
@@ -27,6 +29,7 @@
 
 __device__ int g_done = 0;
 __device__ int g_reset = 0;
+__device__ int g_mixed = 0;
 
 __global__ void elect_cas_global(int *winner, const int *in)
 {
@@ -67,6 +70,17 @@ __global__ void elect_exch_shared(float *out, const float *in)
         s_first = in[blockIdx.x * blockDim.x + t];
     __syncthreads();
     out[blockIdx.x * blockDim.x + t] = s_first;
+}
+
+__global__ void elect_cas_or_exch(int *winner)
+{
+    int won;
+    if (threadIdx.x & 1)
+        won = atomicCAS(&g_mixed, 0, 1) == 0;
+    else
+        won = atomicExch(&g_mixed, 1) != 1;
+    if (won)
+        winner[0] = threadIdx.x;
 }
 
 __global__ void elect_cas_reset(int *winner)

@@ -632,12 +632,14 @@ impl Lowerer<'_, '_> {
                 .arrays
                 .get(array)
                 .is_some_and(|a| a.space == crate::model::MemorySpace::Shared);
+            // Views of other widths could update overlapping bytes.
+            let whole_cells = self.arrays.get(array).is_some_and(|a| !a.byte_addressed);
             let ordered = match state.get(&array) {
                 None => true,
                 Some(st) => st.0 && (shared || !st.3),
             };
             let key = format!("{array}:{cell}");
-            if whole_array_fixed && ordered && !out.contains(&key) {
+            if whole_array_fixed && whole_cells && ordered && !out.contains(&key) {
                 out.push(key);
             }
         }
