@@ -790,6 +790,10 @@ pub struct Kernel {
     /// changes by atomic adds of non-zero constants of one sign: the values
     /// those adds return (tickets) differ between any two threads.
     pub ticket_counters: Vec<String>,
+    /// One-shot flags (`array:index`, `symbols::winner`): cells the kernel
+    /// only changes to one constant by `atomicCAS`/`atomicExch`; at most
+    /// one update (per block for a `__shared__` flag) sees a winning result.
+    pub flag_cells: Vec<String>,
     /// Last-block patterns: `__threadfence()` then one atomic increment of
     /// a counter, outside loops, whose result is the block's ticket.
     pub last_blocks: Vec<LastBlock>,

@@ -127,6 +127,44 @@ pub fn ticket_counter(name: &str) -> Option<&str> {
     Some(&rest[..rest.find('#').unwrap_or(rest.len())])
 }
 
+/// Prefix of the value an `atomicCAS`/`atomicExch` on a one-shot flag
+/// returns (`Kernel::flag_cells`).
+const WINNER_PREFIX: &str = "winner:";
+
+/// Which results of a one-shot flag's update mean the update changed the
+/// flag (the thread "won"): at most one update ever does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Win {
+    /// `atomicCAS(&f, c, v)`: the result is `c`.
+    Equals(i64),
+    /// `atomicExch(&f, v)`: the result is not `v`.
+    Differs(i64),
+}
+
+/// The base name of the result of an update of flag cell `index` of array
+/// `array`, and which result wins.
+pub fn winner(array: usize, index: i64, win: Win) -> String {
+    match win {
+        Win::Equals(c) => format!("{WINNER_PREFIX}{array}:{index}:eq{c}"),
+        Win::Differs(v) => format!("{WINNER_PREFIX}{array}:{index}:ne{v}"),
+    }
+}
+
+/// For a (fresh or instantiated) flag result's name, its flag cell
+/// (`array:index`) and which result wins (`winner:3:0:eq0#1#2` →
+/// `("3:0", Equals(0))`).
+pub fn winner_flag(name: &str) -> Option<(&str, Win)> {
+    let rest = name.strip_prefix(WINNER_PREFIX)?;
+    let rest = &rest[..rest.find('#').unwrap_or(rest.len())];
+    let (cell, win) = rest.rsplit_once(':')?;
+    let win = if let Some(c) = win.strip_prefix("eq") {
+        Win::Equals(c.parse().ok()?)
+    } else {
+        Win::Differs(win.strip_prefix("ne")?.parse().ok()?)
+    };
+    Some((cell, win))
+}
+
 /// The value thread `t`'s chosen write stores, in a grouped race query.
 pub fn written_value(t: u8) -> String {
     format!("written'{t}")
@@ -169,5 +207,16 @@ mod tests {
         assert_eq!(thread_idx(0, 1), "threadIdx.x#1");
         assert_eq!(block_idx(1, 2), "blockIdx.y#2");
         assert_eq!(selector(2), "sel2");
+    }
+
+    #[test]
+    fn flag_results_name_their_cell_and_winning_result() {
+        let cas = fresh(&winner(3, 0, Win::Equals(-1)), 2, "");
+        let name = for_thread(&cas, 1);
+        assert_eq!(winner_flag(&name), Some(("3:0", Win::Equals(-1))));
+        let exch = fresh(&winner(12, 4, Win::Differs(7)), 0, "⟨k@0⟩");
+        assert_eq!(winner_flag(&exch), Some(("12:4", Win::Differs(7))));
+        assert_eq!(winner_flag("atomicCAS#0"), None);
+        assert_eq!(winner_flag(&fresh(&ticket(3, 0), 0, "")), None);
     }
 }

@@ -279,4 +279,33 @@ mod tests {
         assert_eq!(names, ["k1", "k3"]);
         assert!(cx.functions.contains_key("f"));
     }
+
+    #[test]
+    fn one_shot_flags_are_cells_set_to_one_constant() {
+        let src = "__device__ int g; __device__ int r; __device__ int two; __device__ int idx;\n\
+            __global__ void once(int *o) { if (atomicCAS(&g, 0, 1) == 0) o[0] = 1; atomicExch(&g, 1); }\n\
+            __global__ void reset(int *o) { if (atomicCAS(&r, 0, 1) == 0) o[0] = 1; r = 0; }\n\
+            __global__ void values(int *o) { atomicCAS(&two, 0, 1); atomicExch(&two, 0); }\n\
+            __global__ void index(int *o) { atomicExch(&idx, (int)threadIdx.x); }\n\
+            __global__ void shared(int *o) { __shared__ int s; if (threadIdx.x == 0) s = 0;\n\
+              __syncthreads(); if (atomicCAS(&s, 0, 1) == 0) o[0] = 1; }\n\
+            __global__ void unordered(int *o) { __shared__ int s; if (threadIdx.x == 0) s = 0;\n\
+              if (atomicCAS(&s, 0, 1) == 0) o[0] = 1; }\n";
+        let tree = crate::syntax::parse(src, None);
+        let flags: Vec<(String, usize)> = lower_file(src, &tree, &Options::default())
+            .into_iter()
+            .map(|k| (k.name, k.flag_cells.len()))
+            .collect();
+        let expected = [
+            ("once", 1),
+            ("reset", 0),
+            ("values", 0),
+            ("index", 0),
+            ("shared", 1),
+            ("unordered", 0),
+        ];
+        let expected: Vec<(String, usize)> =
+            expected.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+        assert_eq!(flags, expected);
+    }
 }

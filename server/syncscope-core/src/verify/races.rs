@@ -208,6 +208,7 @@ impl<'k> KernelVerifier<'k> {
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
         base.extend(self.distinct_tickets(&inst_exprs, rel));
+        base.extend(self.one_winner(&inst_exprs, rel));
         base.extend(self.last_block_constraints(&insts, rel));
         if skip.is_some() {
             base.push(self.separated(&insts, rel));
@@ -257,6 +258,57 @@ impl<'k> KernelVerifier<'k> {
                         Expr::Var(a.clone()),
                         Expr::Var(b.clone()),
                     ));
+                }
+            }
+        }
+        out
+    }
+
+    /// At most one update of a one-shot flag (`Kernel::flag_cells`) sees a
+    /// winning result (`symbols::Win`): no result of thread 1's updates of a
+    /// flag wins together with one of thread 2's. A `__shared__` flag is one
+    /// per block: nothing is known between threads of different blocks.
+    fn one_winner(&self, inst_exprs: &[Vec<(Expr, Expr)>], rel: Relation) -> Vec<Expr> {
+        let flags: Vec<&String> = self
+            .kernel
+            .flag_cells
+            .iter()
+            .filter(|c| !rel.cross_block() || !self.shared_counter(c))
+            .collect();
+        if flags.is_empty() {
+            return Vec::new();
+        }
+        let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
+        for per in inst_exprs {
+            for (t, (g, x)) in per.iter().enumerate().take(2) {
+                for e in [g, x] {
+                    e.for_each_var(&mut |v| {
+                        let flagged = symbols::winner_flag(&v.name)
+                            .is_some_and(|(c, _)| flags.iter().any(|k| *k == c));
+                        if flagged && !per_thread[t].contains(v) {
+                            per_thread[t].push(v.clone());
+                        }
+                    });
+                }
+            }
+        }
+        let wins = |v: &Var, win: symbols::Win| {
+            let x = Expr::Var(v.clone());
+            match win {
+                symbols::Win::Equals(c) => Expr::eq(x, Expr::Const(c)),
+                symbols::Win::Differs(c) => Expr::bin(BinOp::Ne, x, Expr::Const(c)),
+            }
+        };
+        let mut out = Vec::new();
+        for a in &per_thread[0] {
+            for b in &per_thread[1] {
+                let (Some((fa, wa)), Some((fb, wb))) =
+                    (symbols::winner_flag(&a.name), symbols::winner_flag(&b.name))
+                else {
+                    continue;
+                };
+                if a != b && fa == fb {
+                    out.push(Expr::not(Expr::and(wins(a, wa), wins(b, wb))));
                 }
             }
         }

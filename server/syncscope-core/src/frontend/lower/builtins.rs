@@ -162,6 +162,30 @@ impl<'a, 't> Lowerer<'a, 't> {
                             self.atomic_updates.push((array, cell.map(|c| (c, step))));
                         }
                         ticket = cell.map(|c| symbols::ticket(array, c));
+                        // A one-shot flag: `atomicCAS(&f, c, v)` (c != v) or
+                        // `atomicExch(&f, v)` of constants at a fixed cell,
+                        // if every update of the cell sets the one value v
+                        // (the kernel's `flag_cells` decides).
+                        let konst = |i: usize| match values.get(i) {
+                            Some(Value::Int(Expr::Const(c))) => Some(*c),
+                            _ => None,
+                        };
+                        let flag = match base {
+                            "atomicCAS" => konst(1)
+                                .zip(konst(2))
+                                .filter(|(c, v)| c != v)
+                                .map(|(c, v)| (v, symbols::Win::Equals(c))),
+                            "atomicExch" => konst(1).map(|v| (v, symbols::Win::Differs(v))),
+                            _ => None,
+                        };
+                        let flag = ptr.offset.as_const().zip(flag);
+                        if self.dry == 0 {
+                            self.flag_updates
+                                .push((array, flag.map(|(cell, (v, _))| (cell, v))));
+                        }
+                        if let Some((cell, (_, win))) = flag {
+                            ticket = Some(symbols::winner(array, cell, win));
+                        }
                     }
                 }
                 Some(Value::Opaque(r)) => self.unsupported(node, r),
@@ -563,37 +587,7 @@ impl Lowerer<'_, '_> {
     /// no loop that also adds (`if (t == 0) n = 0; __syncthreads();`); a
     /// write racing with the adds is reported as such.
     pub(super) fn ticket_counters(&self, body: &[Stmt]) -> Vec<String> {
-        // Per array: whether it is still a candidate, whether an add was
-        // seen, and whether a barrier followed its last plain write.
-        let mut state: HashMap<ArrayId, (bool, bool, bool)> = HashMap::new();
-        let mut writes: HashMap<ArrayId, Vec<&Access>> = HashMap::new();
-        crate::model::walk(body, &mut |s| match s {
-            Stmt::Barrier(_) => {
-                for st in state.values_mut() {
-                    st.2 = true;
-                }
-            }
-            Stmt::Access(a) if a.kind == AccessKind::Write => {
-                let st = state.entry(a.array).or_insert((true, false, true));
-                if st.1 {
-                    st.0 = false;
-                }
-                st.2 = false;
-                writes.entry(a.array).or_default().push(a);
-            }
-            Stmt::Access(a) if a.kind == AccessKind::Atomic => {
-                let st = state.entry(a.array).or_insert((true, false, true));
-                st.1 = true;
-                let in_shared_loop = writes.get(&a.array).is_some_and(|ws| {
-                    ws.iter()
-                        .any(|w| w.loops.iter().any(|l| a.loops.contains(l)))
-                });
-                if !st.2 || in_shared_loop {
-                    st.0 = false;
-                }
-            }
-            _ => {}
-        });
+        let state = update_order(body);
         let mut out = Vec::new();
         for &(array, update) in &self.atomic_updates {
             let Some((cell, sign)) = update else { continue };
@@ -612,6 +606,83 @@ impl Lowerer<'_, '_> {
             .map(|k| symbols::ticket_counter(&k).unwrap_or_default().to_string())
             .collect()
     }
+
+    /// The one-shot flags (`array:index`): cells whose every update in the
+    /// kernel sets one constant `v` by `atomicCAS(&f, c, v)` (c != v) or
+    /// `atomicExch(&f, v)`, every atomic on the array at a constant cell.
+    /// The flag then changes to `v` at most once, so at most one update
+    /// sees a winning result (`symbols::Win`): the one that changed it. A
+    /// plain write may only set a `__shared__` flag up before its first
+    /// update, with a barrier between them and in no loop that also
+    /// updates (as for tickets); a global flag is never written plainly (a
+    /// barrier does not order other blocks).
+    pub(super) fn flag_cells(&self, body: &[Stmt]) -> Vec<String> {
+        let state = update_order(body);
+        let mut out = Vec::new();
+        for &(array, update) in &self.flag_updates {
+            let Some((cell, v)) = update else { continue };
+            let whole_array_fixed = self
+                .flag_updates
+                .iter()
+                .filter(|(a, _)| *a == array)
+                .all(|(_, u)| u.is_some_and(|(c, w)| c != cell || w == v));
+            // (every atomic pushes to `flag_updates`: `None` unless it is a
+            // flag update, so any other atomic on the array rules it out)
+            let shared = self
+                .arrays
+                .get(array)
+                .is_some_and(|a| a.space == crate::model::MemorySpace::Shared);
+            // Views of other widths could update overlapping bytes.
+            let whole_cells = self.arrays.get(array).is_some_and(|a| !a.byte_addressed);
+            let ordered = match state.get(&array) {
+                None => true,
+                Some(st) => st.0 && (shared || !st.3),
+            };
+            let key = format!("{array}:{cell}");
+            if whole_array_fixed && whole_cells && ordered && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+        out
+    }
+}
+
+/// Per array, how its plain writes and atomic updates are ordered:
+/// (writes only before the first update with a barrier between them and
+/// in no loop that also updates, an update was seen, a barrier followed
+/// the last plain write, a plain write was seen).
+fn update_order(body: &[Stmt]) -> HashMap<ArrayId, (bool, bool, bool, bool)> {
+    let mut state: HashMap<ArrayId, (bool, bool, bool, bool)> = HashMap::new();
+    let mut writes: HashMap<ArrayId, Vec<&Access>> = HashMap::new();
+    crate::model::walk(body, &mut |s| match s {
+        Stmt::Barrier(_) => {
+            for st in state.values_mut() {
+                st.2 = true;
+            }
+        }
+        Stmt::Access(a) if a.kind == AccessKind::Write => {
+            let st = state.entry(a.array).or_insert((true, false, true, false));
+            if st.1 {
+                st.0 = false;
+            }
+            st.2 = false;
+            st.3 = true;
+            writes.entry(a.array).or_default().push(a);
+        }
+        Stmt::Access(a) if a.kind == AccessKind::Atomic => {
+            let st = state.entry(a.array).or_insert((true, false, true, false));
+            st.1 = true;
+            let in_shared_loop = writes.get(&a.array).is_some_and(|ws| {
+                ws.iter()
+                    .any(|w| w.loops.iter().any(|l| a.loops.contains(l)))
+            });
+            if !st.2 || in_shared_loop {
+                st.0 = false;
+            }
+        }
+        _ => {}
+    });
+    state
 }
 
 pub(super) fn atomic_base(name: &str) -> Option<&str> {

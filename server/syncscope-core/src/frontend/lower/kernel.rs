@@ -77,6 +77,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.byte_addressing(&mut body);
         self.unorder_dropped_barriers(&mut body);
         let ticket_counters = self.ticket_counters(&body);
+        let flag_cells = self.flag_cells(&body);
         let mut block_used = [true, false, false];
         let mut grid_used = [false, false, false];
         let text = self.src.clone();
@@ -120,6 +121,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             unused_specs: std::mem::take(&mut self.unused_specs),
             warp_width: self.warp_width(),
             ticket_counters,
+            flag_cells,
             last_blocks: std::mem::take(&mut self.last_blocks),
             atomic_ops: std::mem::take(&mut self.atomic_ops),
             atomic_results_summarised: self.atomic_results_summarised,

@@ -291,6 +291,10 @@ struct Lowerer<'a, 't> {
     /// Every atomic update: its array, and for an add of a non-zero
     /// constant at a constant index, the index and the step's sign.
     atomic_updates: Vec<(ArrayId, Option<(i64, i64)>)>,
+    /// Every `atomicCAS`/`atomicExch` update: its array, and for one of
+    /// constants at a constant index (CAS: compare and new value differ),
+    /// the index and the value it sets.
+    flag_updates: Vec<(ArrayId, Option<(i64, i64)>)>,
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
@@ -402,6 +406,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             async_targets: HashSet::new(),
             atomic_targets: HashSet::new(),
             atomic_updates: Vec::new(),
+            flag_updates: Vec::new(),
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),
