@@ -508,6 +508,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             loops: self.loops.clone(),
             value: match kind {
                 AccessKind::Write => self.written_value.clone(),
+                AccessKind::Read => self.read_value.clone(),
                 _ => None,
             },
         };
@@ -528,17 +529,28 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             LValue::Mem { ptr, bounds } => {
-                self.record_access(AccessKind::Read, ptr, bounds, node, text);
-                if let Some(v) = self.broadcast_value(ptr) {
-                    return Value::Int(v);
+                if !self.track_values {
+                    self.record_access(AccessKind::Read, ptr, bounds, node, text);
                 }
-                let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
-                    Scope::Block
-                } else {
-                    Scope::Grid
+                let value = match self.broadcast_value(ptr) {
+                    Some(v) => v,
+                    None => {
+                        let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
+                            Scope::Block
+                        } else {
+                            Scope::Grid
+                        };
+                        let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
+                        self.fresh_unknown(text, scope)
+                    }
                 };
-                let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
-                Value::Int(self.fresh_unknown(text, scope))
+                if self.track_values {
+                    // The read records what it yields (`syncscope equiv`).
+                    self.read_value = Some(value.clone());
+                    self.record_access(AccessKind::Read, ptr, bounds, node, text);
+                    self.read_value = None;
+                }
+                Value::Int(value)
             }
             LValue::Discard => Value::Int(self.fresh_unknown(text, Scope::Thread)),
             LValue::Opaque(reason) => {

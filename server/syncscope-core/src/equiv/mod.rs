@@ -1,0 +1,285 @@
+//! Equivalence of two versions of a kernel (`syncscope equiv`, after
+//! PUG-para): both leave the same value in every global location, for all
+//! inputs and launch sizes, under the same preconditions and launch options.
+//!
+//! 1. Each version is checked by `check`'s engine first: a version that is
+//!    not verified race-free is refused (the question needs a deterministic
+//!    result).
+//! 2. Both are lowered again with read values (`Options::track_values`).
+//! 3. A concrete differential search runs both on small launches with
+//!    deterministic inputs ([`concrete`]); a difference is a counterexample
+//!    that the interpreter itself produced.
+//! 4. The proof ([`symbolic`]): a symbolic location, the thread that writes
+//!    it in each version, values through shared memory and barriers,
+//!    operations on values uninterpreted (commutative); every query unsat.
+//!
+//! Anything else is `unknown` with its reason; never "equivalent".
+
+mod concrete;
+mod symbolic;
+
+use crate::model::{Kernel, VarKind};
+use crate::options::Options;
+use crate::report::KernelStatus;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// One version: the source text of its file, its name for messages, and the
+/// kernel's name.
+pub struct Version<'a> {
+    pub label: &'a str,
+    pub text: &'a str,
+    pub kernel: &'a str,
+}
+
+/// A location where the two versions leave different values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    pub block_dim: [i64; 3],
+    pub grid_dim: [i64; 3],
+    /// Scalar parameters of the launch.
+    pub params: Vec<(String, i64)>,
+    pub array: String,
+    pub index: i64,
+    /// What each version leaves there (`None`: it does not write it, the
+    /// input value stays).
+    pub value_a: Option<i64>,
+    pub value_b: Option<i64>,
+    /// The written value of each version as an expression of the model
+    /// (its write statement's text and value), or why there is none.
+    pub expr_a: String,
+    pub expr_b: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Proved: every query of the proof was unsat.
+    Equivalent,
+    /// A difference, found and replayed on the concrete interpreter.
+    Different(Counterexample),
+    /// Neither: why.
+    Unknown(String),
+    /// A version is not verified race-free (or not analysable): why.
+    Refused(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct EquivReport {
+    pub verdict: Verdict,
+    pub millis: u64,
+    /// Concrete launches both versions ran on.
+    pub launches: usize,
+    /// SMT queries of the proof.
+    pub queries: u32,
+}
+
+/// Checks that the two versions compute the same thing.
+pub fn check_equivalence(a: &Version, b: &Version, options: &Options) -> EquivReport {
+    let started = Instant::now();
+    let mut report = EquivReport {
+        verdict: Verdict::Unknown(String::new()),
+        millis: 0,
+        launches: 0,
+        queries: 0,
+    };
+    report.verdict = decide(a, b, options, &mut report);
+    report.millis = started.elapsed().as_millis() as u64;
+    report
+}
+
+fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport) -> Verdict {
+    let mut kernels = Vec::new();
+    for v in [a, b] {
+        match race_free(v, options) {
+            Ok(k) => kernels.push(k),
+            Err(why) => return Verdict::Refused(why),
+        }
+    }
+    let (ka, kb) = (&kernels[0], &kernels[1]);
+    // Cheap first: a concrete difference on a small launch.
+    match search(ka, kb, options, report) {
+        Ok(Some(cex)) => return Verdict::Different(cex),
+        Ok(None) => {}
+        Err(why) => return Verdict::Unknown(format!("the concrete interpreter: {why}")),
+    }
+    match symbolic::prove(ka, kb, options, &mut report.queries) {
+        Ok(()) => Verdict::Equivalent,
+        Err(why) => Verdict::Unknown(why),
+    }
+}
+
+/// The version's kernel, lowered with read values, if `check` verifies it.
+fn race_free(v: &Version, options: &Options) -> Result<Kernel, String> {
+    let file = crate::analyze_source(v.text, options);
+    let Some(k) = file.kernels.iter().find(|k| k.name == v.kernel) else {
+        return Err(format!("`{}` has no kernel `{}`", v.label, v.kernel));
+    };
+    if k.status != KernelStatus::Verified {
+        return Err(format!(
+            "`{}` in `{}` is {} by `syncscope check`; equivalence needs race-free kernels",
+            v.kernel,
+            v.label,
+            k.status.as_str()
+        ));
+    }
+    let tree = crate::parse(v.text, None);
+    let tracked = Options {
+        track_values: true,
+        ..options.clone()
+    };
+    crate::frontend::lower_file(v.text, &tree, &tracked)
+        .into_iter()
+        .find(|k| k.name == v.kernel)
+        .ok_or_else(|| format!("`{}` has no kernel `{}`", v.label, v.kernel))
+}
+
+/// Scalar parameters the kernels read, with their bounds.
+fn params(kernels: &[&Kernel]) -> BTreeMap<String, (i64, i64)> {
+    let mut out = BTreeMap::new();
+    for k in kernels {
+        let exprs = k
+            .accesses()
+            .into_iter()
+            .flat_map(|a| [Some(&a.guard), Some(&a.index), a.value.as_ref()])
+            .flatten()
+            .chain(&k.assumptions);
+        for e in exprs {
+            e.for_each_var(&mut |v| {
+                if let VarKind::Param { lo, hi } = v.kind {
+                    out.insert(v.name.to_string(), (lo, hi));
+                }
+            })
+        }
+    }
+    out
+}
+
+const BLOCKS: [[i64; 3]; 9] = [
+    [16, 16, 1],
+    [8, 8, 1],
+    [4, 4, 1],
+    [32, 8, 1],
+    [32, 1, 1],
+    [64, 1, 1],
+    [128, 1, 1],
+    [256, 1, 1],
+    [32, 32, 1],
+];
+const GRIDS: [[i64; 3]; 4] = [[1, 1, 1], [2, 3, 1], [3, 2, 1], [3, 1, 1]];
+const PARAM_VALUES: [i64; 6] = [37, 20, 16, 45, 9, 32];
+const MAX_THREADS: i64 = 1 << 13;
+
+/// The concrete differential search: the first launch on which the two
+/// versions leave different global memory.
+fn search(
+    a: &Kernel,
+    b: &Kernel,
+    options: &Options,
+    report: &mut EquivReport,
+) -> Result<Option<Counterexample>, String> {
+    let params = params(&[a, b]);
+    let used = |d: usize, block: bool| {
+        let f = |k: &Kernel| {
+            if block {
+                k.block_dims_used[d]
+            } else {
+                k.grid_dims_used[d]
+            }
+        };
+        (f(a), f(b))
+    };
+    let blocks: Vec<[i64; 3]> = match options.block_dim {
+        Some(d) => vec![d.map(|x| x as i64)],
+        None => BLOCKS.to_vec(),
+    };
+    let grids: Vec<[i64; 3]> = match options.grid_dim {
+        Some(d) => vec![d.map(|x| x as i64)],
+        None => GRIDS.to_vec(),
+    };
+    let mut last_error = None;
+    for block in &blocks {
+        for grid in &grids {
+            // A dimension a version never mentions is launched as 1.
+            let fits = (0..3).all(|d| {
+                let (ba, bb) = used(d, true);
+                let (ga, gb) = used(d, false);
+                (block[d] == 1 || (ba && bb)) && (grid[d] == 1 || (ga && gb))
+            });
+            if !fits || block.iter().chain(grid).product::<i64>() > MAX_THREADS {
+                continue;
+            }
+            for round in 0..3 {
+                let values: BTreeMap<String, i64> = params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, (lo, hi)))| {
+                        let v = PARAM_VALUES[(round * 2 + i * 3) % PARAM_VALUES.len()];
+                        (name.clone(), v.clamp(*lo, *hi))
+                    })
+                    .collect();
+                let launch = concrete::Launch {
+                    block: *block,
+                    grid: *grid,
+                    params: values,
+                };
+                if !concrete::assumptions_hold(a, &launch)?
+                    || !concrete::assumptions_hold(b, &launch)?
+                {
+                    continue;
+                }
+                let (wa, wb) = match (concrete::run(a, &launch), concrete::run(b, &launch)) {
+                    (Ok(wa), Ok(wb)) => (wa, wb),
+                    (Err(e), _) | (_, Err(e)) => {
+                        last_error = Some(e);
+                        continue;
+                    }
+                };
+                report.launches += 1;
+                if let Some(cex) = difference(a, b, &launch, &wa, &wb) {
+                    return Ok(Some(cex));
+                }
+            }
+        }
+    }
+    match (report.launches, last_error) {
+        (0, Some(e)) => Err(e),
+        (0, None) => Err("no small launch satisfies both versions' preconditions".into()),
+        _ => Ok(None),
+    }
+}
+
+fn difference(
+    a: &Kernel,
+    b: &Kernel,
+    launch: &concrete::Launch,
+    wa: &concrete::Written,
+    wb: &concrete::Written,
+) -> Option<Counterexample> {
+    let keys = wa
+        .keys()
+        .chain(wb.keys())
+        .collect::<std::collections::BTreeSet<_>>();
+    for key in keys {
+        let (va, vb) = (wa.get(key).copied(), wb.get(key).copied());
+        let init = concrete::input(&key.0, key.1);
+        if va.unwrap_or(init) == vb.unwrap_or(init) {
+            continue;
+        }
+        let expr = |k: &Kernel, written: Option<i64>| match written {
+            None => "not written (the input value stays)".to_string(),
+            Some(_) => symbolic::write_text(k, &key.0),
+        };
+        return Some(Counterexample {
+            block_dim: launch.block,
+            grid_dim: launch.grid,
+            params: launch.params.clone().into_iter().collect(),
+            array: key.0.clone(),
+            index: key.1,
+            value_a: va,
+            value_b: vb,
+            expr_a: expr(a, va),
+            expr_b: expr(b, vb),
+        });
+    }
+    None
+}
