@@ -228,6 +228,19 @@ pub fn parse_check_args(flags: &[&str]) -> Result<CheckArgs, String> {
     }
 }
 
+/// Parses the arguments of `syncscope equiv` (without the subcommand).
+pub fn parse_equiv_args(args: &[&str]) -> Result<EquivArgs, String> {
+    let mut argv = vec!["syncscope", "equiv"];
+    argv.extend_from_slice(args);
+    match Cli::try_parse_from(argv) {
+        Ok(Cli {
+            command: Command::Equiv(a),
+        }) => Ok(a),
+        Ok(_) => Err("not an equiv command".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Runs the CLI with `args` (including the program name); returns the exit status.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {

@@ -1,5 +1,8 @@
-// Tiled transpose through shared memory, padded against bank conflicts,
-// with bounds checks on both the load and the store.
+// Tiled transpose: a 16 x 16 tile staged through shared memory so that both
+// the global read and the global write are coalesced, one padding column
+// against bank conflicts, bounds checks on the load and on the store.
+// Equivalent to transpose_naive.cu (MANIFEST).
+// expect-kernel: transpose verified
 #define TILE 16
 __global__ void transpose(float *out, const float *in, int width, int height) {
     __shared__ float tile[TILE][TILE + 1];

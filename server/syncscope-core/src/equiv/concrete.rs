@@ -53,7 +53,7 @@ impl Thread<'_> {
                     .or_else(|| self.vars.get(&*v.name))
                 {
                     Some(x) => *x,
-                    None => return Err(format!("`{}` has no concrete value", v.name)),
+                    None => return Err(format!("`{}` has no concrete value in the model", v.name)),
                 },
             },
             Expr::Un(op, a) => {

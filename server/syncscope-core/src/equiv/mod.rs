@@ -88,23 +88,57 @@ pub fn check_equivalence(a: &Version, b: &Version, options: &Options) -> EquivRe
 }
 
 fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport) -> Verdict {
+    // Each file is read as `check` reads it (its `syncscope-args` and
+    // GPUVerify header lines); the launch sizes either fixes hold for both.
+    let (oa, ob) = (
+        crate::options::with_file_directives(a.text, options),
+        crate::options::with_file_directives(b.text, options),
+    );
+    let joint = |x: Option<[u32; 3]>, y: Option<[u32; 3]>| match (x, y) {
+        (Some(x), Some(y)) if x != y => Err(format!("{x:?} and {y:?}")),
+        (x, y) => Ok(x.or(y)),
+    };
+    let (block_dim, grid_dim) = match (
+        joint(oa.block_dim, ob.block_dim),
+        joint(oa.grid_dim, ob.grid_dim),
+    ) {
+        (Ok(b), Ok(g)) => (b, g),
+        (Err(e), _) | (_, Err(e)) => {
+            return Verdict::Refused(format!(
+                "the two versions are checked under different launch sizes ({e})"
+            ))
+        }
+    };
+    let fix = |o: Options| Options {
+        block_dim,
+        grid_dim,
+        ..o
+    };
+    let (oa, ob) = (fix(oa), fix(ob));
+    let options = &oa;
     let mut kernels = Vec::new();
-    for v in [a, b] {
-        match race_free(v, options) {
+    for (v, o) in [(a, &oa), (b, &ob)] {
+        match race_free(v, o) {
             Ok(k) => kernels.push(k),
             Err(why) => return Verdict::Refused(why),
         }
     }
     let (ka, kb) = (&kernels[0], &kernels[1]);
     // Cheap first: a concrete difference on a small launch.
-    match search(ka, kb, options, report) {
+    let concrete = match search(ka, kb, options, report) {
         Ok(Some(cex)) => return Verdict::Different(cex),
-        Ok(None) => {}
-        Err(why) => return Verdict::Unknown(format!("the concrete interpreter: {why}")),
-    }
-    match symbolic::prove(ka, kb, options, &mut report.queries) {
-        Ok(()) => Verdict::Equivalent,
-        Err(why) => Verdict::Unknown(why),
+        Ok(None) => None,
+        Err(why) => Some(why),
+    };
+    // The proof stands on its own (the concrete search only looks for
+    // counterexamples); without it the answer is `unknown`.
+    match (
+        symbolic::prove(ka, kb, options, &mut report.queries),
+        concrete,
+    ) {
+        (Ok(()), _) => Verdict::Equivalent,
+        (Err(why), None) => Verdict::Unknown(why),
+        (Err(why), Some(c)) => Verdict::Unknown(format!("{why}; no concrete run either ({c})")),
     }
 }
 
@@ -154,11 +188,12 @@ fn params(kernels: &[&Kernel]) -> BTreeMap<String, (i64, i64)> {
     out
 }
 
-const BLOCKS: [[i64; 3]; 9] = [
+const BLOCKS: [[i64; 3]; 10] = [
     [16, 16, 1],
     [8, 8, 1],
     [4, 4, 1],
     [32, 8, 1],
+    [16, 8, 1],
     [32, 1, 1],
     [64, 1, 1],
     [128, 1, 1],
@@ -167,7 +202,7 @@ const BLOCKS: [[i64; 3]; 9] = [
 ];
 const GRIDS: [[i64; 3]; 4] = [[1, 1, 1], [2, 3, 1], [3, 2, 1], [3, 1, 1]];
 const PARAM_VALUES: [i64; 6] = [37, 20, 16, 45, 9, 32];
-const MAX_THREADS: i64 = 1 << 13;
+const MAX_THREADS: i64 = 1 << 15;
 
 /// The concrete differential search: the first launch on which the two
 /// versions leave different global memory.
