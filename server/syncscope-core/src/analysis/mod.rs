@@ -457,3 +457,20 @@ mod tests {
         assert!(cache.kernels.lock().unwrap().is_empty());
     }
 }
+
+/// The model of kernel `name` in `text` with the value each read yields
+/// recorded (`Options::track_values`), for `syncscope equiv`.
+pub(crate) fn lower_with_values(
+    text: &str,
+    options: &Options,
+    name: &str,
+) -> Option<crate::model::Kernel> {
+    let tree = crate::syntax::parse(text, None);
+    let tracked = Options {
+        track_values: true,
+        ..options.clone()
+    };
+    crate::frontend::lower_file(text, &tree, &tracked)
+        .into_iter()
+        .find(|k| k.name == name)
+}

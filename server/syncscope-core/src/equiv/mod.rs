@@ -156,14 +156,7 @@ fn race_free(v: &Version, options: &Options) -> Result<Kernel, String> {
             k.status.as_str()
         ));
     }
-    let tree = crate::parse(v.text, None);
-    let tracked = Options {
-        track_values: true,
-        ..options.clone()
-    };
-    crate::frontend::lower_file(v.text, &tree, &tracked)
-        .into_iter()
-        .find(|k| k.name == v.kernel)
+    crate::analysis::lower_with_values(v.text, options, v.kernel)
         .ok_or_else(|| format!("`{}` has no kernel `{}`", v.label, v.kernel))
 }
 
