@@ -727,6 +727,81 @@ impl Snippet<'_> {
     }
 }
 
+/// `syncscope equiv`'s human report.
+pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
+    use syncscope_core::equiv::Verdict;
+    let mut s = String::new();
+    match &report.verdict {
+        Verdict::Equivalent => s.push_str(&format!(
+            "equivalent: `{a}` and `{b}` leave the same value in every global location, for all inputs and launch sizes\n"
+        )),
+        Verdict::Different(c) => {
+            s.push_str(&format!("not equivalent: `{a}` and `{b}` differ\n"));
+            s.push_str(&format!(
+                "  launch: block ({}, {}, {}), grid ({}, {}, {})\n",
+                c.block_dim[0], c.block_dim[1], c.block_dim[2], c.grid_dim[0], c.grid_dim[1], c.grid_dim[2]
+            ));
+            if !c.params.is_empty() {
+                let p: Vec<String> = c.params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+                s.push_str(&format!("  parameters: {}\n", p.join(", ")));
+            }
+            s.push_str(&format!("  location: {}[{}]\n", c.array, c.index));
+            let show = |v: Option<i64>| v.map_or("(not written)".to_string(), |v| v.to_string());
+            s.push_str(&format!("  A leaves {}: {}\n", show(c.value_a), c.expr_a));
+            s.push_str(&format!("  B leaves {}: {}\n", show(c.value_b), c.expr_b));
+            s.push_str("  (replayed on the concrete interpreter, inputs a fixed injective function of (array, index))\n");
+        }
+        Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
+        Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),
+    }
+    s.push_str(&format!(
+        "{} concrete launches, {} queries, {} ms\n",
+        report.launches, report.queries, report.millis
+    ));
+    s
+}
+
+/// `syncscope equiv`'s JSON report.
+pub fn equiv_json(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
+    use syncscope_core::equiv::Verdict;
+    let (verdict, detail) = match &report.verdict {
+        Verdict::Equivalent => ("equivalent", serde_json::Value::Null),
+        Verdict::Different(c) => (
+            "not-equivalent",
+            serde_json::json!({
+                "block_dim": c.block_dim,
+                "grid_dim": c.grid_dim,
+                "params": c.params.iter().map(|(n, v)| serde_json::json!({"name": n, "value": v})).collect::<Vec<_>>(),
+                "array": c.array,
+                "index": c.index,
+                "value_a": c.value_a,
+                "value_b": c.value_b,
+                "expr_a": c.expr_a,
+                "expr_b": c.expr_b,
+            }),
+        ),
+        Verdict::Unknown(why) => ("unknown", serde_json::json!(why)),
+        Verdict::Refused(why) => ("refused", serde_json::json!(why)),
+    };
+    let key = if matches!(report.verdict, Verdict::Different(_)) {
+        "counterexample"
+    } else {
+        "reason"
+    };
+    let mut v = serde_json::json!({
+        "a": a,
+        "b": b,
+        "verdict": verdict,
+        "millis": report.millis,
+        "launches": report.launches,
+        "queries": report.queries,
+    });
+    if !detail.is_null() {
+        v[key] = detail;
+    }
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -974,79 +1049,4 @@ mod tests {
             json!({"uri": "file:///opt/k.cu"})
         );
     }
-}
-
-/// `syncscope equiv`'s human report.
-pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
-    use syncscope_core::equiv::Verdict;
-    let mut s = String::new();
-    match &report.verdict {
-        Verdict::Equivalent => s.push_str(&format!(
-            "equivalent: `{a}` and `{b}` leave the same value in every global location, for all inputs and launch sizes\n"
-        )),
-        Verdict::Different(c) => {
-            s.push_str(&format!("not equivalent: `{a}` and `{b}` differ\n"));
-            s.push_str(&format!(
-                "  launch: block ({}, {}, {}), grid ({}, {}, {})\n",
-                c.block_dim[0], c.block_dim[1], c.block_dim[2], c.grid_dim[0], c.grid_dim[1], c.grid_dim[2]
-            ));
-            if !c.params.is_empty() {
-                let p: Vec<String> = c.params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-                s.push_str(&format!("  parameters: {}\n", p.join(", ")));
-            }
-            s.push_str(&format!("  location: {}[{}]\n", c.array, c.index));
-            let show = |v: Option<i64>| v.map_or("(not written)".to_string(), |v| v.to_string());
-            s.push_str(&format!("  A leaves {}: {}\n", show(c.value_a), c.expr_a));
-            s.push_str(&format!("  B leaves {}: {}\n", show(c.value_b), c.expr_b));
-            s.push_str("  (replayed on the concrete interpreter, inputs a fixed injective function of (array, index))\n");
-        }
-        Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
-        Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),
-    }
-    s.push_str(&format!(
-        "{} concrete launches, {} queries, {} ms\n",
-        report.launches, report.queries, report.millis
-    ));
-    s
-}
-
-/// `syncscope equiv`'s JSON report.
-pub fn equiv_json(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
-    use syncscope_core::equiv::Verdict;
-    let (verdict, detail) = match &report.verdict {
-        Verdict::Equivalent => ("equivalent", serde_json::Value::Null),
-        Verdict::Different(c) => (
-            "not-equivalent",
-            serde_json::json!({
-                "block_dim": c.block_dim,
-                "grid_dim": c.grid_dim,
-                "params": c.params.iter().map(|(n, v)| serde_json::json!({"name": n, "value": v})).collect::<Vec<_>>(),
-                "array": c.array,
-                "index": c.index,
-                "value_a": c.value_a,
-                "value_b": c.value_b,
-                "expr_a": c.expr_a,
-                "expr_b": c.expr_b,
-            }),
-        ),
-        Verdict::Unknown(why) => ("unknown", serde_json::json!(why)),
-        Verdict::Refused(why) => ("refused", serde_json::json!(why)),
-    };
-    let key = if matches!(report.verdict, Verdict::Different(_)) {
-        "counterexample"
-    } else {
-        "reason"
-    };
-    let mut v = serde_json::json!({
-        "a": a,
-        "b": b,
-        "verdict": verdict,
-        "millis": report.millis,
-        "launches": report.launches,
-        "queries": report.queries,
-    });
-    if !detail.is_null() {
-        v[key] = detail;
-    }
-    serde_json::to_string_pretty(&v).unwrap_or_default()
 }
