@@ -733,7 +733,7 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
     let mut s = String::new();
     match &report.verdict {
         Verdict::Equivalent => s.push_str(&format!(
-            "equivalent: `{a}` and `{b}` leave the same value in every global location, for all inputs and launch sizes\n"
+            "equivalent: `{a}` and `{b}` leave the same value in every global location, for all inputs and every launch the options and both versions' preconditions allow\n"
         )),
         Verdict::Different(c) => {
             s.push_str(&format!("not equivalent: `{a}` and `{b}` differ\n"));

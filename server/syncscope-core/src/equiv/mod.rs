@@ -124,6 +124,25 @@ fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport)
         }
     }
     let (ka, kb) = (&kernels[0], &kernels[1]);
+    // Inputs are matched by name: the same global arrays and scalar
+    // parameters, or the comparison would feed the versions different data.
+    let globals = |k: &Kernel| -> std::collections::BTreeSet<String> {
+        k.arrays
+            .iter()
+            .filter(|a| a.space == crate::model::MemorySpace::Global)
+            .map(|a| a.name.clone())
+            .collect()
+    };
+    let scalars = |k: &Kernel| params(&[k]).into_keys().collect::<Vec<_>>();
+    if globals(ka) != globals(kb) || scalars(ka) != scalars(kb) {
+        return Verdict::Unknown(format!(
+            "the versions' inputs are matched by name, and these differ: global arrays {:?} and {:?}, parameters {:?} and {:?}",
+            globals(ka),
+            globals(kb),
+            scalars(ka),
+            scalars(kb)
+        ));
+    }
     // Cheap first: a concrete difference on a small launch.
     let concrete = match search(ka, kb, options, report) {
         Ok(Some(cex)) => return Verdict::Different(cex),

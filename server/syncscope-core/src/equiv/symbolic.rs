@@ -19,18 +19,61 @@ use crate::options::Options;
 use crate::verify::smt::{enc_bool, enc_int};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The text of the statement that writes `array` in `kernel` and its value.
+/// The text of the statement that writes `array` in `kernel` and its value,
+/// each value read shown as the element read (`in[index]`); for an element
+/// of shared memory, what was written there too.
 pub(crate) fn write_text(kernel: &Kernel, array: &str) -> String {
-    kernel
-        .accesses()
-        .into_iter()
-        .filter(|a| a.kind.writes() && kernel.arrays[a.array].name == array)
-        .map(|a| match &a.value {
-            Some(v) => format!("`{}` = {v}", a.text),
-            None => format!("`{}`", a.text),
+    let accesses = kernel.accesses();
+    let shown = |e: &Expr| -> Expr {
+        e.subst(&mut |v: &Var| {
+            let r = accesses.iter().find(|a| {
+                a.kind == AccessKind::Read && matches!(&a.value, Some(Expr::Var(u)) if u == v)
+            })?;
+            let name = format!("{}[{}]", kernel.arrays[r.array].name, r.index);
+            Some(Expr::Var(Var::new(name, v.kind)))
         })
-        .collect::<Vec<_>>()
-        .join("; ")
+    };
+    let writes: Vec<_> = accesses
+        .iter()
+        .filter(|a| a.kind.writes() && kernel.arrays[a.array].name == array)
+        .collect();
+    let mut parts = Vec::new();
+    for a in writes {
+        let Some(value) = &a.value else {
+            parts.push(format!("`{}` (value not modelled)", a.text));
+            continue;
+        };
+        let mut text = format!("`{}` = {}", a.text, shown(value));
+        // One level of shared memory: what its writer stored.
+        let mut via = Vec::new();
+        value.for_each_var(&mut |v| {
+            let read = accesses.iter().find(|r| {
+                r.kind == AccessKind::Read && matches!(&r.value, Some(Expr::Var(u)) if u == v)
+            });
+            if let Some(r) = read {
+                if kernel.arrays[r.array].space != MemorySpace::Global {
+                    for w in accesses
+                        .iter()
+                        .filter(|w| w.kind.writes() && w.array == r.array)
+                    {
+                        if let Some(wv) = &w.value {
+                            via.push(format!(
+                                "{}[{}] = {}",
+                                kernel.arrays[w.array].name,
+                                w.index,
+                                shown(wv)
+                            ));
+                        }
+                    }
+                }
+            }
+        });
+        if !via.is_empty() {
+            text.push_str(&format!(", where {}", via.join(", ")));
+        }
+        parts.push(text);
+    }
+    parts.join("; ")
 }
 
 /// A kernel's accesses with their barrier interval (top-level barriers).
