@@ -763,43 +763,7 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
 
 /// `syncscope equiv`'s JSON report.
 pub fn equiv_json(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
-    use syncscope_core::equiv::Verdict;
-    let (verdict, detail) = match &report.verdict {
-        Verdict::Equivalent => ("equivalent", serde_json::Value::Null),
-        Verdict::Different(c) => (
-            "not-equivalent",
-            serde_json::json!({
-                "block_dim": c.block_dim,
-                "grid_dim": c.grid_dim,
-                "params": c.params.iter().map(|(n, v)| serde_json::json!({"name": n, "value": v})).collect::<Vec<_>>(),
-                "array": c.array,
-                "index": c.index,
-                "value_a": c.value_a,
-                "value_b": c.value_b,
-                "expr_a": c.expr_a,
-                "expr_b": c.expr_b,
-            }),
-        ),
-        Verdict::Unknown(why) => ("unknown", serde_json::json!(why)),
-        Verdict::Refused(why) => ("refused", serde_json::json!(why)),
-    };
-    let key = if matches!(report.verdict, Verdict::Different(_)) {
-        "counterexample"
-    } else {
-        "reason"
-    };
-    let mut v = serde_json::json!({
-        "a": a,
-        "b": b,
-        "verdict": verdict,
-        "millis": report.millis,
-        "launches": report.launches,
-        "queries": report.queries,
-    });
-    if !detail.is_null() {
-        v[key] = detail;
-    }
-    serde_json::to_string_pretty(&v).unwrap_or_default()
+    serde_json::to_string_pretty(&report.json(a, b)).unwrap_or_default()
 }
 
 #[cfg(test)]

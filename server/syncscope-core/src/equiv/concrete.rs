@@ -51,8 +51,10 @@ impl Thread<'_> {
                     .params
                     .get(&*v.name)
                     .or_else(|| self.vars.get(&*v.name))
+                    .copied()
+                    .or_else(|| super::float_literal(v))
                 {
-                    Some(x) => *x,
+                    Some(x) => x,
                     None => return Err(format!("`{}` has no concrete value in the model", v.name)),
                 },
             },

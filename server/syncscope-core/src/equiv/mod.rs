@@ -73,6 +73,53 @@ pub struct EquivReport {
     pub queries: u32,
 }
 
+impl EquivReport {
+    /// The report as JSON (`syncscope equiv --format json` and the
+    /// server's `syncscope.compareWith`): `a`, `b`, `verdict`, `millis`,
+    /// `launches`, `queries`, and `counterexample` or `reason`.
+    pub fn json(&self, a: &str, b: &str) -> serde_json::Value {
+        use serde_json::json;
+        let mut v = json!({
+            "a": a,
+            "b": b,
+            "verdict": self.verdict.name(),
+            "millis": self.millis,
+            "launches": self.launches,
+            "queries": self.queries,
+        });
+        match &self.verdict {
+            Verdict::Equivalent => {}
+            Verdict::Different(c) => {
+                v["counterexample"] = json!({
+                    "block_dim": c.block_dim,
+                    "grid_dim": c.grid_dim,
+                    "params": c.params.iter().map(|(n, x)| json!({"name": n, "value": x})).collect::<Vec<_>>(),
+                    "array": c.array,
+                    "index": c.index,
+                    "value_a": c.value_a,
+                    "value_b": c.value_b,
+                    "expr_a": c.expr_a,
+                    "expr_b": c.expr_b,
+                })
+            }
+            Verdict::Unknown(why) | Verdict::Refused(why) => v["reason"] = json!(why),
+        }
+        v
+    }
+}
+
+impl Verdict {
+    /// `equivalent`, `not-equivalent`, `unknown` or `refused`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Equivalent => "equivalent",
+            Verdict::Different(_) => "not-equivalent",
+            Verdict::Unknown(_) => "unknown",
+            Verdict::Refused(_) => "refused",
+        }
+    }
+}
+
 /// Checks that the two versions compute the same thing.
 pub fn check_equivalence(a: &Version, b: &Version, options: &Options) -> EquivReport {
     let started = Instant::now();
@@ -177,6 +224,18 @@ fn race_free(v: &Version, options: &Options) -> Result<Kernel, String> {
     }
     crate::analysis::lower_with_values(v.text, options, v.kernel)
         .ok_or_else(|| format!("`{}` has no kernel `{}`", v.label, v.kernel))
+}
+
+/// The value of a floating-point literal the model holds as an unknown
+/// (`2.0f#0`), as the bits of the double it denotes: one constant for every
+/// spelling of the same number, the same in both versions.
+pub(crate) fn float_literal(v: &crate::model::Var) -> Option<i64> {
+    let base = v.name.split('#').next()?;
+    let digits = base.trim_end_matches(['f', 'F', 'l', 'L']);
+    if !digits.contains(['.', 'e', 'E']) {
+        return None;
+    }
+    digits.parse::<f64>().ok().map(|x| x.to_bits() as i64)
 }
 
 /// Scalar parameters the kernels read, with their bounds.

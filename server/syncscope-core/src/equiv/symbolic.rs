@@ -547,6 +547,10 @@ impl<'k> Encoder<'_, 'k> {
             return Ok(enc(&self.plain(q, e, c, "a value")?));
         }
         Ok(match e {
+            // A floating-point literal: the constant of its value.
+            Expr::Var(v) if super::float_literal(v).is_some() => {
+                enc(&Expr::Const(super::float_literal(v).unwrap_or_default()))
+            }
             Expr::Var(v) => {
                 let Some((phase, r)) = self.shape.read_of(v) else {
                     return Err(format!("the value `{}` is not a read of memory", v.name));
