@@ -198,13 +198,24 @@ fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport)
     };
     // The proof stands on its own (the concrete search only looks for
     // counterexamples); without it the answer is `unknown`.
-    match (
-        symbolic::prove(ka, kb, options, &mut report.queries),
-        concrete,
-    ) {
-        (Ok(()), _) => Verdict::Equivalent,
-        (Err(why), None) => Verdict::Unknown(why),
-        (Err(why), Some(c)) => Verdict::Unknown(format!("{why}; no concrete run either ({c})")),
+    let failure = match symbolic::prove(ka, kb, options, &mut report.queries) {
+        Ok(()) => return Verdict::Equivalent,
+        Err(f) => f,
+    };
+    let mut why = failure.reason;
+    // A satisfiable query: replay it with the solver's launch and parameters.
+    if let Some(model) = &failure.model {
+        match replay_model(ka, kb, model) {
+            Ok(Some(cex)) => return Verdict::Different(cex),
+            Ok(None) => {
+                why.push_str(", which its launch does not confirm on the concrete interpreter")
+            }
+            Err(e) => why.push_str(&format!(", which could not be replayed ({e})")),
+        }
+    }
+    match concrete {
+        None => Verdict::Unknown(why),
+        Some(c) => Verdict::Unknown(format!("{why}; no concrete run either ({c})")),
     }
 }
 
@@ -352,6 +363,48 @@ fn search(
         (0, None) => Err("no small launch satisfies both versions' preconditions".into()),
         _ => Ok(None),
     }
+}
+
+/// Runs both versions with the launch sizes and parameters of a solver's
+/// model: the counterexample if they differ there.
+fn replay_model(
+    a: &Kernel,
+    b: &Kernel,
+    model: &BTreeMap<String, i64>,
+) -> Result<Option<Counterexample>, String> {
+    let size = |name: String| model.get(&name).copied().unwrap_or(1);
+    let dims =
+        |prefix: &str| [0, 1, 2].map(|d| size(format!("{prefix}.{}", crate::model::DIMS[d])));
+    let launch = concrete::Launch {
+        block: dims("blockDim"),
+        grid: dims("gridDim"),
+        params: params(&[a, b])
+            .into_keys()
+            .map(|p| {
+                let v = model.get(&p).copied().unwrap_or(0);
+                (p, v)
+            })
+            .collect(),
+    };
+    let threads = launch
+        .block
+        .iter()
+        .chain(&launch.grid)
+        .try_fold(1i64, |n, d| (*d >= 1).then(|| n.saturating_mul(*d)));
+    match threads {
+        Some(n) if n <= 4 * MAX_THREADS => {}
+        _ => {
+            return Err(format!(
+                "launch {:?} x {:?} too large to run",
+                launch.grid, launch.block
+            ))
+        }
+    }
+    if !concrete::assumptions_hold(a, &launch)? || !concrete::assumptions_hold(b, &launch)? {
+        return Ok(None);
+    }
+    let (wa, wb) = (concrete::run(a, &launch)?, concrete::run(b, &launch)?);
+    Ok(difference(a, b, &launch, &wa, &wb))
 }
 
 fn difference(

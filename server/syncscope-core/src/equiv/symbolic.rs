@@ -692,8 +692,25 @@ fn v_name(e: &Expr) -> String {
     }
 }
 
+/// Why a proof did not go through, with the solver's model when a query
+/// was satisfiable (launch sizes and parameters to replay it with).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub reason: String,
+    pub model: Option<BTreeMap<String, i64>>,
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Failure {
+        Failure {
+            reason,
+            model: None,
+        }
+    }
+}
+
 /// Solves a query: `Ok(())` if unsat.
-fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<(), String> {
+fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<(), Failure> {
     use z3::{Params, SatResult, Solver};
     *queries += 1;
     let solver = Solver::new();
@@ -705,16 +722,30 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
     if std::env::var_os("SYNCSCOPE_EQUIV_DUMP").is_some() {
         eprintln!("; query: {what}\n{text}");
     }
-    crate::verify::smt::load(&solver, &text)?;
+    crate::verify::smt::load(&solver, &text).map_err(Failure::from)?;
     match solver.check() {
         SatResult::Unsat => Ok(()),
-        SatResult::Sat => Err(format!(
-            "the solver finds {what}, which no concrete launch tried reproduced"
-        )),
+        SatResult::Sat => {
+            let model = solver.get_model().map(|m| {
+                q.consts
+                    .iter()
+                    .filter_map(|c| {
+                        let name = c.trim_matches('|');
+                        let value = m.eval(&z3::ast::Int::new_const(name), true)?.as_i64()?;
+                        Some((name.to_string(), value))
+                    })
+                    .collect()
+            });
+            Err(Failure {
+                reason: format!("the solver finds {what}"),
+                model,
+            })
+        }
         SatResult::Unknown => Err(format!(
             "the solver could not decide whether there is {what} ({})",
             solver.get_reason_unknown().unwrap_or_default()
-        )),
+        )
+        .into()),
     }
 }
 
@@ -724,7 +755,7 @@ pub(crate) fn prove(
     b: &Kernel,
     options: &Options,
     queries: &mut u32,
-) -> Result<(), String> {
+) -> Result<(), Failure> {
     let (sa, sb) = (shape(a)?, shape(b)?);
     let fixed = fixed_sizes(a, b, options);
     let outputs: BTreeSet<&str> = [&sa, &sb]
@@ -804,7 +835,8 @@ pub(crate) fn prove(
                         return Err(format!(
                             "no writer of what `{}` reads could be derived from the index",
                             r.text
-                        ));
+                        )
+                        .into());
                     };
                     let writes = Expr::all([
                         thread_ranges(&map, &fixed),
@@ -841,7 +873,8 @@ pub(crate) fn prove(
                     return Err(format!(
                         "no thread of the other version writing what `{}` writes could be derived from the index",
                         wx.text
-                    ));
+                    )
+                    .into());
                 };
                 let writes = Expr::all([
                     thread_ranges(&map, &fixed),
