@@ -442,3 +442,91 @@ fn difference(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Var, VarKind};
+
+    fn unknown(name: &str) -> Var {
+        Var::new(
+            name,
+            VarKind::Unknown {
+                scope: crate::model::Scope::Thread,
+                lo: i64::MIN,
+                hi: i64::MAX,
+            },
+        )
+    }
+
+    #[test]
+    fn float_literals_are_their_value() {
+        let two = float_literal(&unknown("2.0f#0"));
+        assert_eq!(two, Some(2.0f64.to_bits() as i64));
+        assert_eq!(float_literal(&unknown("2.f#3")), two);
+        assert_eq!(
+            float_literal(&unknown("1e3#0")),
+            Some(1000.0f64.to_bits() as i64)
+        );
+        assert_eq!(float_literal(&unknown("in[i]#0")), None);
+        assert_eq!(float_literal(&unknown("sum@exit#0")), None);
+    }
+
+    #[test]
+    fn the_interpreter_runs_a_block_through_its_barrier() {
+        // Each block reverses its slice through shared memory.
+        let text = "__global__ void rev(int *out, const int *in) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int s[8];\n\
+            int g = blockIdx.x * 8 + threadIdx.x;\n\
+            s[threadIdx.x] = in[g];\n\
+            __syncthreads();\n\
+            out[g] = s[7 - threadIdx.x];\n}\n";
+        let k = crate::analysis::lower_with_values(text, &Options::default(), "rev").unwrap();
+        let launch = concrete::Launch {
+            block: [8, 1, 1],
+            grid: [2, 1, 1],
+            params: BTreeMap::new(),
+        };
+        assert!(concrete::assumptions_hold(&k, &launch).unwrap());
+        let written = concrete::run(&k, &launch).unwrap();
+        assert_eq!(written.len(), 16);
+        for g in 0..16i64 {
+            let from = (g / 8) * 8 + 7 - g % 8;
+            assert_eq!(
+                written[&("out".to_string(), g)],
+                concrete::input("in", from),
+                "{g}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reordered_sum_is_not_proved() {
+        // (a + b) + c against a + (b + c): equal for integers, not as
+        // uninterpreted operations (floating point is not associative).
+        let left = "__global__ void k(float *o, const float *a) {\n\
+            int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+            o[i] = (a[3 * i] + a[3 * i + 1]) + a[3 * i + 2];\n}\n";
+        let right = left.replace(
+            "(a[3 * i] + a[3 * i + 1]) + a[3 * i + 2]",
+            "a[3 * i] + (a[3 * i + 1] + a[3 * i + 2])",
+        );
+        let swapped = left.replace(
+            "(a[3 * i] + a[3 * i + 1]) + a[3 * i + 2]",
+            "a[3 * i + 2] + (a[3 * i + 1] + a[3 * i])",
+        );
+        let v = |t: &'static str| Version {
+            label: "k.cu",
+            text: t,
+            kernel: "k",
+        };
+        let right: &'static str = Box::leak(right.into_boxed_str());
+        let swapped: &'static str = Box::leak(swapped.into_boxed_str());
+        let r = check_equivalence(&v(left), &v(right), &Options::default());
+        assert!(!matches!(r.verdict, Verdict::Equivalent), "{:?}", r.verdict);
+        // Commutativity alone is a normalisation: proved.
+        let r = check_equivalence(&v(left), &v(swapped), &Options::default());
+        assert_eq!(r.verdict, Verdict::Equivalent);
+    }
+}
