@@ -180,6 +180,16 @@ fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport)
             .map(|a| a.name.clone())
             .collect()
     };
+    if let Some(a) = [ka, kb]
+        .iter()
+        .flat_map(|k| &k.arrays)
+        .find(|a| a.byte_addressed && a.space == crate::model::MemorySpace::Global)
+    {
+        return Verdict::Unknown(format!(
+            "`{}` is viewed as another element type (byte offsets): not compared",
+            a.name
+        ));
+    }
     let scalars = |k: &Kernel| params(&[k]).into_keys().collect::<Vec<_>>();
     if globals(ka) != globals(kb) || scalars(ka) != scalars(kb) {
         return Verdict::Unknown(format!(

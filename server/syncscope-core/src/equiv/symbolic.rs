@@ -94,6 +94,12 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                 Stmt::Access(a) if a.kind == AccessKind::Atomic => {
                     return Err(format!("`{}` is an atomic update", a.text))
                 }
+                Stmt::Access(a) if a.width != 1 => {
+                    return Err(format!(
+                        "`{}` accesses a byte range (a view of another element type)",
+                        a.text
+                    ))
+                }
                 Stmt::Access(a) => out.push((*phase, a)),
                 Stmt::Barrier(b) if top && b.guard.is_true() => *phase += 1,
                 Stmt::Barrier(_) => return Err("a barrier under a condition".into()),
