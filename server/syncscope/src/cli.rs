@@ -44,7 +44,7 @@ enum Command {
     /// Start the language server on stdio.
     Lsp,
     /// Prove two versions of a kernel equivalent: both leave the same value
-    /// in every global location, for all inputs and launch sizes.
+    /// in every global location, for all inputs and allowed launches.
     #[command(after_help = EQUIV_EXIT_STATUS)]
     Equiv(EquivArgs),
     /// Print the kernel model extracted from a file (for debugging and tests).
