@@ -36,6 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("front end", &["frontend"]),
     ("verification", &["verify"]),
     ("the driver", &["analysis"]),
+    ("equivalence of two kernels", &["equiv"]),
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

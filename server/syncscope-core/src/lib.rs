@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod cache;
 pub mod directives;
+pub mod equiv;
 pub mod frontend;
 pub mod model;
 pub mod options;

@@ -77,6 +77,11 @@ pub struct Options {
     /// `__CUDA_ARCH__` of the device pass the code is read as (`800` is
     /// sm_80); `__CUDACC__` is always defined.
     pub cuda_arch: u32,
+    /// Record the value each read yields in its `Access::value` (the
+    /// unknown standing for what was read), so that a written value can be
+    /// traced back to the reads it is made of. Only `syncscope equiv` asks
+    /// for it; `check`'s models never carry read values.
+    pub track_values: bool,
 }
 
 impl Default for Options {
@@ -99,6 +104,7 @@ impl Default for Options {
             deterministic: false,
             deterministic_kernels: Vec::new(),
             cuda_arch: DEFAULT_CUDA_ARCH,
+            track_values: false,
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::config::{self, Settings};
 use crate::document::{Document, Encoding};
 use crate::from_proto;
 use crate::hover;
-use crate::to_proto::{self, VERIFY_COMMAND};
+use crate::to_proto::{self, COMPARE_COMMAND, VERIFY_COMMAND};
 use dashmap::DashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -171,6 +171,63 @@ impl Server {
         (analysis.version == doc.version).then_some(analysis)
     }
 
+    /// `syncscope.compareWith [uriA, kernelA, uriB, kernelB]`: `syncscope
+    /// equiv` on two kernels (open documents as edited, other files from
+    /// disk), under the first document's analysis options.
+    async fn compare(&self, args: &[LSPAny]) -> Result<LSPAny> {
+        let arg = |i: usize| args.get(i).and_then(|a| a.as_str()).map(str::to_string);
+        let (Some(ua), Some(ka), Some(ub), Some(kb)) = (arg(0), arg(1), arg(2), arg(3)) else {
+            return Err(Error::invalid_params(
+                "expected [uriA, kernelA, uriB, kernelB] (strings)",
+            ));
+        };
+        let mut texts = Vec::new();
+        for u in [&ua, &ub] {
+            let uri = u
+                .parse::<Uri>()
+                .map_err(|_| Error::invalid_params(format!("not a URI: {u}")))?;
+            let text = match self.docs.get(&from_proto::key(&uri)) {
+                Some(doc) => doc.text().to_string(),
+                None => {
+                    let path = uri
+                        .to_file_path()
+                        .ok_or_else(|| Error::invalid_params(format!("not a file: {u}")))?;
+                    std::fs::read_to_string(&path).map_err(|e| {
+                        Error::invalid_params(format!("cannot read {}: {e}", path.display()))
+                    })?
+                }
+            };
+            texts.push(text);
+        }
+        let options = ua
+            .parse::<Uri>()
+            .ok()
+            .and_then(|u| self.current_analysis(&u))
+            .map(|a| a.options.clone())
+            .unwrap_or_default();
+        let report = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let a = syncscope_core::equiv::Version {
+                    label: &ua,
+                    text: &texts[0],
+                    kernel: &ka,
+                };
+                let b = syncscope_core::equiv::Version {
+                    label: &ub,
+                    text: &texts[1],
+                    kernel: &kb,
+                };
+                let report = syncscope_core::equiv::check_equivalence(&a, &b, &options);
+                report.json(&format!("{ua}:{ka}"), &format!("{ub}:{kb}"))
+            }))
+        })
+        .await;
+        match report {
+            Ok(Ok(v)) => Ok(v),
+            _ => Err(Error::internal_error()),
+        }
+    }
+
     fn offset_in(&self, uri: &Uri, pos: Position) -> Option<usize> {
         let doc = self.docs.get(&from_proto::key(uri))?;
         Some(doc.offset(pos, self.encoding()))
@@ -228,7 +285,7 @@ impl LanguageServer for Server {
                     resolve_provider: Some(false),
                 }),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![VERIFY_COMMAND.to_string()],
+                    commands: vec![VERIFY_COMMAND.to_string(), COMPARE_COMMAND.to_string()],
                     ..Default::default()
                 }),
                 ..Default::default()
@@ -534,6 +591,9 @@ impl LanguageServer for Server {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == COMPARE_COMMAND {
+            return self.compare(&params.arguments).await.map(Some);
+        }
         if params.command != VERIFY_COMMAND {
             return Err(Error::invalid_params(format!(
                 "unknown command `{}`",

@@ -16,6 +16,9 @@ pub const SOURCE: &str = "syncscope";
 pub const DOCS_URL: &str = "https://github.com/syncscope/syncscope/blob/main/docs/diagnostics.md";
 /// The command behind the code lenses.
 pub const VERIFY_COMMAND: &str = "syncscope.verifyFile";
+/// `syncscope equiv` as a command: arguments `[uriA, kernelA, uriB,
+/// kernelB]`, result the JSON report of `syncscope equiv --format json`.
+pub const COMPARE_COMMAND: &str = "syncscope.compareWith";
 
 /// Text of an analysed version, for converting its byte spans.
 #[derive(Clone, Copy)]

@@ -337,3 +337,45 @@ async fn garbage_and_bad_requests_leave_the_server_answering() {
     c.shutdown_and_exit().await;
     assert!(finished(server).await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_with_runs_equiv_on_two_open_kernels() {
+    let (mut c, server) = start();
+    let r = c.initialize(None, json!({})).await;
+    assert_eq!(
+        r["capabilities"]["executeCommandProvider"]["commands"][1],
+        "syncscope.compareWith"
+    );
+    let copy = "__global__ void copy(float *b, const float *a) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    b[i] = a[i];\n}\n";
+    let scaled = "__global__ void copy(float *b, const float *a) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    b[i] = a[i] * 2.0f;\n}\n";
+    let (ua, ub, uc) = (
+        "file:///tmp/inprocess/copy_a.cu",
+        "file:///tmp/inprocess/copy_b.cu",
+        "file:///tmp/inprocess/copy_c.cu",
+    );
+    c.did_open(ua, 1, copy);
+    c.did_open(ub, 1, copy);
+    c.did_open(uc, 1, scaled);
+    let same = c
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "syncscope.compareWith", "arguments": [ua, "copy", ub, "copy"] }),
+        )
+        .await;
+    assert_eq!(same["verdict"], "equivalent", "{same}");
+    let differ = c
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "syncscope.compareWith", "arguments": [ua, "copy", uc, "copy"] }),
+        )
+        .await;
+    assert_eq!(differ["verdict"], "not-equivalent", "{differ}");
+    assert_eq!(differ["counterexample"]["array"], "b", "{differ}");
+    let id = c.send_request(
+        "workspace/executeCommand",
+        Some(json!({ "command": "syncscope.compareWith", "arguments": [ua, "copy"] })),
+    );
+    assert!(c.response(id).await.get("error").is_some());
+    c.shutdown_and_exit().await;
+    assert!(finished(server).await);
+}

@@ -43,12 +43,49 @@ enum Command {
     Check(CheckArgs),
     /// Start the language server on stdio.
     Lsp,
+    /// Prove two versions of a kernel equivalent: both leave the same value
+    /// in every global location, for all inputs and allowed launches.
+    #[command(after_help = EQUIV_EXIT_STATUS)]
+    Equiv(EquivArgs),
     /// Print the kernel model extracted from a file (for debugging and tests).
     Model {
         path: PathBuf,
         #[arg(short = 'D', value_name = "NAME[=VALUE]")]
         define: Vec<String>,
     },
+}
+
+/// The exit statuses of `syncscope equiv`, shown by `--help`.
+const EQUIV_EXIT_STATUS: &str = "Exit status of `equiv`:
+  0  proved equivalent (every query of the proof unsat)
+  1  not equivalent (a counterexample replayed on the concrete interpreter),
+     or unknown (neither proved nor refuted; never reported as equivalent)
+  2  usage error, a file that could not be read, or a version that is not
+     verified race-free by `syncscope check`";
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct EquivArgs {
+    /// The first version: FILE:KERNEL.
+    #[arg(value_name = "A.cu:KERNEL")]
+    a: String,
+    /// The second version: FILE:KERNEL.
+    #[arg(value_name = "B.cu:KERNEL")]
+    b: String,
+    /// Output format (human or json).
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Fixed block size X[,Y[,Z]] (default: symbolic).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
+    block_dim: Option<[u32; 3]>,
+    /// Fixed grid size X[,Y[,Z]] (default: symbolic).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
+    grid_dim: Option<[u32; 3]>,
+    /// Define a macro in both files (VALUE defaults to 1).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    define: Vec<String>,
+    /// Per-query wall-clock safety net in milliseconds (default 10000).
+    #[arg(long)]
+    timeout_ms: Option<u32>,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -197,6 +234,19 @@ pub fn parse_check_args(flags: &[&str]) -> Result<CheckArgs, String> {
     }
 }
 
+/// Parses the arguments of `syncscope equiv` (without the subcommand).
+pub fn parse_equiv_args(args: &[&str]) -> Result<EquivArgs, String> {
+    let mut argv = vec!["syncscope", "equiv"];
+    argv.extend_from_slice(args);
+    match Cli::try_parse_from(argv) {
+        Ok(Cli {
+            command: Command::Equiv(a),
+        }) => Ok(a),
+        Ok(_) => Err("not an equiv command".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Runs the CLI with `args` (including the program name); returns the exit status.
 pub fn main_with_args(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
@@ -219,6 +269,7 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
             check(&args, &mut std::io::stdout(), &mut std::io::stderr(), color)
         }
         Command::Lsp => syncscope_lsp::run_stdio(),
+        Command::Equiv(args) => equiv(&args, &mut std::io::stdout()),
         Command::Model { path, define } => {
             let text = match read_source(&path) {
                 Ok(t) => t,
@@ -545,4 +596,57 @@ pub fn analyze_files(
         }
     }
     results.into_iter().flatten().collect()
+}
+
+/// `syncscope equiv`: see `EQUIV_EXIT_STATUS`.
+pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
+    let split = |s: &str| -> Result<(PathBuf, String), String> {
+        match s.rsplit_once(':') {
+            Some((p, k)) if !p.is_empty() && !k.is_empty() => Ok((PathBuf::from(p), k.to_string())),
+            _ => Err(format!("`{s}`: expected FILE:KERNEL")),
+        }
+    };
+    let mut versions = Vec::new();
+    for s in [&args.a, &args.b] {
+        let read = split(s).and_then(|(p, k)| {
+            let text = read_source(&p)?;
+            Ok((p.display().to_string(), text, k))
+        });
+        match read {
+            Ok(v) => versions.push(v),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    let mut options = Options {
+        block_dim: args.block_dim,
+        grid_dim: args.grid_dim,
+        defines: args
+            .define
+            .iter()
+            .map(|d| syncscope_core::options::parse_define(d))
+            .collect(),
+        ..Options::default()
+    };
+    if let Some(t) = args.timeout_ms {
+        options.timeout_ms = t;
+    }
+    let version = |i: usize| syncscope_core::equiv::Version {
+        label: &versions[i].0,
+        text: &versions[i].1,
+        kernel: &versions[i].2,
+    };
+    let report = syncscope_core::equiv::check_equivalence(&version(0), &version(1), &options);
+    let _ = match args.format {
+        Format::Json => writeln!(out, "{}", output::equiv_json(&report, &args.a, &args.b)),
+        _ => write!(out, "{}", output::equiv_human(&report, &args.a, &args.b)),
+    };
+    use syncscope_core::equiv::Verdict;
+    match report.verdict {
+        Verdict::Equivalent => 0,
+        Verdict::Different(_) | Verdict::Unknown(_) => 1,
+        Verdict::Refused(_) => 2,
+    }
 }

@@ -728,6 +728,45 @@ impl Snippet<'_> {
     }
 }
 
+/// `syncscope equiv`'s human report.
+pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
+    use syncscope_core::equiv::Verdict;
+    let mut s = String::new();
+    match &report.verdict {
+        Verdict::Equivalent => s.push_str(&format!(
+            "equivalent: `{a}` and `{b}` leave the same value in every global location, for all inputs and every launch the options and both versions' preconditions allow\n"
+        )),
+        Verdict::Different(c) => {
+            s.push_str(&format!("not equivalent: `{a}` and `{b}` differ\n"));
+            s.push_str(&format!(
+                "  launch: block ({}, {}, {}), grid ({}, {}, {})\n",
+                c.block_dim[0], c.block_dim[1], c.block_dim[2], c.grid_dim[0], c.grid_dim[1], c.grid_dim[2]
+            ));
+            if !c.params.is_empty() {
+                let p: Vec<String> = c.params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+                s.push_str(&format!("  parameters: {}\n", p.join(", ")));
+            }
+            s.push_str(&format!("  location: {}[{}]\n", c.array, c.index));
+            let show = |v: Option<i64>| v.map_or("(not written)".to_string(), |v| v.to_string());
+            s.push_str(&format!("  A leaves {}: {}\n", show(c.value_a), c.expr_a));
+            s.push_str(&format!("  B leaves {}: {}\n", show(c.value_b), c.expr_b));
+            s.push_str("  (replayed on the concrete interpreter, inputs a fixed injective function of (array, index))\n");
+        }
+        Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
+        Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),
+    }
+    s.push_str(&format!(
+        "{} concrete launches, {} queries, {} ms\n",
+        report.launches, report.queries, report.millis
+    ));
+    s
+}
+
+/// `syncscope equiv`'s JSON report.
+pub fn equiv_json(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
+    serde_json::to_string_pretty(&report.json(a, b)).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -348,6 +348,23 @@ fn directive_notes(text: &str, d: &crate::directives::Directives) -> Vec<Finding
     out
 }
 
+/// The model of kernel `name` in `text` with the value each read yields
+/// recorded (`Options::track_values`), for `syncscope equiv`.
+pub(crate) fn lower_with_values(
+    text: &str,
+    options: &Options,
+    name: &str,
+) -> Option<crate::model::Kernel> {
+    let tree = crate::syntax::parse(text, None);
+    let tracked = Options {
+        track_values: true,
+        ..options.clone()
+    };
+    crate::frontend::lower_file(text, &tree, &tracked)
+        .into_iter()
+        .find(|k| k.name == name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -990,7 +990,7 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
 /// keeps no state between calls in every Z3 version, and constants are the
 /// same terms as `Int::new_const` of their names. A parse error is an
 /// error, never an empty query.
-fn load(solver: &z3::Solver, text: &str) -> Result<(), String> {
+pub(crate) fn load(solver: &z3::Solver, text: &str) -> Result<(), String> {
     use z3::ast::Ast;
     let ctx = solver.get_context();
     let raw = ctx.get_z3_context();

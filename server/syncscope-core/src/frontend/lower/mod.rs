@@ -181,6 +181,10 @@ struct Lowerer<'a, 't> {
     jumped: Vec<(String, Expr)>,
     /// The value of the write being recorded (see `Access::value`).
     written_value: Option<Expr>,
+    /// Whether reads record the value they yield (`Options::track_values`).
+    track_values: bool,
+    /// The value of the read being recorded (with `track_values`).
+    read_value: Option<Expr>,
     /// Locks held here (the lock's text, and the unseen condition that the
     /// thread holds it): mutual exclusion is not modelled, so a race of an
     /// access under a lock depends on it and is not verified, never a
@@ -334,7 +338,7 @@ struct Lowerer<'a, 't> {
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
-    fn new(text: &str, file: &'a FileContext<'t>, _options: &Options) -> Self {
+    fn new(text: &str, file: &'a FileContext<'t>, options: &Options) -> Self {
         Lowerer {
             src: Rc::from(text),
             file,
@@ -356,6 +360,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             returned: Expr::fals(),
             jumped: Vec::new(),
             written_value: None,
+            track_values: options.track_values,
+            read_value: None,
             locks: Vec::new(),
             fence_pending: false,
             fence_access: (0, (0, None)),

@@ -578,6 +578,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             loops: self.loops.clone(),
             value: match kind {
                 AccessKind::Write => self.written_value.clone(),
+                AccessKind::Read => self.read_value.clone(),
                 _ => None,
             },
         };
@@ -599,25 +600,44 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             LValue::Mem { ptr, bounds } => {
                 let id = self.next_access;
-                self.record_access(AccessKind::Read, ptr, bounds, node, text);
-                let recorded = self.next_access == id + 1;
-                if let Some(v) = self.broadcast_value(ptr) {
-                    return Value::Int(v);
+                if !self.track_values {
+                    self.record_access(AccessKind::Read, ptr, bounds, node, text);
                 }
-                let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
-                    Scope::Block
-                } else {
-                    Scope::Grid
+                let broadcast = self.broadcast_value(ptr);
+                let fresh = broadcast.is_none();
+                let value = match broadcast {
+                    Some(v) => v,
+                    None => {
+                        let min_scope = if self.arrays[ptr.array].space == MemorySpace::Shared {
+                            Scope::Block
+                        } else {
+                            Scope::Grid
+                        };
+                        let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
+                        // A value read through the array's own element type
+                        // lies in that type's range (not through a view of
+                        // other bytes).
+                        let range = match self.elem_ranges.get(&ptr.array) {
+                            Some(&r)
+                                if ptr.view.is_none() && !self.arrays[ptr.array].byte_addressed =>
+                            {
+                                r
+                            }
+                            _ => (i64::MIN, i64::MAX),
+                        };
+                        self.fresh_value_in(text, scope, range)
+                    }
                 };
-                let scope = self.scope_within_iteration(&ptr.offset).max(min_scope);
-                // A value read through the array's own element type lies in
-                // that type's range (not through a view of other bytes).
-                let range = match self.elem_ranges.get(&ptr.array) {
-                    Some(&r) if ptr.view.is_none() && !self.arrays[ptr.array].byte_addressed => r,
-                    _ => (i64::MIN, i64::MAX),
-                };
-                let value = self.fresh_value_in(text, scope, range);
-                if let (true, Expr::Var(v)) = (recorded, &value) {
+                if self.track_values {
+                    // The read records what it yields (`syncscope equiv`).
+                    self.read_value = Some(value.clone());
+                    self.record_access(AccessKind::Read, ptr, bounds, node, text);
+                    self.read_value = None;
+                }
+                // The schedule checks follow a fresh value read from memory
+                // back to its access.
+                let recorded = self.next_access == id + 1;
+                if let (true, true, Expr::Var(v)) = (fresh, recorded, &value) {
                     self.read_values.push((v.clone(), id));
                 }
                 Value::Int(value)

@@ -1,0 +1,903 @@
+//! The proof of `syncscope equiv` (PUG-para's parameterised reasoning): one
+//! symbolic location `L` of each output array, the thread that writes it in
+//! each version (symbolic thread and block indices), its value term, a read
+//! of a global input as an uninterpreted function of (array, index), a read
+//! of shared memory resolved to the thread of the same block that wrote the
+//! location in an earlier barrier interval. Operations on values are
+//! uninterpreted functions, commutative (the paper's normalisation), never
+//! associative. Queries, each of which must be unsat:
+//! - the two values written at `L` differ;
+//! - one version writes `L` and the other does not;
+//! - a shared read a written value depends on has no writer.
+//!
+//! Supported today: kernels without loops, barriers at the top level, each
+//! written array written by one statement. Anything else is `unknown`, with
+//! the construct named.
+
+use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
+use crate::options::Options;
+use crate::verify::smt::{enc_bool, enc_int};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The text of the statement that writes `array` in `kernel` and its value,
+/// each value read shown as the element read (`in[index]`); for an element
+/// of shared memory, what was written there too.
+pub(crate) fn write_text(kernel: &Kernel, array: &str) -> String {
+    let accesses = kernel.accesses();
+    let shown = |e: &Expr| -> Expr {
+        e.subst(&mut |v: &Var| {
+            let r = accesses.iter().find(|a| {
+                a.kind == AccessKind::Read && matches!(&a.value, Some(Expr::Var(u)) if u == v)
+            })?;
+            let name = format!("{}[{}]", kernel.arrays[r.array].name, r.index);
+            Some(Expr::Var(Var::new(name, v.kind)))
+        })
+    };
+    let writes: Vec<_> = accesses
+        .iter()
+        .filter(|a| a.kind.writes() && kernel.arrays[a.array].name == array)
+        .collect();
+    let mut parts = Vec::new();
+    for a in writes {
+        let Some(value) = &a.value else {
+            parts.push(format!("`{}` (value not modelled)", a.text));
+            continue;
+        };
+        let mut text = format!("`{}` = {}", a.text, shown(value));
+        // One level of shared memory: what its writer stored.
+        let mut via = Vec::new();
+        value.for_each_var(&mut |v| {
+            let read = accesses.iter().find(|r| {
+                r.kind == AccessKind::Read && matches!(&r.value, Some(Expr::Var(u)) if u == v)
+            });
+            if let Some(r) = read {
+                if kernel.arrays[r.array].space != MemorySpace::Global {
+                    for w in accesses
+                        .iter()
+                        .filter(|w| w.kind.writes() && w.array == r.array)
+                    {
+                        if let Some(wv) = &w.value {
+                            via.push(format!(
+                                "{}[{}] = {}",
+                                kernel.arrays[w.array].name,
+                                w.index,
+                                shown(wv)
+                            ));
+                        }
+                    }
+                }
+            }
+        });
+        if !via.is_empty() {
+            text.push_str(&format!(", where {}", via.join(", ")));
+        }
+        parts.push(text);
+    }
+    parts.join("; ")
+}
+
+/// A kernel's accesses with their barrier interval (top-level barriers).
+struct Shape<'k> {
+    kernel: &'k Kernel,
+    accesses: Vec<(usize, &'k Access)>,
+}
+
+fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
+    fn visit<'k>(
+        stmts: &'k [Stmt],
+        top: bool,
+        phase: &mut usize,
+        out: &mut Vec<(usize, &'k Access)>,
+    ) -> Result<(), String> {
+        for s in stmts {
+            match s {
+                Stmt::Access(a) if a.kind == AccessKind::Atomic => {
+                    return Err(format!("`{}` is an atomic update", a.text))
+                }
+                Stmt::Access(a) if a.width != 1 => {
+                    return Err(format!(
+                        "`{}` accesses a byte range (a view of another element type)",
+                        a.text
+                    ))
+                }
+                Stmt::Access(a) => out.push((*phase, a)),
+                Stmt::Barrier(b) if top && b.guard.is_true() => *phase += 1,
+                Stmt::Barrier(_) => return Err("a barrier under a condition".into()),
+                Stmt::If(x, y) => {
+                    visit(x, false, phase, out)?;
+                    visit(y, false, phase, out)?;
+                }
+                Stmt::Loop(l) => {
+                    return Err(format!(
+                        "a loop (`{}`): values accumulated over loops (folds) are not modelled yet",
+                        l.display.first().map(|(n, _)| n.as_str()).unwrap_or("loop")
+                    ))
+                }
+                Stmt::LoopExit(_) => return Err("a `break`".into()),
+            }
+        }
+        Ok(())
+    }
+    let mut accesses = Vec::new();
+    visit(&kernel.body, true, &mut 0, &mut accesses)?;
+    Ok(Shape { kernel, accesses })
+}
+
+impl<'k> Shape<'k> {
+    fn name(&self, a: &Access) -> &'k str {
+        &self.kernel.arrays[a.array].name
+    }
+    fn space(&self, a: &Access) -> MemorySpace {
+        self.kernel.arrays[a.array].space
+    }
+    /// The one write of `array`, if any (more than one: unsupported).
+    fn writer(&self, array: &str) -> Result<Option<(usize, &'k Access)>, String> {
+        let w: Vec<_> = self
+            .accesses
+            .iter()
+            .filter(|(_, a)| a.kind.writes() && self.name(a) == array)
+            .collect();
+        match w.len() {
+            0 => Ok(None),
+            1 => Ok(Some(*w[0])),
+            _ => Err(format!("`{array}` is written by more than one statement")),
+        }
+    }
+    fn read_of(&self, var: &Var) -> Option<(usize, &'k Access)> {
+        self.accesses.iter().copied().find(|(_, a)| {
+            a.kind == AccessKind::Read && matches!(&a.value, Some(Expr::Var(v)) if v == var)
+        })
+    }
+}
+
+fn is_read_value(v: &Var) -> bool {
+    matches!(v.kind, VarKind::Unknown { .. })
+}
+
+/// Builds query text: declarations of every constant and function used.
+#[derive(Default)]
+struct Query {
+    consts: BTreeSet<String>,
+    funs: BTreeMap<String, usize>,
+    asserts: Vec<String>,
+    fresh: usize,
+    /// Applications of input functions: the function and its argument.
+    inputs: Vec<(String, Expr)>,
+}
+
+impl Query {
+    fn declare_vars(&mut self, e: &Expr) {
+        e.for_each_var(&mut |v| {
+            self.consts.insert(enc_int(&Expr::Var(v.clone()), false));
+        });
+    }
+    fn fun(&mut self, name: &str, arity: usize) -> String {
+        let f = format!("|{}|", name.replace(['|', '\\'], "_"));
+        self.funs.insert(f.clone(), arity);
+        f
+    }
+    /// Equal digits make equal row-major indices: for each two reads of
+    /// one input whose indices are `X * P + Y` with the same `P`.
+    fn input_lemmas(&mut self) {
+        let mut lemmas = Vec::new();
+        for (i, (f, x)) in self.inputs.iter().enumerate() {
+            for (g, y) in &self.inputs[i + 1..] {
+                if f != g {
+                    continue;
+                }
+                if let (Some((xa, pa, ya)), Some((xb, pb, yb))) = (digits(x), digits(y)) {
+                    if pa == pb {
+                        lemmas.push(format!(
+                            "(=> (and (= {} {}) (= {} {})) (= {} {}))",
+                            enc(&xa),
+                            enc(&xb),
+                            enc(&ya),
+                            enc(&yb),
+                            enc(x),
+                            enc(y)
+                        ));
+                    }
+                }
+            }
+        }
+        self.asserts.extend(lemmas);
+    }
+    fn text(&self) -> String {
+        let mut s = String::new();
+        for c in &self.consts {
+            s.push_str(&format!("(declare-const {c} Int)\n"));
+        }
+        for (f, n) in &self.funs {
+            let args = vec!["Int"; *n].join(" ");
+            s.push_str(&format!("(declare-fun {f} ({args}) Int)\n"));
+            if *n == 2 && f.starts_with("|v.comm.") {
+                s.push_str(&format!(
+                    "(assert (forall ((x Int) (y Int)) (= ({f} x y) ({f} y x))))\n"
+                ));
+            }
+        }
+        for a in &self.asserts {
+            s.push_str(&format!("(assert {a})\n"));
+        }
+        s
+    }
+}
+
+/// A thread's copy of the model's thread variables: `thread` names its
+/// thread, `block` the block it is in.
+#[derive(Clone)]
+struct Copy {
+    thread: String,
+    block: String,
+}
+
+fn copy_var(v: &Var, c: &Copy) -> Option<Var> {
+    let tag = match v.kind {
+        VarKind::ThreadIdx(_) => &c.thread,
+        VarKind::BlockIdx(_) => &c.block,
+        _ => return None,
+    };
+    Some(Var::new(format!("{}!{tag}", v.name), v.kind))
+}
+
+/// Launch sizes fixed by the options or by both versions' preconditions
+/// (`blockDim.x == 16`), by name.
+type Fixed = BTreeMap<String, i64>;
+
+fn fixed_sizes(a: &Kernel, b: &Kernel, options: &Options) -> Fixed {
+    let mut out = Fixed::new();
+    for d in 0..3usize {
+        if let Some(x) = options.block_dim {
+            out.insert(
+                crate::verify::smt::block_dim_var(d as u8).name.to_string(),
+                x[d] as i64,
+            );
+        }
+        if let Some(x) = options.grid_dim {
+            out.insert(
+                crate::verify::smt::grid_dim_var(d as u8).name.to_string(),
+                x[d] as i64,
+            );
+        }
+    }
+    fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Bin(BinOp::And, x, y) => {
+                conjuncts(x, out);
+                conjuncts(y, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    let mut cs = Vec::new();
+    for k in [a, b] {
+        for e in &k.assumptions {
+            conjuncts(e, &mut cs);
+        }
+    }
+    for c in cs {
+        if let Expr::Bin(BinOp::Eq, x, y) = c {
+            for (v, n) in [(x, y), (y, x)] {
+                if let (Expr::Var(v), Some(n)) = (&**v, n.as_const()) {
+                    if matches!(v.kind, VarKind::BlockDim(_) | VarKind::GridDim(_)) {
+                        out.insert(v.name.to_string(), n);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn with_fixed(e: &Expr, fixed: &Fixed) -> Expr {
+    e.subst(&mut |v: &Var| match v.kind {
+        VarKind::BlockDim(_) | VarKind::GridDim(_) => fixed.get(&*v.name).map(|n| Expr::Const(*n)),
+        _ => None,
+    })
+}
+
+fn rename(e: &Expr, c: &Copy, fixed: &Fixed) -> Expr {
+    with_fixed(e, fixed).subst(&mut |v: &Var| copy_var(v, c).map(Expr::Var))
+}
+
+/// The range constraints of a thread copy (and of its block).
+fn ranges(c: &Copy, block_too: bool, fixed: &Fixed) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for d in 0..3u8 {
+        let name = crate::model::DIMS[d as usize];
+        let t = Expr::Var(Var::new(
+            format!("threadIdx.{name}!{}", c.thread),
+            VarKind::ThreadIdx(d),
+        ));
+        let bd = with_fixed(&Expr::Var(crate::verify::smt::block_dim_var(d)), fixed);
+        out.push(Expr::bin(BinOp::Ge, t.clone(), Expr::Const(0)));
+        out.push(Expr::bin(BinOp::Lt, t, bd));
+        if block_too {
+            let b = Expr::Var(Var::new(
+                format!("blockIdx.{name}!{}", c.block),
+                VarKind::BlockIdx(d),
+            ));
+            let gd = with_fixed(&Expr::Var(crate::verify::smt::grid_dim_var(d)), fixed);
+            out.push(Expr::bin(BinOp::Ge, b.clone(), Expr::Const(0)));
+            out.push(Expr::bin(BinOp::Lt, b, gd));
+        }
+    }
+    out
+}
+
+fn uniform(e: &Expr) -> bool {
+    !e.any_node(&mut |n| {
+        matches!(n, Expr::Var(v) if matches!(v.kind, VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) | VarKind::Unknown { .. } | VarKind::Counter { .. }))
+    })
+}
+
+/// `X * P + Y` with `P` the same for every thread: the two digits of a
+/// row-major index.
+fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
+    let Expr::Bin(BinOp::Add, l, r) = e else {
+        return None;
+    };
+    for (m, y) in [(l, r), (r, l)] {
+        if let Expr::Bin(BinOp::Mul, a, b) = &**m {
+            if uniform(b) && !uniform(a) {
+                return Some(((**a).clone(), (**b).clone(), (**y).clone()));
+            }
+            if uniform(a) && !uniform(b) {
+                return Some(((**b).clone(), (**a).clone(), (**y).clone()));
+            }
+        }
+    }
+    None
+}
+
+fn enc(e: &Expr) -> String {
+    enc_int(e, false)
+}
+
+/// Asserts `a = b` for two (renamed) indices, with the lemma that equal
+/// row-major indices have equal digits when the low digits are in range
+/// (valid: division is unique).
+fn assert_same_index(q: &mut Query, a: &Expr, b: &Expr) {
+    q.declare_vars(a);
+    q.declare_vars(b);
+    q.asserts.push(format!("(= {} {})", enc(a), enc(b)));
+    if let (Some((xa, pa, ya)), Some((xb, pb, yb))) = (digits(a), digits(b)) {
+        if pa == pb {
+            let (p, ya_, yb_) = (enc(&pa), enc(&ya), enc(&yb));
+            q.asserts.push(format!(
+                "(=> (and (<= 0 {ya_}) (< {ya_} {p}) (<= 0 {yb_}) (< {yb_} {p})) (and (= {} {}) (= {ya_} {yb_})))",
+                enc(&xa),
+                enc(&xb)
+            ));
+        }
+    }
+}
+
+fn put(out: &mut BTreeMap<Var, Expr>, v: &Var, t: Expr) -> bool {
+    match out.get(v) {
+        Some(old) => *old == t,
+        None => {
+            out.insert(v.clone(), t);
+            true
+        }
+    }
+}
+
+/// `a == b`, as equal digits when both are `X * P + Y` with the same `P`
+/// (which implies it, and stays linear).
+fn same_index(a: &Expr, b: &Expr) -> Expr {
+    match (digits(a), digits(b)) {
+        (Some((xa, pa, ya)), Some((xb, pb, yb))) if pa == pb => {
+            Expr::and(Expr::eq(xa, xb), Expr::eq(ya, yb))
+        }
+        _ => Expr::eq(a.clone(), b.clone()),
+    }
+}
+
+/// A thread of the other version that writes index `target`: the index's
+/// digits inverted (`blockIdx * C + threadIdx` is `target / C`,
+/// `target % C`). Heuristic; the query that uses it checks it.
+fn solve_digit(e: &Expr, target: Expr, out: &mut BTreeMap<Var, Expr>) -> bool {
+    match e {
+        Expr::Var(v) if matches!(v.kind, VarKind::ThreadIdx(_) | VarKind::BlockIdx(_)) => {
+            put(out, v, target)
+        }
+        Expr::Bin(BinOp::Add, l, r) => {
+            if let Some(c) = r.as_const() {
+                return solve_digit(l, Expr::bin(BinOp::Sub, target, Expr::Const(c)), out);
+            }
+            for (m, t) in [(l, r), (r, l)] {
+                if let (Expr::Bin(BinOp::Mul, x, y), Expr::Var(tv)) = (&**m, &**t) {
+                    let (bv, c) = match (&**x, &**y) {
+                        (Expr::Var(bv), Expr::Const(c)) | (Expr::Const(c), Expr::Var(bv)) => {
+                            (bv, *c)
+                        }
+                        _ => continue,
+                    };
+                    if c <= 0
+                        || !matches!(tv.kind, VarKind::ThreadIdx(_))
+                        || !matches!(bv.kind, VarKind::BlockIdx(_))
+                    {
+                        continue;
+                    }
+                    return put(
+                        out,
+                        bv,
+                        Expr::bin(BinOp::Div, target.clone(), Expr::Const(c)),
+                    ) && put(out, tv, Expr::bin(BinOp::Rem, target, Expr::Const(c)));
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The thread of a version whose write of index `w_index` (the version's
+/// own variables, launch sizes fixed) lands on `target` (an index of the
+/// other copy): each thread and block variable as an expression of the
+/// other copy's, or `None`. Variables the index does not determine are 0;
+/// with `block`, block variables are that copy's (a writer of shared
+/// memory is in the reader's block).
+fn writer_thread(
+    w_index: &Expr,
+    target: &Expr,
+    block: Option<&Copy>,
+) -> Option<BTreeMap<Var, Expr>> {
+    let mut out = BTreeMap::new();
+    let ok = match (digits(w_index), digits(target)) {
+        (Some((xw, pw, yw)), Some((xt, pt, yt))) if pw == pt => {
+            solve_digit(&xw, xt, &mut out) && solve_digit(&yw, yt, &mut out)
+        }
+        _ => solve_digit(w_index, target.clone(), &mut out),
+    };
+    if !ok {
+        return None;
+    }
+    if let Some(c) = block {
+        if out.keys().any(|v| matches!(v.kind, VarKind::BlockIdx(_))) {
+            return None;
+        }
+        for d in 0..3u8 {
+            let v = Var::new(
+                format!("blockIdx.{}", crate::model::DIMS[d as usize]),
+                VarKind::BlockIdx(d),
+            );
+            let copy = copy_var(&v, c)?;
+            out.insert(v, Expr::Var(copy));
+        }
+    }
+    Some(out)
+}
+
+/// `e` (a version's own variables) for the thread `map` describes.
+fn at_thread(e: &Expr, map: &BTreeMap<Var, Expr>, fixed: &Fixed) -> Expr {
+    with_fixed(e, fixed).subst(&mut |v: &Var| match v.kind {
+        VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) => {
+            Some(map.get(v).cloned().unwrap_or(Expr::Const(0)))
+        }
+        _ => None,
+    })
+}
+
+/// The range constraints of the thread `map` describes.
+fn thread_ranges(map: &BTreeMap<Var, Expr>, fixed: &Fixed) -> Expr {
+    let mut out = Vec::new();
+    for d in 0..3u8 {
+        let name = crate::model::DIMS[d as usize];
+        for (v, size) in [
+            (
+                Var::new(format!("threadIdx.{name}"), VarKind::ThreadIdx(d)),
+                crate::verify::smt::block_dim_var(d),
+            ),
+            (
+                Var::new(format!("blockIdx.{name}"), VarKind::BlockIdx(d)),
+                crate::verify::smt::grid_dim_var(d),
+            ),
+        ] {
+            let x = map.get(&v).cloned().unwrap_or(Expr::Const(0));
+            out.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
+            out.push(Expr::bin(BinOp::Lt, x, with_fixed(&Expr::Var(size), fixed)));
+        }
+    }
+    Expr::all(out)
+}
+
+struct Encoder<'s, 'k> {
+    shape: &'s Shape<'k>,
+    version: &'static str,
+    fixed: &'s Fixed,
+}
+
+/// A shared read a written value depends on: the reading thread, the read,
+/// the one write of its array.
+type SharedRead<'k> = (Copy, &'k Access, &'k Access);
+
+impl<'k> Encoder<'_, 'k> {
+    /// An index or guard (renamed): plain integer arithmetic, no value read
+    /// from memory.
+    fn plain(&self, q: &mut Query, e: &Expr, c: &Copy, what: &str) -> Result<Expr, String> {
+        let mut bad = None;
+        e.for_each_var(&mut |v| {
+            if is_read_value(v) {
+                bad = Some(v.name.to_string());
+            }
+        });
+        if let Some(b) = bad {
+            return Err(format!(
+                "{what} depends on a value read from memory (`{b}`)"
+            ));
+        }
+        let r = rename(e, c, self.fixed);
+        q.declare_vars(&r);
+        Ok(r)
+    }
+    fn bool(&self, q: &mut Query, e: &Expr, c: &Copy, what: &str) -> Result<String, String> {
+        Ok(enc_bool(&self.plain(q, e, c, what)?, false))
+    }
+
+    /// The value term of `e` (a written value) for thread `c`; the writers
+    /// of shared reads add their constraints to `q`, and each shared read
+    /// is listed in `reads` (its writer must exist: another query).
+    fn value(
+        &self,
+        q: &mut Query,
+        e: &Expr,
+        c: &Copy,
+        depth: usize,
+        reads: &mut Vec<SharedRead<'k>>,
+    ) -> Result<String, String> {
+        let mut has_read = false;
+        e.for_each_var(&mut |v| has_read |= is_read_value(v));
+        if !has_read {
+            return Ok(enc(&self.plain(q, e, c, "a value")?));
+        }
+        Ok(match e {
+            // A floating-point literal: the constant of its value.
+            Expr::Var(v) if super::float_literal(v).is_some() => {
+                enc(&Expr::Const(super::float_literal(v).unwrap_or_default()))
+            }
+            Expr::Var(v) => {
+                let Some((phase, r)) = self.shape.read_of(v) else {
+                    return Err(format!("the value `{}` is not a read of memory", v.name));
+                };
+                let array = self.shape.name(r);
+                let index = self.plain(q, &r.index, c, "an index")?;
+                match self.shape.space(r) {
+                    MemorySpace::Global => {
+                        if self.shape.writer(array)?.is_some() {
+                            return Err(format!(
+                                "`{array}` is both read and written by the kernel"
+                            ));
+                        }
+                        let f = q.fun(&format!("in.{array}"), 1);
+                        q.inputs.push((f.clone(), index.clone()));
+                        format!("({f} {})", enc(&index))
+                    }
+                    _ => {
+                        let Some((wphase, w)) = self.shape.writer(array)? else {
+                            return Err(format!("`{array}` is read but never written"));
+                        };
+                        if wphase >= phase || depth > 0 {
+                            return Err(format!(
+                                "a read of `{array}` not separated by a barrier from its one write"
+                            ));
+                        }
+                        q.fresh += 1;
+                        let writer = Copy {
+                            thread: format!("{}{}w{}", c.thread, self.version, q.fresh),
+                            block: c.block.clone(),
+                        };
+                        for r in ranges(&writer, false, self.fixed) {
+                            q.declare_vars(&r);
+                            q.asserts.push(enc_bool(&r, false));
+                        }
+                        let g = self.bool(q, &w.guard, &writer, "a guard")?;
+                        let wi = self.plain(q, &w.index, &writer, "an index")?;
+                        q.asserts.push(g);
+                        assert_same_index(q, &wi, &index);
+                        reads.push((c.clone(), r, w));
+                        let Some(wv) = &w.value else {
+                            return Err(format!("the value `{}` writes is not modelled", w.text));
+                        };
+                        self.value(q, wv, &writer, depth + 1, reads)?
+                    }
+                }
+            }
+            Expr::Bin(op, x, y) => {
+                let comm = matches!(
+                    op,
+                    BinOp::Add
+                        | BinOp::Mul
+                        | BinOp::Min
+                        | BinOp::Max
+                        | BinOp::BitAnd
+                        | BinOp::BitOr
+                        | BinOp::BitXor
+                        | BinOp::Eq
+                        | BinOp::Ne
+                );
+                let kind = if comm { "comm" } else { "op" };
+                let f = q.fun(&format!("v.{kind}.{op:?}").to_lowercase(), 2);
+                let a = self.value(q, x, c, depth, reads)?;
+                let b = self.value(q, y, c, depth, reads)?;
+                format!("({f} {a} {b})")
+            }
+            Expr::Un(op, x) => {
+                let f = q.fun(&format!("v.{op:?}").to_lowercase(), 1);
+                format!("({f} {})", self.value(q, x, c, depth, reads)?)
+            }
+            Expr::Ite(k, x, y) => {
+                let k = self.bool(q, k, c, "a condition on a value")?;
+                let a = self.value(q, x, c, depth, reads)?;
+                let b = self.value(q, y, c, depth, reads)?;
+                format!("(ite {k} {a} {b})")
+            }
+            _ => return Err(format!("the value `{e}` is not modelled")),
+        })
+    }
+}
+
+/// The launch: sizes at least 1, fixed ones fixed, both versions'
+/// preconditions, parameters in their bounds.
+fn launch(q: &mut Query, a: &Kernel, b: &Kernel, fixed: &Fixed) {
+    for d in 0..3u8 {
+        for (var, used) in [
+            (
+                crate::verify::smt::block_dim_var(d),
+                a.block_dims_used[d as usize] || b.block_dims_used[d as usize],
+            ),
+            (
+                crate::verify::smt::grid_dim_var(d),
+                a.grid_dims_used[d as usize] || b.grid_dims_used[d as usize],
+            ),
+        ] {
+            let v = Expr::Var(var);
+            q.declare_vars(&v);
+            let c = match (fixed.get(&*v_name(&v)), used) {
+                (Some(n), _) => Expr::eq(v, Expr::Const(*n)),
+                (None, false) => Expr::eq(v, Expr::Const(1)),
+                (None, true) => Expr::bin(BinOp::Ge, v, Expr::Const(1)),
+            };
+            q.asserts.push(enc_bool(&c, false));
+        }
+    }
+    for k in [a, b] {
+        for e in &k.assumptions {
+            let e = with_fixed(e, fixed);
+            q.declare_vars(&e);
+            q.asserts.push(enc_bool(&e, false));
+        }
+        for acc in k.accesses() {
+            for e in [&acc.guard, &acc.index] {
+                e.for_each_var(&mut |v| {
+                    if let VarKind::Param { lo, hi } = v.kind {
+                        let x = Expr::Var(v.clone());
+                        q.declare_vars(&x);
+                        let c = enc_bool(
+                            &Expr::and(
+                                Expr::bin(BinOp::Ge, x.clone(), Expr::Const(lo)),
+                                Expr::bin(BinOp::Le, x, Expr::Const(hi)),
+                            ),
+                            false,
+                        );
+                        if !q.asserts.contains(&c) {
+                            q.asserts.push(c);
+                        }
+                    }
+                });
+            }
+        }
+    }
+}
+
+fn v_name(e: &Expr) -> String {
+    match e {
+        Expr::Var(v) => v.name.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Why a proof did not go through, with the solver's model when a query
+/// was satisfiable (launch sizes and parameters to replay it with).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub reason: String,
+    pub model: Option<BTreeMap<String, i64>>,
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Failure {
+        Failure {
+            reason,
+            model: None,
+        }
+    }
+}
+
+/// Solves a query: `Ok(())` if unsat.
+fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<(), Failure> {
+    use z3::{Params, SatResult, Solver};
+    *queries += 1;
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("rlimit", options.rlimit);
+    params.set_u32("timeout", options.timeout_ms);
+    solver.set_params(&params);
+    let text = q.text();
+    if std::env::var_os("SYNCSCOPE_EQUIV_DUMP").is_some() {
+        eprintln!("; query: {what}\n{text}");
+    }
+    crate::verify::smt::load(&solver, &text).map_err(Failure::from)?;
+    match solver.check() {
+        SatResult::Unsat => Ok(()),
+        SatResult::Sat => {
+            let model = solver.get_model().map(|m| {
+                q.consts
+                    .iter()
+                    .filter_map(|c| {
+                        let name = c.trim_matches('|');
+                        let value = m.eval(&z3::ast::Int::new_const(name), true)?.as_i64()?;
+                        Some((name.to_string(), value))
+                    })
+                    .collect()
+            });
+            Err(Failure {
+                reason: format!("the solver finds {what}"),
+                model,
+            })
+        }
+        SatResult::Unknown => Err(format!(
+            "the solver could not decide whether there is {what} ({})",
+            solver.get_reason_unknown().unwrap_or_default()
+        )
+        .into()),
+    }
+}
+
+/// Proves the two kernels equivalent, or says why not.
+pub(crate) fn prove(
+    a: &Kernel,
+    b: &Kernel,
+    options: &Options,
+    queries: &mut u32,
+) -> Result<(), Failure> {
+    let (sa, sb) = (shape(a)?, shape(b)?);
+    let fixed = fixed_sizes(a, b, options);
+    let outputs: BTreeSet<&str> = [&sa, &sb]
+        .iter()
+        .flat_map(|s| {
+            s.accesses
+                .iter()
+                .filter(|(_, x)| x.kind.writes() && s.space(x) == MemorySpace::Global)
+                .map(|(_, x)| s.name(x))
+        })
+        .collect();
+    let ca = Copy {
+        thread: "a".into(),
+        block: "a".into(),
+    };
+    let cb = Copy {
+        thread: "b".into(),
+        block: "b".into(),
+    };
+    let ea = Encoder {
+        shape: &sa,
+        version: "A",
+        fixed: &fixed,
+    };
+    let eb = Encoder {
+        shape: &sb,
+        version: "B",
+        fixed: &fixed,
+    };
+    let not_modelled = |w: &Access| format!("the value `{}` writes is not modelled", w.text);
+    for out in outputs {
+        let (wa, wb) = (sa.writer(out)?, sb.writer(out)?);
+        // The values at one location that both write.
+        if let (Some((_, wa)), Some((_, wb))) = (wa, wb) {
+            let mut q = Query::default();
+            launch(&mut q, a, b, &fixed);
+            for c in [&ca, &cb] {
+                for r in ranges(c, true, &fixed) {
+                    q.declare_vars(&r);
+                    q.asserts.push(enc_bool(&r, false));
+                }
+            }
+            let ga = ea.bool(&mut q, &wa.guard, &ca, "a guard")?;
+            let ia = ea.plain(&mut q, &wa.index, &ca, "an index")?;
+            let gb = eb.bool(&mut q, &wb.guard, &cb, "a guard")?;
+            let ib = eb.plain(&mut q, &wb.index, &cb, "an index")?;
+            q.asserts.extend([ga, gb]);
+            assert_same_index(&mut q, &ia, &ib);
+            let (mut ra, mut rb) = (Vec::new(), Vec::new());
+            let va_e = wa.value.as_ref().ok_or_else(|| not_modelled(wa))?;
+            let vb_e = wb.value.as_ref().ok_or_else(|| not_modelled(wb))?;
+            let va = ea.value(&mut q, va_e, &ca, 0, &mut ra)?;
+            let vb = eb.value(&mut q, vb_e, &cb, 0, &mut rb)?;
+            q.asserts.push(format!("(not (= {va} {vb}))"));
+            q.input_lemmas();
+            unsat(
+                &q,
+                options,
+                &format!("a location of `{out}` where the two versions write different values"),
+                queries,
+            )?;
+            // Every shared read such a value depends on has its writer.
+            for (enc_, w0, reads) in [(&ea, wa, &ra), (&eb, wb, &rb)] {
+                for (c, r, w) in reads {
+                    let mut q = Query::default();
+                    launch(&mut q, a, b, &fixed);
+                    for x in ranges(c, true, &fixed) {
+                        q.declare_vars(&x);
+                        q.asserts.push(enc_bool(&x, false));
+                    }
+                    let g0 = enc_.bool(&mut q, &w0.guard, c, "a guard")?;
+                    let gr = enc_.bool(&mut q, &r.guard, c, "a guard")?;
+                    let ir = enc_.plain(&mut q, &r.index, c, "an index")?;
+                    q.asserts.extend([g0, gr]);
+                    let w_index = with_fixed(&w.index, &fixed);
+                    let Some(map) = writer_thread(&w_index, &ir, Some(c)) else {
+                        return Err(format!(
+                            "no writer of what `{}` reads could be derived from the index",
+                            r.text
+                        )
+                        .into());
+                    };
+                    let writes = Expr::all([
+                        thread_ranges(&map, &fixed),
+                        at_thread(&w.guard, &map, &fixed),
+                        same_index(&at_thread(&w.index, &map, &fixed), &ir),
+                    ]);
+                    q.declare_vars(&writes);
+                    q.asserts
+                        .push(format!("(not {})", enc_bool(&writes, false)));
+                    unsat(
+                        &q,
+                        options,
+                        &format!("a read `{}` of a location no thread wrote", r.text),
+                        queries,
+                    )?;
+                }
+            }
+        }
+        // Written by one version and not by the other.
+        for (ex, wx, wy, cx) in [(&ea, wa, wb, &ca), (&eb, wb, wa, &cb)] {
+            let Some((_, wx)) = wx else { continue };
+            let mut q = Query::default();
+            launch(&mut q, a, b, &fixed);
+            for x in ranges(cx, true, &fixed) {
+                q.declare_vars(&x);
+                q.asserts.push(enc_bool(&x, false));
+            }
+            let gx = ex.bool(&mut q, &wx.guard, cx, "a guard")?;
+            let ix = ex.plain(&mut q, &wx.index, cx, "an index")?;
+            q.asserts.push(gx);
+            if let Some((_, wy)) = wy {
+                let y_index = with_fixed(&wy.index, &fixed);
+                let Some(map) = writer_thread(&y_index, &ix, None) else {
+                    return Err(format!(
+                        "no thread of the other version writing what `{}` writes could be derived from the index",
+                        wx.text
+                    )
+                    .into());
+                };
+                let writes = Expr::all([
+                    thread_ranges(&map, &fixed),
+                    at_thread(&wy.guard, &map, &fixed),
+                    same_index(&at_thread(&wy.index, &map, &fixed), &ix),
+                ]);
+                q.declare_vars(&writes);
+                q.asserts
+                    .push(format!("(not {})", enc_bool(&writes, false)));
+            }
+            unsat(
+                &q,
+                options,
+                &format!("a location of `{out}` that one version writes and the other does not"),
+                queries,
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! `syncscope equiv` on the pairs of `tests/corpus/equiv/MANIFEST`: each
+//! pair's verdict, exit status and, for a counterexample, that it shows a
+//! location where the two versions leave different values.
+
+use syncscope_core::equiv::{check_equivalence, Verdict, Version};
+use syncscope_core::Options;
+
+struct Pair {
+    expected: String,
+    a: String,
+    b: String,
+    reason: Option<String>,
+}
+
+fn pairs() -> Vec<Pair> {
+    let manifest = syncscope_tests::corpus_dir().join("equiv/MANIFEST");
+    let text = std::fs::read_to_string(&manifest).expect("the equivalence manifest");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert!(w.len() >= 3, "bad manifest line `{l}`");
+            Pair {
+                expected: w[0].to_string(),
+                a: w[1].to_string(),
+                b: w[2].to_string(),
+                reason: (w.len() > 3).then(|| w[3..].join(" ")),
+            }
+        })
+        .collect()
+}
+
+fn verdict_name(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Equivalent => "equivalent",
+        Verdict::Different(_) => "not-equivalent",
+        Verdict::Unknown(_) => "unknown",
+        Verdict::Refused(_) => "refused",
+    }
+}
+
+#[test]
+fn manifest_pairs_have_their_verdicts() {
+    let pairs = pairs();
+    assert!(pairs.len() >= 12, "only {} pairs", pairs.len());
+    let mut failures = Vec::new();
+    for p in &pairs {
+        let load = |spec: &str| {
+            let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
+            let text = std::fs::read_to_string(syncscope_tests::corpus_dir().join(path))
+                .expect("a corpus file");
+            (path.to_string(), text, kernel.to_string())
+        };
+        let (a, b) = (load(&p.a), load(&p.b));
+        let va = Version {
+            label: &a.0,
+            text: &a.1,
+            kernel: &a.2,
+        };
+        let vb = Version {
+            label: &b.0,
+            text: &b.1,
+            kernel: &b.2,
+        };
+        let report = check_equivalence(&va, &vb, &Options::default());
+        let got = verdict_name(&report.verdict);
+        if got != p.expected {
+            failures.push(format!(
+                "{} vs {}: expected {}, got {:?}",
+                p.a, p.b, p.expected, report.verdict
+            ));
+            continue;
+        }
+        match &report.verdict {
+            Verdict::Different(c) => {
+                let init = |v: Option<i64>| v.is_some();
+                if c.value_a == c.value_b || !(init(c.value_a) || init(c.value_b)) {
+                    failures.push(format!(
+                        "{} vs {}: counterexample without a difference: {c:?}",
+                        p.a, p.b
+                    ));
+                }
+                if c.block_dim.iter().chain(&c.grid_dim).any(|d| *d < 1) {
+                    failures.push(format!("{} vs {}: no launch in {c:?}", p.a, p.b));
+                }
+            }
+            Verdict::Unknown(why) | Verdict::Refused(why) => {
+                if let Some(r) = &p.reason {
+                    if !why.contains(r.as_str()) {
+                        failures.push(format!("{} vs {}: reason `{why}` lacks `{r}`", p.a, p.b));
+                    }
+                }
+            }
+            Verdict::Equivalent => {
+                if report.queries == 0 {
+                    failures.push(format!("{} vs {}: equivalent without a query", p.a, p.b));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Equivalence is symmetric: swapping the versions keeps the verdict.
+#[test]
+fn swapped_pairs_keep_their_verdicts() {
+    for p in pairs().iter().filter(|p| p.expected != "refused") {
+        let load = |spec: &str| {
+            let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
+            let text = std::fs::read_to_string(syncscope_tests::corpus_dir().join(path))
+                .expect("a corpus file");
+            (path.to_string(), text, kernel.to_string())
+        };
+        let (a, b) = (load(&p.a), load(&p.b));
+        let va = Version {
+            label: &a.0,
+            text: &a.1,
+            kernel: &a.2,
+        };
+        let vb = Version {
+            label: &b.0,
+            text: &b.1,
+            kernel: &b.2,
+        };
+        let report = check_equivalence(&vb, &va, &Options::default());
+        assert_eq!(
+            verdict_name(&report.verdict),
+            p.expected,
+            "{} vs {} swapped: {:?}",
+            p.b,
+            p.a,
+            report.verdict
+        );
+    }
+}
+
+/// The CLI's exit statuses and JSON output.
+#[test]
+fn cli_exit_status_and_json() {
+    let dir = syncscope_tests::corpus_dir();
+    let spec = |f: &str, k: &str| format!("{}:{k}", dir.join(f).display());
+    let naive = spec("equiv/transpose_naive.cu", "transpose");
+    for (other, kernel, status, verdict) in [
+        ("equiv/transpose_tiled.cu", "transpose", 0, "equivalent"),
+        (
+            "equiv/transpose_bug_tile_read.cu",
+            "transpose",
+            1,
+            "not-equivalent",
+        ),
+        ("equiv/matmul_tiled.cu", "matmul", 1, "unknown"),
+    ] {
+        let b = spec(other, kernel);
+        let args =
+            syncscope::cli::parse_equiv_args(&[&naive, &b, "--format", "json"]).expect("args");
+        let mut out = Vec::new();
+        let code = syncscope::cli::equiv(&args, &mut out);
+        assert_eq!(code, status, "{other}");
+        let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON output");
+        assert_eq!(json["verdict"], verdict, "{other}: {json}");
+        if verdict == "not-equivalent" {
+            assert!(json["counterexample"]["array"].is_string(), "{json}");
+        }
+    }
+    let missing = syncscope::cli::parse_equiv_args(&[&naive, "no-such-file.cu:k"]).expect("args");
+    assert_eq!(syncscope::cli::equiv(&missing, &mut Vec::new()), 2);
+}
