@@ -8,7 +8,7 @@
 --                         "lsp-config" (Neovim 0.11+): vim.lsp.config +
 --                         vim.lsp.enable with the plugin's lsp/syncscope.lua
 -- Covers every user command (:SyncscopeVerify, :SyncscopeStats,
--- :SyncscopeRestart) and :checkhealth syncscope.
+-- :SyncscopeCompare, :SyncscopeRestart) and :checkhealth syncscope.
 -- Exits 0 on success, 1 on failure (with a line starting "nvim-e2e: FAIL:").
 
 local timeout = tonumber(os.getenv("SYNCSCOPE_E2E_TIMEOUT_MS") or "") or 30000
@@ -283,7 +283,7 @@ local function run()
 
   -- 6. Every user command, as the user runs it. Each command calls the
   -- module's function, which the test wraps to see the server's answer.
-  for _, name in ipairs({ "SyncscopeVerify", "SyncscopeStats", "SyncscopeRestart" }) do
+  for _, name in ipairs({ "SyncscopeVerify", "SyncscopeStats", "SyncscopeRestart", "SyncscopeCompare" }) do
     check(vim.fn.exists(":" .. name) == 2, ":" .. name .. " does not exist")
   end
   local notes = {}
@@ -331,6 +331,33 @@ local function run()
   end
   check(shown, ":SyncscopeStats printed no statistics; messages: " .. short(notes))
   log((":SyncscopeStats ok (queries run %d, kernels analysed %s)"):format(stats.queriesRun, tostring(stats.kernelsAnalysed)))
+
+  -- :SyncscopeCompare FILE:KERNEL compares the buffer's kernel with a
+  -- version on disk: the server answers with a verdict, and it is shown.
+  local compared, compare_err, compare_result = false, nil, nil
+  local original_compare = syncscope.compare
+  syncscope.compare = function(b, kernel, other, on_done)
+    return original_compare(b, kernel, other, function(e, r)
+      compared, compare_err, compare_result = true, e, r
+      if on_done then
+        on_done(e, r)
+      end
+    end)
+  end
+  vim.cmd("SyncscopeCompare " .. vim.fn.fnameescape(file) .. ":shift")
+  vim.wait(timeout, function()
+    return compared
+  end, 50)
+  syncscope.compare = original_compare
+  check(compared, ":SyncscopeCompare: syncscope.compareWith did not answer within " .. timeout .. " ms")
+  check(compare_err == nil, ":SyncscopeCompare: syncscope.compareWith returned an error: " .. short(compare_err))
+  check(type(compare_result) == "table" and type(compare_result.verdict) == "string", ":SyncscopeCompare: unexpected result " .. short(compare_result))
+  local compare_shown = false
+  for _, n in ipairs(notes) do
+    compare_shown = compare_shown or n.msg:find("shift and ", 1, true) ~= nil
+  end
+  check(compare_shown, ":SyncscopeCompare printed no verdict; messages: " .. short(notes))
+  log(":SyncscopeCompare ok (" .. compare_result.verdict .. ")")
 
   local old_id = client.id
   local before_restart = #publishes

@@ -23,12 +23,15 @@ import {
   serverEnvironment,
   toServerConfig,
 } from './config';
+import { compareSummary, KernelChoice, kernelNames, orderChoices } from './compare';
 import { DOCUMENT_SELECTOR, isServed } from './selector';
 import { findServerPath, isExecutableFile } from './serverPath';
 import { formatStatus, isStatusParams, Severity, StatusStore, verifyFileArguments } from './status';
 
 const VERIFY_COMMAND = 'syncscope.verifyFile';
 const STATUS_NOTIFICATION = 'syncscope/status';
+const COMPARE_COMMAND = 'syncscope.compareWith';
+const COMPARE_LENS_COMMAND = 'syncscope.compareKernels';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel | undefined;
@@ -239,6 +242,16 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     }
   });
   newClient.onDidChangeState(() => refreshStatusBar());
+  // This client runs the "Compare with…" lens itself (it picks the other
+  // kernel): the server offers the lens only to clients that say so.
+  newClient.registerFeature({
+    fillClientCapabilities: (caps) => {
+      caps.experimental = { ...(caps.experimental ?? {}), compareLens: true };
+    },
+    initialize: () => undefined,
+    getState: () => ({ kind: 'static' }),
+    clear: () => undefined,
+  });
   client = newClient;
   try {
     await newClient.start();
@@ -250,6 +263,80 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   }
   await ensureVerifyCommand();
   refreshStatusBar();
+}
+
+/** Every kernel of the workspace's CUDA files (open documents as edited),
+ * for the picker of the other version. */
+async function workspaceKernels(): Promise<KernelChoice[]> {
+  const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
+  const files = await vscode.workspace.findFiles('**/*.{cu,cuh}', '**/node_modules/**', 2000);
+  const uris = new Map<string, vscode.Uri>(files.map((u) => [u.toString(), u]));
+  for (const d of open.values()) {
+    if (isServed({ languageId: d.languageId, scheme: d.uri.scheme, path: d.uri.path })) {
+      uris.set(d.uri.toString(), d.uri);
+    }
+  }
+  const choices: KernelChoice[] = [];
+  for (const [key, uri] of uris) {
+    let text: string;
+    try {
+      text = open.get(key)?.getText() ?? new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      continue;
+    }
+    const where = vscode.workspace.asRelativePath(uri);
+    for (const kernel of kernelNames(text)) {
+      choices.push({ uri: key, kernel, where });
+    }
+  }
+  return choices;
+}
+
+/** `syncscope.compareKernels [uri, kernel]` (the lens; without arguments,
+ * a kernel of the active editor): pick the other version, ask the server's
+ * `syncscope.compareWith`, and show the verdict (the whole answer in the
+ * output channel). */
+async function compareKernels(args: unknown[]): Promise<void> {
+  const c = client;
+  if (c === undefined || !c.isRunning()) {
+    void vscode.window.showWarningMessage('Syncscope: the server is not running.');
+    return;
+  }
+  let [uri, kernel] = args.map((a) => (typeof a === 'string' ? a : undefined));
+  if (uri === undefined || kernel === undefined) {
+    const doc = vscode.window.activeTextEditor?.document;
+    if (doc === undefined || !isServed({ languageId: doc.languageId, scheme: doc.uri.scheme, path: doc.uri.path })) {
+      void vscode.window.showWarningMessage('Syncscope: open a CUDA file to compare one of its kernels.');
+      return;
+    }
+    uri = doc.uri.toString();
+    const names = kernelNames(doc.getText());
+    kernel = names.length === 1 ? names[0] : await vscode.window.showQuickPick(names, { placeHolder: 'Kernel to compare' });
+    if (kernel === undefined) {
+      return;
+    }
+  }
+  const from = { uri, kernel };
+  const choices = orderChoices(from, await workspaceKernels());
+  const picked = await vscode.window.showQuickPick(
+    choices.map((ch) => ({ label: ch.kernel, description: ch.where, choice: ch })),
+    { placeHolder: `Compare ${kernel} with…`, matchOnDescription: true },
+  );
+  if (picked === undefined) {
+    return;
+  }
+  const result: unknown = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Syncscope: comparing ${kernel} with ${picked.choice.kernel}…` },
+    () =>
+      c.sendRequest(ExecuteCommandRequest.type, {
+        command: COMPARE_COMMAND,
+        arguments: [uri, kernel, picked.choice.uri, picked.choice.kernel],
+      }),
+  );
+  output?.appendLine(JSON.stringify(result, null, 2));
+  const summary = compareSummary(result);
+  const show = summary.proved ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  void show(summary.text, 'Show Output').then((choice) => (choice === 'Show Output' ? output?.show() : undefined));
 }
 
 async function stopClient(): Promise<void> {
@@ -284,6 +371,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusItem,
     vscode.commands.registerCommand('syncscope.restartServer', () => restartClient(context)),
     vscode.commands.registerCommand('syncscope.showOutput', () => output?.show()),
+    vscode.commands.registerCommand(COMPARE_LENS_COMMAND, (...args: unknown[]) => compareKernels(args)),
     vscode.window.onDidChangeActiveTextEditor(() => refreshStatusBar()),
     vscode.workspace.onDidCloseTextDocument((doc) => {
       statuses.delete(doc.uri.toString());

@@ -137,6 +137,8 @@ pub struct Shared {
     pub results: DashMap<String, Arc<Analysis>>,
     pub supports_progress: AtomicBool,
     pub supports_lens_refresh: AtomicBool,
+    /// The client shows a "Compare with…" lens per kernel (`from_proto::supports_compare_lens`).
+    pub supports_compare_lens: AtomicBool,
     progress_ids: AtomicU64,
     analysis_slots: Arc<Semaphore>,
     /// One slot for the document being edited, so that it never queues
@@ -158,6 +160,7 @@ impl Shared {
             results: DashMap::new(),
             supports_progress: AtomicBool::new(false),
             supports_lens_refresh: AtomicBool::new(false),
+            supports_compare_lens: AtomicBool::new(false),
             progress_ids: AtomicU64::new(0),
             analysis_slots: Arc::new(Semaphore::new(CONCURRENT_ANALYSES)),
             edit_slot: Arc::new(Semaphore::new(1)),

@@ -60,6 +60,22 @@ pub fn supports_lens_refresh(params: &InitializeParams) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether the client runs the "Compare with…" lens itself: it announces
+/// `experimental.compareLens` and has a client-side command
+/// (`COMPARE_LENS_COMMAND`) that picks the other kernel and then asks the
+/// server's `syncscope.compareWith`. Picking a kernel needs a user interface
+/// LSP does not have, so a client without one gets no such lens (running
+/// it would fail).
+pub fn supports_compare_lens(params: &InitializeParams) -> bool {
+    params
+        .capabilities
+        .experimental
+        .as_ref()
+        .and_then(|e| e.get("compareLens"))
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
 /// Whether `workspace/didChangeWatchedFiles` may be registered dynamically.
 pub fn supports_watch_registration(params: &InitializeParams) -> bool {
     params

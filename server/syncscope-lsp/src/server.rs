@@ -245,6 +245,10 @@ impl LanguageServer for Server {
             from_proto::supports_lens_refresh(&params),
             Ordering::Relaxed,
         );
+        self.shared.supports_compare_lens.store(
+            from_proto::supports_compare_lens(&params),
+            Ordering::Relaxed,
+        );
         self.watch_registration.store(
             from_proto::supports_watch_registration(&params),
             Ordering::Relaxed,
@@ -581,11 +585,16 @@ impl LanguageServer for Server {
             return Ok(None);
         };
         let src = analysis.source();
+        let compare = self.shared.supports_compare_lens.load(Ordering::Relaxed);
         Ok(Some(
             analysis
                 .kernels
                 .iter()
-                .map(|k| to_proto::code_lens(&uri, src, k, &analysis.findings))
+                .flat_map(|k| {
+                    let verdict = to_proto::code_lens(&uri, src, k, &analysis.findings);
+                    let other = compare.then(|| to_proto::compare_lens(&uri, src, k));
+                    std::iter::once(verdict).chain(other)
+                })
                 .collect(),
         ))
     }

@@ -19,6 +19,9 @@ pub const VERIFY_COMMAND: &str = "syncscope.verifyFile";
 /// `syncscope equiv` as a command: arguments `[uriA, kernelA, uriB,
 /// kernelB]`, result the JSON report of `syncscope equiv --format json`.
 pub const COMPARE_COMMAND: &str = "syncscope.compareWith";
+/// The client-side command of the "Compare with…" lens: the client picks
+/// the other kernel, then runs `COMPARE_COMMAND` on the server.
+pub const COMPARE_LENS_COMMAND: &str = "syncscope.compareKernels";
 
 /// Text of an analysed version, for converting its byte spans.
 #[derive(Clone, Copy)]
@@ -213,6 +216,23 @@ pub fn code_lens(uri: &Uri, src: Source, k: &KernelReport, findings: &[Finding])
             title: lens_title(k, findings),
             command: VERIFY_COMMAND.to_string(),
             arguments: Some(vec![serde_json::Value::String(uri.as_str().to_string())]),
+        }),
+        data: None,
+    }
+}
+
+/// The "Compare with…" lens of a kernel (clients that announce
+/// `experimental.compareLens`): arguments `[uri, kernel]`.
+pub fn compare_lens(uri: &Uri, src: Source, k: &KernelReport) -> CodeLens {
+    CodeLens {
+        range: src.range(k.span),
+        command: Some(Command {
+            title: "⇄ Compare with…".to_string(),
+            command: COMPARE_LENS_COMMAND.to_string(),
+            arguments: Some(vec![
+                serde_json::Value::String(uri.as_str().to_string()),
+                serde_json::Value::String(k.name.clone()),
+            ]),
         }),
         data: None,
     }

@@ -379,3 +379,57 @@ async fn compare_with_runs_equiv_on_two_open_kernels() {
     c.shutdown_and_exit().await;
     assert!(finished(server).await);
 }
+
+/// A client that announces `experimental.compareLens` gets a "Compare
+/// with…" lens per kernel, after the verdict lens, carrying the kernel's
+/// document and name; a client that does not gets the verdict lens only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_compare_lens_is_offered_only_to_clients_that_run_it() {
+    let text = "__global__ void first(float *b) {\n    b[threadIdx.x] = 1.0f;\n}\n__global__ void second(float *b) {\n    b[threadIdx.x] = 2.0f;\n}\n";
+    let uri = "file:///tmp/inprocess/lens.cu";
+    for announced in [true, false] {
+        let (mut c, server) = start();
+        let caps = if announced {
+            json!({ "capabilities": { "experimental": { "compareLens": true } } })
+        } else {
+            json!({})
+        };
+        c.initialize(None, caps).await;
+        c.did_open(uri, 1, text);
+        c.wait_analysis(0, uri, 1).await;
+        let lenses = c
+            .request(
+                "textDocument/codeLens",
+                json!({ "textDocument": { "uri": uri } }),
+            )
+            .await;
+        let lenses = lenses.as_array().cloned().unwrap_or_default();
+        let commands: Vec<&str> = lenses
+            .iter()
+            .map(|l| l["command"]["command"].as_str().unwrap())
+            .collect();
+        if announced {
+            assert_eq!(
+                commands,
+                [
+                    "syncscope.verifyFile",
+                    "syncscope.compareKernels",
+                    "syncscope.verifyFile",
+                    "syncscope.compareKernels"
+                ],
+                "{lenses:#?}"
+            );
+            assert_eq!(lenses[1]["command"]["arguments"], json!([uri, "first"]));
+            assert_eq!(lenses[3]["command"]["arguments"], json!([uri, "second"]));
+            assert_eq!(lenses[1]["range"], lenses[0]["range"]);
+        } else {
+            assert_eq!(
+                commands,
+                ["syncscope.verifyFile", "syncscope.verifyFile"],
+                "{lenses:#?}"
+            );
+        }
+        c.shutdown_and_exit().await;
+        assert!(finished(server).await);
+    }
+}

@@ -31,7 +31,7 @@ local defaults = {
   autostart = true,
   -- Register `*.cu` / `*.cuh` as filetype `cuda` when nothing else did.
   register_filetype = true,
-  -- Create :SyncscopeVerify, :SyncscopeRestart, :SyncscopeStats.
+  -- Create :SyncscopeVerify, :SyncscopeRestart, :SyncscopeStats, :SyncscopeCompare.
   create_commands = true,
   on_attach = nil,
   -- Called as on_exit(code, signal, client_id) when a server process exits.
@@ -348,8 +348,63 @@ function M.restart()
   M.attach_all()
 end
 
---- Creates :SyncscopeVerify, :SyncscopeRestart and :SyncscopeStats.
+--- Compares `kernel` of the buffer with another version of it
+--- (`syncscope.compareWith`, as `syncscope equiv`): `other` is
+--- "FILE:KERNEL" (FILE relative to the current directory, or absolute; an
+--- open buffer counts as edited). Prints the verdict; calls
+--- on_done(err, result) when the server answers.
+function M.compare(bufnr, kernel, other, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local clients = M.get_clients(bufnr)
+  if #clients == 0 then
+    notify("no syncscope server attached to this buffer", vim.log.levels.WARN)
+    return false
+  end
+  local path, other_kernel = tostring(other):match("^(.+):([%a_][%w_]*)$")
+  if path == nil then
+    notify(("expected FILE:KERNEL, got %q"):format(tostring(other)), vim.log.levels.WARN)
+    return false
+  end
+  local args = { vim.uri_from_bufnr(bufnr), kernel, vim.uri_from_fname(vim.fn.fnamemodify(path, ":p")), other_kernel }
+  client_call(clients[1], "request", "workspace/executeCommand", {
+    command = "syncscope.compareWith",
+    arguments = args,
+  }, function(err, r)
+    if err then
+      notify("compare failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif type(r) == "table" then
+      local msg = ("%s and %s: %s"):format(kernel, other, tostring(r.verdict))
+      if type(r.counterexample) == "table" then
+        msg = msg .. (" at %s[%s]"):format(tostring(r.counterexample.array), tostring(r.counterexample.index))
+      end
+      if r.reason ~= nil then
+        msg = msg .. " (" .. tostring(r.reason) .. ")"
+      end
+      notify(msg, r.verdict == "equivalent" and vim.log.levels.INFO or vim.log.levels.WARN)
+    end
+    if on_done then
+      on_done(err, r)
+    end
+  end, bufnr)
+  return true
+end
+
+--- Creates :SyncscopeVerify, :SyncscopeRestart, :SyncscopeStats and
+--- :SyncscopeCompare.
 function M.create_commands()
+  vim.api.nvim_create_user_command("SyncscopeCompare", function(opts)
+    local a = opts.fargs
+    if #a == 1 then
+      -- The buffer's kernel of the same name as the other version's.
+      M.compare(0, tostring(a[1]):match(":([%a_][%w_]*)$") or "", a[1])
+    else
+      M.compare(0, a[1], a[2])
+    end
+  end, {
+    nargs = "+",
+    complete = "file",
+    desc = "Syncscope: compare a kernel with another version ([KERNEL] FILE:KERNEL)",
+  })
   vim.api.nvim_create_user_command("SyncscopeVerify", function()
     M.verify(0)
   end, { desc = "Syncscope: re-verify the current file" })
