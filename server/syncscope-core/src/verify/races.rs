@@ -235,20 +235,9 @@ impl<'k> KernelVerifier<'k> {
         if counters.is_empty() {
             return Vec::new();
         }
-        let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
-        for per in inst_exprs {
-            for (t, (g, x)) in per.iter().enumerate().take(2) {
-                for e in [g, x] {
-                    e.for_each_var(&mut |v| {
-                        let counted = symbols::ticket_counter(&v.name)
-                            .is_some_and(|c| counters.iter().any(|k| *k == c));
-                        if counted && !per_thread[t].contains(v) {
-                            per_thread[t].push(v.clone());
-                        }
-                    });
-                }
-            }
-        }
+        let per_thread = vars_per_thread(inst_exprs, |v| {
+            symbols::ticket_counter(&v.name).is_some_and(|c| counters.iter().any(|k| *k == c))
+        });
         let mut out = Vec::new();
         for a in &per_thread[0] {
             for b in &per_thread[1] {
@@ -278,20 +267,9 @@ impl<'k> KernelVerifier<'k> {
         if flags.is_empty() {
             return Vec::new();
         }
-        let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
-        for per in inst_exprs {
-            for (t, (g, x)) in per.iter().enumerate().take(2) {
-                for e in [g, x] {
-                    e.for_each_var(&mut |v| {
-                        let flagged = symbols::winner_flag(&v.name)
-                            .is_some_and(|(c, _)| flags.iter().any(|k| *k == c));
-                        if flagged && !per_thread[t].contains(v) {
-                            per_thread[t].push(v.clone());
-                        }
-                    });
-                }
-            }
-        }
+        let per_thread = vars_per_thread(inst_exprs, |v| {
+            symbols::winner_flag(&v.name).is_some_and(|(c, _)| flags.iter().any(|k| *k == c))
+        });
         let wins = |v: &Var, win: symbols::Win| {
             let x = Expr::Var(v.clone());
             match win {
@@ -1255,6 +1233,28 @@ fn overlap(a: Option<i64>, wa: i64, b: Option<i64>, wb: i64) -> Option<i64> {
     let (a, b) = (a?, b?);
     let start = a.max(b);
     (start < a.saturating_add(wa) && start < b.saturating_add(wb)).then_some(start)
+}
+
+/// The variables that `wanted` picks in the guards and indices of each
+/// thread's instances (thread 1's, thread 2's), each once, in order of
+/// appearance.
+fn vars_per_thread(
+    inst_exprs: &[Vec<(Expr, Expr)>],
+    wanted: impl Fn(&Var) -> bool,
+) -> [Vec<Var>; 2] {
+    let mut per_thread: [Vec<Var>; 2] = [Vec::new(), Vec::new()];
+    for per in inst_exprs {
+        for (t, (g, x)) in per.iter().enumerate().take(2) {
+            for e in [g, x] {
+                e.for_each_var(&mut |v| {
+                    if wanted(v) && !per_thread[t].contains(v) {
+                        per_thread[t].push(v.clone());
+                    }
+                });
+            }
+        }
+    }
+    per_thread
 }
 
 #[cfg(test)]
