@@ -854,7 +854,7 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     // Stopped by the resource budget (deterministic).
     let out_of_resources =
         |solver: &Solver| stopped_early(solver) && !clock_stopped.load(Ordering::Relaxed);
-    let mut warm = WarmSolver::take(config.rlimit, || incremental_solver(config.rlimit));
+    let mut warm = WarmSolver::take(config.rlimit, || solver_for(true));
     if let Err(e) = load(warm.solver(), &text) {
         warm.reusable = false;
         return QueryOutcome::Unknown(e);
@@ -1086,15 +1086,11 @@ fn new_context() -> z3::Context {
 /// when the context is made and deleted: between kernels, while the
 /// thread is idle, instead of inside the kernel's time.
 pub(crate) fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
-    let ctx = match NEXT_CONTEXT.with(|c| c.borrow_mut().take()) {
-        // Its warm solver, made with it, is in `WARM`.
-        Some(ctx) => ctx,
-        None => {
-            // A warm solver belongs to the context it was made in.
-            WARM.with(|w| w.borrow_mut().take());
-            new_context()
-        }
-    };
+    let ctx = NEXT_CONTEXT
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_else(new_context);
+    // A warm solver belongs to the context it was made in.
+    WARM.with(|w| w.borrow_mut().take());
     let out = z3::with_z3_context(&ctx, f);
     WARM.with(|w| w.borrow_mut().take());
     USED_CONTEXT.with(|c| *c.borrow_mut() = Some(ctx));
@@ -1103,33 +1099,14 @@ pub(crate) fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sy
 
 /// Deletes the last kernel's context and makes the next one: run by a
 /// persistent worker between kernels (`parallel::pooled_map`).
-/// The context's warm solver is made there too, with the default budget,
-/// by the same calls [`run_z3`] makes it with (a query with another budget
-/// makes its own).
 pub(crate) fn prepare_context() {
     USED_CONTEXT.with(|c| c.borrow_mut().take());
-    if NEXT_CONTEXT.with(|c| c.borrow().is_some()) {
-        return;
-    }
-    WARM.with(|w| w.borrow_mut().take());
-    let next = new_context();
-    let rlimit = crate::options::Options::default().rlimit;
-    z3::with_z3_context(&next, || {
-        let solver = incremental_solver(rlimit);
-        WARM.with(|w| *w.borrow_mut() = Some((solver, rlimit)));
+    NEXT_CONTEXT.with(|c| {
+        let mut next = c.borrow_mut();
+        if next.is_none() {
+            *next = Some(new_context());
+        }
     });
-    NEXT_CONTEXT.with(|c| *c.borrow_mut() = Some(next));
-}
-
-/// A new solver of the thread's context in its incremental mode (selected
-/// by a first `push`), with the resource budget `rlimit`.
-fn incremental_solver(rlimit: u32) -> z3::Solver {
-    let solver = z3::Solver::new();
-    solver.push();
-    let mut params = z3::Params::new();
-    params.set_u32("rlimit", rlimit);
-    solver.set_params(&params);
-    solver
 }
 
 /// A warm solver taken out of [`WARM`] for one query, inside a scope of its
