@@ -47,10 +47,8 @@ pub(crate) fn verify_kernels(
     progress: Option<&Progress>,
 ) -> Vec<Outcome> {
     let workers = crate::parallel::cores().min(kernels.len());
-    // Persistent workers: each makes the Z3 context of its next kernel
-    // while it waits for it.
-    crate::parallel::pooled_map(kernels, workers, STACK, smt::prepare_context, |k| {
-        let outcome = smt::in_fresh_context(|| verify_one(k, options, cache, cancel));
+    crate::parallel::parallel_map(kernels, workers, STACK, |k| {
+        let outcome = verify_one(k, options, cache, cancel);
         if let Some(p) = progress {
             p.kernel_done(&outcome.0);
         }

@@ -1054,61 +1054,6 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-thread_local! {
-    /// A Z3 context made ahead, unused, for this thread's next kernel.
-    static NEXT_CONTEXT: std::cell::RefCell<Option<z3::Context>> =
-        const { std::cell::RefCell::new(None) };
-    /// The context of this thread's last kernel, deleted by
-    /// [`prepare_context`] (after the kernel's result was handed over).
-    static USED_CONTEXT: std::cell::RefCell<Option<z3::Context>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// A new Z3 context, as the z3 crate makes its thread-local one.
-fn new_context() -> z3::Context {
-    // SAFETY: the configuration is only read by `Z3_mk_context_rc` and
-    // deleted after it; the new context is owned by the returned `Context`
-    // alone (it deletes it when dropped).
-    unsafe {
-        let cfg = z3_sys::Z3_mk_config().expect("a Z3 configuration");
-        let raw = z3_sys::Z3_mk_context_rc(cfg).expect("a Z3 context");
-        z3_sys::Z3_del_config(cfg);
-        z3_sys::Z3_set_error_handler(raw, None);
-        z3::Context::from_raw(raw)
-    }
-}
-
-/// Runs `f` (one kernel's verification) in a Z3 context no other kernel
-/// used: the one [`prepare_context`] made ahead on this thread, or a new
-/// one. Every kernel starts from a fresh context as before (a context's
-/// history changes how long Z3 takes, and a verdict near its budget must
-/// not depend on which kernels a thread saw before); what changes is only
-/// when the context is made and deleted: between kernels, while the
-/// thread is idle, instead of inside the kernel's time.
-pub(crate) fn in_fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
-    let ctx = NEXT_CONTEXT
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_else(new_context);
-    // A warm solver belongs to the context it was made in.
-    WARM.with(|w| w.borrow_mut().take());
-    let out = z3::with_z3_context(&ctx, f);
-    WARM.with(|w| w.borrow_mut().take());
-    USED_CONTEXT.with(|c| *c.borrow_mut() = Some(ctx));
-    out
-}
-
-/// Deletes the last kernel's context and makes the next one: run by a
-/// persistent worker between kernels (`parallel::pooled_map`).
-pub(crate) fn prepare_context() {
-    USED_CONTEXT.with(|c| c.borrow_mut().take());
-    NEXT_CONTEXT.with(|c| {
-        let mut next = c.borrow_mut();
-        if next.is_none() {
-            *next = Some(new_context());
-        }
-    });
-}
-
 /// A warm solver taken out of [`WARM`] for one query, inside a scope of its
 /// own; the scope is popped and the solver put back when the query is done
 /// (unless it must not be reused).

@@ -378,8 +378,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let (Some(t), Update::Add(c), Value::Int(x0)) = (&trips, u, v) {
                 if pipe_keys.contains(name) && c.as_const().is_some() {
                     let at_exit = Expr::add(x0.clone(), Expr::mul(c.clone(), t.clone()));
-                    self.scopes
-                        .insert(*scope, name.clone(), Value::Int(at_exit));
+                    self.scopes.insert(*scope, name.clone(), Value::Int(at_exit));
                     continue;
                 }
             }
