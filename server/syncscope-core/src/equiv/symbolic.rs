@@ -76,19 +76,24 @@ pub(crate) fn write_text(kernel: &Kernel, array: &str) -> String {
     parts.join("; ")
 }
 
-/// A kernel's accesses with their barrier interval (top-level barriers).
+/// A kernel's accesses with their barrier interval (barriers at the top
+/// level of the kernel or of a loop's body) and the loops around each
+/// (`Loop::id`s, outermost first).
 struct Shape<'k> {
     kernel: &'k Kernel,
     accesses: Vec<(usize, &'k Access)>,
+    loops: Vec<Vec<usize>>,
 }
 
 fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
-    fn visit<'k>(
-        stmts: &'k [Stmt],
-        top: bool,
-        phase: &mut usize,
-        out: &mut Vec<(usize, &'k Access)>,
-    ) -> Result<(), String> {
+    struct Walk<'k> {
+        kernel: &'k Kernel,
+        phase: usize,
+        stack: Vec<usize>,
+        out: Vec<(usize, &'k Access)>,
+        loops: Vec<Vec<usize>>,
+    }
+    fn visit<'k>(stmts: &'k [Stmt], top: bool, w: &mut Walk<'k>) -> Result<(), String> {
         for s in stmts {
             match s {
                 Stmt::Access(a) if a.kind == AccessKind::Atomic => {
@@ -100,56 +105,63 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                         a.text
                     ))
                 }
-                Stmt::Access(a) => out.push((*phase, a)),
-                Stmt::Barrier(b) if top && b.guard.is_true() => *phase += 1,
+                Stmt::Access(a) => {
+                    w.out.push((w.phase, a));
+                    w.loops.push(w.stack.clone());
+                }
+                // In a loop's body the guard holds the loop's condition;
+                // `check` verified every barrier free of divergence.
+                Stmt::Barrier(b) if top && (b.guard.is_true() || !w.stack.is_empty()) => {
+                    w.phase += 1
+                }
                 Stmt::Barrier(_) => return Err("a barrier under a condition".into()),
                 Stmt::If(x, y) => {
-                    visit(x, false, phase, out)?;
-                    visit(y, false, phase, out)?;
+                    visit(x, false, w)?;
+                    visit(y, false, w)?;
                 }
                 Stmt::Loop(l) => {
                     let name = loop_name(l);
-                    if l.body
-                        .iter()
-                        .any(|s| stmt_any(s, &mut |x| matches!(x, Stmt::Barrier(_))))
-                    {
-                        return Err(format!(
-                            "a barrier inside the loop `{name}`: values accumulated over tiles staged through shared memory (nested folds across barriers) are not modelled yet"
-                        ));
-                    }
-                    if l.body
-                        .iter()
-                        .any(|s| stmt_any(s, &mut |x| matches!(x, Stmt::Loop(_))))
-                    {
-                        return Err(format!(
-                            "a loop inside the loop `{name}`: nested folds are not modelled yet"
-                        ));
-                    }
-                    if let Some(w) = l.body.iter().find_map(|s| {
-                        let mut w = None;
+                    let arrays = &w.kernel.arrays;
+                    if let Some(t) = l.body.iter().find_map(|s| {
+                        let mut t = None;
                         stmt_any(s, &mut |x| match x {
-                            Stmt::Access(a) if a.kind != AccessKind::Read => {
-                                w = Some(a.text.clone());
+                            Stmt::Access(a)
+                                if a.kind != AccessKind::Read
+                                    && arrays[a.array].space == MemorySpace::Global =>
+                            {
+                                t = Some(a.text.clone());
                                 true
                             }
                             _ => false,
                         });
-                        w
+                        t
                     }) {
                         return Err(format!(
-                            "`{w}` writes memory inside the loop `{name}`: only loops that read and accumulate (folds) are modelled"
+                            "`{t}` writes global memory inside the loop `{name}`: only loops that read and accumulate (folds) are modelled"
                         ));
                     }
-                    visit(&l.body, false, phase, out)?;
+                    w.stack.push(l.id);
+                    visit(&l.body, top, w)?;
+                    w.stack.pop();
                 }
                 Stmt::LoopExit(_) => return Err("a `break`".into()),
             }
         }
         Ok(())
     }
-    let mut accesses = Vec::new();
-    visit(&kernel.body, true, &mut 0, &mut accesses)?;
-    Ok(Shape { kernel, accesses })
+    let mut w = Walk {
+        kernel,
+        phase: 0,
+        stack: Vec::new(),
+        out: Vec::new(),
+        loops: Vec::new(),
+    };
+    visit(&kernel.body, true, &mut w)?;
+    Ok(Shape {
+        kernel,
+        accesses: w.out,
+        loops: w.loops,
+    })
 }
 
 impl<'k> Shape<'k> {
@@ -171,6 +183,14 @@ impl<'k> Shape<'k> {
             1 => Ok(Some(*w[0])),
             _ => Err(format!("`{array}` is written by more than one statement")),
         }
+    }
+    /// The loops around an access (`Loop::id`s, outermost first).
+    fn loops_of(&self, a: &Access) -> &[usize] {
+        self.accesses
+            .iter()
+            .position(|(_, x)| std::ptr::eq(*x, a))
+            .map(|i| self.loops[i].as_slice())
+            .unwrap_or(&[])
     }
     fn read_of(&self, var: &Var) -> Option<(usize, &'k Access)> {
         self.accesses.iter().copied().find(|(_, a)| {
@@ -656,6 +676,16 @@ impl<'k> Encoder<'_, 'k> {
                                 "a read of `{array}` not separated by a barrier from its one write"
                             ));
                         }
+                        // The write in the same iteration of each loop around
+                        // it (their counters are shared): only when those
+                        // loops are around the read too.
+                        let (wl, rl) = (self.shape.loops_of(w), self.shape.loops_of(r));
+                        if !rl.starts_with(wl) {
+                            return Err(format!(
+                                "`{}` reads what a loop wrote in one of its iterations (`{}`): not modelled",
+                                r.text, w.text
+                            ));
+                        }
                         q.fresh += 1;
                         let writer = Copy {
                             thread: format!("{}{}w{}", c.thread, self.version, q.fresh),
@@ -856,13 +886,11 @@ fn same_folds<'k>(
     }
     for ((_, ia, ca, na), (_, ib, cb, nb)) in fa.iter().zip(&fb) {
         let (fold_a, fold_b) = (&ea.shape.kernel.folds[*ia], &eb.shape.kernel.folds[*ib]);
-        let find = |k: &'k Kernel, id: usize| k.loops().into_iter().find(|l| l.id == id);
-        let (Some(la), Some(lb)) = (
-            find(ea.shape.kernel, fold_a.loop_id),
-            find(eb.shape.kernel, fold_b.loop_id),
-        ) else {
-            return Err("a fold's loop is missing from the model".to_string().into());
-        };
+        let (fa_, fb_) = (
+            flatten(ea.shape.kernel, fold_a)?,
+            flatten(eb.shape.kernel, fold_b)?,
+        );
+        let (la, lb) = (fa_.outer, fb_.outer);
         let mut s = q.clone();
         s.folds.clear();
         s.fresh += 1;
@@ -873,11 +901,21 @@ fn same_folds<'k>(
         s.consts.insert(j.clone());
         s.consts.insert(x.clone());
         s.asserts.push(format!("(>= {j} 0)"));
-        for l in [la, lb] {
-            let k = Expr::Var(l.counter.clone());
+        for f in [&fa_, &fb_] {
+            let k = Expr::Var(f.outer.counter.clone());
             s.declare_vars(&k);
-            s.asserts.push(format!("(= {} {j})", enc(&k)));
+            match f.inner {
+                None => s.asserts.push(format!("(= {} {j})", enc(&k))),
+                // Iteration j of the flat loop: tile j / T, element j % T.
+                Some((inner, t)) => {
+                    let ki = Expr::Var(inner.counter.clone());
+                    s.declare_vars(&ki);
+                    s.asserts.push(format!("(= {} (div {j} {t}))", enc(&k)));
+                    s.asserts.push(format!("(= {} (mod {j} {t}))", enc(&ki)));
+                }
+            }
         }
+        let (fold_a, fold_b) = (fa_.step, fb_.step);
         let sa = Encoder {
             shape: ea.shape,
             version: ea.version,
@@ -890,10 +928,11 @@ fn same_folds<'k>(
             fixed: eb.fixed,
             carried: Some((fold_b.carried.clone(), x.clone())),
         };
+        let (init_a, init_b) = (&fa_.init, &fb_.init);
         let ga = sa.bool(&mut s, &la.guard, ca, "a loop's condition")?;
         let gb = sb.bool(&mut s, &lb.guard, cb, "a loop's condition")?;
-        let init_a = sa.value(&mut s, &fold_a.init, ca, 0, ra)?;
-        let init_b = sb.value(&mut s, &fold_b.init, cb, 0, rb)?;
+        let init_a = sa.value(&mut s, init_a, ca, 0, ra)?;
+        let init_b = sb.value(&mut s, init_b, cb, 0, rb)?;
         let next_a = sa.value(&mut s, &fold_a.next, ca, 0, ra)?;
         let next_b = sb.value(&mut s, &fold_b.next, cb, 0, rb)?;
         if !s.folds.is_empty() {
@@ -925,6 +964,71 @@ fn same_folds<'k>(
         }
     }
     Ok(())
+}
+
+/// A fold as one loop: its loop, and when its step is a whole inner fold
+/// from the carried value over `k = 0 .. T` (`k < T`, `T` a constant: every
+/// iteration of the outer loop runs it exactly `T` times), that inner loop
+/// and `T`; the flat iteration `j` is `t * T + k` in the same order (tile
+/// major), so no reordering is involved. `step` is the fold whose `next`
+/// is the flat step; `init` the start value.
+struct Flat<'k> {
+    outer: &'k crate::model::Loop,
+    inner: Option<(&'k crate::model::Loop, i64)>,
+    step: &'k crate::model::Fold,
+    init: Expr,
+}
+
+fn flatten<'k>(k: &'k Kernel, fold: &'k crate::model::Fold) -> Result<Flat<'k>, String> {
+    let find = |id: usize| {
+        k.loops()
+            .into_iter()
+            .find(|l| l.id == id)
+            .ok_or_else(|| "a fold's loop is missing from the model".to_string())
+    };
+    let outer = find(fold.loop_id)?;
+    let Expr::Var(e) = &fold.next else {
+        return Ok(Flat {
+            outer,
+            inner: None,
+            step: fold,
+            init: fold.init.clone(),
+        });
+    };
+    let Some(inner_fold) = k.folds.iter().find(|f| &f.exit == e) else {
+        return Ok(Flat {
+            outer,
+            inner: None,
+            step: fold,
+            init: fold.init.clone(),
+        });
+    };
+    let inner = find(inner_fold.loop_id)?;
+    if inner_fold.init != Expr::Var(fold.carried.clone()) {
+        return Err(format!(
+            "the loop `{}` does not continue the accumulation of the loop `{}`: not modelled",
+            loop_name(inner),
+            loop_name(outer)
+        ));
+    }
+    let t = match &inner.guard {
+        Expr::Bin(BinOp::Lt, c, n) if **c == Expr::Var(inner.counter.clone()) => n.as_const(),
+        _ => None,
+    };
+    match t {
+        Some(t) if t > 0 => Ok(Flat {
+            outer,
+            inner: Some((inner, t)),
+            step: inner_fold,
+            init: fold.init.clone(),
+        }),
+        _ => Err(format!(
+            "the inner loop `{}` of `{}` does not run a constant number of times from 0 (`{}`): its folds are not flattened",
+            loop_name(inner),
+            loop_name(outer),
+            inner.guard
+        )),
+    }
 }
 
 /// Proves the two kernels equivalent, or says why not.
