@@ -140,6 +140,29 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                             "`{t}` writes global memory inside the loop `{name}`: only loops that read and accumulate (folds) are modelled"
                         ));
                     }
+                    // Shared memory read and written again across the
+                    // iterations (a tree reduction's halving stride): the
+                    // result is the inputs combined in another order.
+                    let mut writes = std::collections::BTreeSet::new();
+                    let mut reads = std::collections::BTreeSet::new();
+                    for s in &l.body {
+                        stmt_any(s, &mut |x| {
+                            if let Stmt::Access(a) = x {
+                                if a.kind == AccessKind::Read {
+                                    reads.insert(a.array);
+                                } else {
+                                    writes.insert(a.array);
+                                }
+                            }
+                            false
+                        });
+                    }
+                    if let Some(x) = writes.intersection(&reads).next() {
+                        return Err(format!(
+                            "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`--assoc`), not implemented yet",
+                            arrays[*x].name
+                        ));
+                    }
                     w.stack.push(l.id);
                     visit(&l.body, top, w)?;
                     w.stack.pop();
