@@ -4,8 +4,8 @@
 // in the same order as matmul_naive.cu.
 // expect-kernel: matmul verified
 __global__ void matmul(float *C, const float *A, const float *B, int n) {
-    int col = threadIdx.x + blockIdx.x * blockDim.x;
-    int row = threadIdx.y + blockIdx.y * blockDim.y;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= n || col >= n) {
         return;
     }
