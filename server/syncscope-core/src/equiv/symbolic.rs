@@ -143,21 +143,33 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                     // Shared memory read and written again across the
                     // iterations (a tree reduction's halving stride): the
                     // result is the inputs combined in another order.
-                    let mut writes = std::collections::BTreeSet::new();
-                    let mut reads = std::collections::BTreeSet::new();
+                    let mut reads: Vec<(usize, Var)> = Vec::new();
+                    let mut writes: Vec<(usize, Expr)> = Vec::new();
                     for s in &l.body {
                         stmt_any(s, &mut |x| {
                             if let Stmt::Access(a) = x {
-                                if a.kind == AccessKind::Read {
-                                    reads.insert(a.array);
-                                } else {
-                                    writes.insert(a.array);
+                                match (&a.value, a.kind) {
+                                    (Some(Expr::Var(u)), AccessKind::Read) => {
+                                        reads.push((a.array, u.clone()))
+                                    }
+                                    (Some(v), AccessKind::Write) => {
+                                        writes.push((a.array, v.clone()))
+                                    }
+                                    _ => {}
                                 }
                             }
                             false
                         });
                     }
-                    if let Some(x) = writes.intersection(&reads).next() {
+                    // A write whose value reads the array it writes.
+                    let in_place: Vec<usize> = writes
+                        .iter()
+                        .filter(|(x, v)| {
+                            v.mentions(&mut |u| reads.iter().any(|(y, r)| y == x && r == u))
+                        })
+                        .map(|(x, _)| *x)
+                        .collect();
+                    if let Some(x) = in_place.first() {
                         return Err(format!(
                             "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`--assoc`), not implemented yet",
                             arrays[*x].name
