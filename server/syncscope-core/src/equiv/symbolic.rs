@@ -10,9 +10,15 @@
 //! - one version writes `L` and the other does not;
 //! - a shared read a written value depends on has no writer.
 //!
-//! Supported today: kernels without loops, barriers at the top level, each
-//! written array written by one statement. Anything else is `unknown`, with
-//! the construct named.
+//! - two folds (`Kernel::folds`, values loops accumulate) the written
+//!   values use differ in start value, iterations or step at a symbolic
+//!   iteration `j` (a tiled loop over `t` with an inner `k < T` as one loop
+//!   over `j = t * T + k`); proved folds are then one value.
+//!
+//! Supported today: loops only as folds (reads, shared writes, barriers at
+//! the top level of a loop's body), barriers at the top level, each written
+//! array written by one statement. Anything else is `unknown`, with the
+//! construct named.
 
 use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
 use crate::options::Options;
