@@ -753,6 +753,22 @@ pub struct Unsupported {
     pub what: String,
 }
 
+/// A local a loop accumulates (`sum += a[k] * b[k]`), recorded with
+/// `Options::track_values`: after the loop, `exit` holds `init` updated
+/// once per iteration that ran (iteration `counter` runs while the loop's
+/// own guard held at every iteration up to it) by `next`, in which
+/// `carried` stands for the value at the start of that iteration. Only for
+/// loops that no `break`, `continue`, `return` or `goto` leaves early.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fold {
+    pub exit: Var,
+    pub init: Expr,
+    pub carried: Var,
+    pub next: Expr,
+    /// `Loop::id` of the loop.
+    pub loop_id: usize,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Kernel {
     pub name: String,
@@ -809,6 +825,9 @@ pub struct Kernel {
     /// The unknown each memory read returns, with the read's access id:
     /// what the schedule search gives a read of an input array.
     pub read_values: Vec<(Var, usize)>,
+    /// Values loops accumulate (only with `Options::track_values`): see
+    /// [`Fold`].
+    pub folds: Vec<Fold>,
 }
 
 /// One atomic read-modify-write (`old = atomicAdd(&c[i], v)`).

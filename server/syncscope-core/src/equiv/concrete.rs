@@ -192,6 +192,19 @@ fn exec(stmts: &[Stmt], t: &mut Thread, mem: &mut Memory) -> Result<(), String> 
                 exec(b, t, mem)?;
             }
             Stmt::Loop(l) => {
+                // Values the loop accumulates (`Kernel::folds`): from their
+                // start value, updated after each iteration.
+                let kernel = mem.kernel;
+                let folds: Vec<_> = kernel.folds.iter().filter(|f| f.loop_id == l.id).collect();
+                // A value that cannot be computed (the loop's reads did not
+                // run: the thread is outside the code's condition) stays
+                // without a value; using it is an error.
+                for f in &folds {
+                    match t.eval(&f.init) {
+                        Ok(x) => t.vars.insert(f.carried.name.to_string(), x),
+                        Err(_) => t.vars.remove(&*f.carried.name),
+                    };
+                }
                 let mut k = 0;
                 loop {
                     t.vars.insert(l.counter.name.to_string(), k);
@@ -199,10 +212,22 @@ fn exec(stmts: &[Stmt], t: &mut Thread, mem: &mut Memory) -> Result<(), String> 
                         break;
                     }
                     exec(&l.body, t, mem)?;
+                    for f in &folds {
+                        match t.eval(&f.next) {
+                            Ok(x) => t.vars.insert(f.carried.name.to_string(), x),
+                            Err(_) => t.vars.remove(&*f.carried.name),
+                        };
+                    }
                     k += 1;
                     if k > MAX_ITERATIONS {
                         return Err("a loop ran too long".into());
                     }
+                }
+                for f in &folds {
+                    match t.vars.get(&*f.carried.name).copied() {
+                        Some(x) => t.vars.insert(f.exit.name.to_string(), x),
+                        None => t.vars.remove(&*f.exit.name),
+                    };
                 }
             }
             Stmt::LoopExit(_) => {}

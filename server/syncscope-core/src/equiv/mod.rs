@@ -512,6 +512,36 @@ mod tests {
     }
 
     #[test]
+    fn a_fold_in_another_order_is_not_proved() {
+        // The same dot product summed forwards and backwards: equal for
+        // integers (the concrete search finds no difference), not for
+        // floating point (needs associativity): never "equivalent".
+        let fwd = "__global__ void k(float *o, const float *a, int n) {\n\
+            int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+            float s = 0.0f;\n\
+            for (int k = 0; k < n; ++k) { s += a[i * n + k]; }\n\
+            o[i] = s;\n}\n";
+        let bwd = fwd.replace(
+            "for (int k = 0; k < n; ++k) { s += a[i * n + k]; }",
+            "for (int k = n - 1; k >= 0; --k) { s += a[i * n + k]; }",
+        );
+        let same = fwd.replace("s += a[i * n + k];", "s = a[n * i + k] + s;");
+        let v = |t: &'static str| Version {
+            label: "k.cu",
+            text: t,
+            kernel: "k",
+        };
+        let bwd: &'static str = Box::leak(bwd.into_boxed_str());
+        let same: &'static str = Box::leak(same.into_boxed_str());
+        let r = check_equivalence(&v(fwd), &v(bwd), &Options::default());
+        assert!(matches!(r.verdict, Verdict::Unknown(_)), "{:?}", r.verdict);
+        // The same order, spelled differently: proved.
+        let r = check_equivalence(&v(fwd), &v(same), &Options::default());
+        assert_eq!(r.verdict, Verdict::Equivalent);
+        assert!(r.queries > 0);
+    }
+
+    #[test]
     fn a_reordered_sum_is_not_proved() {
         // (a + b) + c against a + (b + c): equal for integers, not as
         // uninterpreted operations (floating point is not associative).

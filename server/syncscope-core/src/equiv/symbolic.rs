@@ -10,9 +10,15 @@
 //! - one version writes `L` and the other does not;
 //! - a shared read a written value depends on has no writer.
 //!
-//! Supported today: kernels without loops, barriers at the top level, each
-//! written array written by one statement. Anything else is `unknown`, with
-//! the construct named.
+//! - two folds (`Kernel::folds`, values loops accumulate) the written
+//!   values use differ in start value, iterations or step at a symbolic
+//!   iteration `j` (a tiled loop over `t` with an inner `k < T` as one loop
+//!   over `j = t * T + k`); proved folds are then one value.
+//!
+//! Supported today: loops only as folds (reads, shared writes, barriers at
+//! the top level of a loop's body), barriers at the top level, each written
+//! array written by one statement. Anything else is `unknown`, with the
+//! construct named.
 
 use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
 use crate::options::Options;
@@ -76,19 +82,24 @@ pub(crate) fn write_text(kernel: &Kernel, array: &str) -> String {
     parts.join("; ")
 }
 
-/// A kernel's accesses with their barrier interval (top-level barriers).
+/// A kernel's accesses with their barrier interval (barriers at the top
+/// level of the kernel or of a loop's body) and the loops around each
+/// (`Loop::id`s, outermost first).
 struct Shape<'k> {
     kernel: &'k Kernel,
     accesses: Vec<(usize, &'k Access)>,
+    loops: Vec<Vec<usize>>,
 }
 
 fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
-    fn visit<'k>(
-        stmts: &'k [Stmt],
-        top: bool,
-        phase: &mut usize,
-        out: &mut Vec<(usize, &'k Access)>,
-    ) -> Result<(), String> {
+    struct Walk<'k> {
+        kernel: &'k Kernel,
+        phase: usize,
+        stack: Vec<usize>,
+        out: Vec<(usize, &'k Access)>,
+        loops: Vec<Vec<usize>>,
+    }
+    fn visit<'k>(stmts: &'k [Stmt], top: bool, w: &mut Walk<'k>) -> Result<(), String> {
         for s in stmts {
             match s {
                 Stmt::Access(a) if a.kind == AccessKind::Atomic => {
@@ -100,27 +111,98 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                         a.text
                     ))
                 }
-                Stmt::Access(a) => out.push((*phase, a)),
-                Stmt::Barrier(b) if top && b.guard.is_true() => *phase += 1,
+                Stmt::Access(a) => {
+                    w.out.push((w.phase, a));
+                    w.loops.push(w.stack.clone());
+                }
+                // In a loop's body the guard holds the loop's condition;
+                // `check` verified every barrier free of divergence.
+                Stmt::Barrier(b) if top && (b.guard.is_true() || !w.stack.is_empty()) => {
+                    w.phase += 1
+                }
                 Stmt::Barrier(_) => return Err("a barrier under a condition".into()),
                 Stmt::If(x, y) => {
-                    visit(x, false, phase, out)?;
-                    visit(y, false, phase, out)?;
+                    visit(x, false, w)?;
+                    visit(y, false, w)?;
                 }
                 Stmt::Loop(l) => {
-                    return Err(format!(
-                        "a loop (`{}`): values accumulated over loops (folds) are not modelled yet",
-                        l.display.first().map(|(n, _)| n.as_str()).unwrap_or("loop")
-                    ))
+                    let name = loop_name(l);
+                    let arrays = &w.kernel.arrays;
+                    if let Some(t) = l.body.iter().find_map(|s| {
+                        let mut t = None;
+                        stmt_any(s, &mut |x| match x {
+                            Stmt::Access(a)
+                                if a.kind != AccessKind::Read
+                                    && arrays[a.array].space == MemorySpace::Global =>
+                            {
+                                t = Some(a.text.clone());
+                                true
+                            }
+                            _ => false,
+                        });
+                        t
+                    }) {
+                        return Err(format!(
+                            "`{t}` writes global memory inside the loop `{name}`: only loops that read and accumulate (folds) are modelled"
+                        ));
+                    }
+                    // Shared memory read and written again across the
+                    // iterations (a tree reduction's halving stride): the
+                    // result is the inputs combined in another order.
+                    let mut reads: Vec<(usize, Var)> = Vec::new();
+                    let mut writes: Vec<(usize, Expr)> = Vec::new();
+                    for s in &l.body {
+                        stmt_any(s, &mut |x| {
+                            if let Stmt::Access(a) = x {
+                                match (&a.value, a.kind) {
+                                    (Some(Expr::Var(u)), AccessKind::Read) => {
+                                        reads.push((a.array, u.clone()))
+                                    }
+                                    (Some(v), AccessKind::Write) => {
+                                        writes.push((a.array, v.clone()))
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            false
+                        });
+                    }
+                    // A write whose value reads the array it writes.
+                    let in_place: Vec<usize> = writes
+                        .iter()
+                        .filter(|(x, v)| {
+                            v.mentions(&mut |u| reads.iter().any(|(y, r)| y == x && r == u))
+                        })
+                        .map(|(x, _)| *x)
+                        .collect();
+                    if let Some(x) = in_place.first() {
+                        return Err(format!(
+                            "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`--assoc`), not implemented yet",
+                            arrays[*x].name
+                        ));
+                    }
+                    w.stack.push(l.id);
+                    visit(&l.body, top, w)?;
+                    w.stack.pop();
                 }
                 Stmt::LoopExit(_) => return Err("a `break`".into()),
             }
         }
         Ok(())
     }
-    let mut accesses = Vec::new();
-    visit(&kernel.body, true, &mut 0, &mut accesses)?;
-    Ok(Shape { kernel, accesses })
+    let mut w = Walk {
+        kernel,
+        phase: 0,
+        stack: Vec::new(),
+        out: Vec::new(),
+        loops: Vec::new(),
+    };
+    visit(&kernel.body, true, &mut w)?;
+    Ok(Shape {
+        kernel,
+        accesses: w.out,
+        loops: w.loops,
+    })
 }
 
 impl<'k> Shape<'k> {
@@ -143,6 +225,14 @@ impl<'k> Shape<'k> {
             _ => Err(format!("`{array}` is written by more than one statement")),
         }
     }
+    /// The loops around an access (`Loop::id`s, outermost first).
+    fn loops_of(&self, a: &Access) -> &[usize] {
+        self.accesses
+            .iter()
+            .position(|(_, x)| std::ptr::eq(*x, a))
+            .map(|i| self.loops[i].as_slice())
+            .unwrap_or(&[])
+    }
     fn read_of(&self, var: &Var) -> Option<(usize, &'k Access)> {
         self.accesses.iter().copied().find(|(_, a)| {
             a.kind == AccessKind::Read && matches!(&a.value, Some(Expr::Var(v)) if v == var)
@@ -150,13 +240,36 @@ impl<'k> Shape<'k> {
     }
 }
 
+/// Whether `pred` holds for `s` or a statement nested in it.
+fn stmt_any(s: &Stmt, pred: &mut impl FnMut(&Stmt) -> bool) -> bool {
+    if pred(s) {
+        return true;
+    }
+    match s {
+        Stmt::If(x, y) => x.iter().chain(y).any(|t| stmt_any(t, pred)),
+        Stmt::Loop(l) => l.body.iter().any(|t| stmt_any(t, pred)),
+        _ => false,
+    }
+}
+
+/// The loop's variable for messages (`k`).
+fn loop_name(l: &crate::model::Loop) -> String {
+    l.display
+        .first()
+        .map(|(n, _)| n.clone())
+        .unwrap_or_else(|| l.counter.name.to_string())
+}
+
 fn is_read_value(v: &Var) -> bool {
     matches!(v.kind, VarKind::Unknown { .. })
 }
 
 /// Builds query text: declarations of every constant and function used.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Query {
+    /// Fold terms of the values encoded: version, index in
+    /// `Kernel::folds`, thread copy, constant.
+    folds: Vec<(&'static str, usize, Copy, String)>,
     consts: BTreeSet<String>,
     funs: BTreeMap<String, usize>,
     asserts: Vec<String>,
@@ -507,6 +620,8 @@ struct Encoder<'s, 'k> {
     shape: &'s Shape<'k>,
     version: &'static str,
     fixed: &'s Fixed,
+    /// In a fold's step: its carried value and the constant standing for it.
+    carried: Option<(Var, String)>,
 }
 
 /// A shared read a written value depends on: the reading thread, the read,
@@ -557,6 +672,25 @@ impl<'k> Encoder<'_, 'k> {
             Expr::Var(v) if super::float_literal(v).is_some() => {
                 enc(&Expr::Const(super::float_literal(v).unwrap_or_default()))
             }
+            Expr::Var(v) if self.carried.as_ref().is_some_and(|(h, _)| h == v) => self
+                .carried
+                .as_ref()
+                .map(|(_, x)| x.clone())
+                .unwrap_or_default(),
+            Expr::Var(v) if self.shape.kernel.folds.iter().any(|f| &f.exit == v) => {
+                let i = self
+                    .shape
+                    .kernel
+                    .folds
+                    .iter()
+                    .position(|f| &f.exit == v)
+                    .unwrap_or_default();
+                q.fresh += 1;
+                let name = format!("|fold.{}.{i}!{}.{}|", self.version, c.thread, q.fresh);
+                q.consts.insert(name.clone());
+                q.folds.push((self.version, i, c.clone(), name.clone()));
+                name
+            }
             Expr::Var(v) => {
                 let Some((phase, r)) = self.shape.read_of(v) else {
                     return Err(format!("the value `{}` is not a read of memory", v.name));
@@ -581,6 +715,16 @@ impl<'k> Encoder<'_, 'k> {
                         if wphase >= phase || depth > 0 {
                             return Err(format!(
                                 "a read of `{array}` not separated by a barrier from its one write"
+                            ));
+                        }
+                        // The write in the same iteration of each loop around
+                        // it (their counters are shared): only when those
+                        // loops are around the read too.
+                        let (wl, rl) = (self.shape.loops_of(w), self.shape.loops_of(r));
+                        if !rl.starts_with(wl) {
+                            return Err(format!(
+                                "`{}` reads what a loop wrote in one of its iterations (`{}`): not modelled",
+                                r.text, w.text
                             ));
                         }
                         q.fresh += 1;
@@ -755,6 +899,179 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
     }
 }
 
+/// Folds (values loops accumulate) in the two written values, paired in
+/// order: each pair is shown equal in the query's context (the same launch,
+/// the two writing threads) by one query: the same initial value, the same
+/// iterations (the loops' own guards agree at every iteration `j`), and the
+/// same step at every iteration `j` from the same carried value. Then the
+/// two folds are one value, asserted in `q`. Same operation order: no
+/// associativity is used.
+fn same_folds<'k>(
+    q: &mut Query,
+    ea: &Encoder<'_, 'k>,
+    eb: &Encoder<'_, 'k>,
+    options: &Options,
+    queries: &mut u32,
+    ra: &mut Vec<SharedRead<'k>>,
+    rb: &mut Vec<SharedRead<'k>>,
+) -> Result<(), Failure> {
+    let fa: Vec<_> = q.folds.iter().filter(|f| f.0 == "A").cloned().collect();
+    let fb: Vec<_> = q.folds.iter().filter(|f| f.0 == "B").cloned().collect();
+    if fa.len() != fb.len() {
+        return Err(format!(
+            "the written values accumulate over {} loop(s) in one version and {} in the other: only folds matched one to one are compared",
+            fa.len(),
+            fb.len()
+        )
+        .into());
+    }
+    for ((_, ia, ca, na), (_, ib, cb, nb)) in fa.iter().zip(&fb) {
+        let (fold_a, fold_b) = (&ea.shape.kernel.folds[*ia], &eb.shape.kernel.folds[*ib]);
+        let (fa_, fb_) = (
+            flatten(ea.shape.kernel, fold_a)?,
+            flatten(eb.shape.kernel, fold_b)?,
+        );
+        let (la, lb) = (fa_.outer, fb_.outer);
+        let mut s = q.clone();
+        s.folds.clear();
+        s.fresh += 1;
+        let (j, x) = (
+            format!("|fold.j{}|", s.fresh),
+            format!("|fold.x{}|", s.fresh),
+        );
+        s.consts.insert(j.clone());
+        s.consts.insert(x.clone());
+        s.asserts.push(format!("(>= {j} 0)"));
+        for f in [&fa_, &fb_] {
+            let k = Expr::Var(f.outer.counter.clone());
+            s.declare_vars(&k);
+            match f.inner {
+                None => s.asserts.push(format!("(= {} {j})", enc(&k))),
+                // Iteration j of the flat loop: tile j / T, element j % T.
+                Some((inner, t)) => {
+                    let ki = Expr::Var(inner.counter.clone());
+                    s.declare_vars(&ki);
+                    s.asserts.push(format!("(= {} (div {j} {t}))", enc(&k)));
+                    s.asserts.push(format!("(= {} (mod {j} {t}))", enc(&ki)));
+                }
+            }
+        }
+        let (fold_a, fold_b) = (fa_.step, fb_.step);
+        let sa = Encoder {
+            shape: ea.shape,
+            version: ea.version,
+            fixed: ea.fixed,
+            carried: Some((fold_a.carried.clone(), x.clone())),
+        };
+        let sb = Encoder {
+            shape: eb.shape,
+            version: eb.version,
+            fixed: eb.fixed,
+            carried: Some((fold_b.carried.clone(), x.clone())),
+        };
+        let (init_a, init_b) = (&fa_.init, &fb_.init);
+        let ga = sa.bool(&mut s, &la.guard, ca, "a loop's condition")?;
+        let gb = sb.bool(&mut s, &lb.guard, cb, "a loop's condition")?;
+        let init_a = sa.value(&mut s, init_a, ca, 0, ra)?;
+        let init_b = sb.value(&mut s, init_b, cb, 0, rb)?;
+        let next_a = sa.value(&mut s, &fold_a.next, ca, 0, ra)?;
+        let next_b = sb.value(&mut s, &fold_b.next, cb, 0, rb)?;
+        if !s.folds.is_empty() {
+            return Err(format!(
+                "the loop `{}` accumulates a value another loop accumulated: not modelled yet",
+                loop_name(la)
+            )
+            .into());
+        }
+        s.input_lemmas();
+        s.asserts.push(format!(
+            "(or (not (= {init_a} {init_b})) (not (= {ga} {gb})) (and {ga} (not (= {next_a} {next_b}))))"
+        ));
+        let what = format!(
+            "an iteration `j` where the loops `{}` and `{}` differ (condition, start value or step)",
+            loop_name(la),
+            loop_name(lb)
+        );
+        // A difference in one step is not a difference in the result: a
+        // satisfiable query leaves the pair unproved, never different.
+        match unsat(&s, options, &what, queries) {
+            Ok(()) => q.asserts.push(format!("(= {na} {nb})")),
+            Err(f) => {
+                return Err(Failure {
+                    reason: format!("the accumulations could not be shown equal ({})", f.reason),
+                    model: None,
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A fold as one loop: its loop, and when its step is a whole inner fold
+/// from the carried value over `k = 0 .. T` (`k < T`, `T` a constant: every
+/// iteration of the outer loop runs it exactly `T` times), that inner loop
+/// and `T`; the flat iteration `j` is `t * T + k` in the same order (tile
+/// major), so no reordering is involved. `step` is the fold whose `next`
+/// is the flat step; `init` the start value.
+struct Flat<'k> {
+    outer: &'k crate::model::Loop,
+    inner: Option<(&'k crate::model::Loop, i64)>,
+    step: &'k crate::model::Fold,
+    init: Expr,
+}
+
+fn flatten<'k>(k: &'k Kernel, fold: &'k crate::model::Fold) -> Result<Flat<'k>, String> {
+    let find = |id: usize| {
+        k.loops()
+            .into_iter()
+            .find(|l| l.id == id)
+            .ok_or_else(|| "a fold's loop is missing from the model".to_string())
+    };
+    let outer = find(fold.loop_id)?;
+    let Expr::Var(e) = &fold.next else {
+        return Ok(Flat {
+            outer,
+            inner: None,
+            step: fold,
+            init: fold.init.clone(),
+        });
+    };
+    let Some(inner_fold) = k.folds.iter().find(|f| &f.exit == e) else {
+        return Ok(Flat {
+            outer,
+            inner: None,
+            step: fold,
+            init: fold.init.clone(),
+        });
+    };
+    let inner = find(inner_fold.loop_id)?;
+    if inner_fold.init != Expr::Var(fold.carried.clone()) {
+        return Err(format!(
+            "the loop `{}` does not continue the accumulation of the loop `{}`: not modelled",
+            loop_name(inner),
+            loop_name(outer)
+        ));
+    }
+    let t = match &inner.guard {
+        Expr::Bin(BinOp::Lt, c, n) if **c == Expr::Var(inner.counter.clone()) => n.as_const(),
+        _ => None,
+    };
+    match t {
+        Some(t) if t > 0 => Ok(Flat {
+            outer,
+            inner: Some((inner, t)),
+            step: inner_fold,
+            init: fold.init.clone(),
+        }),
+        _ => Err(format!(
+            "the inner loop `{}` of `{}` does not run a constant number of times from 0 (`{}`): its folds are not flattened",
+            loop_name(inner),
+            loop_name(outer),
+            inner.guard
+        )),
+    }
+}
+
 /// Proves the two kernels equivalent, or says why not.
 pub(crate) fn prove(
     a: &Kernel,
@@ -785,11 +1102,13 @@ pub(crate) fn prove(
         shape: &sa,
         version: "A",
         fixed: &fixed,
+        carried: None,
     };
     let eb = Encoder {
         shape: &sb,
         version: "B",
         fixed: &fixed,
+        carried: None,
     };
     let not_modelled = |w: &Access| format!("the value `{}` writes is not modelled", w.text);
     for out in outputs {
@@ -815,6 +1134,7 @@ pub(crate) fn prove(
             let vb_e = wb.value.as_ref().ok_or_else(|| not_modelled(wb))?;
             let va = ea.value(&mut q, va_e, &ca, 0, &mut ra)?;
             let vb = eb.value(&mut q, vb_e, &cb, 0, &mut rb)?;
+            same_folds(&mut q, &ea, &eb, options, queries, &mut ra, &mut rb)?;
             q.asserts.push(format!("(not (= {va} {vb}))"));
             q.input_lemmas();
             unsat(
@@ -875,7 +1195,22 @@ pub(crate) fn prove(
             q.asserts.push(gx);
             if let Some((_, wy)) = wy {
                 let y_index = with_fixed(&wy.index, &fixed);
-                let Some(map) = writer_thread(&y_index, &ix, None) else {
+                // Else the thread with the same indices (the query checks it).
+                let same = || {
+                    let mut m = BTreeMap::new();
+                    for d in 0..3u8 {
+                        let name = crate::model::DIMS[d as usize];
+                        for v in [
+                            Var::new(format!("threadIdx.{name}"), VarKind::ThreadIdx(d)),
+                            Var::new(format!("blockIdx.{name}"), VarKind::BlockIdx(d)),
+                        ] {
+                            let c = copy_var(&v, cx)?;
+                            m.insert(v, Expr::Var(c));
+                        }
+                    }
+                    Some(m)
+                };
+                let Some(map) = writer_thread(&y_index, &ix, None).or_else(same) else {
                     return Err(format!(
                         "no thread of the other version writing what `{}` writes could be derived from the index",
                         wx.text

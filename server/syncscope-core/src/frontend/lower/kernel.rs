@@ -126,6 +126,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_ops: std::mem::take(&mut self.atomic_ops),
             atomic_results_summarised: self.atomic_results_summarised,
             read_values: std::mem::take(&mut self.read_values),
+            folds: std::mem::take(&mut self.folds),
         }
     }
 

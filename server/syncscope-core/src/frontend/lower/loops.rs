@@ -173,10 +173,19 @@ impl<'a, 't> Lowerer<'a, 't> {
         let k = Expr::Var(counter.clone());
         self.loop_counters.push(counter.name.to_string());
         let mut display = Vec::new();
-        for ((scope, name, v), u) in cands.iter().zip(&updates) {
+        // Accumulators: the unknown standing for each havocked local at the
+        // start of an iteration (`Kernel::folds`).
+        let mut carried: Vec<Option<Var>> = vec![None; cands.len()];
+        for (i, ((scope, name, v), u)) in cands.iter().zip(&updates).enumerate() {
             let nv = match u {
                 Update::Unchanged => continue,
-                Update::Havoc(s) => self.havoc_value(name, v, *s),
+                Update::Havoc(s) => {
+                    let nv = self.havoc_value(name, v, *s);
+                    if let Value::Int(Expr::Var(h)) = &nv {
+                        carried[i] = Some(h.clone());
+                    }
+                    nv
+                }
                 _ => induction_value(v, u, &k),
             };
             if let Value::Int(e) = &nv {
@@ -256,6 +265,18 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(u) = update_node {
             self.eval(u);
         }
+        // What each accumulator holds at the end of an iteration.
+        let nexts: Vec<Option<Expr>> = cands
+            .iter()
+            .zip(&carried)
+            .map(|((scope, name, _), h)| {
+                h.as_ref()?;
+                match self.scopes.get(*scope).and_then(|s| s.get(name)) {
+                    Some(Value::Int(e)) => Some(e.clone()),
+                    _ => None,
+                }
+            })
+            .collect();
         let frame = self.frames.pop();
         let never_breaks = frame.as_ref().is_some_and(|f| f.broke.is_false());
         // Threads that left by `goto` skip the code after the loop until the
@@ -267,6 +288,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 f.gotos.iter().map(|l| (l.clone(), scope)).collect()
             })
             .unwrap_or_default();
+        let goto_free = goto_exits.is_empty()
+            && self.returned == returned_before
+            && self.hung == hung_before
+            && body_node.is_some_and(|b| !leaves_early(b) && !continues(b));
         if kind == "do_statement" {
             if let Some(c) = cond_node {
                 self.eval(c);
@@ -337,6 +362,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         // the loop advances by a constant step keep their relation: their
         // values after one unknown number of whole iterations (a loop with
         // no `break`, `return` or `goto` leaves only by its condition).
+        // A fold needs every iteration whole: no early exit of any kind.
+        let folds_ok =
+            self.track_values && self.dry == 0 && !thread_exit && never_breaks && goto_free;
         let pipe_keys: Vec<String> = self
             .block_pipes
             .values()
@@ -388,6 +416,19 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => value_scope(v),
             };
             let nv = self.havoc_value(&format!("{name}@exit"), v, s);
+            let i = cands.iter().position(|c| c.0 == *scope && c.1 == *name);
+            let step = i.and_then(|i| Some((carried[i].clone()?, nexts[i].clone()?)));
+            if let (true, Some((h, next)), Value::Int(init), Value::Int(Expr::Var(exit))) =
+                (folds_ok, step, v, &nv)
+            {
+                self.folds.push(Fold {
+                    exit: exit.clone(),
+                    init: init.clone(),
+                    carried: h,
+                    next,
+                    loop_id: id,
+                });
+            }
             self.scopes.insert(*scope, name.clone(), nv);
         }
         self.pop_scope();
@@ -577,6 +618,19 @@ fn leaves_early(body: Node) -> bool {
             n.kind(),
             "break_statement" | "return_statement" | "goto_statement"
         ) {
+            return true;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    false
+}
+
+/// Whether a loop body has a `continue` (of this loop or an inner one).
+fn continues(body: Node) -> bool {
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "continue_statement" {
             return true;
         }
         let mut c = n.walk();

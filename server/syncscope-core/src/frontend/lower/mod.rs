@@ -210,6 +210,8 @@ struct Lowerer<'a, 't> {
     atomic_results_summarised: bool,
     /// `Kernel::read_values`.
     read_values: Vec<(Var, usize)>,
+    /// `Kernel::folds`.
+    folds: Vec<Fold>,
     /// `next_access` at the latest barrier every thread of the block
     /// passes, and its id.
     last_full_barrier: (usize, Option<usize>),
@@ -370,6 +372,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_ops: Vec::new(),
             atomic_results_summarised: false,
             read_values: Vec::new(),
+            folds: Vec::new(),
             last_full_barrier: (0, None),
             broadcasts: Vec::new(),
             hung: Expr::fals(),
