@@ -866,14 +866,26 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
     let solver = Solver::new();
     let mut params = Params::new();
     params.set_u32("rlimit", options.rlimit);
-    params.set_u32("timeout", options.timeout_ms);
+    // No Z3 `timeout` parameter: libz3 4.8's timer can deadlock (see
+    // `verify/watchdog.rs`); the wall-clock safety net is the watchdog's
+    // interrupt, as for `check`'s queries.
     solver.set_params(&params);
     let text = q.text();
     if std::env::var_os("SYNCSCOPE_EQUIV_DUMP").is_some() {
         eprintln!("; query: {what}\n{text}");
     }
     crate::verify::smt::load(&solver, &text).map_err(Failure::from)?;
-    match solver.check() {
+    let deadline = std::time::Instant::now()
+        + std::time::Duration::from_millis(u64::from(options.timeout_ms.max(1)));
+    let outcome = {
+        let _watched = crate::verify::watchdog::watch(
+            z3::Context::thread_local().get_z3_context(),
+            deadline,
+            None,
+        );
+        solver.check()
+    };
+    match outcome {
         SatResult::Unsat => Ok(()),
         SatResult::Sat => {
             let model = solver.get_model().map(|m| {

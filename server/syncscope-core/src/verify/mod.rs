@@ -21,7 +21,7 @@ mod redundancy;
 pub(crate) mod replay;
 mod schedules;
 pub(crate) mod smt;
-mod watchdog;
+pub(crate) mod watchdog;
 mod witness;
 
 use crate::cache::QueryCache;
