@@ -593,6 +593,16 @@ fn at_thread(e: &Expr, map: &BTreeMap<Var, Expr>, fixed: &Fixed) -> Expr {
     })
 }
 
+/// The thread `map` describes is a thread of the launch, and its write `w`
+/// runs and writes the location `index`.
+fn writes_at(w: &Access, map: &BTreeMap<Var, Expr>, index: &Expr, fixed: &Fixed) -> Expr {
+    Expr::all([
+        thread_ranges(map, fixed),
+        at_thread(&w.guard, map, fixed),
+        same_index(&at_thread(&w.index, map, fixed), index),
+    ])
+}
+
 /// The range constraints of the thread `map` describes.
 fn thread_ranges(map: &BTreeMap<Var, Expr>, fixed: &Fixed) -> Expr {
     let mut out = Vec::new();
@@ -1176,11 +1186,7 @@ pub(crate) fn prove(
                         )
                         .into());
                     };
-                    let writes = Expr::all([
-                        thread_ranges(&map, &fixed),
-                        at_thread(&w.guard, &map, &fixed),
-                        same_index(&at_thread(&w.index, &map, &fixed), &ir),
-                    ]);
+                    let writes = writes_at(w, &map, &ir, &fixed);
                     q.declare_vars(&writes);
                     q.asserts
                         .push(format!("(not {})", enc_bool(&writes, false)));
@@ -1229,11 +1235,7 @@ pub(crate) fn prove(
                     )
                     .into());
                 };
-                let writes = Expr::all([
-                    thread_ranges(&map, &fixed),
-                    at_thread(&wy.guard, &map, &fixed),
-                    same_index(&at_thread(&wy.index, &map, &fixed), &ix),
-                ]);
+                let writes = writes_at(wy, &map, &ix, &fixed);
                 q.declare_vars(&writes);
                 q.asserts
                     .push(format!("(not {})", enc_bool(&writes, false)));
