@@ -9,7 +9,7 @@
 
 use super::engine::*;
 use super::intervals::Instance;
-use super::replay::Interpreter;
+use super::replay::eval_expr;
 use super::smt::LaunchEnv;
 use super::witness::small_launch;
 use crate::model::*;
@@ -72,14 +72,7 @@ impl Setup {
             VarKind::GridDim(d) => Some(self.grid[d as usize]),
             _ => None,
         };
-        Interpreter {
-            lookup: &lookup,
-            bitvector,
-            only: &[],
-            max_steps: 1,
-            skip: &[],
-        }
-        .eval_with(e)
+        eval_expr(e, &lookup, bitvector)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::collisions::Launch;
 use super::engine::*;
 use super::intervals::{intervals, intervals_around, Instance, Level};
-use super::replay::Interpreter;
+use super::replay::{eval_expr, Interpreter};
 use super::smt::SolverConfig;
 use super::witness::exclude_model;
 use crate::cache::QueryOutcome;
@@ -836,14 +836,7 @@ impl<'k> KernelVerifier<'k> {
         // the witness (used when the whole run exceeds the step budget).
         let all_vals = |name: &str| values.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
         let direct = |lookup: &dyn Fn(&Var) -> Option<i64>, e: &Expr| {
-            Interpreter {
-                lookup,
-                bitvector: self.env.bitvector,
-                only: &[],
-                max_steps: 1,
-                skip: &[],
-            }
-            .eval_with(e)
+            eval_expr(e, lookup, self.env.bitvector)
         };
         let model_lookup = |v: &Var| all_vals(&v.name).or_else(|| l1(v));
         let instance_ok = direct(&model_lookup, &p_exprs.0)

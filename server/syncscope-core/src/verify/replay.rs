@@ -282,7 +282,7 @@ impl Interpreter<'_> {
         (self.lookup)(v)
     }
 
-    pub(crate) fn eval_with(&self, e: &Expr) -> Option<i64> {
+    fn eval_with(&self, e: &Expr) -> Option<i64> {
         let st = State {
             counters: HashMap::new(),
             epochs: [0; 3],
@@ -332,6 +332,24 @@ impl Interpreter<'_> {
         };
         Some(if self.bitvector { v as i32 as i64 } else { v })
     }
+}
+
+/// The value of one expression, each variable's value from `lookup`
+/// (`None` when one is unknown or an operation is undefined), with the
+/// interpreter's C semantics.
+pub(crate) fn eval_expr(
+    e: &Expr,
+    lookup: &dyn Fn(&Var) -> Option<i64>,
+    bitvector: bool,
+) -> Option<i64> {
+    Interpreter {
+        lookup,
+        bitvector,
+        only: &[],
+        max_steps: 1,
+        skip: &[],
+    }
+    .eval_with(e)
 }
 
 /// C semantics of one operation (`None`: undefined or overflow).

@@ -25,7 +25,7 @@
 //! schedules; no difference found is `unknown`, never a proof.
 
 use super::engine::*;
-use super::replay::Interpreter;
+use super::replay::eval_expr;
 use crate::model::*;
 use crate::report::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -429,14 +429,7 @@ impl<'k> KernelVerifier<'k> {
         e: &Expr,
     ) -> Option<i64> {
         let lookup = |v: &Var| self.thread_value(launch, t, results, v);
-        Interpreter {
-            lookup: &lookup,
-            bitvector: self.env.bitvector,
-            only: &[],
-            max_steps: 1,
-            skip: &[],
-        }
-        .eval_with(e)
+        eval_expr(e, &lookup, self.env.bitvector)
     }
 
     /// Each thread's writes and atomic operations at the kernel's top

@@ -4,7 +4,7 @@
 
 use super::engine::*;
 use super::intervals::Instance;
-use super::replay::Interpreter;
+use super::replay::eval_expr;
 use super::smt::{self, LaunchEnv, SolverConfig};
 use crate::cache::QueryOutcome;
 use crate::model::*;
@@ -69,14 +69,7 @@ impl<'k> KernelVerifier<'k> {
             };
             for (name, e) in &l.display {
                 let x = self.instantiate(e, t, rel, &inst.subst, false);
-                let v = Interpreter {
-                    lookup,
-                    bitvector: self.env.bitvector,
-                    only: &[],
-                    max_steps: 1,
-                    skip: &[],
-                }
-                .eval_with(&x);
+                let v = eval_expr(&x, lookup, self.env.bitvector);
                 if let Some(v) = v {
                     out.push((name.clone(), v));
                 }
@@ -141,14 +134,7 @@ impl<'k> KernelVerifier<'k> {
                 .map(|(_, x)| *x)
                 .or_else(|| self.env.fixed(v.kind))
         };
-        Interpreter {
-            lookup: &lookup,
-            bitvector: self.env.bitvector,
-            only: &[],
-            max_steps: 1,
-            skip: &[],
-        }
-        .eval_with(e)
+        eval_expr(e, &lookup, self.env.bitvector)
     }
 
     /// Evaluates an instantiated condition under a model: 1 or 0.
