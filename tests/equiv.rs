@@ -2,7 +2,7 @@
 //! pair's verdict, exit status and, for a counterexample, that it shows a
 //! location where the two versions leave different values.
 
-use syncscope_core::equiv::{check_equivalence, Verdict, Version};
+use syncscope_core::equiv::{check_equivalence, EquivReport, Verdict, Version};
 use syncscope_core::Options;
 
 struct Pair {
@@ -31,13 +31,24 @@ fn pairs() -> Vec<Pair> {
         .collect()
 }
 
-fn verdict_name(v: &Verdict) -> &'static str {
-    match v {
-        Verdict::Equivalent => "equivalent",
-        Verdict::Different(_) => "not-equivalent",
-        Verdict::Unknown(_) => "unknown",
-        Verdict::Refused(_) => "refused",
+/// `syncscope equiv` on two corpus kernels (`FILE:KERNEL`, FILE relative
+/// to the corpus), `first` as version A.
+fn compare(first: &str, second: &str) -> EquivReport {
+    let load = |spec: &str| {
+        let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
+        let text = std::fs::read_to_string(syncscope_tests::corpus_dir().join(path))
+            .expect("a corpus file");
+        (path.to_string(), text, kernel.to_string())
+    };
+    let (a, b) = (load(first), load(second));
+    fn version(v: &(String, String, String)) -> Version<'_> {
+        Version {
+            label: &v.0,
+            text: &v.1,
+            kernel: &v.2,
+        }
     }
+    check_equivalence(&version(&a), &version(&b), &Options::default())
 }
 
 #[test]
@@ -46,25 +57,8 @@ fn manifest_pairs_have_their_verdicts() {
     assert!(pairs.len() >= 12, "only {} pairs", pairs.len());
     let mut failures = Vec::new();
     for p in &pairs {
-        let load = |spec: &str| {
-            let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
-            let text = std::fs::read_to_string(syncscope_tests::corpus_dir().join(path))
-                .expect("a corpus file");
-            (path.to_string(), text, kernel.to_string())
-        };
-        let (a, b) = (load(&p.a), load(&p.b));
-        let va = Version {
-            label: &a.0,
-            text: &a.1,
-            kernel: &a.2,
-        };
-        let vb = Version {
-            label: &b.0,
-            text: &b.1,
-            kernel: &b.2,
-        };
-        let report = check_equivalence(&va, &vb, &Options::default());
-        let got = verdict_name(&report.verdict);
+        let report = compare(&p.a, &p.b);
+        let got = report.verdict.name();
         if got != p.expected {
             failures.push(format!(
                 "{} vs {}: expected {}, got {:?}",
@@ -106,26 +100,9 @@ fn manifest_pairs_have_their_verdicts() {
 #[test]
 fn swapped_pairs_keep_their_verdicts() {
     for p in pairs().iter().filter(|p| p.expected != "refused") {
-        let load = |spec: &str| {
-            let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
-            let text = std::fs::read_to_string(syncscope_tests::corpus_dir().join(path))
-                .expect("a corpus file");
-            (path.to_string(), text, kernel.to_string())
-        };
-        let (a, b) = (load(&p.a), load(&p.b));
-        let va = Version {
-            label: &a.0,
-            text: &a.1,
-            kernel: &a.2,
-        };
-        let vb = Version {
-            label: &b.0,
-            text: &b.1,
-            kernel: &b.2,
-        };
-        let report = check_equivalence(&vb, &va, &Options::default());
+        let report = compare(&p.b, &p.a);
         assert_eq!(
-            verdict_name(&report.verdict),
+            report.verdict.name(),
             p.expected,
             "{} vs {} swapped: {:?}",
             p.b,
