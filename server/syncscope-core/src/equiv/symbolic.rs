@@ -792,6 +792,20 @@ impl<'k> Encoder<'_, 'k> {
     }
 }
 
+/// A query over the launch (`launch`) and the threads `copies` stand for,
+/// each a thread of it (`ranges`).
+fn launch_of(a: &Kernel, b: &Kernel, fixed: &Fixed, copies: &[&Copy]) -> Query {
+    let mut q = Query::default();
+    launch(&mut q, a, b, fixed);
+    for c in copies {
+        for r in ranges(c, true, fixed) {
+            q.declare_vars(&r);
+            q.asserts.push(enc_bool(&r, false));
+        }
+    }
+    q
+}
+
 /// The launch: sizes at least 1, fixed ones fixed, both versions'
 /// preconditions, parameters in their bounds.
 fn launch(q: &mut Query, a: &Kernel, b: &Kernel, fixed: &Fixed) {
@@ -1137,14 +1151,7 @@ pub(crate) fn prove(
         let (wa, wb) = (sa.writer(out)?, sb.writer(out)?);
         // The values at one location that both write.
         if let (Some((_, wa)), Some((_, wb))) = (wa, wb) {
-            let mut q = Query::default();
-            launch(&mut q, a, b, &fixed);
-            for c in [&ca, &cb] {
-                for r in ranges(c, true, &fixed) {
-                    q.declare_vars(&r);
-                    q.asserts.push(enc_bool(&r, false));
-                }
-            }
+            let mut q = launch_of(a, b, &fixed, &[&ca, &cb]);
             let ga = ea.bool(&mut q, &wa.guard, &ca, "a guard")?;
             let ia = ea.plain(&mut q, &wa.index, &ca, "an index")?;
             let gb = eb.bool(&mut q, &wb.guard, &cb, "a guard")?;
@@ -1168,12 +1175,7 @@ pub(crate) fn prove(
             // Every shared read such a value depends on has its writer.
             for (enc_, w0, reads) in [(&ea, wa, &ra), (&eb, wb, &rb)] {
                 for (c, r, w) in reads {
-                    let mut q = Query::default();
-                    launch(&mut q, a, b, &fixed);
-                    for x in ranges(c, true, &fixed) {
-                        q.declare_vars(&x);
-                        q.asserts.push(enc_bool(&x, false));
-                    }
+                    let mut q = launch_of(a, b, &fixed, &[c]);
                     let g0 = enc_.bool(&mut q, &w0.guard, c, "a guard")?;
                     let gr = enc_.bool(&mut q, &r.guard, c, "a guard")?;
                     let ir = enc_.plain(&mut q, &r.index, c, "an index")?;
@@ -1202,12 +1204,7 @@ pub(crate) fn prove(
         // Written by one version and not by the other.
         for (ex, wx, wy, cx) in [(&ea, wa, wb, &ca), (&eb, wb, wa, &cb)] {
             let Some((_, wx)) = wx else { continue };
-            let mut q = Query::default();
-            launch(&mut q, a, b, &fixed);
-            for x in ranges(cx, true, &fixed) {
-                q.declare_vars(&x);
-                q.asserts.push(enc_bool(&x, false));
-            }
+            let mut q = launch_of(a, b, &fixed, &[cx]);
             let gx = ex.bool(&mut q, &wx.guard, cx, "a guard")?;
             let ix = ex.plain(&mut q, &wx.index, cx, "an index")?;
             q.asserts.push(gx);
