@@ -3,6 +3,7 @@
 //! location where the two versions leave different values.
 
 use syncscope_core::equiv::{check_equivalence, EquivReport, Verdict, Version};
+use syncscope_core::project::{Disk, SearchPaths};
 use syncscope_core::Options;
 
 struct Pair {
@@ -32,23 +33,37 @@ fn pairs() -> Vec<Pair> {
 }
 
 /// `syncscope equiv` on two corpus kernels (`FILE:KERNEL`, FILE relative
-/// to the corpus), `first` as version A.
+/// to the corpus), `first` as version A, each file in its project (the
+/// corpus folder) as `check` reads it.
 fn compare(first: &str, second: &str) -> EquivReport {
     let load = |spec: &str| {
         let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
-        let text = std::fs::read_to_string(syncscope_tests::corpus_dir().join(path))
-            .expect("a corpus file");
-        (path.to_string(), text, kernel.to_string())
+        let full = syncscope_tests::corpus_dir().join(path);
+        let text = std::fs::read_to_string(&full).expect("a corpus file");
+        (path.to_string(), full, text, kernel.to_string())
     };
     let (a, b) = (load(first), load(second));
-    fn version(v: &(String, String, String)) -> Version<'_> {
+    let options = Options::default();
+    let search = SearchPaths::default();
+    fn version<'a>(
+        v: &'a (String, std::path::PathBuf, String, String),
+        options: &'a Options,
+        search: &'a SearchPaths,
+    ) -> Version<'a> {
         Version {
             label: &v.0,
-            text: &v.1,
-            kernel: &v.2,
+            path: Some(&v.1),
+            text: &v.2,
+            kernel: &v.3,
+            options,
+            search,
         }
     }
-    check_equivalence(&version(&a), &version(&b), &Options::default())
+    check_equivalence(
+        &version(&a, &options, &search),
+        &version(&b, &options, &search),
+        &Disk,
+    )
 }
 
 #[test]

@@ -172,8 +172,10 @@ impl Server {
     }
 
     /// `syncscope.compareWith [uriA, kernelA, uriB, kernelB]`: `syncscope
-    /// equiv` on two kernels (open documents as edited, other files from
-    /// disk), under the first document's analysis options.
+    /// equiv` on two kernels, each file analysed in its project as the
+    /// server verifies it (the workspace's settings, headers, build flags,
+    /// launch sites; open documents as edited, other files from disk, read
+    /// on the blocking thread with the analysis).
     async fn compare(&self, args: &[LSPAny]) -> Result<LSPAny> {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str()).map(str::to_string);
         let (Some(ua), Some(ka), Some(ub), Some(kb)) = (arg(0), arg(1), arg(2), arg(3)) else {
@@ -181,49 +183,76 @@ impl Server {
                 "expected [uriA, kernelA, uriB, kernelB] (strings)",
             ));
         };
-        let mut texts = Vec::new();
+        // Each version: its path (a file) and the open document's text.
+        let mut files = Vec::new();
         for u in [&ua, &ub] {
             let uri = u
                 .parse::<Uri>()
                 .map_err(|_| Error::invalid_params(format!("not a URI: {u}")))?;
-            let text = match self.docs.get(&from_proto::key(&uri)) {
-                Some(doc) => doc.text().to_string(),
-                None => {
-                    let path = uri
-                        .to_file_path()
-                        .ok_or_else(|| Error::invalid_params(format!("not a file: {u}")))?;
-                    std::fs::read_to_string(&path).map_err(|e| {
-                        Error::invalid_params(format!("cannot read {}: {e}", path.display()))
-                    })?
-                }
-            };
-            texts.push(text);
+            let open = self
+                .docs
+                .get(&from_proto::key(&uri))
+                .map(|d| d.text().to_string());
+            let path = from_proto::file_path(&uri);
+            if open.is_none() && path.is_none() {
+                return Err(Error::invalid_params(format!("not a file: {u}")));
+            }
+            files.push((path, open));
         }
-        let options = ua
-            .parse::<Uri>()
-            .ok()
-            .and_then(|u| self.current_analysis(&u))
-            .map(|a| a.options.clone())
-            .unwrap_or_default();
+        // The workspace's settings, as the actor's analyses use them.
+        let effective = {
+            let cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+            config::resolve(&cfg.file, &cfg.client, cfg.root.as_deref())
+        };
+        let overlay: std::collections::HashMap<PathBuf, String> = self
+            .docs
+            .iter()
+            .filter_map(|d| {
+                let uri = d.key().parse::<Uri>().ok()?;
+                Some((from_proto::file_path(&uri)?, d.value().text().to_string()))
+            })
+            .collect();
         let report = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let sources = syncscope_core::project::Overlay { buffers: &overlay };
+                let mut texts = Vec::new();
+                for (path, open) in &files {
+                    let text = match (open, path) {
+                        (Some(t), _) => t.clone(),
+                        (None, Some(p)) => syncscope_core::project::Sources::read(&sources, p)
+                            .ok_or_else(|| format!("cannot read {}", p.display()))?,
+                        (None, None) => return Err("not a file".to_string()),
+                    };
+                    texts.push(text);
+                }
                 let a = syncscope_core::equiv::Version {
                     label: &ua,
+                    path: files[0].0.as_deref(),
                     text: &texts[0],
                     kernel: &ka,
+                    options: &effective.options,
+                    search: &effective.search,
                 };
                 let b = syncscope_core::equiv::Version {
                     label: &ub,
+                    path: files[1].0.as_deref(),
                     text: &texts[1],
                     kernel: &kb,
+                    options: &effective.options,
+                    search: &effective.search,
                 };
-                let report = syncscope_core::equiv::check_equivalence(&a, &b, &options);
-                report.json(&format!("{ua}:{ka}"), &format!("{ub}:{kb}"))
+                let report = syncscope_core::equiv::check_equivalence(&a, &b, &sources);
+                Ok(to_proto::equiv_json(
+                    &report,
+                    &format!("{ua}:{ka}"),
+                    &format!("{ub}:{kb}"),
+                ))
             }))
         })
         .await;
         match report {
-            Ok(Ok(v)) => Ok(v),
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(e))) => Err(Error::invalid_params(e)),
             _ => Err(Error::internal_error()),
         }
     }

@@ -74,25 +74,16 @@ pub struct EquivArgs {
     /// Output format (human or json).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Fixed block size X[,Y[,Z]] (default: symbolic).
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
-    block_dim: Option<[u32; 3]>,
-    /// Fixed grid size X[,Y[,Z]] (default: symbolic).
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
-    grid_dim: Option<[u32; 3]>,
-    /// Define a macro in both files (VALUE defaults to 1).
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    define: Vec<String>,
-    /// Per-query wall-clock safety net in milliseconds (default 10000).
-    #[arg(long)]
-    timeout_ms: Option<u32>,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
 }
 
+/// The options of `check` that decide what is analysed and how: launch
+/// sizes, macros, headers, build flags, the configuration file, the
+/// arithmetic and warp model, the safety nets. `check` and `equiv` share
+/// them, so a file is read the same way by both.
 #[derive(clap::Args, Debug, Clone)]
-pub struct CheckArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: Format,
+pub struct AnalysisArgs {
     /// Fixed block size X[,Y[,Z]] (default: symbolic, any size the hardware allows).
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim)]
     block_dim: Option<[u32; 3]>,
@@ -102,16 +93,6 @@ pub struct CheckArgs {
     /// Define a macro (VALUE defaults to 1).
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     define: Vec<String>,
-    /// Exit with status 1 on anything short of a proof too: redundant
-    /// barriers, `unknown` and `not-verified` findings.
-    #[arg(long)]
-    deny_warnings: bool,
-    /// Exit with status 1 when a finding of one of these kinds is reported
-    /// (comma-separated: data-race, benign-race, barrier-divergence,
-    /// redundant-barrier, unknown, not-verified, syntax-error). Errors always
-    /// fail.
-    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind)]
-    fail_on: Vec<FindingKind>,
     /// Legacy lockstep warps (warp size 32) instead of independent thread scheduling.
     #[arg(long)]
     warp_sync: bool,
@@ -127,6 +108,39 @@ pub struct CheckArgs {
     /// is `unknown`). Default 30000, or `kernel-budget-ms` of syncscope.toml.
     #[arg(long)]
     kernel_budget_ms: Option<u32>,
+    /// Search DIR for included headers (after the includer's own folder).
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Use this syncscope.toml instead of the nearest one above each file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Use this compile_commands.json (or the one in this folder) instead of
+    /// the nearest one above each file.
+    #[arg(long, value_name = "PATH")]
+    compile_commands: Option<PathBuf>,
+    /// __CUDA_ARCH__ of the device pass, as nvcc defines it (800 for sm_80;
+    /// 80 and sm_80 are read the same). Default 800.
+    #[arg(long, value_name = "N", value_parser = parse_arch)]
+    cuda_arch: Option<u32>,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
+    /// Exit with status 1 on anything short of a proof too: redundant
+    /// barriers, `unknown` and `not-verified` findings.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Exit with status 1 when a finding of one of these kinds is reported
+    /// (comma-separated: data-race, benign-race, barrier-divergence,
+    /// redundant-barrier, unknown, not-verified, syntax-error). Errors always
+    /// fail.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind)]
+    fail_on: Vec<FindingKind>,
     /// Do not look for redundant barriers.
     #[arg(long)]
     no_redundant: bool,
@@ -143,20 +157,6 @@ pub struct CheckArgs {
     /// Compute verified quick-fixes (a diff under each finding; `fixes` in JSON output).
     #[arg(long)]
     fixes: bool,
-    /// Search DIR for included headers (after the includer's own folder).
-    #[arg(short = 'I', value_name = "DIR")]
-    include: Vec<PathBuf>,
-    /// Use this syncscope.toml instead of the nearest one above each file.
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Use this compile_commands.json (or the one in this folder) instead of
-    /// the nearest one above each file.
-    #[arg(long, value_name = "PATH")]
-    compile_commands: Option<PathBuf>,
-    /// __CUDA_ARCH__ of the device pass, as nvcc defines it (800 for sm_80;
-    /// 80 and sm_80 are read the same). Default 800.
-    #[arg(long, value_name = "N", value_parser = parse_arch)]
-    cuda_arch: Option<u32>,
     /// Human format: print only the findings that fail the run, no summary.
     #[arg(long, short)]
     quiet: bool,
@@ -356,7 +356,7 @@ fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
 }
 
 /// The command line as a settings layer: it wins over syncscope.toml.
-fn cli_settings(args: &CheckArgs) -> Settings {
+fn cli_settings(args: &AnalysisArgs) -> Settings {
     Settings {
         block_dim: args.block_dim.map(|d| d.to_vec()),
         grid_dim: args.grid_dim.map(|d| d.to_vec()),
@@ -374,21 +374,25 @@ fn cli_settings(args: &CheckArgs) -> Settings {
         timeout_ms: args.timeout_ms.map(|t| t.max(1)),
         kernel_budget_ms: args.kernel_budget_ms.map(|t| t.max(1)),
         cuda_arch: args.cuda_arch,
-        strict_benign: args.strict_benign.then_some(true),
-        deterministic: args.deterministic.then_some(true),
         ..Settings::default()
     }
 }
 
 /// The options and search paths for files under the configuration `config`
-/// (none: the command line alone).
-pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, SearchPaths) {
-    let base = Options {
-        check_redundant: !args.no_redundant,
-        compute_fixes: args.fixes,
-        ..Options::default()
+/// (none: the command line alone): `base` with syncscope.toml's settings
+/// and then the command line's layered over it.
+fn options_with(
+    args: &AnalysisArgs,
+    mut cli: Settings,
+    base: Options,
+    config: Option<&ConfigFile>,
+) -> (Options, SearchPaths) {
+    let own = cli_settings(args);
+    cli = Settings {
+        strict_benign: cli.strict_benign,
+        deterministic: cli.deterministic,
+        ..own
     };
-    let cli = cli_settings(args);
     let empty = Settings::default();
     let file = config.map(|c| &c.settings).unwrap_or(&empty);
     let options = syncscope_core::project::config::layer_options(&[file, &cli], base);
@@ -403,6 +407,22 @@ pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, 
         context: Vec::new(),
     };
     (options, search)
+}
+
+/// The options and search paths of `check` for files under the
+/// configuration `config` (none: the command line alone).
+pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, SearchPaths) {
+    let base = Options {
+        check_redundant: !args.no_redundant,
+        compute_fixes: args.fixes,
+        ..Options::default()
+    };
+    let verdicts = Settings {
+        strict_benign: args.strict_benign.then_some(true),
+        deterministic: args.deterministic.then_some(true),
+        ..Settings::default()
+    };
+    options_with(&args.analysis, verdicts, base, config)
 }
 
 /// The configuration of each file: `--config`, else the nearest
@@ -443,7 +463,7 @@ pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
     let mut io_errors = Vec::new();
     let files = collect_files(&args.paths, &mut io_errors);
     let mut configs = Configs {
-        explicit: args.config.clone(),
+        explicit: args.analysis.config.clone(),
         loaded: Default::default(),
     };
     let jobs: Vec<Job> = files
@@ -598,7 +618,9 @@ pub fn analyze_files(
     results.into_iter().flatten().collect()
 }
 
-/// `syncscope equiv`: see `EQUIV_EXIT_STATUS`.
+/// `syncscope equiv`: see `EQUIV_EXIT_STATUS`. Each file is read as
+/// `check` reads it: its syncscope.toml (or `--config`) under the command
+/// line, its headers, its build's flags and the launches in its project.
 pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
     let split = |s: &str| -> Result<(PathBuf, String), String> {
         match s.rsplit_once(':') {
@@ -606,39 +628,62 @@ pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
             _ => Err(format!("`{s}`: expected FILE:KERNEL")),
         }
     };
+    let mut configs = Configs {
+        explicit: args.analysis.config.clone(),
+        loaded: Default::default(),
+    };
+    struct Read {
+        label: String,
+        path: PathBuf,
+        text: String,
+        kernel: String,
+        options: Options,
+        search: SearchPaths,
+    }
     let mut versions = Vec::new();
     for s in [&args.a, &args.b] {
-        let read = split(s).and_then(|(p, k)| {
-            let text = read_source(&p)?;
-            Ok((p.display().to_string(), text, k))
+        let mut errors = Vec::new();
+        let read = split(s).and_then(|(path, kernel)| {
+            let text = read_source(&path)?;
+            let config = configs.for_file(&path, &mut errors);
+            let (options, search) = options_with(
+                &args.analysis,
+                Settings::default(),
+                Options::default(),
+                config.as_ref(),
+            );
+            Ok(Read {
+                label: path.display().to_string(),
+                path,
+                text,
+                kernel,
+                options,
+                search,
+            })
         });
-        match read {
-            Ok(v) => versions.push(v),
-            Err(e) => {
+        match (read, errors.into_iter().next()) {
+            (Ok(v), None) => versions.push(v),
+            (Err(e), _) | (_, Some(e)) => {
                 eprintln!("error: {e}");
                 return 2;
             }
         }
     }
-    let mut options = Options {
-        block_dim: args.block_dim,
-        grid_dim: args.grid_dim,
-        defines: args
-            .define
-            .iter()
-            .map(|d| syncscope_core::options::parse_define(d))
-            .collect(),
-        ..Options::default()
-    };
-    if let Some(t) = args.timeout_ms {
-        options.timeout_ms = t;
+    fn version(v: &Read) -> syncscope_core::equiv::Version<'_> {
+        syncscope_core::equiv::Version {
+            label: &v.label,
+            path: Some(&v.path),
+            text: &v.text,
+            kernel: &v.kernel,
+            options: &v.options,
+            search: &v.search,
+        }
     }
-    let version = |i: usize| syncscope_core::equiv::Version {
-        label: &versions[i].0,
-        text: &versions[i].1,
-        kernel: &versions[i].2,
-    };
-    let report = syncscope_core::equiv::check_equivalence(&version(0), &version(1), &options);
+    let report = syncscope_core::equiv::check_equivalence(
+        &version(&versions[0]),
+        &version(&versions[1]),
+        &syncscope_core::project::Disk,
+    );
     let _ = match args.format {
         Format::Json => writeln!(out, "{}", output::equiv_json(&report, &args.a, &args.b)),
         _ => write!(out, "{}", output::equiv_human(&report, &args.a, &args.b)),

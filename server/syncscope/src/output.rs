@@ -755,6 +755,9 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
         Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
         Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),
     }
+    for launch in &report.compared_under {
+        s.push_str(&format!("compared under: {launch}\n"));
+    }
     s.push_str(&format!(
         "{} concrete launches, {} queries, {} ms\n",
         report.launches, report.queries, report.millis
@@ -764,7 +767,8 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
 
 /// `syncscope equiv`'s JSON report.
 pub fn equiv_json(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
-    serde_json::to_string_pretty(&report.json(a, b)).unwrap_or_default()
+    serde_json::to_string_pretty(&syncscope_lsp::to_proto::equiv_json(report, a, b))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -365,6 +365,20 @@ pub(crate) fn lower_with_values(
         .find(|k| k.name == name)
 }
 
+/// The status `check` gives kernel `name` of `text` under exactly
+/// `options` (the file's directives are not applied again), for `syncscope
+/// equiv`: whether a version verified with lockstep warps needs them.
+pub(crate) fn kernel_status(text: &str, options: &Options, name: &str) -> Option<KernelStatus> {
+    let tree = crate::syntax::parse(text, None);
+    let kernels = crate::frontend::lower_file(text, &tree, options);
+    let k = kernels.iter().find(|k| k.name == name)?;
+    let cache = crate::cache::MemoryCache::default();
+    crate::verify::verify_kernels(&[k], options, &cache, None, None)
+        .into_iter()
+        .next()
+        .map(|o| o.1.status)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,20 +32,26 @@ pub struct Analysis {
     pub options: Options,
 }
 
-/// Analyses the file at `path` holding `text` in its project. `tree` is the
-/// file's own parse (reused when the unit is the file alone).
-#[allow(clippy::too_many_arguments)]
-pub fn analyze(
+/// A file's translation unit as its build compiles it: the unit's text
+/// (headers first), the options with the build's flags and the file's
+/// directives applied, and notes on the build's flags.
+struct Built {
+    unit: unit::Unit,
+    options: Options,
+    abs: PathBuf,
+    dir: PathBuf,
+    dirs: Vec<PathBuf>,
+    db: Option<PathBuf>,
+    notes: Vec<Finding>,
+}
+
+fn build(
     path: &Path,
     text: &str,
-    tree: Option<&tree_sitter::Tree>,
     options: &Options,
     search: &SearchPaths,
     sources: &dyn Sources,
-    cache: &dyn QueryCache,
-    cancel: Option<&AtomicBool>,
-    progress: Option<&crate::report::Progress>,
-) -> Analysis {
+) -> Built {
     let mut notes = Vec::new();
     let mut dirs = search.include_dirs.clone();
     let mut options = crate::options::with_file_directives(text, options);
@@ -75,24 +81,35 @@ pub fn analyze(
         }
     }
     let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources);
-    let parsed;
-    let unit_tree = match tree {
-        Some(t) if unit.prefix_len == 0 => t,
-        _ => {
-            parsed = crate::parse(&unit.text, None);
-            &parsed
-        }
-    };
-    let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &options);
-    let kernels = kernel_params(&unit, &cx);
-    let mut sites = launch::sites(&unit.text, unit_tree.root_node(), &cx, &kernels, &|line| {
+    Built {
+        unit,
+        options,
+        abs,
+        dir,
+        dirs,
+        db,
+        notes,
+    }
+}
+
+/// The distinct launches of each kernel the file defines, from the launch
+/// sites in its own host code and in the other files of its project.
+fn launches(
+    b: &Built,
+    tree: &tree_sitter::Tree,
+    cx: &FileContext,
+    sources: &dyn Sources,
+) -> HashMap<String, Vec<LaunchOverride>> {
+    let unit = &b.unit;
+    let kernels = kernel_params(unit, cx);
+    let mut sites = launch::sites(&unit.text, tree.root_node(), cx, &kernels, &|line| {
         (line >= unit.prefix_lines)
-            .then(|| format!("{}:{}", file_name(&abs), line - unit.prefix_lines + 1))
+            .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     });
     if !kernels.is_empty() {
-        let root = project_root(&abs, db.as_deref());
+        let root = project_root(&b.abs, b.db.as_deref());
         sites.extend(sibling_sites(
-            &root, &abs, &dirs, &options, &kernels, sources,
+            &root, &b.abs, &b.dirs, &b.options, &kernels, sources,
         ));
     }
     let mut by_kernel: HashMap<String, Vec<LaunchOverride>> = HashMap::new();
@@ -102,10 +119,67 @@ pub fn analyze(
             list.push(s.fact);
         }
     }
+    by_kernel
+}
+
+/// A file in its project, as `check` analyses it, for `syncscope equiv`:
+/// the translation unit's text, its options, and the launches of each
+/// kernel the file defines found in the project's code.
+pub(crate) struct InProject {
+    pub text: String,
+    pub options: Options,
+    pub launches: HashMap<String, Vec<LaunchOverride>>,
+}
+
+pub(crate) fn in_project(
+    path: &Path,
+    text: &str,
+    options: &Options,
+    search: &SearchPaths,
+    sources: &dyn Sources,
+) -> InProject {
+    let b = build(path, text, options, search, sources);
+    let tree = crate::parse(&b.unit.text, None);
+    let cx = crate::frontend::collect(&b.unit.text, tree.root_node(), &b.options);
+    let launches = launches(&b, &tree, &cx, sources);
+    InProject {
+        text: b.unit.text,
+        options: b.options,
+        launches,
+    }
+}
+
+/// Analyses the file at `path` holding `text` in its project. `tree` is the
+/// file's own parse (reused when the unit is the file alone).
+#[allow(clippy::too_many_arguments)]
+pub fn analyze(
+    path: &Path,
+    text: &str,
+    tree: Option<&tree_sitter::Tree>,
+    options: &Options,
+    search: &SearchPaths,
+    sources: &dyn Sources,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    progress: Option<&crate::report::Progress>,
+) -> Analysis {
+    let built = build(path, text, options, search, sources);
+    let unit = &built.unit;
+    let dir = &built.dir;
+    let parsed;
+    let unit_tree = match tree {
+        Some(t) if unit.prefix_len == 0 => t,
+        _ => {
+            parsed = crate::parse(&unit.text, None);
+            &parsed
+        }
+    };
+    let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &built.options);
+    let by_kernel = launches(&built, unit_tree, &cx, sources);
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut reports = Vec::new();
     for pass in 0..passes {
-        let mut o = options.clone();
+        let mut o = built.options.clone();
         o.launch_sites = by_kernel
             .values()
             .filter_map(|l| l.get(pass).or(l.last()).cloned())
@@ -116,19 +190,19 @@ pub fn analyze(
         let mut r = if unit.prefix_len == 0 {
             r
         } else {
-            to_file(r, &unit, &dir)
+            to_file(r, unit, dir)
         };
         describe_launches(&mut r, &o);
         reports.push(r);
     }
     let mut report = merge(reports, &by_kernel);
-    names::check_kernels(&unit, unit_tree, &cx, &mut report);
-    report.findings.extend(notes);
-    report.findings.extend(include_findings(&unit, &dir));
+    names::check_kernels(unit, unit_tree, &cx, &mut report);
+    report.findings.extend(built.notes.iter().cloned());
+    report.findings.extend(include_findings(unit, dir));
     Analysis {
         report,
-        includes: unit.includes,
-        options,
+        includes: built.unit.includes.clone(),
+        options: built.options.clone(),
     }
 }
 

@@ -2,10 +2,13 @@
 //! PUG-para): both leave the same value in every global location, for all
 //! inputs and launch sizes, under the same preconditions and launch options.
 //!
-//! 1. Each version is checked by `check`'s engine first: a version that is
-//!    not verified race-free is refused (the question needs a deterministic
-//!    result).
-//! 2. Both are lowered again with read values (`Options::track_values`).
+//! 1. Each version is checked by `check`'s engine first, in its project as
+//!    `check` analyses it (headers, build flags, `syncscope.toml`, launch
+//!    sites): a version that is not verified race-free is refused (the
+//!    question needs a deterministic result), and so is one whose headers
+//!    are missing (another program than the build's).
+//! 2. Both are lowered again with read values (`Options::track_values`),
+//!    under each launch they are compared under ([`Launch`]).
 //! 3. A concrete differential search runs both on small launches with
 //!    deterministic inputs ([`concrete`]); a difference is a counterexample
 //!    that the interpreter itself produced.
@@ -19,17 +22,27 @@ mod concrete;
 mod symbolic;
 
 use crate::model::{Kernel, VarKind};
-use crate::options::Options;
-use crate::report::KernelStatus;
+use crate::options::{LaunchOverride, Options};
+use crate::project::{SearchPaths, Sources};
+use crate::report::{FindingKind, KernelStatus, Severity};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Instant;
 
-/// One version: the source text of its file, its name for messages, and the
-/// kernel's name.
+/// One version: a kernel of a file, analysed as `check` analyses the file.
 pub struct Version<'a> {
+    /// Its name for messages.
     pub label: &'a str,
+    /// The file, analysed in its project (headers found next to it and in
+    /// `search`, `compile_commands.json`, launch sites in the project's host
+    /// code); `None`: the text alone (a buffer that is no file).
+    pub path: Option<&'a Path>,
     pub text: &'a str,
     pub kernel: &'a str,
+    /// The file's options: its `syncscope.toml` under the command line, as
+    /// `check` layers them (the file's own directives are applied here).
+    pub options: &'a Options,
+    pub search: &'a SearchPaths,
 }
 
 /// A location where the two versions leave different values.
@@ -71,41 +84,10 @@ pub struct EquivReport {
     pub launches: usize,
     /// SMT queries of the proof.
     pub queries: u32,
-}
-
-impl EquivReport {
-    /// The report as JSON (`syncscope equiv --format json` and the
-    /// server's `syncscope.compareWith`): `a`, `b`, `verdict`, `millis`,
-    /// `launches`, `queries`, and `counterexample` or `reason`.
-    pub fn json(&self, a: &str, b: &str) -> serde_json::Value {
-        use serde_json::json;
-        let mut v = json!({
-            "a": a,
-            "b": b,
-            "verdict": self.verdict.name(),
-            "millis": self.millis,
-            "launches": self.launches,
-            "queries": self.queries,
-        });
-        match &self.verdict {
-            Verdict::Equivalent => {}
-            Verdict::Different(c) => {
-                v["counterexample"] = json!({
-                    "block_dim": c.block_dim,
-                    "grid_dim": c.grid_dim,
-                    "params": c.params.iter().map(|(n, x)| json!({"name": n, "value": x})).collect::<Vec<_>>(),
-                    "array": c.array,
-                    "index": c.index,
-                    "value_a": c.value_a,
-                    "value_b": c.value_b,
-                    "expr_a": c.expr_a,
-                    "expr_b": c.expr_b,
-                })
-            }
-            Verdict::Unknown(why) | Verdict::Refused(why) => v["reason"] = json!(why),
-        }
-        v
-    }
+    /// The launch assumptions the versions were compared under, one per
+    /// comparison (`block (16,16,1), grid symbolic`, with the facts and the
+    /// place of a launch found in the project's code).
+    pub compared_under: Vec<String>,
 }
 
 impl Verdict {
@@ -120,56 +102,312 @@ impl Verdict {
     }
 }
 
-/// Checks that the two versions compute the same thing.
-pub fn check_equivalence(a: &Version, b: &Version, options: &Options) -> EquivReport {
+/// Checks that the two versions compute the same thing. `sources` reads
+/// the files of their projects (the server's open buffers over the disk).
+pub fn check_equivalence(a: &Version, b: &Version, sources: &dyn Sources) -> EquivReport {
     let started = Instant::now();
     let mut report = EquivReport {
         verdict: Verdict::Unknown(String::new()),
         millis: 0,
         launches: 0,
         queries: 0,
+        compared_under: Vec::new(),
     };
-    report.verdict = decide(a, b, options, &mut report);
+    report.verdict = decide(a, b, sources, &mut report);
     report.millis = started.elapsed().as_millis() as u64;
     report
 }
 
-fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport) -> Verdict {
-    // Each file is read as `check` reads it (its `syncscope-args` and
-    // GPUVerify header lines); the launch sizes either fixes hold for both.
-    let (oa, ob) = (
-        crate::options::with_file_directives(a.text, options),
-        crate::options::with_file_directives(b.text, options),
-    );
-    let joint = |x: Option<[u32; 3]>, y: Option<[u32; 3]>| match (x, y) {
-        (Some(x), Some(y)) if x != y => Err(format!("{x:?} and {y:?}")),
-        (x, y) => Ok(x.or(y)),
-    };
-    let (block_dim, grid_dim) = match (
-        joint(oa.block_dim, ob.block_dim),
-        joint(oa.grid_dim, ob.grid_dim),
-    ) {
-        (Ok(b), Ok(g)) => (b, g),
-        (Err(e), _) | (_, Err(e)) => {
-            return Verdict::Refused(format!(
-                "the two versions are checked under different launch sizes ({e})"
-            ))
-        }
-    };
-    let fix = |o: Options| Options {
-        block_dim,
-        grid_dim,
-        ..o
-    };
-    let (oa, ob) = (fix(oa), fix(ob));
-    let options = &oa;
-    let mut kernels = Vec::new();
-    for (v, o) in [(a, &oa), (b, &ob)] {
-        match race_free(v, o) {
-            Ok(k) => kernels.push(k),
-            Err(why) => return Verdict::Refused(why),
+/// A version as `check` reads it: the translation unit's text (headers
+/// first), the options with the build's flags and the file's directives,
+/// and the launches of the kernel.
+struct Prepared {
+    text: String,
+    options: Options,
+    launches: Vec<Launch>,
+}
+
+/// One launch a version is checked under: the sizes that apply to the
+/// kernel (`Options::launch_for`), and the launch site found in the
+/// project's code whose facts (`__requires`-like conditions, template
+/// arguments) the lowering assumes, if one applies.
+#[derive(Clone, Debug, PartialEq)]
+struct Launch {
+    block: Option<[u32; 3]>,
+    grid: Option<[u32; 3]>,
+    site: Option<LaunchOverride>,
+}
+
+impl Launch {
+    /// No launch site: any launch of these sizes.
+    fn open(&self) -> bool {
+        self.site.is_none()
+    }
+    /// The same launch, wherever it was found.
+    fn same(&self, other: &Launch) -> bool {
+        let facts = |l: &Launch| {
+            l.site.as_ref().map(|s| {
+                (
+                    s.requires.clone(),
+                    s.template_args.clone(),
+                    s.arg_types.clone(),
+                )
+            })
+        };
+        self.block == other.block && self.grid == other.grid && facts(self) == facts(other)
+    }
+    fn describe(&self) -> String {
+        match &self.site {
+            Some(s) => crate::analysis::project::describe(&LaunchOverride {
+                block_dim: self.block,
+                grid_dim: self.grid,
+                ..s.clone()
+            }),
+            None => crate::analysis::project::describe(&LaunchOverride {
+                block_dim: self.block,
+                grid_dim: self.grid,
+                ..Default::default()
+            }),
         }
     }
+}
+
+fn prepare(v: &Version, sources: &dyn Sources) -> Prepared {
+    let (text, options, sites) = match v.path {
+        Some(path) => {
+            let p =
+                crate::analysis::project::in_project(path, v.text, v.options, v.search, sources);
+            let sites = p.launches.get(v.kernel).cloned().unwrap_or_default();
+            (p.text, p.options, sites)
+        }
+        None => (
+            v.text.to_string(),
+            crate::options::with_file_directives(v.text, v.options),
+            Vec::new(),
+        ),
+    };
+    let mut launches: Vec<Launch> = Vec::new();
+    for site in sites
+        .iter()
+        .map(Some)
+        .chain(sites.is_empty().then_some(None))
+    {
+        let o = Options {
+            launch_sites: site.cloned().into_iter().collect(),
+            ..options.clone()
+        };
+        let (block, grid) = o.launch_for(v.kernel);
+        // A size the user fixed wins over the launch site, as in `check`.
+        let site = o.launch_site(v.kernel).cloned();
+        let l = Launch { block, grid, site };
+        if !launches.iter().any(|m| m.same(&l)) {
+            launches.push(l);
+        }
+    }
+    Prepared {
+        text,
+        options,
+        launches,
+    }
+}
+
+/// `check`'s verdict on the version's kernel in its project: `Err` (why)
+/// unless it is verified race-free, with every header found.
+fn race_free(v: &Version, sources: &dyn Sources) -> Result<(), String> {
+    // Its status alone is asked: no redundant barriers, no quick-fixes.
+    let options = &Options {
+        check_redundant: false,
+        compute_fixes: false,
+        ..v.options.clone()
+    };
+    let report = match v.path {
+        Some(path) => {
+            crate::analysis::project::analyze(
+                path,
+                v.text,
+                None,
+                options,
+                v.search,
+                sources,
+                &crate::cache::MemoryCache::default(),
+                None,
+                None,
+            )
+            .report
+        }
+        None => crate::analyze_source(v.text, options),
+    };
+    if let Some(f) = report
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Include && f.severity >= Severity::Warning)
+    {
+        return Err(format!(
+            "`{}` is not read as its build compiles it: {} (line {})",
+            v.label,
+            f.message,
+            f.span.start.line + 1
+        ));
+    }
+    let Some(k) = report.kernels.iter().find(|k| k.name == v.kernel) else {
+        return Err(format!("`{}` has no kernel `{}`", v.label, v.kernel));
+    };
+    if k.status != KernelStatus::Verified {
+        return Err(format!(
+            "`{}` in `{}` is {} by `syncscope check`; equivalence needs race-free kernels",
+            v.kernel,
+            v.label,
+            k.status.as_str()
+        ));
+    }
+    Ok(())
+}
+
+/// The launches the two versions are compared under: the same launches
+/// (found in both projects), or the launches of one version when the other
+/// has none of its own (a version checked under any launch is race-free
+/// under each of them); sizes fixed on one side only hold for both.
+fn joint_launches(a: &[Launch], b: &[Launch]) -> Result<Vec<Launch>, String> {
+    let sizes = |x: Option<[u32; 3]>, y: Option<[u32; 3]>| match (x, y) {
+        (Some(x), Some(y)) if x != y => Err(format!(
+            "the two versions are checked under different launch sizes ({x:?} and {y:?})"
+        )),
+        (x, y) => Ok(x.or(y)),
+    };
+    let join = |open: &Launch, l: &Launch| -> Result<Launch, String> {
+        Ok(Launch {
+            block: sizes(open.block, l.block)?,
+            grid: sizes(open.grid, l.grid)?,
+            site: l.site.clone(),
+        })
+    };
+    match (a, b) {
+        ([x], [y]) if x.open() => Ok(vec![join(x, y)?]),
+        ([x], ys) if x.open() => ys.iter().map(|y| join(x, y)).collect(),
+        (xs, [y]) if y.open() => xs.iter().map(|x| join(y, x)).collect(),
+        (xs, ys) if xs.len() == ys.len() && xs.iter().all(|x| ys.iter().any(|y| x.same(y))) => {
+            Ok(xs.to_vec())
+        }
+        (xs, ys) => {
+            let list = |ls: &[Launch]| {
+                ls.iter()
+                    .map(Launch::describe)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            Err(format!(
+                "the two versions are launched differently in their projects (A: {}; B: {}); equivalence is asked under the same launches: fix the launch with --block-dim/--grid-dim or syncscope.toml, or compare kernels of one project",
+                list(xs),
+                list(ys)
+            ))
+        }
+    }
+}
+
+fn decide(a: &Version, b: &Version, sources: &dyn Sources, report: &mut EquivReport) -> Verdict {
+    let (pa, pb) = (prepare(a, sources), prepare(b, sources));
+    if pa.options.bitvector || pb.options.bitvector {
+        return Verdict::Refused(
+            "--bitvector: the equivalence proof and the concrete search compute with mathematical integers, so a proof would not hold under 32-bit wrap-around; `equiv` does not answer under --bitvector (drop it, on the command line or in syncscope.toml, to compare over the integers)".into(),
+        );
+    }
+    let launches = match joint_launches(&pa.launches, &pb.launches) {
+        Ok(l) => l,
+        Err(why) => return Verdict::Refused(why),
+    };
+    for v in [a, b] {
+        if let Err(why) = race_free(v, sources) {
+            return Verdict::Refused(why);
+        }
+    }
+    let mut verdict = Verdict::Equivalent;
+    for launch in &launches {
+        report.compared_under.push(launch.describe());
+        let v = compare_under(a, b, &pa, &pb, launch, report);
+        let rank = |v: &Verdict| match v {
+            Verdict::Equivalent => 0,
+            Verdict::Unknown(_) => 1,
+            Verdict::Refused(_) => 2,
+            Verdict::Different(_) => 3,
+        };
+        let tagged = |v: Verdict| -> Verdict {
+            let under = if launches.len() > 1 {
+                format!(" [under {}]", launch.describe())
+            } else {
+                String::new()
+            };
+            match v {
+                Verdict::Unknown(w) => Verdict::Unknown(format!("{w}{under}")),
+                Verdict::Refused(w) => Verdict::Refused(format!("{w}{under}")),
+                v => v,
+            }
+        };
+        if rank(&v) > rank(&verdict) {
+            verdict = tagged(v);
+        }
+        if matches!(verdict, Verdict::Different(_) | Verdict::Refused(_)) {
+            break;
+        }
+    }
+    verdict
+}
+
+/// The comparison under one launch.
+fn compare_under(
+    a: &Version,
+    b: &Version,
+    pa: &Prepared,
+    pb: &Prepared,
+    launch: &Launch,
+    report: &mut EquivReport,
+) -> Verdict {
+    let mut kernels = Vec::new();
+    for (v, p) in [(a, pa), (b, pb)] {
+        // The launch's facts hold for both versions (a version without a
+        // launch of its own is race-free under any).
+        let o = Options {
+            launch_sites: launch
+                .site
+                .iter()
+                .map(|s| LaunchOverride {
+                    kernel_glob: v.kernel.to_string(),
+                    ..s.clone()
+                })
+                .collect(),
+            ..p.options.clone()
+        };
+        // With lockstep warps (`--warp-sync`) a kernel may be race-free
+        // only because a warp runs in lockstep; the proof and the
+        // interpreter run threads independently between barriers, which
+        // is its result only if it is race-free without lockstep too.
+        if o.warp_sync {
+            let its = Options {
+                warp_sync: false,
+                ..o.clone()
+            };
+            match crate::analysis::kernel_status(&p.text, &its, v.kernel) {
+                Some(KernelStatus::Verified) => {}
+                status => {
+                    return Verdict::Refused(format!(
+                        "`{}` in `{}` is race-free only with lockstep warps (--warp-sync; without them: {}); equivalence compares results under independent thread scheduling, which such a kernel's result depends on",
+                        v.kernel,
+                        v.label,
+                        status.map_or("no kernel", |s| s.as_str())
+                    ))
+                }
+            }
+        }
+        match crate::analysis::lower_with_values(&p.text, &o, v.kernel) {
+            Some(k) => kernels.push(k),
+            None => return Verdict::Refused(format!("`{}` has no kernel `{}`", v.label, v.kernel)),
+        }
+    }
+    // The proof and the search take the launch's sizes from the options.
+    let options = &Options {
+        block_dim: launch.block,
+        grid_dim: launch.grid,
+        ..pa.options.clone()
+    };
     let (ka, kb) = (&kernels[0], &kernels[1]);
     // Inputs are matched by name: the same global arrays and scalar
     // parameters, or the comparison would feed the versions different data.
@@ -227,24 +465,6 @@ fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport)
         None => Verdict::Unknown(why),
         Some(c) => Verdict::Unknown(format!("{why}; no concrete run either ({c})")),
     }
-}
-
-/// The version's kernel, lowered with read values, if `check` verifies it.
-fn race_free(v: &Version, options: &Options) -> Result<Kernel, String> {
-    let file = crate::analyze_source(v.text, options);
-    let Some(k) = file.kernels.iter().find(|k| k.name == v.kernel) else {
-        return Err(format!("`{}` has no kernel `{}`", v.label, v.kernel));
-    };
-    if k.status != KernelStatus::Verified {
-        return Err(format!(
-            "`{}` in `{}` is {} by `syncscope check`; equivalence needs race-free kernels",
-            v.kernel,
-            v.label,
-            k.status.as_str()
-        ));
-    }
-    crate::analysis::lower_with_values(v.text, options, v.kernel)
-        .ok_or_else(|| format!("`{}` has no kernel `{}`", v.label, v.kernel))
 }
 
 /// The value of a floating-point literal the model holds as an unknown
@@ -457,6 +677,14 @@ fn difference(
 mod tests {
     use super::*;
     use crate::model::{Var, VarKind};
+    use crate::project::Disk;
+
+    static DEFAULT: std::sync::LazyLock<Options> = std::sync::LazyLock::new(Options::default);
+    static NO_SEARCH: SearchPaths = SearchPaths {
+        include_dirs: Vec::new(),
+        compile_commands: None,
+        context: Vec::new(),
+    };
 
     fn unknown(name: &str) -> Var {
         Var::new(
@@ -528,15 +756,18 @@ mod tests {
         let same = fwd.replace("s += a[i * n + k];", "s = a[n * i + k] + s;");
         let v = |t: &'static str| Version {
             label: "k.cu",
+            path: None,
             text: t,
             kernel: "k",
+            options: &DEFAULT,
+            search: &NO_SEARCH,
         };
         let bwd: &'static str = Box::leak(bwd.into_boxed_str());
         let same: &'static str = Box::leak(same.into_boxed_str());
-        let r = check_equivalence(&v(fwd), &v(bwd), &Options::default());
+        let r = check_equivalence(&v(fwd), &v(bwd), &Disk);
         assert!(matches!(r.verdict, Verdict::Unknown(_)), "{:?}", r.verdict);
         // The same order, spelled differently: proved.
-        let r = check_equivalence(&v(fwd), &v(same), &Options::default());
+        let r = check_equivalence(&v(fwd), &v(same), &Disk);
         assert_eq!(r.verdict, Verdict::Equivalent);
         assert!(r.queries > 0);
     }
@@ -558,15 +789,18 @@ mod tests {
         );
         let v = |t: &'static str| Version {
             label: "k.cu",
+            path: None,
             text: t,
             kernel: "k",
+            options: &DEFAULT,
+            search: &NO_SEARCH,
         };
         let right: &'static str = Box::leak(right.into_boxed_str());
         let swapped: &'static str = Box::leak(swapped.into_boxed_str());
-        let r = check_equivalence(&v(left), &v(right), &Options::default());
+        let r = check_equivalence(&v(left), &v(right), &Disk);
         assert!(!matches!(r.verdict, Verdict::Equivalent), "{:?}", r.verdict);
         // Commutativity alone is a normalisation: proved.
-        let r = check_equivalence(&v(left), &v(swapped), &Options::default());
+        let r = check_equivalence(&v(left), &v(swapped), &Disk);
         assert_eq!(r.verdict, Verdict::Equivalent);
     }
 }
