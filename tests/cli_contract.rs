@@ -351,6 +351,48 @@ fn hostile_input_exits_0_1_or_2_with_a_message() {
     assert!(err.contains("no such file"), "{err}");
 }
 
+/// `equiv` takes the launch and analysis options of `check` (one shared
+/// set of flags), and none of `check`'s reporting options.
+#[test]
+fn equiv_takes_checks_launch_and_analysis_options() {
+    let check = syncscope::cli::flags_of("check");
+    let equiv = syncscope::cli::flags_of("equiv");
+    for flag in [
+        "--block-dim",
+        "--grid-dim",
+        "-D",
+        "-I",
+        "--config",
+        "--compile-commands",
+        "--cuda-arch",
+        "--warp-sync",
+        "--bitvector",
+        "--timeout-ms",
+        "--kernel-budget-ms",
+    ] {
+        assert!(check.iter().any(|f| f == flag), "check lacks {flag}");
+        assert!(equiv.iter().any(|f| f == flag), "equiv lacks {flag}");
+    }
+    for flag in &equiv {
+        assert!(
+            check.contains(flag) || flag == "--help",
+            "equiv's {flag} is not a check option"
+        );
+    }
+    for flag in ["--deny-warnings", "--fail-on", "--fixes", "--quiet"] {
+        assert!(!equiv.iter().any(|f| f == flag), "equiv takes {flag}");
+    }
+    // Invalid values are usage errors, as for check.
+    let equiv_with = |extra: &[&str]| {
+        let mut argv = vec!["syncscope", "equiv", "a.cu:k", "b.cu:k"];
+        argv.extend_from_slice(extra);
+        syncscope::cli::main_with_args(argv.into_iter().map(Into::into).collect())
+    };
+    assert_eq!(equiv_with(&["--block-dim", "0"]), 2);
+    assert_eq!(equiv_with(&["--cuda-arch", "sm_x"]), 2);
+    assert_eq!(equiv_with(&["--deny-warnings"]), 2);
+}
+
 #[test]
 fn usage_errors_exit_2() {
     assert_eq!(

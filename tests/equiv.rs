@@ -158,3 +158,100 @@ fn cli_exit_status_and_json() {
     let missing = syncscope::cli::parse_equiv_args(&[&naive, "no-such-file.cu:k"]).expect("args");
     assert_eq!(syncscope::cli::equiv(&missing, &mut Vec::new()), 2);
 }
+
+/// `syncscope equiv` takes `check`'s options and reads each file as `check`
+/// does (tests/projects/equiv*: a tile size from a header found with `-I`,
+/// a block size from syncscope.toml and from a header next to the file),
+/// one case a row: the arguments, the exit status, the verdict and a
+/// fragment of the JSON report (its reason or the launch compared under).
+#[test]
+fn equiv_reads_files_as_check_does() {
+    let project = |f: &str| {
+        syncscope_tests::projects_dir()
+            .join(f)
+            .display()
+            .to_string()
+    };
+    let corpus = |f: &str| syncscope_tests::corpus_dir().join(f).display().to_string();
+    let naive = format!("{}:transpose", project("equiv/src/transpose_naive.cu"));
+    let tiled = format!("{}:transpose", project("equiv/src/transpose_tiled.cu"));
+    let include = project("equiv/include");
+    let scale = format!("{}:scale", project("equiv_config/scale_naive.cu"));
+    let scale_blocked = format!("{}:scale", project("equiv_config/scale_blocked.cu"));
+    let no_launch = project("equiv_config/no-launch.toml");
+    let transpose = format!("{}:transpose", corpus("equiv/transpose_naive.cu"));
+    let transpose_tiled = format!("{}:transpose", corpus("equiv/transpose_tiled.cu"));
+    let lockstep = format!(
+        "{}:reduce_warp_unrolled_lockstep",
+        corpus("patterns/warp_tail_lockstep.cu")
+    );
+    let cases: Vec<(Vec<&str>, i32, &str, &str)> = vec![
+        (vec![&naive, &tiled, "-I", &include], 0, "equivalent", ""),
+        // Without the header neither file is the program its build
+        // compiles: refused, never "equivalent".
+        (vec![&naive, &tiled], 2, "refused", "not found"),
+        (
+            vec![&scale, &scale_blocked],
+            0,
+            "equivalent",
+            "block (256,1,1)",
+        ),
+        // A `[[kernel]]` entry of syncscope.toml wins over --block-dim, as
+        // in `check`.
+        (
+            vec![&scale, &scale_blocked, "--block-dim", "128"],
+            0,
+            "equivalent",
+            "block (256,1,1)",
+        ),
+        (
+            vec![
+                &scale,
+                &scale_blocked,
+                "--config",
+                &no_launch,
+                "--block-dim",
+                "128",
+            ],
+            1,
+            "not-equivalent",
+            "block (128,1,1)",
+        ),
+        (
+            vec![&scale, &scale_blocked, "--config", &no_launch],
+            2,
+            "refused",
+            "racy",
+        ),
+        (
+            vec![&transpose, &transpose_tiled, "--warp-sync"],
+            0,
+            "equivalent",
+            "",
+        ),
+        (
+            vec![&transpose, &transpose_tiled, "--bitvector"],
+            2,
+            "refused",
+            "--bitvector",
+        ),
+        // Race-free only with lockstep warps (its own --warp-sync line).
+        (vec![&lockstep, &lockstep], 2, "refused", "lockstep"),
+    ];
+    let mut failures = Vec::new();
+    for (args, status, verdict, fragment) in &cases {
+        let mut argv = args.clone();
+        argv.extend(["--format", "json"]);
+        let parsed = syncscope::cli::parse_equiv_args(&argv).expect("equiv arguments");
+        let mut out = Vec::new();
+        let code = syncscope::cli::equiv(&parsed, &mut out);
+        let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON output");
+        let text = json.to_string();
+        if code != *status || json["verdict"] != *verdict || !text.contains(fragment) {
+            failures.push(format!(
+                "{args:?}: expected {verdict} (exit {status}) with `{fragment}`, got exit {code}: {text}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

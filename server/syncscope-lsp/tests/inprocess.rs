@@ -380,6 +380,49 @@ async fn compare_with_runs_equiv_on_two_open_kernels() {
     assert!(finished(server).await);
 }
 
+/// `syncscope.compareWith` reads files it has not been sent (on its
+/// blocking thread) in their project, under the workspace's settings: the
+/// two transposes of tests/projects/equiv share a tile size from a header
+/// found only through the client's `includeDirs`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_with_reads_unopened_files_in_their_project() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/projects/equiv")
+        .canonicalize()
+        .expect("the equiv project fixture");
+    let uri = |p: &std::path::Path| format!("file://{}", p.display());
+    let (ua, ub) = (
+        uri(&root.join("src/transpose_naive.cu")),
+        uri(&root.join("src/transpose_tiled.cu")),
+    );
+    for (settings, verdict) in [
+        (json!({ "includeDirs": ["include"] }), "equivalent"),
+        (json!({}), "refused"),
+    ] {
+        let (mut c, server) = start();
+        c.initialize(
+            Some(&uri(&root)),
+            json!({ "initializationOptions": settings }),
+        )
+        .await;
+        let r = c
+            .request(
+                "workspace/executeCommand",
+                json!({ "command": "syncscope.compareWith", "arguments": [ua, "transpose", ub, "transpose"] }),
+            )
+            .await;
+        assert_eq!(r["verdict"], verdict, "{settings}: {r}");
+        if verdict == "refused" {
+            assert!(
+                r["reason"].as_str().unwrap_or("").contains("not found"),
+                "{r}"
+            );
+        }
+        c.shutdown_and_exit().await;
+        assert!(finished(server).await);
+    }
+}
+
 /// A client that announces `experimental.compareLens` gets a "Compare
 /// with…" lens per kernel, after the verdict lens, carrying the kernel's
 /// document and name; a client that does not gets the verdict lens only.

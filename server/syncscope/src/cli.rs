@@ -219,6 +219,22 @@ pub fn help_text() -> String {
         .unwrap_or_default()
 }
 
+/// The flags (`--long` names and `-X` short ones) a subcommand accepts.
+pub fn flags_of(subcommand: &str) -> Vec<String> {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let Some(sub) = cmd.find_subcommand(subcommand) else {
+        return Vec::new();
+    };
+    sub.get_arguments()
+        .flat_map(|a| {
+            let long = a.get_long().map(|l| format!("--{l}"));
+            let short = a.get_short().map(|c| format!("-{c}"));
+            long.into_iter().chain(short)
+        })
+        .collect()
+}
+
 /// Parses the flags of `syncscope check` (without the subcommand), as the
 /// corpus files' `// syncscope-args:` lines do.
 pub fn parse_check_args(flags: &[&str]) -> Result<CheckArgs, String> {
