@@ -243,10 +243,10 @@ fn race_free(v: &Version, sources: &dyn Sources) -> Result<(), String> {
         .find(|f| f.kind == FindingKind::Include && f.severity >= Severity::Warning)
     {
         return Err(format!(
-            "`{}` is not read as its build compiles it: {} (line {})",
+            "`{}` line {}: {} (`equiv` compares files as their build compiles them)",
             v.label,
-            f.message,
-            f.span.start.line + 1
+            f.span.start.line + 1,
+            f.message
         ));
     }
     let Some(k) = report.kernels.iter().find(|k| k.name == v.kernel) else {
