@@ -447,7 +447,20 @@ fn compare_under(
     // The proof stands on its own (the concrete search only looks for
     // counterexamples); without it the answer is `unknown`.
     let failure = match symbolic::prove(ka, kb, options, &mut report.queries) {
-        Ok(()) => return Verdict::Equivalent,
+        // Not vacuously: some launch satisfies both versions' preconditions
+        // and the launch compared under.
+        Ok(()) => {
+            return match symbolic::some_launch(ka, kb, options, &mut report.queries) {
+                Ok(true) => Verdict::Equivalent,
+                Ok(false) => Verdict::Refused(
+                    "no launch satisfies both versions' preconditions and the launch they are compared under: equivalence would hold vacuously".into(),
+                ),
+                Err(f) => Verdict::Unknown(format!(
+                    "the proof's queries are unsat, but {} (a proof under no launch would be vacuous)",
+                    f.reason
+                )),
+            }
+        }
         Err(f) => f,
     };
     let mut why = failure.reason;

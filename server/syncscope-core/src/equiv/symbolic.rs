@@ -392,8 +392,10 @@ fn fixed_sizes(a: &Kernel, b: &Kernel, options: &Options) -> Fixed {
         if let Expr::Bin(BinOp::Eq, x, y) = c {
             for (v, n) in [(x, y), (y, x)] {
                 if let (Expr::Var(v), Some(n)) = (&**v, n.as_const()) {
+                    // A size the options fixed stays: a precondition that
+                    // contradicts it leaves no launch (`some_launch`).
                     if matches!(v.kind, VarKind::BlockDim(_) | VarKind::GridDim(_)) {
-                        out.insert(v.name.to_string(), n);
+                        out.entry(v.name.to_string()).or_insert(n);
                     }
                 }
             }
@@ -1246,4 +1248,21 @@ pub(crate) fn prove(
         }
     }
     Ok(())
+}
+
+/// Whether some launch has the fixed sizes and satisfies both versions'
+/// preconditions: a proof under none would hold vacuously. `Err` when the
+/// solver cannot tell (or gives no model).
+pub(crate) fn some_launch(
+    a: &Kernel,
+    b: &Kernel,
+    options: &Options,
+    queries: &mut u32,
+) -> Result<bool, Failure> {
+    let q = launch_of(a, b, &fixed_sizes(a, b, options), &[]);
+    match unsat(&q, options, "a launch both versions allow", queries) {
+        Ok(()) => Ok(false),
+        Err(f) if f.model.is_some() => Ok(true),
+        Err(f) => Err(f),
+    }
 }
