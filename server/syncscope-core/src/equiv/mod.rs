@@ -710,6 +710,79 @@ mod tests {
         )
     }
 
+    /// The launches two versions are compared under, one case a row:
+    /// each version's launches, and the joint ones or a refusal's words.
+    #[test]
+    fn versions_are_compared_under_the_launches_they_share() {
+        let open = |b: Option<[u32; 3]>| Launch {
+            block: b,
+            grid: None,
+            site: None,
+        };
+        let site = |b: [u32; 3], fact: &str, at: &str| Launch {
+            block: Some(b),
+            grid: None,
+            site: Some(LaunchOverride {
+                kernel_glob: "k".into(),
+                block_dim: Some(b),
+                requires: vec![fact.to_string()],
+                origin: Some(at.to_string()),
+                ..Default::default()
+            }),
+        };
+        let b16 = Some([16, 16, 1]);
+        let s1 = site([16, 16, 1], "n == 64", "a.cu:3");
+        let s1_elsewhere = site([16, 16, 1], "n == 64", "b.cu:9");
+        let s2 = site([32, 1, 1], "n == 32", "a.cu:4");
+        type Case = (Vec<Launch>, Vec<Launch>, Result<Vec<Launch>, &'static str>);
+        let cases: Vec<Case> = vec![
+            (vec![open(None)], vec![open(None)], Ok(vec![open(None)])),
+            // Sizes fixed on one side hold for both.
+            (vec![open(b16)], vec![open(None)], Ok(vec![open(b16)])),
+            (
+                vec![open(b16)],
+                vec![open(Some([32, 1, 1]))],
+                Err("different launch sizes"),
+            ),
+            // A version launched nowhere takes the other's launches.
+            (
+                vec![open(None)],
+                vec![s1.clone(), s2.clone()],
+                Ok(vec![s1.clone(), s2.clone()]),
+            ),
+            (vec![s1.clone()], vec![open(b16)], Ok(vec![s1.clone()])),
+            (
+                vec![s2.clone()],
+                vec![open(b16)],
+                Err("different launch sizes"),
+            ),
+            // The same launch found in two projects.
+            (
+                vec![s1.clone()],
+                vec![s1_elsewhere.clone()],
+                Ok(vec![s1.clone()]),
+            ),
+            (
+                vec![s1.clone()],
+                vec![s2.clone()],
+                Err("launched differently"),
+            ),
+            (
+                vec![s1.clone(), s2.clone()],
+                vec![s1.clone()],
+                Err("launched differently"),
+            ),
+        ];
+        for (a, b, expected) in cases {
+            let got = joint_launches(&a, &b);
+            match (&got, &expected) {
+                (Ok(g), Ok(e)) => assert_eq!(g, e, "{a:?} / {b:?}"),
+                (Err(g), Err(e)) => assert!(g.contains(e), "{a:?} / {b:?}: {g}"),
+                _ => panic!("{a:?} / {b:?}: got {got:?}, expected {expected:?}"),
+            }
+        }
+    }
+
     #[test]
     fn float_literals_are_their_value() {
         let two = float_literal(&unknown("2.0f#0"));
