@@ -15,14 +15,14 @@
 use crate::model::{
     AccessKind, BarrierKind, BinOp, Expr, Kernel, MemorySpace, Stmt, UnOp, VarKind,
 };
+use crate::verify::replay::{linear, LaunchShape};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// One concrete launch: sizes and the values of the scalar parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Launch {
-    pub block: [i64; 3],
-    pub grid: [i64; 3],
+    pub shape: LaunchShape,
     pub params: BTreeMap<String, i64>,
 }
 
@@ -63,10 +63,8 @@ impl std::fmt::Display for RunError {
 enum CExpr {
     Const(i64),
     Slot(u32),
-    Tid(u8),
-    Bid(u8),
-    BlockDim(u8),
-    GridDim(u8),
+    /// threadIdx, blockIdx, blockDim or gridDim.
+    Builtin(VarKind),
     Un(UnOp, Box<CExpr>),
     Pow2(Box<CExpr>),
     Ite(Box<CExpr>, Box<CExpr>, Box<CExpr>),
@@ -85,8 +83,7 @@ struct Ctx<'a> {
     slots: &'a [Option<i64>],
     tid: [i64; 3],
     bid: [i64; 3],
-    block: [i64; 3],
-    grid: [i64; 3],
+    shape: LaunchShape,
 }
 
 impl Ctx<'_> {
@@ -97,10 +94,10 @@ impl Ctx<'_> {
                 Some(x) => x,
                 None => return Err(Undefined::Slot(*s)),
             },
-            CExpr::Tid(d) => self.tid[*d as usize],
-            CExpr::Bid(d) => self.bid[*d as usize],
-            CExpr::BlockDim(d) => self.block[*d as usize],
-            CExpr::GridDim(d) => self.grid[*d as usize],
+            CExpr::Builtin(kind) => match self.shape.builtin(*kind, self.tid, self.bid) {
+                Some(x) => x,
+                None => return Err(Undefined::Other("not a built-in variable")),
+            },
             CExpr::Un(op, a) => {
                 let x = self.eval(a)?;
                 match op {
@@ -268,10 +265,10 @@ impl Compiler<'_> {
         match e {
             Expr::Const(c) => CExpr::Const(*c),
             Expr::Var(v) => match v.kind {
-                VarKind::ThreadIdx(d) => CExpr::Tid(d),
-                VarKind::BlockIdx(d) => CExpr::Bid(d),
-                VarKind::BlockDim(d) => CExpr::BlockDim(d),
-                VarKind::GridDim(d) => CExpr::GridDim(d),
+                VarKind::ThreadIdx(_)
+                | VarKind::BlockIdx(_)
+                | VarKind::BlockDim(_)
+                | VarKind::GridDim(_) => CExpr::Builtin(v.kind),
                 // Whether the thread left the loop by a `break` in an
                 // earlier iteration (the front end's `exited@<counter>`,
                 // in the guards of a loop a thread may leave early): never
@@ -515,8 +512,7 @@ impl<'k> Program<'k> {
             slots: &slots,
             tid: [0; 3],
             bid: [0; 3],
-            block: launch.block,
-            grid: launch.grid,
+            shape: launch.shape,
         };
         for a in &self.assumptions {
             if ctx.eval(a).map_err(|u| self.message(u))? == 0 {
@@ -542,9 +538,8 @@ impl<'k> Program<'k> {
         let before = coverage.0.iter().map(|c| c.count_ones()).sum::<u32>();
         let initial = self.initial(launch);
         let n = initial.len();
-        let [gx, gy, gz] = launch.grid;
-        let [bx, by, bz] = launch.block;
-        let per_block = (bx * by * bz) as usize;
+        let per_block = launch.shape.per_block() as usize;
+        let tids: Vec<[i64; 3]> = linear(launch.shape.block).collect();
         let mut mem = Memory {
             global: HashMap::new(),
             shared: HashMap::new(),
@@ -555,53 +550,32 @@ impl<'k> Program<'k> {
             slots: Vec::with_capacity(per_block * n),
             broke: vec![false; per_block * self.loops],
         };
-        let coords = |t: usize| {
-            let t = t as i64;
-            [t % bx, (t / bx) % by, t / (bx * by)]
-        };
-        for bk in 0..gz {
-            for bj in 0..gy {
-                for bi in 0..gx {
-                    let bid = [bi, bj, bk];
-                    mem.shared.clear();
-                    threads.pc.iter_mut().for_each(|p| *p = 0);
-                    threads.broke.iter_mut().for_each(|b| *b = false);
-                    threads.slots.clear();
-                    for _ in 0..per_block {
-                        threads.slots.extend_from_slice(&initial);
-                    }
-                    loop {
-                        let mut first: Option<Stop> = None;
-                        for t in 0..per_block {
-                            let stop = self.step(
-                                &mut threads,
-                                t,
-                                n,
-                                coords(t),
-                                bid,
-                                launch,
-                                &mut mem,
-                                coverage,
-                            )?;
-                            match first {
-                                None => first = Some(stop),
-                                Some(f) if f != stop => {
-                                    return Err(self.divergence(
-                                        (coords(0), f),
-                                        (coords(t), stop),
-                                        bid,
-                                    ))
-                                }
-                                Some(_) => {}
-                            }
+        for bid in linear(launch.shape.grid) {
+            mem.shared.clear();
+            threads.pc.iter_mut().for_each(|p| *p = 0);
+            threads.broke.iter_mut().for_each(|b| *b = false);
+            threads.slots.clear();
+            for _ in 0..per_block {
+                threads.slots.extend_from_slice(&initial);
+            }
+            loop {
+                let mut first: Option<Stop> = None;
+                for (t, tid) in tids.iter().enumerate() {
+                    let stop =
+                        self.step(&mut threads, t, n, *tid, bid, launch, &mut mem, coverage)?;
+                    match first {
+                        None => first = Some(stop),
+                        Some(f) if f != stop => {
+                            return Err(self.divergence((tids[0], f), (*tid, stop), bid))
                         }
-                        if matches!(first, None | Some(Stop::End)) {
-                            break;
-                        }
+                        Some(_) => {}
                     }
-                    mem.block += 1;
+                }
+                if matches!(first, None | Some(Stop::End)) {
+                    break;
                 }
             }
+            mem.block += 1;
         }
         let written = mem
             .global
@@ -653,8 +627,7 @@ impl<'k> Program<'k> {
                     slots: &*slots,
                     tid,
                     bid,
-                    block: launch.block,
-                    grid: launch.grid,
+                    shape: launch.shape,
                 }
             };
         }
@@ -811,8 +784,10 @@ mod tests {
 
     fn launch(block: i64, grid: i64, params: &[(&str, i64)]) -> Launch {
         Launch {
-            block: [block, 1, 1],
-            grid: [grid, 1, 1],
+            shape: LaunchShape {
+                block: [block, 1, 1],
+                grid: [grid, 1, 1],
+            },
             params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         }
     }

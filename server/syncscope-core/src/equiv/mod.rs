@@ -21,6 +21,7 @@ mod symbolic;
 use crate::model::{Kernel, VarKind};
 use crate::options::Options;
 use crate::report::KernelStatus;
+use crate::verify::replay::LaunchShape;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -371,8 +372,10 @@ fn search(
                 }
                 tried.push(values.clone());
                 let launch = concrete::Launch {
-                    block: *block,
-                    grid: *grid,
+                    shape: LaunchShape {
+                        block: *block,
+                        grid: *grid,
+                    },
                     params: values,
                 };
                 if !pa.assumptions_hold(&launch).map_err(unsupported)?
@@ -422,8 +425,10 @@ fn replay_model(
     let dims =
         |prefix: &str| [0, 1, 2].map(|d| size(format!("{prefix}.{}", crate::model::DIMS[d])));
     let launch = concrete::Launch {
-        block: dims("blockDim"),
-        grid: dims("gridDim"),
+        shape: LaunchShape {
+            block: dims("blockDim"),
+            grid: dims("gridDim"),
+        },
         params: params(&[a, b])
             .into_keys()
             .map(|p| {
@@ -433,16 +438,17 @@ fn replay_model(
             .collect(),
     };
     let threads = launch
+        .shape
         .block
         .iter()
-        .chain(&launch.grid)
+        .chain(&launch.shape.grid)
         .try_fold(1i64, |n, d| (*d >= 1).then(|| n.saturating_mul(*d)));
     match threads {
         Some(n) if n <= 4 * MAX_THREADS => {}
         _ => {
             return Err(format!(
                 "launch {:?} x {:?} too large to run",
-                launch.grid, launch.block
+                launch.shape.grid, launch.shape.block
             ))
         }
     }
@@ -481,8 +487,8 @@ fn difference(
             Some(_) => symbolic::write_text(k, &key.0),
         };
         return Some(Counterexample {
-            block_dim: launch.block,
-            grid_dim: launch.grid,
+            block_dim: launch.shape.block,
+            grid_dim: launch.shape.grid,
             params: launch.params.clone().into_iter().collect(),
             array: key.0.clone(),
             index: key.1,
@@ -536,8 +542,10 @@ mod tests {
             out[g] = s[7 - threadIdx.x];\n}\n";
         let k = crate::analysis::lower_with_values(text, &Options::default(), "rev").unwrap();
         let launch = concrete::Launch {
-            block: [8, 1, 1],
-            grid: [2, 1, 1],
+            shape: LaunchShape {
+                block: [8, 1, 1],
+                grid: [2, 1, 1],
+            },
             params: BTreeMap::new(),
         };
         let program = concrete::Program::new(&k);
