@@ -270,10 +270,12 @@ impl Compiler<'_> {
                 | VarKind::BlockDim(_)
                 | VarKind::GridDim(_) => CExpr::Builtin(v.kind),
                 // Whether the thread left the loop by a `break` in an
-                // earlier iteration (the front end's `exited@<counter>`,
-                // in the guards of a loop a thread may leave early): never
-                // here, where a `break` ends the thread's loop.
-                VarKind::Unknown { .. } if v.name.starts_with("exited@") => CExpr::Const(0),
+                // earlier iteration (`symbols::loop_exited`, in the guards
+                // of a loop a thread may leave early): never here, where a
+                // `break` ends the thread's loop.
+                VarKind::Unknown { .. } if crate::symbols::is_loop_exited(&v.name) => {
+                    CExpr::Const(0)
+                }
                 _ => CExpr::Slot(self.slot(v)),
             },
             Expr::Un(op, a) => CExpr::Un(*op, Box::new(self.expr(a))),
