@@ -85,6 +85,20 @@ pub fn fenced_target(name: &str) -> Option<&str> {
     Some(&rest[..rest.find('#').unwrap_or(rest.len())])
 }
 
+/// The base name of the flag "this thread left the loop with counter
+/// `counter` by a `break` in an earlier iteration" (the guards of a loop a
+/// thread may leave early carry its negation).
+pub fn loop_exited(counter: &str) -> String {
+    format!("{EXITED_PREFIX}{counter}")
+}
+
+/// Whether a (fresh or instantiated) name is such a flag.
+pub fn is_loop_exited(name: &str) -> bool {
+    name.starts_with(EXITED_PREFIX)
+}
+
+const EXITED_PREFIX: &str = "exited@";
+
 /// The base name of a block's ticket from the fenced increment of
 /// `target` (the last-block pattern).
 pub fn last_ticket(target: &str) -> String {

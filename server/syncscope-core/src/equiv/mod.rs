@@ -25,6 +25,7 @@ use crate::model::{Kernel, VarKind};
 use crate::options::{LaunchOverride, Options};
 use crate::project::{SearchPaths, Sources};
 use crate::report::{FindingKind, KernelStatus, Severity};
+use crate::verify::replay::LaunchShape;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -442,7 +443,10 @@ fn compare_under(
     let concrete = match search(ka, kb, options, report) {
         Ok(Some(cex)) => return Verdict::Different(cex),
         Ok(None) => None,
-        Err(why) => Some(why),
+        // Not the same barriers in every thread: no deterministic result
+        // to compare (`check` should have reported it).
+        Err(concrete::RunError::Divergence(why)) => return Verdict::Refused(why),
+        Err(concrete::RunError::Unsupported(why)) => Some(why),
     };
     // The proof stands on its own (the concrete search only looks for
     // counterexamples); without it the answer is `unknown`.
@@ -527,16 +531,24 @@ const BLOCKS: [[i64; 3]; 10] = [
 ];
 const GRIDS: [[i64; 3]; 4] = [[1, 1, 1], [2, 3, 1], [3, 2, 1], [3, 1, 1]];
 const PARAM_VALUES: [i64; 6] = [37, 20, 16, 45, 9, 32];
+/// The order in which the search takes the rotations of `PARAM_VALUES`.
+const PARAM_ORDER: [usize; 6] = [0, 2, 4, 1, 3, 5];
 const MAX_THREADS: i64 = 1 << 15;
 
+/// Launches in a row that saw no new outcome of any guard of either
+/// version (`concrete::Coverage`) before the search stops.
+const STALE_LAUNCHES: usize = 4;
+
 /// The concrete differential search: the first launch on which the two
-/// versions leave different global memory.
+/// versions leave different global memory. It stops once a few launches
+/// in a row ran no guard of either version (access, barrier, loop
+/// condition, `break`) to an outcome earlier launches had not seen.
 fn search(
     a: &Kernel,
     b: &Kernel,
     options: &Options,
     report: &mut EquivReport,
-) -> Result<Option<Counterexample>, String> {
+) -> Result<Option<Counterexample>, concrete::RunError> {
     let params = params(&[a, b]);
     let used = |d: usize, block: bool| {
         let f = |k: &Kernel| {
@@ -556,7 +568,11 @@ fn search(
         Some(d) => vec![d.map(|x| x as i64)],
         None => GRIDS.to_vec(),
     };
+    let (pa, pb) = (concrete::Program::new(a), concrete::Program::new(b));
+    let (mut ca, mut cb) = (pa.coverage(), pb.coverage());
+    let unsupported = concrete::RunError::Unsupported;
     let mut last_error = None;
+    let mut stale = 0;
     for block in &blocks {
         for grid in &grids {
             // A dimension a version never mentions is launched as 1.
@@ -568,42 +584,65 @@ fn search(
             if !fits || block.iter().chain(grid).product::<i64>() > MAX_THREADS {
                 continue;
             }
-            for round in 0..3 {
+            // Up to three choices of the parameters that both versions'
+            // preconditions allow (`n % 16 == 0` takes 16 and 32).
+            let mut rounds = 0;
+            let mut tried = Vec::new();
+            for round in PARAM_ORDER {
+                if rounds == 3 {
+                    break;
+                }
                 let values: BTreeMap<String, i64> = params
                     .iter()
                     .enumerate()
                     .map(|(i, (name, (lo, hi)))| {
-                        let v = PARAM_VALUES[(round * 2 + i * 3) % PARAM_VALUES.len()];
+                        let v = PARAM_VALUES[(round + i * 3) % PARAM_VALUES.len()];
                         (name.clone(), v.clamp(*lo, *hi))
                     })
                     .collect();
+                if tried.contains(&values) {
+                    continue;
+                }
+                tried.push(values.clone());
                 let launch = concrete::Launch {
-                    block: *block,
-                    grid: *grid,
+                    shape: LaunchShape {
+                        block: *block,
+                        grid: *grid,
+                    },
                     params: values,
                 };
-                if !concrete::assumptions_hold(a, &launch)?
-                    || !concrete::assumptions_hold(b, &launch)?
+                if !pa.assumptions_hold(&launch).map_err(unsupported)?
+                    || !pb.assumptions_hold(&launch).map_err(unsupported)?
                 {
                     continue;
                 }
-                let (wa, wb) = match (concrete::run(a, &launch), concrete::run(b, &launch)) {
-                    (Ok(wa), Ok(wb)) => (wa, wb),
-                    (Err(e), _) | (_, Err(e)) => {
-                        last_error = Some(e);
-                        continue;
-                    }
-                };
+                rounds += 1;
+                let ((wa, new_a), (wb, new_b)) =
+                    match (pa.run(&launch, &mut ca), pb.run(&launch, &mut cb)) {
+                        (Ok(ra), Ok(rb)) => (ra, rb),
+                        (Err(e @ concrete::RunError::Divergence(_)), _)
+                        | (_, Err(e @ concrete::RunError::Divergence(_))) => return Err(e),
+                        (Err(e), _) | (_, Err(e)) => {
+                            last_error = Some(e);
+                            continue;
+                        }
+                    };
                 report.launches += 1;
                 if let Some(cex) = difference(a, b, &launch, &wa, &wb) {
                     return Ok(Some(cex));
+                }
+                stale = if new_a || new_b { 0 } else { stale + 1 };
+                if stale >= STALE_LAUNCHES {
+                    return Ok(None);
                 }
             }
         }
     }
     match (report.launches, last_error) {
         (0, Some(e)) => Err(e),
-        (0, None) => Err("no small launch satisfies both versions' preconditions".into()),
+        (0, None) => Err(unsupported(
+            "no small launch satisfies both versions' preconditions".into(),
+        )),
         _ => Ok(None),
     }
 }
@@ -619,8 +658,10 @@ fn replay_model(
     let dims =
         |prefix: &str| [0, 1, 2].map(|d| size(format!("{prefix}.{}", crate::model::DIMS[d])));
     let launch = concrete::Launch {
-        block: dims("blockDim"),
-        grid: dims("gridDim"),
+        shape: LaunchShape {
+            block: dims("blockDim"),
+            grid: dims("gridDim"),
+        },
         params: params(&[a, b])
             .into_keys()
             .map(|p| {
@@ -630,23 +671,30 @@ fn replay_model(
             .collect(),
     };
     let threads = launch
+        .shape
         .block
         .iter()
-        .chain(&launch.grid)
+        .chain(&launch.shape.grid)
         .try_fold(1i64, |n, d| (*d >= 1).then(|| n.saturating_mul(*d)));
     match threads {
         Some(n) if n <= 4 * MAX_THREADS => {}
         _ => {
             return Err(format!(
                 "launch {:?} x {:?} too large to run",
-                launch.grid, launch.block
+                launch.shape.grid, launch.shape.block
             ))
         }
     }
-    if !concrete::assumptions_hold(a, &launch)? || !concrete::assumptions_hold(b, &launch)? {
+    let (pa, pb) = (concrete::Program::new(a), concrete::Program::new(b));
+    if !pa.assumptions_hold(&launch)? || !pb.assumptions_hold(&launch)? {
         return Ok(None);
     }
-    let (wa, wb) = (concrete::run(a, &launch)?, concrete::run(b, &launch)?);
+    let run = |p: &concrete::Program| {
+        p.run(&launch, &mut p.coverage())
+            .map(|(w, _)| w)
+            .map_err(|e| e.to_string())
+    };
+    let (wa, wb) = (run(&pa)?, run(&pb)?);
     Ok(difference(a, b, &launch, &wa, &wb))
 }
 
@@ -672,8 +720,8 @@ fn difference(
             Some(_) => symbolic::write_text(k, &key.0),
         };
         return Some(Counterexample {
-            block_dim: launch.block,
-            grid_dim: launch.grid,
+            block_dim: launch.shape.block,
+            grid_dim: launch.shape.grid,
             params: launch.params.clone().into_iter().collect(),
             array: key.0.clone(),
             index: key.1,
@@ -808,12 +856,15 @@ mod tests {
             out[g] = s[7 - threadIdx.x];\n}\n";
         let k = crate::analysis::lower_with_values(text, &Options::default(), "rev").unwrap();
         let launch = concrete::Launch {
-            block: [8, 1, 1],
-            grid: [2, 1, 1],
+            shape: LaunchShape {
+                block: [8, 1, 1],
+                grid: [2, 1, 1],
+            },
             params: BTreeMap::new(),
         };
-        assert!(concrete::assumptions_hold(&k, &launch).unwrap());
-        let written = concrete::run(&k, &launch).unwrap();
+        let program = concrete::Program::new(&k);
+        assert!(program.assumptions_hold(&launch).unwrap());
+        let (written, _) = program.run(&launch, &mut program.coverage()).unwrap();
         assert_eq!(written.len(), 16);
         for g in 0..16i64 {
             let from = (g / 8) * 8 + 7 - g % 8;

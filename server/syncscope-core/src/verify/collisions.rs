@@ -9,7 +9,7 @@
 
 use super::engine::*;
 use super::intervals::Instance;
-use super::replay::eval_expr;
+use super::replay::{eval_expr, linear, LaunchShape};
 use super::smt::LaunchEnv;
 use super::witness::small_launch;
 use crate::model::*;
@@ -55,8 +55,7 @@ type ReachKey = (usize, Launch, bool);
 
 /// A launch's threads, in order, and which of them the assumptions allow.
 struct Setup {
-    block: [i64; 3],
-    grid: [i64; 3],
+    shape: LaunchShape,
     threads: Vec<Thread>,
     allowed: Vec<bool>,
 }
@@ -65,13 +64,7 @@ impl Setup {
     /// `e` for thread `th` (its identity and the launch sizes; any other
     /// value is not known).
     fn eval(&self, e: &Expr, th: &Thread, bitvector: bool) -> Option<i64> {
-        let lookup = |v: &Var| match v.kind {
-            VarKind::ThreadIdx(d) => Some(th.tid[d as usize]),
-            VarKind::BlockIdx(d) => Some(th.bid[d as usize]),
-            VarKind::BlockDim(d) => Some(self.block[d as usize]),
-            VarKind::GridDim(d) => Some(self.grid[d as usize]),
-            _ => None,
-        };
+        let lookup = |v: &Var| self.shape.builtin(v.kind, th.tid, th.bid);
         eval_expr(e, &lookup, bitvector)
     }
 }
@@ -148,8 +141,7 @@ impl KernelVerifier<'_> {
             return Vec::new();
         };
         let Setup {
-            block,
-            grid,
+            shape: LaunchShape { block, grid },
             ref threads,
             ..
         } = *setup;
@@ -276,8 +268,7 @@ impl KernelVerifier<'_> {
                 .flat_map(|bid| linear(block).map(move |tid| Thread { tid, bid: *bid }))
                 .collect();
             let mut setup = Setup {
-                block,
-                grid,
+                shape: LaunchShape { block, grid },
                 threads,
                 allowed: Vec::new(),
             };
@@ -413,12 +404,6 @@ fn large_launch(small: &LaunchEnv, env: &LaunchEnv) -> Option<LaunchEnv> {
         block_dim: Some(block),
         ..small.clone()
     })
-}
-
-/// The coordinates of a box of `size`, x fastest.
-fn linear(size: [i64; 3]) -> impl Iterator<Item = [i64; 3]> {
-    (0..size[2])
-        .flat_map(move |z| (0..size[1]).flat_map(move |y| (0..size[0]).map(move |x| [x, y, z])))
 }
 
 #[cfg(test)]

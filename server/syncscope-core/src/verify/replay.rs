@@ -8,6 +8,61 @@ use crate::model::{BarrierKind, BinOp, Expr, Kernel, Stmt, UnOp, Var, VarKind};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// The sizes of a concrete launch, and the built-in values each of its
+/// threads sees: the one reading of threadIdx, blockIdx, blockDim and
+/// gridDim from a thread's coordinates, for every concrete run (collision
+/// sweeps, the schedule search, `equiv`'s interpreter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct LaunchShape {
+    pub block: [i64; 3],
+    pub grid: [i64; 3],
+}
+
+impl LaunchShape {
+    /// Threads in a block.
+    pub(crate) fn per_block(&self) -> i64 {
+        self.block.iter().product()
+    }
+
+    /// Threads in the launch.
+    pub(crate) fn threads(&self) -> i64 {
+        self.per_block() * self.grid.iter().product::<i64>()
+    }
+
+    /// (threadIdx, blockIdx) of thread number `n` of the launch (x
+    /// fastest, block after block).
+    pub(crate) fn coords(&self, n: i64) -> ([i64; 3], [i64; 3]) {
+        let (b, t) = (n / self.per_block(), n % self.per_block());
+        let split = |mut v: i64, dims: [i64; 3]| {
+            let mut out = [0; 3];
+            for d in 0..3 {
+                out[d] = v % dims[d];
+                v /= dims[d];
+            }
+            out
+        };
+        (split(t, self.block), split(b, self.grid))
+    }
+
+    /// The value of a built-in variable for the thread `tid` of block
+    /// `bid`; `None` for any other kind of variable.
+    pub(crate) fn builtin(&self, kind: VarKind, tid: [i64; 3], bid: [i64; 3]) -> Option<i64> {
+        match kind {
+            VarKind::ThreadIdx(d) => Some(tid[d as usize]),
+            VarKind::BlockIdx(d) => Some(bid[d as usize]),
+            VarKind::BlockDim(d) => Some(self.block[d as usize]),
+            VarKind::GridDim(d) => Some(self.grid[d as usize]),
+            _ => None,
+        }
+    }
+}
+
+/// The coordinates of a box of `size`, x fastest.
+pub(crate) fn linear(size: [i64; 3]) -> impl Iterator<Item = [i64; 3]> {
+    (0..size[2])
+        .flat_map(move |z| (0..size[1]).flat_map(move |y| (0..size[0]).map(move |x| [x, y, z])))
+}
+
 /// One access made by a thread.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Event {

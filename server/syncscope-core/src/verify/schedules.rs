@@ -25,7 +25,7 @@
 //! schedules; no difference found is `unknown`, never a proof.
 
 use super::engine::*;
-use super::replay::eval_expr;
+use super::replay::{eval_expr, LaunchShape};
 use crate::model::*;
 use crate::report::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -92,32 +92,23 @@ struct Forced {
     prefix: Vec<(usize, usize)>,
 }
 
-/// The launch the concrete search runs and the threads' coordinates.
+/// The launch the concrete search runs (its threads' coordinates:
+/// `LaunchShape`) and its parameters.
 struct Launch {
-    block: [i64; 3],
-    grid: [i64; 3],
+    shape: LaunchShape,
     params: Vec<(Var, i64)>,
 }
 
 impl Launch {
     fn threads(&self) -> i64 {
-        self.block.iter().product::<i64>() * self.grid.iter().product::<i64>()
+        self.shape.threads()
     }
     fn per_block(&self) -> i64 {
-        self.block.iter().product()
+        self.shape.per_block()
     }
     /// (threadIdx, blockIdx) of thread number `n` (x fastest).
     fn coords(&self, n: i64) -> ([i64; 3], [i64; 3]) {
-        let (b, t) = (n / self.per_block(), n % self.per_block());
-        let split = |mut v: i64, dims: [i64; 3]| {
-            let mut out = [0; 3];
-            for d in 0..3 {
-                out[d] = v % dims[d];
-                v /= dims[d];
-            }
-            out
-        };
-        (split(t, self.block), split(b, self.grid))
+        self.shape.coords(n)
     }
     fn block_of(&self, n: usize) -> i64 {
         n as i64 / self.per_block()
@@ -266,8 +257,7 @@ impl<'k> KernelVerifier<'k> {
             .map(|g| g.map(i64::from))
             .unwrap_or([1; 3]);
         let mut launch = Launch {
-            block,
-            grid,
+            shape: LaunchShape { block, grid },
             params: Vec::new(),
         };
         if launch.threads() > MAX_THREADS {
@@ -383,11 +373,10 @@ impl<'k> KernelVerifier<'k> {
         v: &Var,
     ) -> Option<i64> {
         let (tid, bid) = launch.coords(t as i64);
+        if let Some(x) = launch.shape.builtin(v.kind, tid, bid) {
+            return Some(x);
+        }
         match v.kind {
-            VarKind::ThreadIdx(d) => Some(tid[d as usize]),
-            VarKind::BlockIdx(d) => Some(bid[d as usize]),
-            VarKind::BlockDim(d) => Some(launch.block[d as usize]),
-            VarKind::GridDim(d) => Some(launch.grid[d as usize]),
             VarKind::Param { .. } => launch.params.iter().find(|(p, _)| p == v).map(|(_, x)| *x),
             _ => results
                 .get(v)
@@ -529,7 +518,7 @@ impl<'k> KernelVerifier<'k> {
         // every thread of its block has finished the epochs before it.
         // (Computed once per round: a stale minimum only holds threads
         // back longer, it never lets one through early.)
-        let blocks = launch.grid.iter().product::<i64>() as usize;
+        let blocks = launch.shape.grid.iter().product::<i64>() as usize;
         loop {
             let mut progressed = false;
             let mut lowest = vec![u32::MAX; blocks];
@@ -722,10 +711,10 @@ impl<'k> KernelVerifier<'k> {
         };
         let mut values = Vec::new();
         for (d, dim) in DIMS.iter().enumerate() {
-            values.push((format!("blockDim.{dim}"), launch.block[d]));
+            values.push((format!("blockDim.{dim}"), launch.shape.block[d]));
         }
         for (d, dim) in DIMS.iter().enumerate() {
-            values.push((format!("gridDim.{dim}"), launch.grid[d]));
+            values.push((format!("gridDim.{dim}"), launch.shape.grid[d]));
         }
         for (p, v) in &launch.params {
             values.push((p.name.to_string(), *v));

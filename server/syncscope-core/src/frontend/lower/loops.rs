@@ -240,7 +240,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.path.push(guard.clone());
         self.cond_spans.push((cond_span, guard.clone()));
         if thread_exit {
-            let u = self.fresh_bool(&format!("exited@{}", counter.name), Scope::Thread);
+            let u = self.fresh_bool(&symbols::loop_exited(&counter.name), Scope::Thread);
             let earlier = Expr::and(u, Expr::bin(BinOp::Gt, k.clone(), Expr::Const(0)));
             self.path.push(Expr::not(earlier));
         }
