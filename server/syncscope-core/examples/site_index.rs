@@ -107,7 +107,33 @@ fn main() {
         warm.push(ms);
         warm_parsed = a.launch_files_parsed;
     }
+    // The same file in a folder of its own (with its headers): what the
+    // analysis costs without any other file to read.
+    let alone_dir = dir.join("alone");
+    std::fs::create_dir_all(&alone_dir).unwrap();
+    for f in ["params.h", "kernels.h", "step00.cu"] {
+        std::fs::copy(dir.join(f), alone_dir.join(f)).unwrap();
+    }
+    let alone_file = alone_dir.join("step00.cu");
+    let alone_once = || {
+        let started = Instant::now();
+        analyze(
+            &alone_file,
+            &text,
+            None,
+            &options,
+            &SearchPaths::default(),
+            &Overlay { buffers: &buffers },
+            &cache,
+            None,
+            None,
+        );
+        started.elapsed().as_secs_f64() * 1000.0
+    };
+    alone_once();
+    let mut alone: Vec<f64> = (0..runs).map(|_| alone_once()).collect();
     let (c, w) = (median(&mut cold), median(&mut warm));
+    let a = median(&mut alone);
     println!(
         "folder: {} files ({} kernel files, main.cu, 2 headers)",
         FILES + 3,
@@ -116,6 +142,7 @@ fn main() {
     println!("launches seen: {launches:?}");
     println!("index cleared: median {c:.2} ms, {cold_parsed} files parsed per analysis");
     println!("index warm:    median {w:.2} ms, {warm_parsed} files parsed per analysis");
+    println!("file alone:    median {a:.2} ms (no other file in its folder)");
     println!(
         "saved per analysis: {:.2} ms ({:.1}x), {runs} runs each",
         c - w,
