@@ -245,6 +245,9 @@ struct DocState {
     /// The document's file, and the local headers its last analysis read.
     path: Option<PathBuf>,
     includes: Vec<PathBuf>,
+    /// The [`Actor::changes`] count when the running analysis took its
+    /// snapshot of the open buffers.
+    started: u64,
 }
 
 /// Generations are unique across documents and reopenings, so a run started
@@ -273,6 +276,15 @@ pub struct Actor {
     options: Arc<Options>,
     search: Arc<SearchPaths>,
     debounce: Duration,
+    /// Changes of file contents seen so far (buffers opened, edited or
+    /// closed; files saved or changed on disk), and the count at the last
+    /// change of each file. An analysis that read a file changed after it
+    /// started is run again: it may have read the file before the change,
+    /// and the includes it had before (which make a header's edit
+    /// re-verify its includers) may not have named that file, as on the
+    /// first analysis of a document or after an edit added an `#include`.
+    changes: u64,
+    changed: HashMap<PathBuf, u64>,
 }
 
 /// Starts the actor on the current runtime; returns its event sender.
@@ -287,6 +299,8 @@ pub fn spawn(shared: Arc<Shared>) -> mpsc::UnboundedSender<Event> {
         options: Arc::new(effective.options),
         search: Arc::new(effective.search),
         debounce: Duration::from_millis(effective.debounce_ms),
+        changes: 0,
+        changed: HashMap::new(),
     };
     tokio::spawn(actor.run());
     tx
@@ -347,6 +361,7 @@ impl Actor {
                     edited,
                     path: crate::from_proto::file_path(&uri),
                     includes: Vec::new(),
+                    started: 0,
                 });
                 doc.edited = edited;
                 // Leading edge: an edit to an idle document (no analysis
@@ -384,6 +399,11 @@ impl Actor {
                 let key = uri.as_str().to_string();
                 if let Some(mut d) = self.docs.remove(&key) {
                     d.obsolete_running();
+                    // Its includers read the disk again, not the buffer
+                    // (which may have held unsaved edits).
+                    if let Some(p) = d.path {
+                        self.dependents_due(&[p], Instant::now());
+                    }
                 }
                 self.shared.results.remove(&key);
                 self.shared
@@ -424,8 +444,13 @@ impl Actor {
         }
     }
 
-    /// Makes the documents that include one of `paths` due at `when`.
+    /// Makes the documents that include one of `paths` due at `when`, and
+    /// records that `paths` changed (see [`Actor::changes`]).
     fn dependents_due(&mut self, paths: &[PathBuf], when: Instant) {
+        self.changes += 1;
+        for p in paths {
+            self.changed.insert(p.clone(), self.changes);
+        }
         for d in self.docs.values_mut() {
             if d.includes.iter().any(|i| paths.contains(i)) {
                 d.obsolete_running();
@@ -484,6 +509,7 @@ impl Actor {
             let cancel = Arc::new(AtomicBool::new(false));
             doc.cancel = Some(cancel.clone());
             let generation = doc.generation;
+            doc.started = self.changes;
             let snapshot = doc.snapshot.clone();
             let uri = doc.uri.clone();
             let edited = std::mem::take(&mut doc.edited);
@@ -552,6 +578,7 @@ impl Actor {
         outcome: Result<(FileReport, Vec<PathBuf>), String>,
     ) {
         let client = self.shared.client.clone();
+        let mut stale = false;
         let outcome = match outcome {
             Ok((report, includes)) => {
                 if let Some(d) = self
@@ -559,6 +586,13 @@ impl Actor {
                     .get_mut(&key)
                     .filter(|d| d.generation == generation)
                 {
+                    // A file it read changed while it ran, and that change
+                    // did not make this run obsolete (the includes known
+                    // then did not name the file): the result is
+                    // published, and the document analysed again.
+                    stale = includes
+                        .iter()
+                        .any(|i| self.changed.get(i).is_some_and(|&c| c > d.started));
                     d.includes = includes;
                 }
                 Ok(report)
@@ -655,6 +689,10 @@ impl Actor {
                 kernels,
             }),
         );
+        if stale {
+            doc.obsolete_running();
+            doc.due = Some(Instant::now());
+        }
         client
             .publish_diagnostics(uri, published, Some(snap.version))
             .await;

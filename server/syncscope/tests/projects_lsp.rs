@@ -218,6 +218,122 @@ async fn editing_an_open_header_reverifies_its_includer() {
     c.shutdown_and_exit().await;
 }
 
+/// A header edited while its includer's first analysis runs (before the
+/// server knows which headers the includer reads) still re-verifies the
+/// includer: that analysis may have read the header before the edit, and
+/// no later event would bring the edit in (the user would see the old
+/// verdict until the next edit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_edited_during_its_includers_first_analysis_reverifies_it() {
+    let folder = projects_dir().join("headers");
+    let (mut c, _child) = spawn();
+    c.initialize(
+        Some(&file_uri(&folder)),
+        json!({ "initializationOptions": { "timeoutMs": 30000, "kernelBudgetMs": 120000 } }),
+    )
+    .await;
+    let kernel_file = folder.join("src/tiles.cu");
+    let header = folder.join("src/common/tile.cuh");
+    let kuri = file_uri(&kernel_file);
+    let huri = file_uri(&header);
+    let since = c.mark();
+    c.did_open(&kuri, 1, &std::fs::read_to_string(&kernel_file).unwrap());
+    // The includer's first analysis has started, with the header's text
+    // from the disk...
+    c.wait_for(since, "the includer's first analysis starting", |m| {
+        m["method"] == "syncscope/status"
+            && m["params"]["uri"] == kuri
+            && m["params"]["verdict"] == "analysing"
+    })
+    .await;
+    // ...when the header is opened and its barrier macro loses its barrier.
+    let header_text = std::fs::read_to_string(&header).unwrap();
+    let edited = header_text.replace("#define SYNC() __syncthreads()", "#define SYNC()");
+    assert_ne!(edited, header_text);
+    c.did_open(&huri, 1, &header_text);
+    c.did_change(&huri, 2, json!([{ "text": edited }]));
+    let verdict = |s: &Value| {
+        s["kernels"].as_array().and_then(|ks| {
+            ks.iter()
+                .find(|x| x["name"] == "tile_transpose")
+                .and_then(|x| x["status"].as_str())
+                .map(str::to_string)
+        })
+    };
+    let (at, _) = c
+        .wait_for(since, "tile_transpose racy with the edited header", |m| {
+            m["method"] == "syncscope/status"
+                && m["params"]["uri"] == kuri
+                && m["params"]["version"] == 1
+                && verdict(&m["params"]).as_deref() == Some("racy")
+        })
+        .await;
+    let (_, diags) = c.wait_analysis(at, &kuri, 1).await;
+    assert!(
+        diags.iter().any(|d| d["code"] == "data-race"),
+        "the racy status comes with the race's diagnostic: {diags:#?}"
+    );
+    c.shutdown_and_exit().await;
+}
+
+/// Closing a header's buffer with unsaved edits re-verifies the open file
+/// that includes it, which reads the header from the disk again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_an_edited_header_unsaved_reverifies_its_includer_with_the_disk() {
+    let folder = projects_dir().join("headers");
+    let (mut c, _child) = spawn();
+    c.initialize(
+        Some(&file_uri(&folder)),
+        json!({ "initializationOptions": { "timeoutMs": 30000, "kernelBudgetMs": 120000 } }),
+    )
+    .await;
+    let kernel_file = folder.join("src/tiles.cu");
+    let header = folder.join("src/common/tile.cuh");
+    let kuri = file_uri(&kernel_file);
+    let huri = file_uri(&header);
+    let verdict = |s: &Value| {
+        s["kernels"].as_array().and_then(|ks| {
+            ks.iter()
+                .find(|x| x["name"] == "tile_transpose")
+                .and_then(|x| x["status"].as_str())
+                .map(str::to_string)
+        })
+    };
+    let status_of = |m: &Value, v: &str| {
+        m["method"] == "syncscope/status"
+            && m["params"]["uri"] == kuri
+            && m["params"]["version"] == 1
+            && verdict(&m["params"]).as_deref() == Some(v)
+    };
+    let since = c.mark();
+    c.did_open(&kuri, 1, &std::fs::read_to_string(&kernel_file).unwrap());
+    c.wait_for(since, "tile_transpose verified", |m| {
+        status_of(m, "verified")
+    })
+    .await;
+    let header_text = std::fs::read_to_string(&header).unwrap();
+    let edited = header_text.replace("#define SYNC() __syncthreads()", "#define SYNC()");
+    assert_ne!(edited, header_text);
+    c.did_open(&huri, 1, &header_text);
+    let since = c.mark();
+    c.did_change(&huri, 2, json!([{ "text": edited }]));
+    c.wait_for(since, "tile_transpose racy with the edited buffer", |m| {
+        status_of(m, "racy")
+    })
+    .await;
+    // Closed without saving: the disk's header (with its barrier) again.
+    let since = c.mark();
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": huri } }),
+    );
+    c.wait_for(since, "tile_transpose verified after the close", |m| {
+        status_of(m, "verified")
+    })
+    .await;
+    c.shutdown_and_exit().await;
+}
+
 /// A header opened alone is analysed in the context of an open file that
 /// includes it: the definitions that file reads before it count.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,8 +13,10 @@ use crate::options::{LaunchOverride, Options};
 use crate::project::{compile_commands, config, unit, SearchPaths, Sources};
 use crate::report::*;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Most launch sites a kernel is checked under (one analysis of the file each).
 const MAX_SITES: usize = 4;
@@ -30,6 +32,10 @@ pub struct Analysis {
     /// The options the file was analysed with (build flags and the file's
     /// directives applied): `cuda_arch` is the device pass shown to users.
     pub options: Options,
+    /// Other files of the project parsed for launch sites by this analysis
+    /// (those that name one of its kernels and whose launch sites were not
+    /// in the [`SiteIndex`] already).
+    pub launch_files_parsed: usize,
 }
 
 /// A file's translation unit as its build compiles it: the unit's text
@@ -93,24 +99,26 @@ fn build(
 }
 
 /// The distinct launches of each kernel the file defines, from the launch
-/// sites in its own host code and in the other files of its project.
+/// sites in its own host code and in the other files of its project, and
+/// how many of those files were parsed for them (not in the [`SiteIndex`]).
 fn launches(
     b: &Built,
     tree: &tree_sitter::Tree,
     cx: &FileContext,
     sources: &dyn Sources,
-) -> HashMap<String, Vec<LaunchOverride>> {
+) -> (HashMap<String, Vec<LaunchOverride>>, usize) {
     let unit = &b.unit;
     let kernels = kernel_params(unit, cx);
     let mut sites = launch::sites(&unit.text, tree.root_node(), cx, &kernels, &|line| {
         (line >= unit.prefix_lines)
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     });
+    let mut launch_files_parsed = 0;
     if !kernels.is_empty() {
         let root = project_root(&b.abs, b.db.as_deref());
-        sites.extend(sibling_sites(
-            &root, &b.abs, &b.dirs, &b.options, &kernels, sources,
-        ));
+        let (theirs, parsed) = sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
+        sites.extend(theirs);
+        launch_files_parsed = parsed;
     }
     let mut by_kernel: HashMap<String, Vec<LaunchOverride>> = HashMap::new();
     for s in sites {
@@ -119,7 +127,7 @@ fn launches(
             list.push(s.fact);
         }
     }
-    by_kernel
+    (by_kernel, launch_files_parsed)
 }
 
 /// A file in its project, as `check` analyses it, for `syncscope equiv`:
@@ -141,7 +149,7 @@ pub(crate) fn in_project(
     let b = build(path, text, options, search, sources);
     let tree = crate::parse(&b.unit.text, None);
     let cx = crate::frontend::collect(&b.unit.text, tree.root_node(), &b.options);
-    let launches = launches(&b, &tree, &cx, sources);
+    let (launches, _) = launches(&b, &tree, &cx, sources);
     InProject {
         text: b.unit.text,
         options: b.options,
@@ -175,7 +183,7 @@ pub fn analyze(
         }
     };
     let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &built.options);
-    let by_kernel = launches(&built, unit_tree, &cx, sources);
+    let (by_kernel, launch_files_parsed) = launches(&built, unit_tree, &cx, sources);
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut reports = Vec::new();
     for pass in 0..passes {
@@ -203,6 +211,7 @@ pub fn analyze(
         report,
         includes: built.unit.includes.clone(),
         options: built.options.clone(),
+        launch_files_parsed,
     }
 }
 
@@ -294,8 +303,72 @@ fn project_root(file: &Path, db: Option<&Path>) -> PathBuf {
         .unwrap_or(dir)
 }
 
+/// The launch sites found in the project's other files, by the hash of
+/// everything they were read from: the file's path, its translation unit
+/// (its text, as the open buffer has it when there is one, and the text of
+/// every header it includes), the options and the parameters of the kernels
+/// looked for. An analysis after an edit (in the server, every keystroke)
+/// parses none of the project's host code again unless one of these
+/// changed; a changed file or header, on disk or in a buffer, has another
+/// key, so nothing is invalidated by hand and no stale site is seen.
+/// Process-wide: the CLI and the server share the rule, and the key makes
+/// a hit the same result the scan would give (same input, same verdict).
+pub struct SiteIndex;
+
+/// Entries kept before the index is cleared (bounds memory).
+const SITE_INDEX_LIMIT: usize = 4096;
+
+impl SiteIndex {
+    fn entries() -> &'static Mutex<HashMap<u64, Arc<Vec<launch::Site>>>> {
+        static ENTRIES: OnceLock<Mutex<HashMap<u64, Arc<Vec<launch::Site>>>>> = OnceLock::new();
+        ENTRIES.get_or_init(Mutex::default)
+    }
+
+    fn get(key: u64) -> Option<Arc<Vec<launch::Site>>> {
+        let map = Self::entries().lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&key).cloned()
+    }
+
+    fn insert(key: u64, sites: Arc<Vec<launch::Site>>) {
+        let mut map = Self::entries().lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= SITE_INDEX_LIMIT {
+            map.clear();
+        }
+        map.insert(key, sites);
+    }
+
+    /// Forgets every entry (benchmarks measure the scan without it).
+    pub fn clear() {
+        Self::entries()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}
+
+/// The [`SiteIndex`] key of the launch sites of `kernels` in `file`, whose
+/// translation unit is `u`.
+fn site_key(
+    file: &Path,
+    u: &unit::Unit,
+    options_hash: u64,
+    kernels: &HashMap<String, launch::Params>,
+) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    file.hash(&mut h);
+    u.text.hash(&mut h);
+    u.prefix_len.hash(&mut h);
+    u.prefix_lines.hash(&mut h);
+    options_hash.hash(&mut h);
+    let mut wanted: Vec<_> = kernels.iter().collect();
+    wanted.sort();
+    wanted.hash(&mut h);
+    h.finish()
+}
+
 /// Launch sites of the file's kernels in the other source files of its
-/// project (each read only if it launches one of them by name).
+/// project (each read only if it launches one of them by name), and how
+/// many files were parsed for them (the others came from the [`SiteIndex`]).
 fn sibling_sites(
     root: &Path,
     me: &Path,
@@ -303,8 +376,14 @@ fn sibling_sites(
     options: &Options,
     kernels: &HashMap<String, launch::Params>,
     sources: &dyn Sources,
-) -> Vec<launch::Site> {
+) -> (Vec<launch::Site>, usize) {
     let mut out = Vec::new();
+    let mut parsed = 0;
+    let options_hash = {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{options:?}").hash(&mut h);
+        h.finish()
+    };
     for f in source_files(root) {
         if f == me {
             continue;
@@ -322,6 +401,12 @@ fn sibling_sites(
             d.extend(flags.include_dirs);
         }
         let u = unit::build(&f, &text, &d, sources);
+        let key = site_key(&f, &u, options_hash, kernels);
+        if let Some(known) = SiteIndex::get(key) {
+            out.extend(known.iter().cloned());
+            continue;
+        }
+        parsed += 1;
         let t = crate::parse(&u.text, None);
         let cx = crate::frontend::collect(&u.text, t.root_node(), options);
         // Kernels the other file defines itself are its own.
@@ -337,17 +422,13 @@ fn sibling_sites(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let name = file_name(&f);
-        out.extend(launch::sites(
-            &u.text,
-            t.root_node(),
-            &cx,
-            &wanted,
-            &|line| {
-                (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
-            },
-        ));
+        let found = launch::sites(&u.text, t.root_node(), &cx, &wanted, &|line| {
+            (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
+        });
+        out.extend(found.iter().cloned());
+        SiteIndex::insert(key, Arc::new(found));
     }
-    out
+    (out, parsed)
 }
 
 fn source_files(root: &Path) -> Vec<PathBuf> {
@@ -694,4 +775,165 @@ fn include_findings(unit: &unit::Unit, dir: &Path) -> Vec<Finding> {
         out.push(f);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::MemoryCache;
+    use crate::project::Overlay;
+
+    const KERNEL: &str = "__global__ void scale(float *a, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) a[i] *= 2.0f;\n}\n";
+    const HOST: &str = "#include \"sizes.h\"\nvoid run(float *a, int n) {\n    scale<<<n / BLOCK, BLOCK>>>(a, n);\n}\n";
+
+    /// One step of an editing session: what changes before the analysis of
+    /// `kern.cu`, how many other files that analysis parses for launch
+    /// sites, and the launch it then reports.
+    struct Step {
+        what: &'static str,
+        /// (file, text) written to disk.
+        disk: &'static [(&'static str, &'static str)],
+        /// (file, Some(text)): an open buffer; `None`: the buffer is closed.
+        buffers: &'static [(&'static str, Option<&'static str>)],
+        /// The text of the analysed file (its own buffer).
+        kernel: &'static str,
+        parsed: usize,
+        launch: &'static str,
+    }
+
+    const STEPS: &[Step] = &[
+        Step {
+            what: "first analysis: host.cu is parsed",
+            disk: &[],
+            buffers: &[],
+            kernel: KERNEL,
+            parsed: 1,
+            launch: "block (128,1,1)",
+        },
+        Step {
+            what: "nothing changed: nothing parsed",
+            disk: &[],
+            buffers: &[],
+            kernel: KERNEL,
+            parsed: 0,
+            launch: "block (128,1,1)",
+        },
+        Step {
+            what: "an edit of the kernel's body: its launch sites are the same",
+            disk: &[],
+            buffers: &[],
+            kernel: "__global__ void scale(float *a, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) a[i] *= 3.0f;\n}\n",
+            parsed: 0,
+            launch: "block (128,1,1)",
+        },
+        Step {
+            what: "host.cu's open buffer launches with 64 threads: seen",
+            disk: &[],
+            buffers: &[(
+                "host.cu",
+                Some("void run(float *a, int n) {\n    scale<<<n / 64, 64>>>(a, n);\n}\n"),
+            )],
+            kernel: KERNEL,
+            parsed: 1,
+            launch: "block (64,1,1)",
+        },
+        Step {
+            what: "the buffer unchanged: nothing parsed, its launch still seen",
+            disk: &[],
+            buffers: &[],
+            kernel: KERNEL,
+            parsed: 0,
+            launch: "block (64,1,1)",
+        },
+        Step {
+            what: "the buffer closed unsaved: the disk's launch again, already known",
+            disk: &[],
+            buffers: &[("host.cu", None)],
+            kernel: KERNEL,
+            parsed: 0,
+            launch: "block (128,1,1)",
+        },
+        Step {
+            what: "a header host.cu includes changes on disk",
+            disk: &[("sizes.h", "#define BLOCK 256\n")],
+            buffers: &[],
+            kernel: KERNEL,
+            parsed: 1,
+            launch: "block (256,1,1)",
+        },
+        Step {
+            what: "a file that launches another kernel is added: filtered unparsed",
+            disk: &[(
+                "other.cu",
+                "__global__ void other(int *p) { p[threadIdx.x] = 0; }\nvoid go(int *p) { other<<<1, 32>>>(p); }\n",
+            )],
+            buffers: &[],
+            kernel: KERNEL,
+            parsed: 0,
+            launch: "block (256,1,1)",
+        },
+        Step {
+            what: "the kernel's parameters change: host.cu is read again for them",
+            disk: &[],
+            buffers: &[],
+            kernel: "__global__ void scale(float *a, int n, int m) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) a[i] *= 2.0f;\n}\n",
+            parsed: 1,
+            launch: "block (256,1,1)",
+        },
+    ];
+
+    #[test]
+    fn the_site_index_reparses_exactly_the_files_whose_launch_sites_may_have_changed() {
+        let dir = std::env::temp_dir().join(format!(
+            "syncscope-site-index-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = compile_commands::normalize(&dir);
+        std::fs::write(dir.join("kern.cu"), KERNEL).unwrap();
+        std::fs::write(dir.join("host.cu"), HOST).unwrap();
+        std::fs::write(dir.join("sizes.h"), "#define BLOCK 128\n").unwrap();
+        let mut buffers: HashMap<PathBuf, String> = HashMap::new();
+        let cache = MemoryCache::default();
+        let kern = dir.join("kern.cu");
+        for step in STEPS {
+            for (name, text) in step.disk {
+                std::fs::write(dir.join(name), text).unwrap();
+            }
+            for (name, text) in step.buffers {
+                match text {
+                    Some(t) => buffers.insert(dir.join(name), t.to_string()),
+                    None => buffers.remove(&dir.join(name)),
+                };
+            }
+            let a = analyze(
+                &kern,
+                step.kernel,
+                None,
+                &Options::default(),
+                &SearchPaths::default(),
+                &Overlay { buffers: &buffers },
+                &cache,
+                None,
+                None,
+            );
+            let launch = a
+                .report
+                .kernels
+                .iter()
+                .find(|k| k.name == "scale")
+                .and_then(|k| k.launch.clone())
+                .unwrap_or_default();
+            assert!(
+                launch.starts_with(step.launch) && launch.contains("host.cu:"),
+                "{}: launch {launch:?}, expected {:?}",
+                step.what,
+                step.launch
+            );
+            assert_eq!(a.launch_files_parsed, step.parsed, "{}", step.what);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -904,11 +904,8 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
     let deadline = std::time::Instant::now()
         + std::time::Duration::from_millis(u64::from(options.timeout_ms.max(1)));
     let outcome = {
-        let _watched = crate::verify::watchdog::watch(
-            z3::Context::thread_local().get_z3_context(),
-            deadline,
-            None,
-        );
+        let _watched =
+            crate::verify::watchdog::watch(solver.get_context().get_z3_context(), deadline, None);
         solver.check()
     };
     match outcome {

@@ -824,8 +824,9 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             config: &config,
             flag: &clock_stopped,
         };
+        // The solver's own context (not whichever is thread-local now).
         let _guard = super::watchdog::watch(
-            z3::Context::thread_local().get_z3_context(),
+            solver.get_context().get_z3_context(),
             deadline,
             config.cancel,
         );
