@@ -45,7 +45,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             "expression_statement" => {
                 if let Some(e) = node.named_child(0) {
                     if !self.group_declaration_read_as_comparison(e) {
+                        let outer = self.expr_stmt.replace((e.id(), Span::from_node(&node)));
                         self.eval(e);
+                        self.expr_stmt = outer;
                     }
                 }
             }
