@@ -238,7 +238,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             .map(|c| self.span(c))
             .unwrap_or_else(|| self.span(node));
         self.path.push(guard.clone());
-        self.cond_spans.push((cond_span, guard.clone()));
+        self.cond_spans.push((cond_span, Arc::new(guard.clone())));
         if thread_exit {
             let u = self.fresh_bool(&format!("exited@{}", counter.name), Scope::Thread);
             let earlier = Expr::and(u, Expr::bin(BinOp::Gt, k.clone(), Expr::Const(0)));

@@ -175,7 +175,7 @@ struct Lowerer<'a, 't> {
     /// conjunction (one `Arc`), so the model of a loop nest `n` deep holds
     /// `n` conjunctions, not one of each length per access.
     path_conj: std::cell::RefCell<Vec<(Expr, Expr)>>,
-    cond_spans: Vec<(Span, Expr)>,
+    cond_spans: Vec<(Span, Arc<Expr>)>,
     returned: Expr,
     /// Threads that took a forward `goto` and skip code until its label.
     jumped: Vec<(String, Expr)>,
