@@ -202,3 +202,50 @@ fn thread_specific(e: &Expr, rel: Relation, memo: &mut HashMap<(usize, Relation)
     memo.insert(key, answer);
     answer
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_specific_sees_thread_variables_through_shared_conditions() {
+        let counter = Expr::Var(Var::new("i@0", VarKind::Counter { pow2: false }));
+        let n = Expr::Var(Var::new("n", VarKind::Param { lo: 0, hi: 100 }));
+        let tid = Expr::Var(Var::new("threadIdx.x", VarKind::ThreadIdx(0)));
+        let block_unknown = Expr::Var(Var::new(
+            "u",
+            VarKind::Unknown {
+                scope: Scope::Block,
+                lo: 0,
+                hi: 9,
+            },
+        ));
+        let enclosing = Expr::and(
+            Expr::bin(BinOp::Ge, counter.clone(), Expr::Const(0)),
+            Expr::bin(BinOp::Lt, counter.clone(), n.clone()),
+        );
+        let mut memo = HashMap::new();
+        // Counters are shared between the two threads; parameters are uniform.
+        assert!(!thread_specific(&enclosing, Relation::SameBlock, &mut memo));
+        // The same (shared) conditions under a thread-dependent one.
+        let inner = Expr::and(
+            enclosing.clone(),
+            Expr::bin(BinOp::Lt, tid.clone(), n.clone()),
+        );
+        assert!(thread_specific(&inner, Relation::SameBlock, &mut memo));
+        // A block-wide unknown differs only between blocks.
+        let by_block = Expr::and(enclosing.clone(), Expr::bin(BinOp::Lt, block_unknown, n));
+        assert!(!thread_specific(&by_block, Relation::SameBlock, &mut memo));
+        assert!(thread_specific(&by_block, Relation::CrossBlock, &mut memo));
+        // The other thread's value is per-thread whatever it names.
+        let other = Expr::Var(Var::new(
+            format!("x{OTHER_THREAD}"),
+            VarKind::Param { lo: 0, hi: 1 },
+        ));
+        assert!(thread_specific(
+            &Expr::and(enclosing, other),
+            Relation::SameBlock,
+            &mut memo
+        ));
+    }
+}

@@ -825,3 +825,61 @@ pub(super) fn assigned_names(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loop statements of `src`, outermost first.
+    fn loops_of(tree: &tree_sitter::Tree) -> Vec<Node<'_>> {
+        let mut out = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if matches!(n.kind(), "for_statement" | "while_statement") {
+                out.push(n);
+            }
+            let mut c = n.walk();
+            let children: Vec<Node> = n.named_children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        out
+    }
+
+    #[test]
+    fn jumps_of_nested_bodies_innermost_first_as_lowering_asks() {
+        let src = "void f(int n) {\n\
+                   for (int a = 0; a < n; a++) {\n\
+                     for (int b = 0; b < n; b++) {\n\
+                       while (n) { if (b) continue; }\n\
+                       for (int c = 0; c < n; c++) { if (c) break; }\n\
+                     }\n\
+                   }\n\
+                   for (int d = 0; d < n; d++) { n--; }\n\
+                   }\n";
+        let tree = crate::syntax::parse(src, None);
+        let loops = loops_of(&tree);
+        assert_eq!(loops.len(), 5);
+        // Innermost first (each loop asks when its body is lowered), then
+        // again in another order: the memo gives the same answers.
+        for order in [[3, 2, 1, 0, 4], [0, 4, 1, 2, 3]] {
+            let mut memo = HashMap::new();
+            let got: Vec<(usize, bool, bool)> = order
+                .iter()
+                .map(|&i| {
+                    let body = loops[i].field("body").expect("loop body");
+                    let j = jumps(body, &mut memo);
+                    (i, j.leaves, j.continues)
+                })
+                .collect();
+            for (i, leaves, continues) in got {
+                let want = match i {
+                    0 | 1 => (true, true),
+                    2 => (false, true),
+                    3 => (true, false),
+                    _ => (false, false),
+                };
+                assert_eq!((leaves, continues), want, "loop {i}, order {order:?}");
+            }
+        }
+    }
+}
