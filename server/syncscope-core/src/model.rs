@@ -712,7 +712,10 @@ pub struct Barrier {
     /// `__syncwarp(mask)` with a mask other than all lanes: not checked for divergence.
     pub partial_mask: bool,
     /// Enclosing conditions (innermost last) with their spans, for messages.
-    pub conditions: Vec<(Span, Expr)>,
+    /// Shared (`Arc`) between the barriers of a nest, so hashing the model
+    /// hashes each condition once (`with_digest_memo`), not once per barrier
+    /// inside it.
+    pub conditions: Vec<(Span, Arc<Expr>)>,
     pub loops: Vec<usize>,
 }
 

@@ -9,9 +9,16 @@ use super::witness::exclude_model;
 use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
+use std::collections::HashMap;
 
 impl<'k> KernelVerifier<'k> {
-    pub(super) fn divergence(&mut self, b: &Barrier) -> Divergence {
+    /// `thread_specific`: the answers of `thread_specific` for this
+    /// kernel's guards, kept across its barriers.
+    pub(super) fn divergence(
+        &mut self,
+        b: &Barrier,
+        thread_specific: &mut HashMap<(usize, Relation), bool>,
+    ) -> Divergence {
         if b.partial_mask {
             return Divergence::Uniform;
         }
@@ -26,6 +33,13 @@ impl<'k> KernelVerifier<'k> {
             _ => scope <= Scope::Block,
         };
         if uniform {
+            return Divergence::Uniform;
+        }
+        if !self::thread_specific(&b.guard, rel, thread_specific) {
+            // Both threads' instances would be the same expression (as
+            // below), found without building them: a barrier deep in a loop
+            // nest has a guard as long as the nest, and building two copies
+            // of it for every barrier made deep nests quadratic.
             return Divergence::Uniform;
         }
         let g1 = self.instantiate(&b.guard, 1, rel, &[], true);
@@ -149,4 +163,89 @@ pub(crate) enum Divergence {
     Uniform,
     Divergent(Box<Finding>),
     Unknown(String),
+}
+
+/// Whether `e` mentions a variable that `KernelVerifier::instantiate` (loop
+/// counters shared, no substitution) names differently for the two threads
+/// of `rel`: the other thread's, a thread index, or a block index or unknown
+/// whose scope lets it differ between them. When it does not, the two
+/// threads' instances of `e` are the same expression. A compound
+/// sub-expression's answer is kept in `memo` by its address (and `rel`):
+/// guards share the conjunctions of their enclosing conditions, so the
+/// guards of a loop nest are looked at in time linear in the nest.
+fn thread_specific(e: &Expr, rel: Relation, memo: &mut HashMap<(usize, Relation), bool>) -> bool {
+    let key = match e {
+        Expr::Const(_) => return false,
+        Expr::Var(v) => {
+            return v.name.ends_with(OTHER_THREAD)
+                || match v.kind {
+                    VarKind::ThreadIdx(_) => true,
+                    VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
+                    _ => false,
+                };
+        }
+        _ => (e as *const Expr as usize, rel),
+    };
+    if let Some(&known) = memo.get(&key) {
+        return known;
+    }
+    let answer = match e {
+        Expr::Un(_, a) | Expr::Pow2(a) => thread_specific(a, rel, memo),
+        Expr::Bin(_, a, b) => thread_specific(a, rel, memo) || thread_specific(b, rel, memo),
+        Expr::Ite(c, a, b) => {
+            thread_specific(c, rel, memo)
+                || thread_specific(a, rel, memo)
+                || thread_specific(b, rel, memo)
+        }
+        Expr::Const(_) | Expr::Var(_) => false,
+    };
+    memo.insert(key, answer);
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_specific_sees_thread_variables_through_shared_conditions() {
+        let counter = Expr::Var(Var::new("i@0", VarKind::Counter { pow2: false }));
+        let n = Expr::Var(Var::new("n", VarKind::Param { lo: 0, hi: 100 }));
+        let tid = Expr::Var(Var::new("threadIdx.x", VarKind::ThreadIdx(0)));
+        let block_unknown = Expr::Var(Var::new(
+            "u",
+            VarKind::Unknown {
+                scope: Scope::Block,
+                lo: 0,
+                hi: 9,
+            },
+        ));
+        let enclosing = Expr::and(
+            Expr::bin(BinOp::Ge, counter.clone(), Expr::Const(0)),
+            Expr::bin(BinOp::Lt, counter.clone(), n.clone()),
+        );
+        let mut memo = HashMap::new();
+        // Counters are shared between the two threads; parameters are uniform.
+        assert!(!thread_specific(&enclosing, Relation::SameBlock, &mut memo));
+        // The same (shared) conditions under a thread-dependent one.
+        let inner = Expr::and(
+            enclosing.clone(),
+            Expr::bin(BinOp::Lt, tid.clone(), n.clone()),
+        );
+        assert!(thread_specific(&inner, Relation::SameBlock, &mut memo));
+        // A block-wide unknown differs only between blocks.
+        let by_block = Expr::and(enclosing.clone(), Expr::bin(BinOp::Lt, block_unknown, n));
+        assert!(!thread_specific(&by_block, Relation::SameBlock, &mut memo));
+        assert!(thread_specific(&by_block, Relation::CrossBlock, &mut memo));
+        // The other thread's value is per-thread whatever it names.
+        let other = Expr::Var(Var::new(
+            format!("x{OTHER_THREAD}"),
+            VarKind::Param { lo: 0, hi: 1 },
+        ));
+        assert!(thread_specific(
+            &Expr::and(enclosing, other),
+            Relation::SameBlock,
+            &mut memo
+        ));
+    }
 }

@@ -208,11 +208,14 @@ impl<'k> KernelVerifier<'k> {
         }
         let mut divergent = Vec::new();
         let mut unknown_barriers = Vec::new();
+        // The barriers' guards share their enclosing conditions: whether a
+        // shared one is thread-specific is found once (see `divergence`).
+        let mut thread_specific = HashMap::new();
         for b in k.barriers() {
             if self.cancelled() {
                 break;
             }
-            match self.divergence(b) {
+            match self.divergence(b, &mut thread_specific) {
                 Divergence::Uniform => {}
                 Divergence::Divergent(f) => {
                     divergent.push(b.id);

@@ -400,7 +400,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 if let Some(Value::Ptr(p)) = vals.first() {
                     if self.barrier_objects.contains_key(&p.array) && self.dry == 0 {
                         self.split_arrive = None;
-                        self.barrier(BarrierKind::Block, node, node, false, true);
+                        self.barrier(BarrierKind::Block, node, self.span(node), false, true);
                         let mut up = node.parent();
                         while let Some(n) = up {
                             if matches!(
@@ -1093,11 +1093,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// is `not-verified` already): a block barrier that never counts as
     /// divergent.
     fn unmodelled_block_order(&mut self, node: Node) {
-        let stmt_node = node
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-            .unwrap_or(node);
-        self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+        let stmt_span = self.statement_span(node);
+        self.barrier(BarrierKind::Block, node, stmt_span, false, true);
     }
 
     /// A use of a barrier object: an atomic update of its cell (uses never
@@ -1141,10 +1138,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             None
         };
         self.use_barrier(array, node);
-        let stmt_node = node
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-            .unwrap_or(node);
+        let stmt_span = self.statement_span(node);
         let full = self.barrier_objects.get(&array).copied().flatten();
         let mut between = Vec::new();
         if matches!(method, "arrive" | "arrive_and_wait") && self.dry == 0 {
@@ -1207,7 +1201,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // Not modelled (and reported): a block barrier that
                     // never counts as divergent claims no race the phase
                     // would prevent.
-                    self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+                    self.barrier(BarrierKind::Block, node, stmt_span, false, true);
                     return Value::Int(Expr::Const(0));
                 };
                 between = phase.accesses;
@@ -1234,7 +1228,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if self.dry == 0 {
                 self.object_waits.push((self.next_barrier, array));
             }
-            self.barrier(BarrierKind::Block, node, stmt_node, false, false);
+            self.barrier(BarrierKind::Block, node, stmt_span, false, false);
             for mut a in between {
                 a.id = self.next_access;
                 self.next_access += 1;
@@ -1248,7 +1242,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             );
             // Not modelled (and reported): a block barrier that never counts
             // as divergent claims no race its real ordering would prevent.
-            self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+            self.barrier(BarrierKind::Block, node, stmt_span, false, true);
         }
         Value::Int(Expr::Const(0))
     }
@@ -1334,7 +1328,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// completion would prevent (the kernel is `not-verified` already).
     pub(super) fn after_spin_loop(&mut self, node: Node) {
         if self.spin_loops.contains(&node.id()) {
-            self.barrier(BarrierKind::Block, node, node, false, true);
+            self.barrier(BarrierKind::Block, node, self.span(node), false, true);
         }
     }
 

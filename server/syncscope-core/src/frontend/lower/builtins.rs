@@ -34,20 +34,17 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.group_call(name, node, args, template_args) {
             return v;
         }
-        let stmt_node = node
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-            .unwrap_or(node);
+        let stmt_span = self.statement_span(node);
         match name {
             "__syncthreads" => {
-                self.barrier(BarrierKind::Block, node, stmt_node, false, false);
+                self.barrier(BarrierKind::Block, node, stmt_span, false, false);
                 return Value::Int(Expr::Const(0));
             }
             "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
                 for a in args {
                     self.eval(*a);
                 }
-                self.barrier(BarrierKind::Block, node, stmt_node, true, false);
+                self.barrier(BarrierKind::Block, node, stmt_span, true, false);
                 return Value::Int(self.fresh_unknown(name, Scope::Block));
             }
             "__syncwarp" => {
@@ -58,7 +55,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                 };
                 let _ = self.warp_barrier_width(32, node);
-                self.barrier(BarrierKind::Warp, node, stmt_node, false, partial);
+                self.barrier(BarrierKind::Warp, node, stmt_span, false, partial);
                 return Value::Int(Expr::Const(0));
             }
             "__threadfence" | "__threadfence_system" => {
@@ -488,7 +485,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         &mut self,
         kind: BarrierKind,
         node: Node,
-        stmt: Node,
+        stmt_span: Span,
         has_value: bool,
         partial_mask: bool,
     ) {
@@ -524,7 +521,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             kind,
             guard: self.guard(),
             span: self.span(node),
-            stmt_span: self.span(stmt),
+            stmt_span,
             has_value,
             partial_mask,
             conditions: self.cond_spans.clone(),

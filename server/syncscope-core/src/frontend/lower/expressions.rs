@@ -371,6 +371,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             return None;
         }
         self.macro_depth += 1;
+        // The memos by node id hold answers for nodes of live trees only:
+        // the snippet's trees are dropped at the end of this call, and a
+        // later snippet's nodes may reuse their ids (addresses). Answers
+        // made for the snippet are forgotten with it.
+        let saved_memos = (
+            std::mem::take(&mut self.assigned_memo),
+            std::mem::take(&mut self.jumps_memo),
+        );
         let expr_src = format!("int __syncscope_v = ({body});");
         let tree = crate::syntax::parse(&expr_src, None);
         let saved_src = std::mem::replace(&mut self.src, Rc::from(expr_src.as_str()));
@@ -403,6 +411,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         self.src = saved_src;
         self.span_override = saved_span;
+        (self.assigned_memo, self.jumps_memo) = saved_memos;
         self.macro_depth -= 1;
         result
     }

@@ -120,10 +120,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         node: Node,
         args: &[Node],
     ) -> Value {
-        let stmt_node = node
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-            .unwrap_or(node);
+        let stmt_span = self.statement_span(node);
         let tid = |d: u8| {
             Expr::Var(Var::new(
                 format!("threadIdx.{}", DIMS[d as usize]),
@@ -153,7 +150,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                             // Not modelled (and reported): a block barrier
                             // that never counts as divergent claims no race
                             // that the tile's real barrier would prevent.
-                            self.barrier(BarrierKind::Block, node, stmt_node, false, true);
+                            self.barrier(BarrierKind::Block, node, stmt_span, false, true);
                             return Value::Int(Expr::Const(0));
                         }
                         BarrierKind::Warp
@@ -161,7 +158,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     GroupKind::Coalesced => {
                         let _ = self.warp_barrier_width(32, node);
                         // Only the active threads take part: never divergent.
-                        self.barrier(BarrierKind::Warp, node, stmt_node, false, true);
+                        self.barrier(BarrierKind::Warp, node, stmt_span, false, true);
                         return Value::Int(Expr::Const(0));
                     }
                     GroupKind::Block => BarrierKind::Block,
@@ -169,7 +166,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // One thread orders nothing with anyone.
                     GroupKind::Single => return Value::Int(Expr::Const(0)),
                 };
-                self.barrier(kind, node, stmt_node, false, false);
+                self.barrier(kind, node, stmt_span, false, false);
                 Value::Int(Expr::Const(0))
             }
             (_, "barrier_arrive") => Value::Int(Expr::Const(0)),

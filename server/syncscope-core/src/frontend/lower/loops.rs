@@ -238,7 +238,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             .map(|c| self.span(c))
             .unwrap_or_else(|| self.span(node));
         self.path.push(guard.clone());
-        self.cond_spans.push((cond_span, guard.clone()));
+        self.cond_spans.push((cond_span, Arc::new(guard.clone())));
         if thread_exit {
             let u = self.fresh_bool(&symbols::loop_exited(&counter.name), Scope::Thread);
             let earlier = Expr::and(u, Expr::bin(BinOp::Gt, k.clone(), Expr::Const(0)));
@@ -291,7 +291,10 @@ impl<'a, 't> Lowerer<'a, 't> {
         let goto_free = goto_exits.is_empty()
             && self.returned == returned_before
             && self.hung == hung_before
-            && body_node.is_some_and(|b| !leaves_early(b) && !continues(b));
+            && body_node.is_some_and(|b| {
+                let j = jumps(b, &mut self.jumps_memo);
+                !j.leaves && !j.continues
+            });
         if kind == "do_statement" {
             if let Some(c) = cond_node {
                 self.eval(c);
@@ -370,7 +373,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             .values()
             .flat_map(|p| p.counter_keys())
             .collect();
-        let whole_iterations = !pipe_keys.is_empty() && body_node.is_some_and(|b| !leaves_early(b));
+        let whole_iterations = !pipe_keys.is_empty()
+            && body_node.is_some_and(|b| !jumps(b, &mut self.jumps_memo).leaves);
         // How many iterations ran: the same for every thread of the block
         // when the loop's condition is.
         let uniform = !thread_exit
@@ -608,35 +612,55 @@ fn trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
     ))
 }
 
-/// Whether a loop body may leave the loop other than by its condition
-/// (`break`, `return`, `goto`; a `break` of an inner loop or switch counts
-/// too: conservative).
-fn leaves_early(body: Node) -> bool {
-    let mut stack = vec![body];
-    while let Some(n) = stack.pop() {
-        if matches!(
-            n.kind(),
-            "break_statement" | "return_statement" | "goto_statement"
-        ) {
-            return true;
-        }
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-    }
-    false
+/// The jumps a piece of code holds, syntactically: a `break`, `return` or
+/// `goto` (`leaves`: the loop around it may be left other than by its
+/// condition; a `break` of an inner loop or switch counts too:
+/// conservative), and a `continue` (of this loop or an inner one).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Jumps {
+    leaves: bool,
+    continues: bool,
 }
 
-/// Whether a loop body has a `continue` (of this loop or an inner one).
-fn continues(body: Node) -> bool {
-    let mut stack = vec![body];
+/// The jumps below `node` (`node` included).
+///
+/// `memo` holds the answer for each loop statement already walked (by node
+/// id), as for `assigned_names`: each loop of a nest asks about its body,
+/// and walking the whole body from every enclosing loop made deep loop nests
+/// quadratic.
+pub(super) fn jumps(node: Node, memo: &mut HashMap<usize, Jumps>) -> Jumps {
+    let is_loop = |n: &Node| {
+        matches!(
+            n.kind(),
+            "for_statement" | "while_statement" | "do_statement"
+        )
+    };
+    if is_loop(&node) {
+        if let Some(known) = memo.get(&node.id()) {
+            return *known;
+        }
+    }
+    let mut out = Jumps::default();
+    let mut stack = vec![node];
     while let Some(n) = stack.pop() {
-        if n.kind() == "continue_statement" {
-            return true;
+        if n != node && is_loop(&n) {
+            let inner = jumps(n, memo);
+            out.leaves |= inner.leaves;
+            out.continues |= inner.continues;
+            continue;
+        }
+        match n.kind() {
+            "break_statement" | "return_statement" | "goto_statement" => out.leaves = true,
+            "continue_statement" => out.continues = true,
+            _ => {}
         }
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
-    false
+    if is_loop(&node) {
+        memo.insert(node.id(), out);
+    }
+    out
 }
 
 pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
@@ -800,4 +824,62 @@ pub(super) fn assigned_names(
         memo.insert(node.id(), out.clone());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loop statements of `src`, outermost first.
+    fn loops_of(tree: &tree_sitter::Tree) -> Vec<Node<'_>> {
+        let mut out = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if matches!(n.kind(), "for_statement" | "while_statement") {
+                out.push(n);
+            }
+            let mut c = n.walk();
+            let children: Vec<Node> = n.named_children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        out
+    }
+
+    #[test]
+    fn jumps_of_nested_bodies_innermost_first_as_lowering_asks() {
+        let src = "void f(int n) {\n\
+                   for (int a = 0; a < n; a++) {\n\
+                     for (int b = 0; b < n; b++) {\n\
+                       while (n) { if (b) continue; }\n\
+                       for (int c = 0; c < n; c++) { if (c) break; }\n\
+                     }\n\
+                   }\n\
+                   for (int d = 0; d < n; d++) { n--; }\n\
+                   }\n";
+        let tree = crate::syntax::parse(src, None);
+        let loops = loops_of(&tree);
+        assert_eq!(loops.len(), 5);
+        // Innermost first (each loop asks when its body is lowered), then
+        // again in another order: the memo gives the same answers.
+        for order in [[3, 2, 1, 0, 4], [0, 4, 1, 2, 3]] {
+            let mut memo = HashMap::new();
+            let got: Vec<(usize, bool, bool)> = order
+                .iter()
+                .map(|&i| {
+                    let body = loops[i].field("body").expect("loop body");
+                    let j = jumps(body, &mut memo);
+                    (i, j.leaves, j.continues)
+                })
+                .collect();
+            for (i, leaves, continues) in got {
+                let want = match i {
+                    0 | 1 => (true, true),
+                    2 => (false, true),
+                    3 => (true, false),
+                    _ => (false, false),
+                };
+                assert_eq!((leaves, continues), want, "loop {i}, order {order:?}");
+            }
+        }
+    }
 }

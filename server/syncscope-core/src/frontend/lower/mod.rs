@@ -175,7 +175,7 @@ struct Lowerer<'a, 't> {
     /// conjunction (one `Arc`), so the model of a loop nest `n` deep holds
     /// `n` conjunctions, not one of each length per access.
     path_conj: std::cell::RefCell<Vec<(Expr, Expr)>>,
-    cond_spans: Vec<(Span, Expr)>,
+    cond_spans: Vec<(Span, Arc<Expr>)>,
     returned: Expr,
     /// Threads that took a forward `goto` and skip code until its label.
     jumped: Vec<(String, Expr)>,
@@ -235,6 +235,12 @@ struct Lowerer<'a, 't> {
     /// The locals each loop statement may assign, by node id (see
     /// `loops::assigned_names`).
     assigned_memo: HashMap<usize, std::collections::HashSet<String>>,
+    /// The expression statement being lowered: its expression's node id
+    /// (unique among the live trees' nodes) and the statement's span
+    /// (`statement_span`).
+    expr_stmt: Option<(usize, Span)>,
+    /// The jumps each loop statement holds, by node id (see `loops::jumps`).
+    jumps_memo: HashMap<usize, loops::Jumps>,
     counter_counts: HashMap<String, usize>,
     unsupported: Vec<Unsupported>,
     assumptions: Vec<Expr>,
@@ -386,6 +392,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             loop_counters: Vec::new(),
             unknown_counts: HashMap::new(),
             assigned_memo: HashMap::new(),
+            jumps_memo: HashMap::new(),
+            expr_stmt: None,
             counter_counts: HashMap::new(),
             unsupported: Vec::new(),
             assumptions: Vec::new(),
@@ -448,6 +456,24 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.span_override.unwrap_or_else(|| Span::from_node(&node))
     }
 
+    /// The span of the expression statement `node` is the whole expression
+    /// of, else `node`'s (where a barrier's statement starts and ends).
+    /// `Node::parent` walks down from the root of the tree (time linear in
+    /// the depth, quadratic over a loop nest's barriers): the expression
+    /// statement being lowered is checked first.
+    fn statement_span(&self, node: Node) -> Span {
+        if let Some((id, span)) = self.expr_stmt {
+            if id == node.id() {
+                return self.span_override.unwrap_or(span);
+            }
+        }
+        let stmt = node
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(node);
+        self.span(stmt)
+    }
+
     fn unsupported(&mut self, node: Node, what: impl Into<String>) {
         if self.dry > 0 {
             return;
@@ -494,6 +520,11 @@ impl<'a, 't> Lowerer<'a, 't> {
             g = Expr::and(g, after.clone());
         }
         for f in &self.frames {
+            // A frame no thread left (`false`) adds nothing: `g` is already
+            // 0/1-valued, so `g && !(false || false)` is `g` itself.
+            if f.broke.is_false() && f.continued.is_false() {
+                continue;
+            }
             g = Expr::and(g, Expr::not(Expr::or(f.broke.clone(), f.continued.clone())));
         }
         g

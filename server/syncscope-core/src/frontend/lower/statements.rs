@@ -45,7 +45,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             "expression_statement" => {
                 if let Some(e) = node.named_child(0) {
                     if !self.group_declaration_read_as_comparison(e) {
+                        let outer = self.expr_stmt.replace((e.id(), Span::from_node(&node)));
                         self.eval(e);
+                        self.expr_stmt = outer;
                     }
                 }
             }
@@ -476,7 +478,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let async_before = self.async_branch_start();
         self.out.push(Vec::new());
         self.path.push(cond.clone());
-        self.cond_spans.push((cond_span, cond.clone()));
+        self.cond_spans.push((cond_span, Arc::new(cond.clone())));
         if let Some(t) = then_node {
             self.statement(t);
         }
@@ -488,7 +490,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.out.push(Vec::new());
         let neg = Expr::not(cond.clone());
         self.path.push(neg.clone());
-        self.cond_spans.push((cond_span, neg));
+        self.cond_spans.push((cond_span, Arc::new(neg)));
         if let Some(e) = else_node {
             self.statement(e);
         }
@@ -628,7 +630,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 gotos: Vec::new(),
             });
             self.path.push(enter.clone());
-            self.cond_spans.push((cond_span, enter.clone()));
+            self.cond_spans.push((cond_span, Arc::new(enter.clone())));
             self.out.push(Vec::new());
             let mut c2 = case.walk();
             let value_node = case.field("value");
