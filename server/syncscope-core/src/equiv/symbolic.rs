@@ -653,9 +653,29 @@ impl<'k> Encoder<'_, 'k> {
                 "{what} depends on a value read from memory (`{b}`)"
             ));
         }
-        let r = rename(e, c, self.fixed);
+        let r = self.counters(&rename(e, c, self.fixed));
         q.declare_vars(&r);
         Ok(r)
+    }
+    /// The access with its guard and index under this version's counter
+    /// names ([`Encoder::counters`]).
+    fn access_counters(&self, a: &Access) -> Access {
+        Access {
+            guard: self.counters(&a.guard),
+            index: self.counters(&a.index),
+            ..a.clone()
+        }
+    }
+    /// `e` with each loop counter named for this version (`k@0!A`): two
+    /// versions' loops may have counters of the same name.
+    fn counters(&self, e: &Expr) -> Expr {
+        e.subst(&mut |v: &Var| match v.kind {
+            VarKind::Counter { .. } => Some(Expr::Var(Var::new(
+                format!("{}!{}", v.name, self.version),
+                v.kind,
+            ))),
+            _ => None,
+        })
     }
     fn bool(&self, q: &mut Query, e: &Expr, c: &Copy, what: &str) -> Result<String, String> {
         Ok(enc_bool(&self.plain(q, e, c, what)?, false))
@@ -978,14 +998,14 @@ fn same_folds<'k>(
         s.consts.insert(j.clone());
         s.consts.insert(x.clone());
         s.asserts.push(format!("(>= {j} 0)"));
-        for f in [&fa_, &fb_] {
-            let k = Expr::Var(f.outer.counter.clone());
+        for (f, e) in [(&fa_, ea), (&fb_, eb)] {
+            let k = e.counters(&Expr::Var(f.outer.counter.clone()));
             s.declare_vars(&k);
             match f.inner {
                 None => s.asserts.push(format!("(= {} {j})", enc(&k))),
                 // Iteration j of the flat loop: tile j / T, element j % T.
                 Some((inner, t)) => {
-                    let ki = Expr::Var(inner.counter.clone());
+                    let ki = e.counters(&Expr::Var(inner.counter.clone()));
                     s.declare_vars(&ki);
                     s.asserts.push(format!("(= {} (div {j} {t}))", enc(&k)));
                     s.asserts.push(format!("(= {} (mod {j} {t}))", enc(&ki)));
@@ -1180,7 +1200,7 @@ pub(crate) fn prove(
                     let gr = enc_.bool(&mut q, &r.guard, c, "a guard")?;
                     let ir = enc_.plain(&mut q, &r.index, c, "an index")?;
                     q.asserts.extend([g0, gr]);
-                    let w_index = with_fixed(&w.index, &fixed);
+                    let w_index = enc_.counters(&with_fixed(&w.index, &fixed));
                     let Some(map) = writer_thread(&w_index, &ir, Some(c)) else {
                         return Err(format!(
                             "no writer of what `{}` reads could be derived from the index",
@@ -1188,7 +1208,7 @@ pub(crate) fn prove(
                         )
                         .into());
                     };
-                    let writes = writes_at(w, &map, &ir, &fixed);
+                    let writes = writes_at(&enc_.access_counters(w), &map, &ir, &fixed);
                     q.declare_vars(&writes);
                     q.asserts
                         .push(format!("(not {})", enc_bool(&writes, false)));
@@ -1202,14 +1222,14 @@ pub(crate) fn prove(
             }
         }
         // Written by one version and not by the other.
-        for (ex, wx, wy, cx) in [(&ea, wa, wb, &ca), (&eb, wb, wa, &cb)] {
+        for (ex, ey, wx, wy, cx) in [(&ea, &eb, wa, wb, &ca), (&eb, &ea, wb, wa, &cb)] {
             let Some((_, wx)) = wx else { continue };
             let mut q = launch_of(a, b, &fixed, &[cx]);
             let gx = ex.bool(&mut q, &wx.guard, cx, "a guard")?;
             let ix = ex.plain(&mut q, &wx.index, cx, "an index")?;
             q.asserts.push(gx);
             if let Some((_, wy)) = wy {
-                let y_index = with_fixed(&wy.index, &fixed);
+                let y_index = ey.counters(&with_fixed(&wy.index, &fixed));
                 // Else the thread with the same indices (the query checks it).
                 let same = || {
                     let mut m = BTreeMap::new();
@@ -1232,7 +1252,7 @@ pub(crate) fn prove(
                     )
                     .into());
                 };
-                let writes = writes_at(wy, &map, &ix, &fixed);
+                let writes = writes_at(&ey.access_counters(wy), &map, &ix, &fixed);
                 q.declare_vars(&writes);
                 q.asserts
                     .push(format!("(not {})", enc_bool(&writes, false)));
