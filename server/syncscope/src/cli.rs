@@ -86,6 +86,11 @@ pub struct EquivArgs {
     /// Per-query wall-clock safety net in milliseconds (default 10000).
     #[arg(long)]
     timeout_ms: Option<u32>,
+    /// Treat `+` and `*` on values as associative and commutative, with
+    /// `x + 0 == x` (real arithmetic): an assumption about floating point
+    /// you make. Reductions that add in another order become provable.
+    #[arg(long)]
+    assoc: bool,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -638,7 +643,9 @@ pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
         text: &versions[i].1,
         kernel: &versions[i].2,
     };
-    let report = syncscope_core::equiv::check_equivalence(&version(0), &version(1), &options);
+    let equiv = syncscope_core::equiv::EquivOptions { assoc: args.assoc };
+    let report =
+        syncscope_core::equiv::check_equivalence_with(&version(0), &version(1), &options, &equiv);
     let _ = match args.format {
         Format::Json => writeln!(out, "{}", output::equiv_json(&report, &args.a, &args.b)),
         _ => write!(out, "{}", output::equiv_human(&report, &args.a, &args.b)),

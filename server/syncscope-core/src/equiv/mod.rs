@@ -120,8 +120,28 @@ impl Verdict {
     }
 }
 
+/// What `syncscope equiv` may assume beyond the analysis options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EquivOptions {
+    /// `--assoc`: `+` and `*` on values are associative and commutative,
+    /// `x + 0 == x` and `0 * y == 0` (real arithmetic): an assumption about
+    /// floating point the user makes. Reductions in another order become
+    /// provable.
+    pub assoc: bool,
+}
+
 /// Checks that the two versions compute the same thing.
 pub fn check_equivalence(a: &Version, b: &Version, options: &Options) -> EquivReport {
+    check_equivalence_with(a, b, options, &EquivOptions::default())
+}
+
+/// [`check_equivalence`] with what the comparison may assume.
+pub fn check_equivalence_with(
+    a: &Version,
+    b: &Version,
+    options: &Options,
+    equiv: &EquivOptions,
+) -> EquivReport {
     let started = Instant::now();
     let mut report = EquivReport {
         verdict: Verdict::Unknown(String::new()),
@@ -129,12 +149,18 @@ pub fn check_equivalence(a: &Version, b: &Version, options: &Options) -> EquivRe
         launches: 0,
         queries: 0,
     };
-    report.verdict = decide(a, b, options, &mut report);
+    report.verdict = decide(a, b, options, equiv, &mut report);
     report.millis = started.elapsed().as_millis() as u64;
     report
 }
 
-fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport) -> Verdict {
+fn decide(
+    a: &Version,
+    b: &Version,
+    options: &Options,
+    equiv: &EquivOptions,
+    report: &mut EquivReport,
+) -> Verdict {
     // Each file is read as `check` reads it (its `syncscope-args` and
     // GPUVerify header lines); the launch sizes either fixes hold for both.
     let (oa, ob) = (
@@ -208,7 +234,7 @@ fn decide(a: &Version, b: &Version, options: &Options, report: &mut EquivReport)
     };
     // The proof stands on its own (the concrete search only looks for
     // counterexamples); without it the answer is `unknown`.
-    let failure = match symbolic::prove(ka, kb, options, &mut report.queries) {
+    let failure = match symbolic::prove(ka, kb, options, equiv.assoc, &mut report.queries) {
         Ok(()) => return Verdict::Equivalent,
         Err(f) => f,
     };

@@ -20,6 +20,8 @@
 //! array written by one statement. Anything else is `unknown`, with the
 //! construct named.
 
+mod assoc;
+
 use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
 use crate::options::Options;
 use crate::verify::smt::{enc_bool, enc_int};
@@ -91,9 +93,10 @@ struct Shape<'k> {
     loops: Vec<Vec<usize>>,
 }
 
-fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
+fn shape(kernel: &Kernel, assoc: bool) -> Result<Shape<'_>, String> {
     struct Walk<'k> {
         kernel: &'k Kernel,
+        assoc: bool,
         phase: usize,
         stack: Vec<usize>,
         out: Vec<(usize, &'k Access)>,
@@ -175,7 +178,7 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                         })
                         .map(|(x, _)| *x)
                         .collect();
-                    if let Some(x) = in_place.first() {
+                    if let Some(x) = in_place.first().filter(|_| !w.assoc) {
                         return Err(format!(
                             "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`--assoc`), not implemented yet",
                             arrays[*x].name
@@ -192,6 +195,7 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
     }
     let mut w = Walk {
         kernel,
+        assoc,
         phase: 0,
         stack: Vec::new(),
         out: Vec::new(),
@@ -276,6 +280,8 @@ struct Query {
     fresh: usize,
     /// Applications of input functions: the function and its argument.
     inputs: Vec<(String, Expr)>,
+    /// `--assoc`: `+` and `*` on values are real arithmetic.
+    assoc: bool,
 }
 
 impl Query {
@@ -326,6 +332,17 @@ impl Query {
             if *n == 2 && f.starts_with("|v.comm.") {
                 s.push_str(&format!(
                     "(assert (forall ((x Int) (y Int)) (= ({f} x y) ({f} y x))))\n"
+                ));
+            }
+            // `--assoc`: associative, with 0 the identity of `+` and the
+            // zero of `*` (real arithmetic, not floating point).
+            if self.assoc && (f == "|v.comm.add|" || f == "|v.comm.mul|") {
+                s.push_str(&format!(
+                    "(assert (forall ((x Int) (y Int) (z Int)) (! (= ({f} ({f} x y) z) ({f} x ({f} y z))) :pattern (({f} ({f} x y) z)))))\n"
+                ));
+                let unit = if f == "|v.comm.add|" { "x" } else { "0" };
+                s.push_str(&format!(
+                    "(assert (forall ((x Int)) (! (= ({f} x 0) {unit}) :pattern (({f} x 0)))))\n"
                 ));
             }
         }
@@ -1133,9 +1150,10 @@ pub(crate) fn prove(
     a: &Kernel,
     b: &Kernel,
     options: &Options,
+    assoc: bool,
     queries: &mut u32,
 ) -> Result<(), Failure> {
-    let (sa, sb) = (shape(a)?, shape(b)?);
+    let (sa, sb) = (shape(a, assoc)?, shape(b, assoc)?);
     let fixed = fixed_sizes(a, b, options);
     let outputs: BTreeSet<&str> = [&sa, &sb]
         .iter()
@@ -1172,6 +1190,7 @@ pub(crate) fn prove(
         // The values at one location that both write.
         if let (Some((_, wa)), Some((_, wb))) = (wa, wb) {
             let mut q = launch_of(a, b, &fixed, &[&ca, &cb]);
+            q.assoc = assoc;
             let ga = ea.bool(&mut q, &wa.guard, &ca, "a guard")?;
             let ia = ea.plain(&mut q, &wa.index, &ca, "an index")?;
             let gb = eb.bool(&mut q, &wb.guard, &cb, "a guard")?;
@@ -1181,10 +1200,32 @@ pub(crate) fn prove(
             let (mut ra, mut rb) = (Vec::new(), Vec::new());
             let va_e = wa.value.as_ref().ok_or_else(|| not_modelled(wa))?;
             let vb_e = wb.value.as_ref().ok_or_else(|| not_modelled(wb))?;
-            let va = ea.value(&mut q, va_e, &ca, 0, &mut ra)?;
-            let vb = eb.value(&mut q, vb_e, &cb, 0, &mut rb)?;
-            same_folds(&mut q, &ea, &eb, options, queries, &mut ra, &mut rb)?;
-            q.asserts.push(format!("(not (= {va} {vb}))"));
+            let sums = if assoc {
+                assoc::sums(
+                    &mut q,
+                    &ea,
+                    &eb,
+                    va_e,
+                    vb_e,
+                    (&ca, &cb),
+                    (a, b),
+                    (wa, wb),
+                    options,
+                    queries,
+                    (&mut ra, &mut rb),
+                )?
+            } else {
+                None
+            };
+            match sums {
+                Some(differ) => q.asserts.push(differ),
+                None => {
+                    let va = ea.value(&mut q, va_e, &ca, 0, &mut ra)?;
+                    let vb = eb.value(&mut q, vb_e, &cb, 0, &mut rb)?;
+                    same_folds(&mut q, &ea, &eb, options, queries, &mut ra, &mut rb)?;
+                    q.asserts.push(format!("(not (= {va} {vb}))"));
+                }
+            }
             q.input_lemmas();
             unsat(
                 &q,
