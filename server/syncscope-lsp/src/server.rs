@@ -171,15 +171,23 @@ impl Server {
         (analysis.version == doc.version).then_some(analysis)
     }
 
-    /// `syncscope.compareWith [uriA, kernelA, uriB, kernelB]`: `syncscope
-    /// equiv` on two kernels (open documents as edited, other files from
-    /// disk), under the first document's analysis options.
+    /// `syncscope.compareWith [uriA, kernelA, uriB, kernelB, {"assoc":
+    /// bool}?]`: `syncscope equiv` on two kernels (open documents as
+    /// edited, other files from disk), under the first document's analysis
+    /// options; `assoc` as `--assoc`.
     async fn compare(&self, args: &[LSPAny]) -> Result<LSPAny> {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str()).map(str::to_string);
         let (Some(ua), Some(ka), Some(ub), Some(kb)) = (arg(0), arg(1), arg(2), arg(3)) else {
             return Err(Error::invalid_params(
                 "expected [uriA, kernelA, uriB, kernelB] (strings)",
             ));
+        };
+        let equiv = syncscope_core::equiv::EquivOptions {
+            assoc: args
+                .get(4)
+                .and_then(|o| o.get("assoc"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false),
         };
         let mut texts = Vec::new();
         for u in [&ua, &ub] {
@@ -217,7 +225,8 @@ impl Server {
                     text: &texts[1],
                     kernel: &kb,
                 };
-                let report = syncscope_core::equiv::check_equivalence(&a, &b, &options);
+                let report =
+                    syncscope_core::equiv::check_equivalence_with(&a, &b, &options, &equiv);
                 report.json(&format!("{ua}:{ka}"), &format!("{ub}:{kb}"))
             }))
         })

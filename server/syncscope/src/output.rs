@@ -755,6 +755,9 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
         Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
         Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),
     }
+    for n in &report.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
     s.push_str(&format!(
         "{} concrete launches, {} queries, {} ms\n",
         report.launches, report.queries, report.millis

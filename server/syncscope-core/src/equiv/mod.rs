@@ -16,6 +16,7 @@
 //! Anything else is `unknown` with its reason; never "equivalent".
 
 mod concrete;
+mod params;
 mod symbolic;
 
 use crate::model::{Kernel, VarKind};
@@ -71,6 +72,9 @@ pub struct EquivReport {
     pub launches: usize,
     /// SMT queries of the proof.
     pub queries: u32,
+    /// What the comparison assumed or did to match the versions
+    /// ("parameters matched by position: a ↔ b", `--assoc`).
+    pub notes: Vec<String>,
 }
 
 impl EquivReport {
@@ -87,6 +91,9 @@ impl EquivReport {
             "launches": self.launches,
             "queries": self.queries,
         });
+        if !self.notes.is_empty() {
+            v["notes"] = json!(self.notes);
+        }
         match &self.verdict {
             Verdict::Equivalent => {}
             Verdict::Different(c) => {
@@ -148,7 +155,13 @@ pub fn check_equivalence_with(
         millis: 0,
         launches: 0,
         queries: 0,
+        notes: Vec::new(),
     };
+    if equiv.assoc {
+        report.notes.push(
+            "assumed (--assoc): + and * on values are associative and commutative, x + 0 == x and 0 * y == 0 (real arithmetic, not floating point)".into(),
+        );
+    }
     report.verdict = decide(a, b, options, equiv, &mut report);
     report.millis = started.elapsed().as_millis() as u64;
     report
@@ -188,7 +201,6 @@ fn decide(
         ..o
     };
     let (oa, ob) = (fix(oa), fix(ob));
-    let options = &oa;
     let mut kernels = Vec::new();
     for (v, o) in [(a, &oa), (b, &ob)] {
         match race_free(v, o) {
@@ -196,6 +208,33 @@ fn decide(
             Err(why) => return Verdict::Refused(why),
         }
     }
+    // Parameters named differently: matched by position when the types
+    // agree in order (the second version renamed to the first's names and
+    // lowered again; renaming keeps it race-free).
+    match params::match_by_position(a.text, a.kernel, b.text, b.kernel) {
+        params::Matched::Same => {}
+        params::Matched::Refused(why) => return Verdict::Refused(why),
+        params::Matched::Renamed(text, pairs) => {
+            report.notes.push(format!(
+                "parameters matched by position: {}",
+                pairs
+                    .iter()
+                    .map(|(x, y)| format!("{x} ↔ {y}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            match crate::analysis::lower_with_values(&text, &ob, b.kernel) {
+                Some(k) => kernels[1] = k,
+                None => {
+                    return Verdict::Refused(format!(
+                        "`{}` with its parameters renamed has no kernel `{}`",
+                        b.label, b.kernel
+                    ))
+                }
+            }
+        }
+    }
+    let options = &oa;
     let (ka, kb) = (&kernels[0], &kernels[1]);
     // Inputs are matched by name: the same global arrays and scalar
     // parameters, or the comparison would feed the versions different data.
@@ -594,5 +633,52 @@ mod tests {
         // Commutativity alone is a normalisation: proved.
         let r = check_equivalence(&v(left), &v(swapped), &Options::default());
         assert_eq!(r.verdict, Verdict::Equivalent);
+        // With `--assoc` the user assumes real arithmetic: proved, and the
+        // report says what was assumed.
+        let assoc = EquivOptions { assoc: true };
+        let r = check_equivalence_with(&v(left), &v(right), &Options::default(), &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent);
+        assert!(
+            r.notes.iter().any(|n| n.contains("--assoc")),
+            "{:?}",
+            r.notes
+        );
+    }
+
+    #[test]
+    fn a_fold_and_a_tree_are_sums_under_assoc() {
+        // A serial sum of a block against a halving tree: a sum over the
+        // block either way, proved only under `--assoc`; a tree that skips
+        // its last step loses half of the elements, never proved.
+        let serial = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            if (threadIdx.x == 0) {\n\
+            int s = 0;\n\
+            for (int i = 0; i < 8; ++i) { s += a[blockIdx.x * 8 + i]; }\n\
+            o[blockIdx.x] = s; }\n}\n";
+        let tree = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int sh[8];\n\
+            unsigned int t = threadIdx.x;\n\
+            sh[t] = a[blockIdx.x * 8 + t];\n\
+            __syncthreads();\n\
+            for (unsigned int s = 4; s > 0; s >>= 1) {\n\
+            if (t < s) { sh[t] += sh[t + s]; }\n\
+            __syncthreads(); }\n\
+            if (t == 0) { o[blockIdx.x] = sh[0]; }\n}\n";
+        let short = tree.replace("s > 0;", "s > 1;");
+        let short: &'static str = Box::leak(short.into_boxed_str());
+        let v = |t: &'static str| Version {
+            label: "k.cu",
+            text: t,
+            kernel: "k",
+        };
+        let assoc = EquivOptions { assoc: true };
+        let r = check_equivalence(&v(serial), &v(tree), &Options::default());
+        assert!(matches!(r.verdict, Verdict::Unknown(_)), "{:?}", r.verdict);
+        let r = check_equivalence_with(&v(serial), &v(tree), &Options::default(), &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent);
+        let r = check_equivalence_with(&v(serial), &v(short), &Options::default(), &assoc);
+        assert!(!matches!(r.verdict, Verdict::Equivalent), "{:?}", r.verdict);
     }
 }

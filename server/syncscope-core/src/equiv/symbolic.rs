@@ -180,7 +180,7 @@ fn shape(kernel: &Kernel, assoc: bool) -> Result<Shape<'_>, String> {
                         .collect();
                     if let Some(x) = in_place.first().filter(|_| !w.assoc) {
                         return Err(format!(
-                            "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`--assoc`), not implemented yet",
+                            "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`syncscope equiv --assoc`)",
                             arrays[*x].name
                         ));
                     }
