@@ -29,6 +29,11 @@ use crate::verify::smt::enc_bool;
 /// The bound variable of the sums in a query.
 const J: &str = "sum.j";
 
+/// The largest block size (a power of two, `2^MAX_LOG_BLOCK`) a tree
+/// reduction over a symbolic block size is checked for: the hardware's
+/// limit of 1024 threads per block.
+const MAX_LOG_BLOCK: u32 = 10;
+
 fn int_var(name: &str) -> Expr {
     Expr::Var(Var::new(name, VarKind::Counter { pow2: false }))
 }
@@ -425,9 +430,37 @@ fn tree_sum<'k>(
     {
         return Err(unsupported("the result's cell is not a plain index"));
     }
+    // A symbolic block size: the stride's arithmetic (`x % 2s` with `s`
+    // a power of two of a symbolic size) is beyond the solver in one
+    // query, so the obligations are checked for each power of two the
+    // preconditions allow, once a query shows there is no other size.
+    let sizes: Vec<Option<i64>> = if n.as_const().is_some() {
+        vec![None]
+    } else {
+        let powers: Vec<i64> = (0..=MAX_LOG_BLOCK).map(|e| 1i64 << e).collect();
+        let mut s = launch_of(a, b, fixed, &[c]);
+        s.declare_vars(&n);
+        s.declare_vars(&read_guard);
+        s.asserts.push(enc_bool(&read_guard, false));
+        let cases: Vec<String> = powers
+            .iter()
+            .map(|p| format!("(= {} {p})", enc(&n)))
+            .collect();
+        s.asserts.push(format!("(not (or {}))", cases.join(" ")));
+        unsat(
+            &s,
+            options,
+            &format!(
+                "a block size other than a power of two up to {} (the tree's invariant is checked for each power of two: state `__requires((blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x <= 1024)`)",
+                1i64 << MAX_LOG_BLOCK
+            ),
+            queries,
+        )?;
+        powers.into_iter().map(Some).collect()
+    };
     let xor = |p: Expr, q: Expr| Expr::bin(BinOp::Ne, p, q);
     let wrote0 = |cell: &Expr| Expr::and(in_block(cell), inst(&w0.guard, cell, &zero));
-    let mut last = String::new();
+    let mut tried = Vec::new();
     for (what, live, member) in &templates {
         // After iteration k, cell `cell` holds `target` (a set of j): the
         // failures of that claim.
@@ -502,26 +535,28 @@ fn tree_sum<'k>(
             ),
         ];
         let mut failed = None;
-        for (name, bad) in obligations {
-            let mut s = launch_of(a, b, fixed, &[c]);
-            let rg = read_guard.clone();
-            for e in [&rg, &bad] {
-                s.declare_vars(e);
-            }
-            s.asserts.push(enc_bool(&rg, false));
-            s.asserts.push(enc_bool(&bad, false));
-            if let Err(f) = unsat(
-                &s,
-                options,
-                &format!("a case where the {name} of the invariant `{what}` fails"),
-                queries,
-            ) {
-                failed = Some(f.reason);
-                break;
+        'obligations: for (name, bad) in obligations {
+            for size in &sizes {
+                let mut s = launch_of(a, b, fixed, &[c]);
+                let rg = read_guard.clone();
+                for e in [&rg, &bad] {
+                    s.declare_vars(e);
+                }
+                s.asserts.push(enc_bool(&rg, false));
+                s.asserts.push(enc_bool(&bad, false));
+                let mut what = format!("a case where the {name} of the invariant `{what}` fails");
+                if let Some(size) = size {
+                    s.asserts.push(format!("(= {} {size})", enc(&n)));
+                    what.push_str(&format!(" with blockDim.x = {size}"));
+                }
+                if let Err(f) = unsat(&s, options, &what, queries) {
+                    failed = Some(f.reason);
+                    break 'obligations;
+                }
             }
         }
         match failed {
-            Some(why) => last = why,
+            Some(why) => tried.push(why),
             None => {
                 // Proved: the read cell holds the sum of the initial values
                 // of cells 0 .. blockDim.x - 1 (each written by its thread).
@@ -554,5 +589,8 @@ fn tree_sum<'k>(
             }
         }
     }
-    Err(unsupported(&format!("no invariant checked ({last})")))
+    Err(unsupported(&format!(
+        "no invariant checked ({})",
+        tried.join("; ")
+    )))
 }
