@@ -34,6 +34,10 @@ const J: &str = "sum.j";
 /// limit of 1024 threads per block.
 const MAX_LOG_BLOCK: u32 = 10;
 
+/// The most iterations of a tree reduction's loop (a query shows it runs no
+/// more): a halving or doubling stride over at most 2^14 cells.
+const MAX_ITERATIONS: i64 = 16;
+
 fn int_var(name: &str) -> Expr {
     Expr::Var(Var::new(name, VarKind::Counter { pow2: false }))
 }
@@ -517,7 +521,16 @@ fn tree_sum<'k>(
         .into_iter()
         .fold(Expr::fals(), Expr::or);
         let k_ok = Expr::bin(BinOp::Ge, k.clone(), zero.clone());
+        // The loop runs at most MAX_ITERATIONS times (one query); the step
+        // and the exit are then checked at each iteration `k` below it, a
+        // constant (a stride of a symbolic `k` inside `%` is beyond the
+        // solver in one query on a large block).
+        let beyond = Expr::all([
+            Expr::bin(BinOp::Ge, k.clone(), Expr::Const(MAX_ITERATIONS)),
+            guard(&k),
+        ]);
         let obligations = [
+            ("bound", beyond),
             ("base", base),
             (
                 "step",
@@ -536,22 +549,44 @@ fn tree_sum<'k>(
         ];
         let mut failed = None;
         'obligations: for (name, bad) in obligations {
+            let per_k: Vec<Option<i64>> = if matches!(name, "step" | "exit") {
+                (0..MAX_ITERATIONS).map(Some).collect()
+            } else {
+                vec![None]
+            };
             for size in &sizes {
-                let mut s = launch_of(a, b, fixed, &[c]);
-                let rg = read_guard.clone();
-                for e in [&rg, &bad] {
-                    s.declare_vars(e);
-                }
-                s.asserts.push(enc_bool(&rg, false));
-                s.asserts.push(enc_bool(&bad, false));
-                let mut what = format!("a case where the {name} of the invariant `{what}` fails");
-                if let Some(size) = size {
-                    s.asserts.push(format!("(= {} {size})", enc(&n)));
-                    what.push_str(&format!(" with blockDim.x = {size}"));
-                }
-                if let Err(f) = unsat(&s, options, &what, queries) {
-                    failed = Some(f.reason);
-                    break 'obligations;
+                for at in &per_k {
+                    let bad = match at {
+                        Some(i) => bad.subst(&mut |v: &Var| match &k {
+                            Expr::Var(kv) if kv == v => Some(Expr::Const(*i)),
+                            _ => None,
+                        }),
+                        None => bad.clone(),
+                    };
+                    let mut s = launch_of(a, b, fixed, &[c]);
+                    let rg = read_guard.clone();
+                    for e in [&rg, &bad] {
+                        s.declare_vars(e);
+                    }
+                    s.asserts.push(enc_bool(&rg, false));
+                    s.asserts.push(enc_bool(&bad, false));
+                    let mut what = match name {
+                        "bound" => format!(
+                            "an iteration past the {MAX_ITERATIONS}th of the loop (checking the invariant `{what}`)"
+                        ),
+                        _ => format!("a case where the {name} of the invariant `{what}` fails"),
+                    };
+                    if let Some(i) = at {
+                        what.push_str(&format!(" at iteration {i}"));
+                    }
+                    if let Some(size) = size {
+                        s.asserts.push(format!("(= {} {size})", enc(&n)));
+                        what.push_str(&format!(" with blockDim.x = {size}"));
+                    }
+                    if let Err(f) = unsat(&s, options, &what, queries) {
+                        failed = Some(f.reason);
+                        break 'obligations;
+                    }
                 }
             }
         }
