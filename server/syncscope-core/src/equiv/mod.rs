@@ -16,7 +16,6 @@
 //! Anything else is `unknown` with its reason; never "equivalent".
 
 mod concrete;
-mod params;
 mod symbolic;
 
 use crate::model::{Kernel, VarKind};
@@ -211,10 +210,10 @@ fn decide(
     // Parameters named differently: matched by position when the types
     // agree in order (the second version renamed to the first's names and
     // lowered again; renaming keeps it race-free).
-    match params::match_by_position(a.text, a.kernel, b.text, b.kernel) {
-        params::Matched::Same => {}
-        params::Matched::Refused(why) => return Verdict::Refused(why),
-        params::Matched::Renamed(text, pairs) => {
+    match crate::analysis::params::match_by_position(a.text, a.kernel, b.text, b.kernel) {
+        crate::analysis::params::Matched::Same => {}
+        crate::analysis::params::Matched::Refused(why) => return Verdict::Refused(why),
+        crate::analysis::params::Matched::Renamed(text, pairs) => {
             report.notes.push(format!(
                 "parameters matched by position: {}",
                 pairs

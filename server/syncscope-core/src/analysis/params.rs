@@ -1,4 +1,5 @@
-//! Parameters of the two versions matched by position: when their names
+//! For `syncscope equiv` (the driver parses, the equivalence check does
+//! not): parameters of the two versions matched by position. When their names
 //! differ but both kernels take the same types in the same order, the
 //! second version's parameters are renamed to the first's (in its text,
 //! inside the kernel only), and the report says so.
