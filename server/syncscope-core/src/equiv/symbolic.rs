@@ -15,6 +15,9 @@
 //!   iteration `j` (a tiled loop over `t` with an inner `k < T` as one loop
 //!   over `j = t * T + k`); proved folds are then one value.
 //!
+//! With `--assoc` ([`assoc`]), values that accumulate are sums over an
+//! index set (folds, in-place tree reductions whose invariant is checked).
+//!
 //! Supported today: loops only as folds (reads, shared writes, barriers at
 //! the top level of a loop's body), barriers at the top level, each written
 //! array written by one statement. Anything else is `unknown`, with the
@@ -1209,7 +1212,6 @@ pub(crate) fn prove(
                     vb_e,
                     (&ca, &cb),
                     (a, b),
-                    (wa, wb),
                     options,
                     queries,
                     (&mut ra, &mut rb),

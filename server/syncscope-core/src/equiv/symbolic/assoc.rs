@@ -63,15 +63,14 @@ pub(super) fn sums<'k>(
     vb: &Expr,
     (ca, cb): (&Copy, &Copy),
     (a, b): (&Kernel, &Kernel),
-    (wa, wb): (&'k Access, &'k Access),
     options: &Options,
     queries: &mut u32,
     (ra, rb): (&mut Vec<SharedRead<'k>>, &mut Vec<SharedRead<'k>>),
 ) -> Result<Option<String>, Failure> {
     let j = int_var(J);
     q.declare_vars(&j);
-    let sa = sum_of(q, ea, va, ca, (a, b), wa, options, queries, ra)?;
-    let sb = sum_of(q, eb, vb, cb, (a, b), wb, options, queries, rb)?;
+    let sa = sum_of(q, ea, va, ca, (a, b), options, queries, ra)?;
+    let sb = sum_of(q, eb, vb, cb, (a, b), options, queries, rb)?;
     if sa.is_none() && sb.is_none() {
         return Ok(None);
     }
@@ -113,7 +112,6 @@ fn sum_of<'k>(
     e: &Expr,
     c: &Copy,
     kernels: (&Kernel, &Kernel),
-    w: &'k Access,
     options: &Options,
     queries: &mut u32,
     reads: &mut Vec<SharedRead<'k>>,
@@ -154,7 +152,6 @@ fn sum_of<'k>(
         )
         .into());
     }
-    let _ = w;
     tree_sum(q, en, (w0, wl, r), c, kernels, options, queries).map(Some)
 }
 
