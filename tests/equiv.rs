@@ -2,7 +2,7 @@
 //! pair's verdict, exit status and, for a counterexample, that it shows a
 //! location where the two versions leave different values.
 
-use syncscope_core::equiv::{check_equivalence, EquivReport, Verdict, Version};
+use syncscope_core::equiv::{check_equivalence_with, EquivOptions, EquivReport, Verdict, Version};
 use syncscope_core::project::{Disk, SearchPaths};
 use syncscope_core::Options;
 
@@ -10,6 +10,8 @@ struct Pair {
     expected: String,
     a: String,
     b: String,
+    /// `--assoc` on the line.
+    assoc: bool,
     reason: Option<String>,
 }
 
@@ -22,11 +24,17 @@ fn pairs() -> Vec<Pair> {
         .map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             assert!(w.len() >= 3, "bad manifest line `{l}`");
+            let options = w[3..].iter().take_while(|x| x.starts_with("--")).count();
+            for o in &w[3..3 + options] {
+                assert_eq!(*o, "--assoc", "unknown option in `{l}`");
+            }
+            let rest = 3 + options;
             Pair {
                 expected: w[0].to_string(),
                 a: w[1].to_string(),
                 b: w[2].to_string(),
-                reason: (w.len() > 3).then(|| w[3..].join(" ")),
+                assoc: options > 0,
+                reason: (w.len() > rest).then(|| w[rest..].join(" ")),
             }
         })
         .collect()
@@ -34,8 +42,8 @@ fn pairs() -> Vec<Pair> {
 
 /// `syncscope equiv` on two corpus kernels (`FILE:KERNEL`, FILE relative
 /// to the corpus), `first` as version A, each file in its project (the
-/// corpus folder) as `check` reads it.
-fn compare(first: &str, second: &str) -> EquivReport {
+/// corpus folder) as `check` reads it; `assoc` as `--assoc`.
+fn compare(first: &str, second: &str, assoc: bool) -> EquivReport {
     let load = |spec: &str| {
         let (path, kernel) = spec.rsplit_once(':').expect("FILE:KERNEL");
         let full = syncscope_tests::corpus_dir().join(path);
@@ -59,10 +67,11 @@ fn compare(first: &str, second: &str) -> EquivReport {
             search,
         }
     }
-    check_equivalence(
+    check_equivalence_with(
         &version(&a, &options, &search),
         &version(&b, &options, &search),
         &Disk,
+        &EquivOptions { assoc },
     )
 }
 
@@ -72,12 +81,16 @@ fn manifest_pairs_have_their_verdicts() {
     assert!(pairs.len() >= 12, "only {} pairs", pairs.len());
     let mut failures = Vec::new();
     for p in &pairs {
-        let report = compare(&p.a, &p.b);
+        let report = compare(&p.a, &p.b, p.assoc);
         let got = report.verdict.name();
         if got != p.expected {
             failures.push(format!(
-                "{} vs {}: expected {}, got {:?}",
-                p.a, p.b, p.expected, report.verdict
+                "{} vs {}{}: expected {}, got {:?}",
+                p.a,
+                p.b,
+                if p.assoc { " --assoc" } else { "" },
+                p.expected,
+                report.verdict
             ));
             continue;
         }
@@ -115,7 +128,7 @@ fn manifest_pairs_have_their_verdicts() {
 #[test]
 fn swapped_pairs_keep_their_verdicts() {
     for p in pairs().iter().filter(|p| p.expected != "refused") {
-        let report = compare(&p.b, &p.a);
+        let report = compare(&p.b, &p.a, p.assoc);
         assert_eq!(
             report.verdict.name(),
             p.expected,
@@ -141,7 +154,8 @@ fn cli_exit_status_and_json() {
             1,
             "not-equivalent",
         ),
-        ("equiv/matmul_tiled.cu", "matmul", 1, "unknown"),
+        // Parameters of other numbers and types: not matched, refused.
+        ("equiv/matmul_tiled.cu", "matmul", 2, "refused"),
     ] {
         let b = spec(other, kernel);
         let args =
@@ -154,6 +168,32 @@ fn cli_exit_status_and_json() {
         if verdict == "not-equivalent" {
             assert!(json["counterexample"]["array"].is_string(), "{json}");
         }
+    }
+    // `--assoc`: the tree reduction proved, the assumption and the
+    // parameter matching reported.
+    let interleaved = spec("pug/reduction_interleaved.cu", "reduce_interleaved");
+    let strided = spec("pug/reduction_strided.cu", "reduce_strided");
+    for (flags, status, verdict) in [
+        (&["--format", "json", "--assoc"][..], 0, "equivalent"),
+        (&["--format", "json"][..], 1, "unknown"),
+    ] {
+        let mut argv = vec![interleaved.as_str(), strided.as_str()];
+        argv.extend_from_slice(flags);
+        let args = syncscope::cli::parse_equiv_args(&argv).expect("args");
+        let mut out = Vec::new();
+        assert_eq!(syncscope::cli::equiv(&args, &mut out), status, "{flags:?}");
+        let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON output");
+        assert_eq!(json["verdict"], verdict, "{json}");
+        let notes = json["notes"].to_string();
+        assert!(
+            notes.contains("parameters matched by position: g_odata ↔ out"),
+            "{json}"
+        );
+        assert_eq!(
+            notes.contains("--assoc"),
+            flags.contains(&"--assoc"),
+            "{json}"
+        );
     }
     let missing = syncscope::cli::parse_equiv_args(&[&naive, "no-such-file.cu:k"]).expect("args");
     assert_eq!(syncscope::cli::equiv(&missing, &mut Vec::new()), 2);

@@ -171,17 +171,25 @@ impl Server {
         (analysis.version == doc.version).then_some(analysis)
     }
 
-    /// `syncscope.compareWith [uriA, kernelA, uriB, kernelB]`: `syncscope
-    /// equiv` on two kernels, each file analysed in its project as the
-    /// server verifies it (the workspace's settings, headers, build flags,
-    /// launch sites; open documents as edited, other files from disk, read
-    /// on the blocking thread with the analysis).
+    /// `syncscope.compareWith [uriA, kernelA, uriB, kernelB, {"assoc":
+    /// bool}?]`: `syncscope equiv` on two kernels, each file analysed in its
+    /// project as the server verifies it (the workspace's settings, headers,
+    /// build flags, launch sites; open documents as edited, other files from
+    /// disk, read on the blocking thread with the analysis); `assoc` as
+    /// `--assoc`.
     async fn compare(&self, args: &[LSPAny]) -> Result<LSPAny> {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str()).map(str::to_string);
         let (Some(ua), Some(ka), Some(ub), Some(kb)) = (arg(0), arg(1), arg(2), arg(3)) else {
             return Err(Error::invalid_params(
                 "expected [uriA, kernelA, uriB, kernelB] (strings)",
             ));
+        };
+        let equiv = syncscope_core::equiv::EquivOptions {
+            assoc: args
+                .get(4)
+                .and_then(|o| o.get("assoc"))
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false),
         };
         // Each version: its path (a file) and the open document's text.
         let mut files = Vec::new();
@@ -241,7 +249,8 @@ impl Server {
                     options: &effective.options,
                     search: &effective.search,
                 };
-                let report = syncscope_core::equiv::check_equivalence(&a, &b, &sources);
+                let report =
+                    syncscope_core::equiv::check_equivalence_with(&a, &b, &sources, &equiv);
                 Ok(to_proto::equiv_json(
                     &report,
                     &format!("{ua}:{ka}"),

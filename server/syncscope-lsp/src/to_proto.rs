@@ -288,7 +288,8 @@ pub fn status(
 /// The report of `syncscope equiv` as JSON: the result of
 /// `syncscope.compareWith` and the output of `syncscope equiv --format
 /// json` (one shape for both): `a`, `b`, `verdict`, `millis`, `launches`,
-/// `queries`, `compared_under`, and `counterexample` or `reason`.
+/// `queries`, `compared_under`, `notes` (what was assumed or matched, when
+/// any), and `counterexample` or `reason`.
 pub fn equiv_json(
     report: &syncscope_core::equiv::EquivReport,
     a: &str,
@@ -305,6 +306,9 @@ pub fn equiv_json(
         "queries": report.queries,
         "compared_under": report.compared_under,
     });
+    if !report.notes.is_empty() {
+        v["notes"] = json!(report.notes);
+    }
     match &report.verdict {
         Verdict::Equivalent => {}
         Verdict::Different(c) => {

@@ -371,6 +371,31 @@ async fn compare_with_runs_equiv_on_two_open_kernels() {
         .await;
     assert_eq!(differ["verdict"], "not-equivalent", "{differ}");
     assert_eq!(differ["counterexample"]["array"], "b", "{differ}");
+    // A sum in another order: unknown, equivalent when the fifth argument
+    // asks for `--assoc` (and the result says what was assumed).
+    let left = "__global__ void copy(float *b, const float *a) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    b[i] = (a[3 * i] + a[3 * i + 1]) + a[3 * i + 2];\n}\n";
+    let right = "__global__ void copy(float *b, const float *a) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    b[i] = a[3 * i] + (a[3 * i + 1] + a[3 * i + 2]);\n}\n";
+    let (ul, ur) = (
+        "file:///tmp/inprocess/sum_l.cu",
+        "file:///tmp/inprocess/sum_r.cu",
+    );
+    c.did_open(ul, 1, left);
+    c.did_open(ur, 1, right);
+    let plain = c
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "syncscope.compareWith", "arguments": [ul, "copy", ur, "copy"] }),
+        )
+        .await;
+    assert_eq!(plain["verdict"], "unknown", "{plain}");
+    let assoc = c
+        .request(
+            "workspace/executeCommand",
+            json!({ "command": "syncscope.compareWith", "arguments": [ul, "copy", ur, "copy", { "assoc": true }] }),
+        )
+        .await;
+    assert_eq!(assoc["verdict"], "equivalent", "{assoc}");
+    assert!(assoc["notes"].to_string().contains("--assoc"), "{assoc}");
     let id = c.send_request(
         "workspace/executeCommand",
         Some(json!({ "command": "syncscope.compareWith", "arguments": [ua, "copy"] })),

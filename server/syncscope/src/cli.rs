@@ -76,6 +76,11 @@ pub struct EquivArgs {
     format: Format,
     #[command(flatten)]
     analysis: AnalysisArgs,
+    /// Treat `+` and `*` on values as associative and commutative, with
+    /// `x + 0 == x` (real arithmetic): an assumption about floating point
+    /// you make. Reductions that add in another order become provable.
+    #[arg(long)]
+    assoc: bool,
 }
 
 /// The options of `check` that decide what is analysed and how: launch
@@ -695,10 +700,12 @@ pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
             search: &v.search,
         }
     }
-    let report = syncscope_core::equiv::check_equivalence(
+    let equiv = syncscope_core::equiv::EquivOptions { assoc: args.assoc };
+    let report = syncscope_core::equiv::check_equivalence_with(
         &version(&versions[0]),
         &version(&versions[1]),
         &syncscope_core::project::Disk,
+        &equiv,
     );
     let _ = match args.format {
         Format::Json => writeln!(out, "{}", output::equiv_json(&report, &args.a, &args.b)),

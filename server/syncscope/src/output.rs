@@ -758,6 +758,9 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
     for launch in &report.compared_under {
         s.push_str(&format!("compared under: {launch}\n"));
     }
+    for n in &report.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
     s.push_str(&format!(
         "{} concrete launches, {} queries, {} ms\n",
         report.launches, report.queries, report.millis

@@ -11,6 +11,7 @@ pub(crate) mod fixes;
 pub(crate) mod launch;
 mod models;
 mod names;
+pub(crate) mod params;
 pub mod project;
 
 use crate::cache::{KernelResult, QueryCache};

@@ -89,6 +89,9 @@ pub struct EquivReport {
     /// comparison (`block (16,16,1), grid symbolic`, with the facts and the
     /// place of a launch found in the project's code).
     pub compared_under: Vec<String>,
+    /// What the comparison assumed or did to match the versions
+    /// ("parameters matched by position: a ↔ b", `--assoc`).
+    pub notes: Vec<String>,
 }
 
 impl Verdict {
@@ -103,9 +106,29 @@ impl Verdict {
     }
 }
 
+/// What `syncscope equiv` may assume beyond the analysis options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EquivOptions {
+    /// `--assoc`: `+` and `*` on values are associative and commutative,
+    /// `x + 0 == x` and `0 * y == 0` (real arithmetic): an assumption about
+    /// floating point the user makes. Reductions in another order become
+    /// provable.
+    pub assoc: bool,
+}
+
 /// Checks that the two versions compute the same thing. `sources` reads
 /// the files of their projects (the server's open buffers over the disk).
 pub fn check_equivalence(a: &Version, b: &Version, sources: &dyn Sources) -> EquivReport {
+    check_equivalence_with(a, b, sources, &EquivOptions::default())
+}
+
+/// [`check_equivalence`] with what the comparison may assume.
+pub fn check_equivalence_with(
+    a: &Version,
+    b: &Version,
+    sources: &dyn Sources,
+    equiv: &EquivOptions,
+) -> EquivReport {
     let started = Instant::now();
     let mut report = EquivReport {
         verdict: Verdict::Unknown(String::new()),
@@ -113,8 +136,14 @@ pub fn check_equivalence(a: &Version, b: &Version, sources: &dyn Sources) -> Equ
         launches: 0,
         queries: 0,
         compared_under: Vec::new(),
+        notes: Vec::new(),
     };
-    report.verdict = decide(a, b, sources, &mut report);
+    if equiv.assoc {
+        report.notes.push(
+            "assumed (--assoc): + and * on values are associative and commutative, x + 0 == x and 0 * y == 0 (real arithmetic, not floating point)".into(),
+        );
+    }
+    report.verdict = decide(a, b, sources, equiv, &mut report);
     report.millis = started.elapsed().as_millis() as u64;
     report
 }
@@ -305,7 +334,13 @@ fn joint_launches(a: &[Launch], b: &[Launch]) -> Result<Vec<Launch>, String> {
     }
 }
 
-fn decide(a: &Version, b: &Version, sources: &dyn Sources, report: &mut EquivReport) -> Verdict {
+fn decide(
+    a: &Version,
+    b: &Version,
+    sources: &dyn Sources,
+    equiv: &EquivOptions,
+    report: &mut EquivReport,
+) -> Verdict {
     let (pa, pb) = (prepare(a, sources), prepare(b, sources));
     if pa.options.bitvector || pb.options.bitvector {
         return Verdict::Refused(
@@ -324,7 +359,7 @@ fn decide(a: &Version, b: &Version, sources: &dyn Sources, report: &mut EquivRep
     let mut verdict = Verdict::Equivalent;
     for launch in &launches {
         report.compared_under.push(launch.describe());
-        let v = compare_under(a, b, &pa, &pb, launch, report);
+        let v = compare_under(a, b, &pa, &pb, launch, equiv, report);
         let rank = |v: &Verdict| match v {
             Verdict::Equivalent => 0,
             Verdict::Unknown(_) => 1,
@@ -360,9 +395,11 @@ fn compare_under(
     pa: &Prepared,
     pb: &Prepared,
     launch: &Launch,
+    equiv: &EquivOptions,
     report: &mut EquivReport,
 ) -> Verdict {
     let mut kernels = Vec::new();
+    let mut version_options = Vec::new();
     for (v, p) in [(a, pa), (b, pb)] {
         // The launch's facts hold for both versions (a version without a
         // launch of its own is race-free under any).
@@ -401,6 +438,36 @@ fn compare_under(
         match crate::analysis::lower_with_values(&p.text, &o, v.kernel) {
             Some(k) => kernels.push(k),
             None => return Verdict::Refused(format!("`{}` has no kernel `{}`", v.label, v.kernel)),
+        }
+        version_options.push(o);
+    }
+    // Parameters named differently: matched by position when the types
+    // agree in order (the second version renamed to the first's names and
+    // lowered again; renaming keeps it race-free).
+    match crate::analysis::params::match_by_position(&pa.text, a.kernel, &pb.text, b.kernel) {
+        crate::analysis::params::Matched::Same => {}
+        crate::analysis::params::Matched::Refused(why) => return Verdict::Refused(why),
+        crate::analysis::params::Matched::Renamed(text, pairs) => {
+            let note = format!(
+                "parameters matched by position: {}",
+                pairs
+                    .iter()
+                    .map(|(x, y)| format!("{x} ↔ {y}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if !report.notes.contains(&note) {
+                report.notes.push(note);
+            }
+            match crate::analysis::lower_with_values(&text, &version_options[1], b.kernel) {
+                Some(k) => kernels[1] = k,
+                None => {
+                    return Verdict::Refused(format!(
+                        "`{}` with its parameters renamed has no kernel `{}`",
+                        b.label, b.kernel
+                    ))
+                }
+            }
         }
     }
     // The proof and the search take the launch's sizes from the options.
@@ -450,7 +517,23 @@ fn compare_under(
     };
     // The proof stands on its own (the concrete search only looks for
     // counterexamples); without it the answer is `unknown`.
-    let failure = match symbolic::prove(ka, kb, options, &mut report.queries) {
+    let proved = match symbolic::prove(ka, kb, options, equiv.assoc, &mut report.queries) {
+        // Equivalence is symmetric, the solver's search is not: a proof
+        // that did not go through without a counterexample (a query the
+        // solver could not decide, a shape not recognised in this order) is
+        // tried once more with the versions swapped, so that the verdict
+        // does not depend on which version is named first (the tiled
+        // multiply against the naive one under `--assoc` is decided in one
+        // order and runs into the safety net in the other).
+        Err(f) if f.model.is_none() => {
+            match symbolic::prove(kb, ka, options, equiv.assoc, &mut report.queries) {
+                Ok(()) => Ok(()),
+                Err(_) => Err(f),
+            }
+        }
+        other => other,
+    };
+    let failure = match proved {
         // Not vacuously: some launch satisfies both versions' preconditions
         // and the launch compared under.
         Ok(()) => {
@@ -939,5 +1022,55 @@ mod tests {
         // Commutativity alone is a normalisation: proved.
         let r = check_equivalence(&v(left), &v(swapped), &Disk);
         assert_eq!(r.verdict, Verdict::Equivalent);
+        // With `--assoc` the user assumes real arithmetic: proved, and the
+        // report says what was assumed.
+        let assoc = EquivOptions { assoc: true };
+        let r = check_equivalence_with(&v(left), &v(right), &Disk, &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent);
+        assert!(
+            r.notes.iter().any(|n| n.contains("--assoc")),
+            "{:?}",
+            r.notes
+        );
+    }
+
+    #[test]
+    fn a_fold_and_a_tree_are_sums_under_assoc() {
+        // A serial sum of a block against a halving tree: a sum over the
+        // block either way, proved only under `--assoc`; a tree that skips
+        // its last step loses half of the elements, never proved.
+        let serial = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            if (threadIdx.x == 0) {\n\
+            int s = 0;\n\
+            for (int i = 0; i < 8; ++i) { s += a[blockIdx.x * 8 + i]; }\n\
+            o[blockIdx.x] = s; }\n}\n";
+        let tree = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int sh[8];\n\
+            unsigned int t = threadIdx.x;\n\
+            sh[t] = a[blockIdx.x * 8 + t];\n\
+            __syncthreads();\n\
+            for (unsigned int s = 4; s > 0; s >>= 1) {\n\
+            if (t < s) { sh[t] += sh[t + s]; }\n\
+            __syncthreads(); }\n\
+            if (t == 0) { o[blockIdx.x] = sh[0]; }\n}\n";
+        let short = tree.replace("s > 0;", "s > 1;");
+        let short: &'static str = Box::leak(short.into_boxed_str());
+        let v = |t: &'static str| Version {
+            label: "k.cu",
+            path: None,
+            text: t,
+            kernel: "k",
+            options: &DEFAULT,
+            search: &NO_SEARCH,
+        };
+        let assoc = EquivOptions { assoc: true };
+        let r = check_equivalence(&v(serial), &v(tree), &Disk);
+        assert!(matches!(r.verdict, Verdict::Unknown(_)), "{:?}", r.verdict);
+        let r = check_equivalence_with(&v(serial), &v(tree), &Disk, &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent);
+        let r = check_equivalence_with(&v(serial), &v(short), &Disk, &assoc);
+        assert!(!matches!(r.verdict, Verdict::Equivalent), "{:?}", r.verdict);
     }
 }

@@ -15,10 +15,15 @@
 //!   iteration `j` (a tiled loop over `t` with an inner `k < T` as one loop
 //!   over `j = t * T + k`); proved folds are then one value.
 //!
+//! With `--assoc` ([`assoc`]), values that accumulate are sums over an
+//! index set (folds, in-place tree reductions whose invariant is checked).
+//!
 //! Supported today: loops only as folds (reads, shared writes, barriers at
 //! the top level of a loop's body), barriers at the top level, each written
 //! array written by one statement. Anything else is `unknown`, with the
 //! construct named.
+
+mod assoc;
 
 use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
 use crate::options::Options;
@@ -91,9 +96,10 @@ struct Shape<'k> {
     loops: Vec<Vec<usize>>,
 }
 
-fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
+fn shape(kernel: &Kernel, assoc: bool) -> Result<Shape<'_>, String> {
     struct Walk<'k> {
         kernel: &'k Kernel,
+        assoc: bool,
         phase: usize,
         stack: Vec<usize>,
         out: Vec<(usize, &'k Access)>,
@@ -175,9 +181,9 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
                         })
                         .map(|(x, _)| *x)
                         .collect();
-                    if let Some(x) = in_place.first() {
+                    if let Some(x) = in_place.first().filter(|_| !w.assoc) {
                         return Err(format!(
-                            "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`--assoc`), not implemented yet",
+                            "`{}` is read and written again on every iteration of the loop `{name}` (a reduction in place): proving it needs `+` treated as associative and commutative (`syncscope equiv --assoc`)",
                             arrays[*x].name
                         ));
                     }
@@ -192,6 +198,7 @@ fn shape(kernel: &Kernel) -> Result<Shape<'_>, String> {
     }
     let mut w = Walk {
         kernel,
+        assoc,
         phase: 0,
         stack: Vec::new(),
         out: Vec::new(),
@@ -276,6 +283,8 @@ struct Query {
     fresh: usize,
     /// Applications of input functions: the function and its argument.
     inputs: Vec<(String, Expr)>,
+    /// `--assoc`: `+` and `*` on values are real arithmetic.
+    assoc: bool,
 }
 
 impl Query {
@@ -326,6 +335,17 @@ impl Query {
             if *n == 2 && f.starts_with("|v.comm.") {
                 s.push_str(&format!(
                     "(assert (forall ((x Int) (y Int)) (= ({f} x y) ({f} y x))))\n"
+                ));
+            }
+            // `--assoc`: associative, with 0 the identity of `+` and the
+            // zero of `*` (real arithmetic, not floating point).
+            if self.assoc && (f == "|v.comm.add|" || f == "|v.comm.mul|") {
+                s.push_str(&format!(
+                    "(assert (forall ((x Int) (y Int) (z Int)) (! (= ({f} ({f} x y) z) ({f} x ({f} y z))) :pattern (({f} ({f} x y) z)))))\n"
+                ));
+                let unit = if f == "|v.comm.add|" { "x" } else { "0" };
+                s.push_str(&format!(
+                    "(assert (forall ((x Int)) (! (= ({f} x 0) {unit}) :pattern (({f} x 0)))))\n"
                 ));
             }
         }
@@ -655,9 +675,29 @@ impl<'k> Encoder<'_, 'k> {
                 "{what} depends on a value read from memory (`{b}`)"
             ));
         }
-        let r = rename(e, c, self.fixed);
+        let r = self.counters(&rename(e, c, self.fixed));
         q.declare_vars(&r);
         Ok(r)
+    }
+    /// The access with its guard and index under this version's counter
+    /// names ([`Encoder::counters`]).
+    fn access_counters(&self, a: &Access) -> Access {
+        Access {
+            guard: self.counters(&a.guard),
+            index: self.counters(&a.index),
+            ..a.clone()
+        }
+    }
+    /// `e` with each loop counter named for this version (`k@0!A`): two
+    /// versions' loops may have counters of the same name.
+    fn counters(&self, e: &Expr) -> Expr {
+        e.subst(&mut |v: &Var| match v.kind {
+            VarKind::Counter { .. } => Some(Expr::Var(Var::new(
+                format!("{}!{}", v.name, self.version),
+                v.kind,
+            ))),
+            _ => None,
+        })
     }
     fn bool(&self, q: &mut Query, e: &Expr, c: &Copy, what: &str) -> Result<String, String> {
         Ok(enc_bool(&self.plain(q, e, c, what)?, false))
@@ -889,49 +929,60 @@ impl From<String> for Failure {
 fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<(), Failure> {
     use z3::{Params, SatResult, Solver};
     *queries += 1;
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("rlimit", options.rlimit);
-    // No Z3 `timeout` parameter: libz3 4.8's timer can deadlock (see
-    // `verify/watchdog.rs`); the wall-clock safety net is the watchdog's
-    // interrupt, as for `check`'s queries.
-    solver.set_params(&params);
     let text = q.text();
     if std::env::var_os("SYNCSCOPE_EQUIV_DUMP").is_some() {
         eprintln!("; query: {what}\n{text}");
     }
-    crate::verify::smt::load(&solver, &text).map_err(Failure::from)?;
-    let deadline = std::time::Instant::now()
-        + std::time::Duration::from_millis(u64::from(options.timeout_ms.max(1)));
-    let outcome = {
-        let _watched =
-            crate::verify::watchdog::watch(solver.get_context().get_z3_context(), deadline, None);
-        solver.check()
-    };
-    match outcome {
-        SatResult::Unsat => Ok(()),
-        SatResult::Sat => {
-            let model = solver.get_model().map(|m| {
-                q.consts
-                    .iter()
-                    .filter_map(|c| {
-                        let name = c.trim_matches('|');
-                        let value = m.eval(&z3::ast::Int::new_const(name), true)?.as_i64()?;
-                        Some((name.to_string(), value))
-                    })
-                    .collect()
-            });
-            Err(Failure {
-                reason: format!("the solver finds {what}"),
-                model,
-            })
+    // Each query in a fresh Z3 context: the thread's own context keeps the
+    // terms of every earlier query (of this comparison and of any other run
+    // on the same thread: a test, the server's blocking pool), and Z3's
+    // search depends on that history; a query that took 0.4 s alone ran
+    // into the 10 s safety net after twenty other pairs. Same input, same
+    // verdict.
+    z3::with_z3_config(&z3::Config::new(), || {
+        let solver = Solver::new();
+        let mut params = Params::new();
+        params.set_u32("rlimit", options.rlimit);
+        // No Z3 `timeout` parameter: libz3 4.8's timer can deadlock (see
+        // `verify/watchdog.rs`); the wall-clock safety net is the
+        // watchdog's interrupt, as for `check`'s queries.
+        solver.set_params(&params);
+        crate::verify::smt::load(&solver, &text).map_err(Failure::from)?;
+        let deadline = std::time::Instant::now()
+            + std::time::Duration::from_millis(u64::from(options.timeout_ms.max(1)));
+        let outcome = {
+            let _watched = crate::verify::watchdog::watch(
+                solver.get_context().get_z3_context(),
+                deadline,
+                None,
+            );
+            solver.check()
+        };
+        match outcome {
+            SatResult::Unsat => Ok(()),
+            SatResult::Sat => {
+                let model = solver.get_model().map(|m| {
+                    q.consts
+                        .iter()
+                        .filter_map(|c| {
+                            let name = c.trim_matches('|');
+                            let value = m.eval(&z3::ast::Int::new_const(name), true)?.as_i64()?;
+                            Some((name.to_string(), value))
+                        })
+                        .collect()
+                });
+                Err(Failure {
+                    reason: format!("the solver finds {what}"),
+                    model,
+                })
+            }
+            SatResult::Unknown => Err(format!(
+                "the solver could not decide whether there is {what} ({})",
+                solver.get_reason_unknown().unwrap_or_default()
+            )
+            .into()),
         }
-        SatResult::Unknown => Err(format!(
-            "the solver could not decide whether there is {what} ({})",
-            solver.get_reason_unknown().unwrap_or_default()
-        )
-        .into()),
-    }
+    })
 }
 
 /// Folds (values loops accumulate) in the two written values, paired in
@@ -977,14 +1028,14 @@ fn same_folds<'k>(
         s.consts.insert(j.clone());
         s.consts.insert(x.clone());
         s.asserts.push(format!("(>= {j} 0)"));
-        for f in [&fa_, &fb_] {
-            let k = Expr::Var(f.outer.counter.clone());
+        for (f, e) in [(&fa_, ea), (&fb_, eb)] {
+            let k = e.counters(&Expr::Var(f.outer.counter.clone()));
             s.declare_vars(&k);
             match f.inner {
                 None => s.asserts.push(format!("(= {} {j})", enc(&k))),
                 // Iteration j of the flat loop: tile j / T, element j % T.
                 Some((inner, t)) => {
-                    let ki = Expr::Var(inner.counter.clone());
+                    let ki = e.counters(&Expr::Var(inner.counter.clone()));
                     s.declare_vars(&ki);
                     s.asserts.push(format!("(= {} (div {j} {t}))", enc(&k)));
                     s.asserts.push(format!("(= {} (mod {j} {t}))", enc(&ki)));
@@ -1112,9 +1163,10 @@ pub(crate) fn prove(
     a: &Kernel,
     b: &Kernel,
     options: &Options,
+    assoc: bool,
     queries: &mut u32,
 ) -> Result<(), Failure> {
-    let (sa, sb) = (shape(a)?, shape(b)?);
+    let (sa, sb) = (shape(a, assoc)?, shape(b, assoc)?);
     let fixed = fixed_sizes(a, b, options);
     let outputs: BTreeSet<&str> = [&sa, &sb]
         .iter()
@@ -1151,6 +1203,7 @@ pub(crate) fn prove(
         // The values at one location that both write.
         if let (Some((_, wa)), Some((_, wb))) = (wa, wb) {
             let mut q = launch_of(a, b, &fixed, &[&ca, &cb]);
+            q.assoc = assoc;
             let ga = ea.bool(&mut q, &wa.guard, &ca, "a guard")?;
             let ia = ea.plain(&mut q, &wa.index, &ca, "an index")?;
             let gb = eb.bool(&mut q, &wb.guard, &cb, "a guard")?;
@@ -1160,10 +1213,31 @@ pub(crate) fn prove(
             let (mut ra, mut rb) = (Vec::new(), Vec::new());
             let va_e = wa.value.as_ref().ok_or_else(|| not_modelled(wa))?;
             let vb_e = wb.value.as_ref().ok_or_else(|| not_modelled(wb))?;
-            let va = ea.value(&mut q, va_e, &ca, 0, &mut ra)?;
-            let vb = eb.value(&mut q, vb_e, &cb, 0, &mut rb)?;
-            same_folds(&mut q, &ea, &eb, options, queries, &mut ra, &mut rb)?;
-            q.asserts.push(format!("(not (= {va} {vb}))"));
+            let sums = if assoc {
+                assoc::sums(
+                    &mut q,
+                    &ea,
+                    &eb,
+                    va_e,
+                    vb_e,
+                    (&ca, &cb),
+                    (a, b),
+                    options,
+                    queries,
+                    (&mut ra, &mut rb),
+                )?
+            } else {
+                None
+            };
+            match sums {
+                Some(differ) => q.asserts.push(differ),
+                None => {
+                    let va = ea.value(&mut q, va_e, &ca, 0, &mut ra)?;
+                    let vb = eb.value(&mut q, vb_e, &cb, 0, &mut rb)?;
+                    same_folds(&mut q, &ea, &eb, options, queries, &mut ra, &mut rb)?;
+                    q.asserts.push(format!("(not (= {va} {vb}))"));
+                }
+            }
             q.input_lemmas();
             unsat(
                 &q,
@@ -1179,7 +1253,7 @@ pub(crate) fn prove(
                     let gr = enc_.bool(&mut q, &r.guard, c, "a guard")?;
                     let ir = enc_.plain(&mut q, &r.index, c, "an index")?;
                     q.asserts.extend([g0, gr]);
-                    let w_index = with_fixed(&w.index, &fixed);
+                    let w_index = enc_.counters(&with_fixed(&w.index, &fixed));
                     let Some(map) = writer_thread(&w_index, &ir, Some(c)) else {
                         return Err(format!(
                             "no writer of what `{}` reads could be derived from the index",
@@ -1187,7 +1261,7 @@ pub(crate) fn prove(
                         )
                         .into());
                     };
-                    let writes = writes_at(w, &map, &ir, &fixed);
+                    let writes = writes_at(&enc_.access_counters(w), &map, &ir, &fixed);
                     q.declare_vars(&writes);
                     q.asserts
                         .push(format!("(not {})", enc_bool(&writes, false)));
@@ -1201,14 +1275,14 @@ pub(crate) fn prove(
             }
         }
         // Written by one version and not by the other.
-        for (ex, wx, wy, cx) in [(&ea, wa, wb, &ca), (&eb, wb, wa, &cb)] {
+        for (ex, ey, wx, wy, cx) in [(&ea, &eb, wa, wb, &ca), (&eb, &ea, wb, wa, &cb)] {
             let Some((_, wx)) = wx else { continue };
             let mut q = launch_of(a, b, &fixed, &[cx]);
             let gx = ex.bool(&mut q, &wx.guard, cx, "a guard")?;
             let ix = ex.plain(&mut q, &wx.index, cx, "an index")?;
             q.asserts.push(gx);
             if let Some((_, wy)) = wy {
-                let y_index = with_fixed(&wy.index, &fixed);
+                let y_index = ey.counters(&with_fixed(&wy.index, &fixed));
                 // Else the thread with the same indices (the query checks it).
                 let same = || {
                     let mut m = BTreeMap::new();
@@ -1231,7 +1305,7 @@ pub(crate) fn prove(
                     )
                     .into());
                 };
-                let writes = writes_at(wy, &map, &ix, &fixed);
+                let writes = writes_at(&ey.access_counters(wy), &map, &ix, &fixed);
                 q.declare_vars(&writes);
                 q.asserts
                     .push(format!("(not {})", enc_bool(&writes, false)));
