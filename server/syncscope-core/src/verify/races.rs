@@ -424,41 +424,31 @@ impl<'k> KernelVerifier<'k> {
                 break;
             }
         }
-        // Decide first. The first round's query on the small launch (a
-        // race there is found as before); when it has none, one symbolic
-        // query with no witness over the whole group (and over both
-        // written values when two writes may write the same). Every later
-        // query of this group is that one with more constraints (a value
-        // relation, blocked pairs, a fixed launch), so an unsat answer
-        // ends the group: two queries where a race-free group with
-        // written values asked four (the small launch and the symbolic
-        // one, for different and for equal values). Not for a group with
-        // a pair that collided concretely: it has a race.
-        let mut first_round = None;
-        let mut small_launch_asked = false;
-        if !decided_without_solver && skip.is_none() && !found_concretely {
-            exclude(&mut base, &blocked[excluded..]);
-            excluded = blocked.len();
+        // Decide first, when two writes may write the same value: one
+        // symbolic query with no witness over the whole group and either
+        // written value. Every later query of this group is it with more
+        // constraints (a value relation, blocked pairs, a fixed launch), so
+        // an unsat answer ends the group: one query where a race-free group
+        // asked four (the small launch and the symbolic one, for different
+        // and for equal values). A group without written values asks two
+        // when race-free (small launch, symbolic), as before: a first query
+        // there would spare none. Not for a group with a pair that collided
+        // concretely: it has a race, and its witness query comes at once.
+        if let Some((at, _)) = same_value
+            .as_ref()
+            .filter(|_| !decided_without_solver && skip.is_none() && !found_concretely)
+        {
+            let mut any = base.clone();
+            any[*at] = Expr::tru();
+            exclude(&mut any, &blocked);
             let config = SolverConfig {
-                witness: want_witness,
+                witness: false,
                 ..self.config
             };
-            first_round = self.solve_small_launch(&base, config);
-            if first_round.is_none() {
-                small_launch_asked = true;
-                let mut any = base.clone();
-                if let Some((at, _)) = same_value {
-                    any[at] = Expr::tru();
-                }
-                let config = SolverConfig {
-                    witness: false,
-                    ..self.config
-                };
-                if super::smt::solve(&any, &self.env, config, self.cache, &mut self.counters)
-                    == QueryOutcome::Unsat
-                {
-                    return;
-                }
+            if super::smt::solve(&any, &self.env, config, self.cache, &mut self.counters)
+                == QueryOutcome::Unsat
+            {
+                return;
             }
         }
         let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
@@ -484,15 +474,7 @@ impl<'k> KernelVerifier<'k> {
             };
             exclude(&mut base, &blocked[excluded..]);
             excluded = blocked.len();
-            let outcome = match first_round.take() {
-                Some(found) => found,
-                // The small launch had no race: the symbolic query.
-                None if std::mem::take(&mut small_launch_asked) => {
-                    super::smt::solve(&base, &self.env, config, self.cache, &mut self.counters)
-                }
-                None => self.solve_concrete_first(&base, config),
-            };
-            match outcome {
+            match self.solve_concrete_first(&base, config) {
                 QueryOutcome::Unsat => break,
                 QueryOutcome::Sat(_) if skip.is_some() => {
                     set.needed = true;

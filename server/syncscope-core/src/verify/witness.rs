@@ -25,27 +25,6 @@ impl<'k> KernelVerifier<'k> {
         assertions: &[Expr],
         config: SolverConfig,
     ) -> QueryOutcome {
-        if let Some(found) = self.solve_small_launch(assertions, config) {
-            return found;
-        }
-        smt::solve(
-            assertions,
-            &self.env,
-            config,
-            self.cache,
-            &mut self.counters,
-        )
-    }
-
-    /// The first half of [`Self::solve_concrete_first`]: the query on the
-    /// small launch, `Some` with its model (and launch sizes) when it is
-    /// satisfiable, `None` when it is not, cannot be decided, or the launch
-    /// is already fixed.
-    pub(super) fn solve_small_launch(
-        &mut self,
-        assertions: &[Expr],
-        config: SolverConfig,
-    ) -> Option<QueryOutcome> {
         if let Some(small) = small_launch(&self.env) {
             let outcome = smt::solve(assertions, &small, config, self.cache, &mut self.counters);
             if let QueryOutcome::Sat(mut values) = outcome {
@@ -63,10 +42,16 @@ impl<'k> KernelVerifier<'k> {
                     }
                 }
                 self.counters.concrete_first += 1;
-                return Some(QueryOutcome::Sat(values));
+                return QueryOutcome::Sat(values);
             }
         }
-        None
+        smt::solve(
+            assertions,
+            &self.env,
+            config,
+            self.cache,
+            &mut self.counters,
+        )
     }
 
     pub(super) fn loop_values(
