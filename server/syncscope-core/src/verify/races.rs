@@ -378,6 +378,7 @@ impl<'k> KernelVerifier<'k> {
         // witness depends on the model alone, so it is reproducible). The
         // redundancy check only needs to know that one exists.
         let mut decided_without_solver = false;
+        let mut found_concretely = false;
         for launch in [Launch::Small, Launch::Large] {
             if skip.is_some() {
                 if !self
@@ -413,6 +414,7 @@ impl<'k> KernelVerifier<'k> {
                 ) {
                     hit.reproducible = true;
                     want_witness = false;
+                    found_concretely = true;
                     set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
                     blocked.push((p.min(q), p.max(q)));
                 }
@@ -420,6 +422,33 @@ impl<'k> KernelVerifier<'k> {
             if self.every_pair_decided(&insts, &blocked, rel) {
                 decided_without_solver = true;
                 break;
+            }
+        }
+        // Decide first, when two writes may write the same value: one
+        // symbolic query with no witness over the whole group and either
+        // written value. Every later query of this group is it with more
+        // constraints (a value relation, blocked pairs, a fixed launch), so
+        // an unsat answer ends the group: one query where a race-free group
+        // asked four (the small launch and the symbolic one, for different
+        // and for equal values). A group without written values asks two
+        // when race-free (small launch, symbolic), as before: a first query
+        // there would spare none. Not for a group with a pair that collided
+        // concretely: it has a race, and its witness query comes at once.
+        if let Some((at, _)) = same_value
+            .as_ref()
+            .filter(|_| !decided_without_solver && skip.is_none() && !found_concretely)
+        {
+            let mut any = base.clone();
+            any[*at] = Expr::tru();
+            exclude(&mut any, &blocked);
+            let config = SolverConfig {
+                witness: false,
+                ..self.config
+            };
+            if super::smt::solve(&any, &self.env, config, self.cache, &mut self.counters)
+                == QueryOutcome::Unsat
+            {
+                return;
             }
         }
         let mut retries: HashMap<(usize, usize), usize> = HashMap::new();
