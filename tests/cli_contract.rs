@@ -352,7 +352,8 @@ fn hostile_input_exits_0_1_or_2_with_a_message() {
 }
 
 /// `equiv` takes the launch and analysis options of `check` (one shared
-/// set of flags), and none of `check`'s reporting options.
+/// set of flags), and none of `check`'s reporting options; its one option
+/// of its own is `--assoc` (what the comparison may assume).
 #[test]
 fn equiv_takes_checks_launch_and_analysis_options() {
     let check = syncscope::cli::flags_of("check");
@@ -375,7 +376,7 @@ fn equiv_takes_checks_launch_and_analysis_options() {
     }
     for flag in &equiv {
         assert!(
-            check.contains(flag) || flag == "--help",
+            check.contains(flag) || flag == "--help" || flag == "--assoc",
             "equiv's {flag} is not a check option"
         );
     }
