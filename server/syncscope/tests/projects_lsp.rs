@@ -157,10 +157,29 @@ async fn every_project_fixture_gets_the_clis_findings_through_the_server() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Editing a header's open buffer re-verifies the open file that includes
-/// it, with the buffer's text (not the disk's).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn editing_an_open_header_reverifies_its_includer() {
+/// The status of `kernel` in a `syncscope/status` notification's
+/// parameters, if it lists that kernel.
+fn kernel_status(status: &Value, kernel: &str) -> Option<String> {
+    status["kernels"].as_array().and_then(|ks| {
+        ks.iter()
+            .find(|x| x["name"] == kernel)
+            .and_then(|x| x["status"].as_str())
+            .map(str::to_string)
+    })
+}
+
+/// A server on the `headers` project, with the includer `src/tiles.cu` and
+/// its header `src/common/tile.cuh` (neither opened yet).
+struct HeadersProject {
+    c: LspClient,
+    _child: Child,
+    kernel_file: PathBuf,
+    header: PathBuf,
+    kuri: String,
+    huri: String,
+}
+
+async fn open_headers_project() -> HeadersProject {
     let folder = projects_dir().join("headers");
     let (mut c, _child) = spawn();
     c.initialize(
@@ -170,21 +189,33 @@ async fn editing_an_open_header_reverifies_its_includer() {
     .await;
     let kernel_file = folder.join("src/tiles.cu");
     let header = folder.join("src/common/tile.cuh");
-    let kuri = file_uri(&kernel_file);
-    let huri = file_uri(&header);
+    HeadersProject {
+        c,
+        _child,
+        kuri: file_uri(&kernel_file),
+        huri: file_uri(&header),
+        kernel_file,
+        header,
+    }
+}
+
+/// Editing a header's open buffer re-verifies the open file that includes
+/// it, with the buffer's text (not the disk's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn editing_an_open_header_reverifies_its_includer() {
+    let HeadersProject {
+        mut c,
+        _child,
+        kernel_file,
+        header,
+        kuri,
+        huri,
+    } = open_headers_project().await;
     let since = c.mark();
     c.did_open(&kuri, 1, &std::fs::read_to_string(&kernel_file).unwrap());
     let (status, _) = c.wait_analysis(since, &kuri, 1).await;
-    let verdict = |s: &Value, k: &str| {
-        s["kernels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == k)
-            .map(|x| x["status"].as_str().unwrap().to_string())
-    };
     assert_eq!(
-        verdict(&status, "tile_transpose").as_deref(),
+        kernel_status(&status, "tile_transpose").as_deref(),
         Some("verified")
     );
     let header_text = std::fs::read_to_string(&header).unwrap();
@@ -207,7 +238,7 @@ async fn editing_an_open_header_reverifies_its_includer() {
                 && m["params"]["uri"] == kuri
                 && m["params"]["version"] == 1
                 && m["params"]["kernels"].is_array()
-                && verdict(&m["params"], "tile_transpose").as_deref() == Some("racy")
+                && kernel_status(&m["params"], "tile_transpose").as_deref() == Some("racy")
         })
         .await;
     let (_, diags) = c.wait_analysis(at, &kuri, 1).await;
@@ -225,17 +256,14 @@ async fn editing_an_open_header_reverifies_its_includer() {
 /// verdict until the next edit).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_header_edited_during_its_includers_first_analysis_reverifies_it() {
-    let folder = projects_dir().join("headers");
-    let (mut c, _child) = spawn();
-    c.initialize(
-        Some(&file_uri(&folder)),
-        json!({ "initializationOptions": { "timeoutMs": 30000, "kernelBudgetMs": 120000 } }),
-    )
-    .await;
-    let kernel_file = folder.join("src/tiles.cu");
-    let header = folder.join("src/common/tile.cuh");
-    let kuri = file_uri(&kernel_file);
-    let huri = file_uri(&header);
+    let HeadersProject {
+        mut c,
+        _child,
+        kernel_file,
+        header,
+        kuri,
+        huri,
+    } = open_headers_project().await;
     let since = c.mark();
     c.did_open(&kuri, 1, &std::fs::read_to_string(&kernel_file).unwrap());
     // The includer's first analysis has started, with the header's text
@@ -252,20 +280,12 @@ async fn a_header_edited_during_its_includers_first_analysis_reverifies_it() {
     assert_ne!(edited, header_text);
     c.did_open(&huri, 1, &header_text);
     c.did_change(&huri, 2, json!([{ "text": edited }]));
-    let verdict = |s: &Value| {
-        s["kernels"].as_array().and_then(|ks| {
-            ks.iter()
-                .find(|x| x["name"] == "tile_transpose")
-                .and_then(|x| x["status"].as_str())
-                .map(str::to_string)
-        })
-    };
     let (at, _) = c
         .wait_for(since, "tile_transpose racy with the edited header", |m| {
             m["method"] == "syncscope/status"
                 && m["params"]["uri"] == kuri
                 && m["params"]["version"] == 1
-                && verdict(&m["params"]).as_deref() == Some("racy")
+                && kernel_status(&m["params"], "tile_transpose").as_deref() == Some("racy")
         })
         .await;
     let (_, diags) = c.wait_analysis(at, &kuri, 1).await;
@@ -280,30 +300,19 @@ async fn a_header_edited_during_its_includers_first_analysis_reverifies_it() {
 /// that includes it, which reads the header from the disk again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_an_edited_header_unsaved_reverifies_its_includer_with_the_disk() {
-    let folder = projects_dir().join("headers");
-    let (mut c, _child) = spawn();
-    c.initialize(
-        Some(&file_uri(&folder)),
-        json!({ "initializationOptions": { "timeoutMs": 30000, "kernelBudgetMs": 120000 } }),
-    )
-    .await;
-    let kernel_file = folder.join("src/tiles.cu");
-    let header = folder.join("src/common/tile.cuh");
-    let kuri = file_uri(&kernel_file);
-    let huri = file_uri(&header);
-    let verdict = |s: &Value| {
-        s["kernels"].as_array().and_then(|ks| {
-            ks.iter()
-                .find(|x| x["name"] == "tile_transpose")
-                .and_then(|x| x["status"].as_str())
-                .map(str::to_string)
-        })
-    };
+    let HeadersProject {
+        mut c,
+        _child,
+        kernel_file,
+        header,
+        kuri,
+        huri,
+    } = open_headers_project().await;
     let status_of = |m: &Value, v: &str| {
         m["method"] == "syncscope/status"
             && m["params"]["uri"] == kuri
             && m["params"]["version"] == 1
-            && verdict(&m["params"]).as_deref() == Some(v)
+            && kernel_status(&m["params"], "tile_transpose").as_deref() == Some(v)
     };
     let since = c.mark();
     c.did_open(&kuri, 1, &std::fs::read_to_string(&kernel_file).unwrap());
@@ -345,14 +354,6 @@ async fn a_header_is_analysed_in_the_context_of_an_open_includer() {
     let options = json!({ "initializationOptions": {
         "timeoutMs": 30000, "kernelBudgetMs": 120000, "blockDim": [16]
     }});
-    let verdict = |s: &Value| {
-        s["kernels"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == "header_kernel")
-            .map(|x| x["status"].as_str().unwrap().to_string())
-    };
     // Alone: TILE is nobody's; whether t % TILE collides depends on it.
     let (mut c, _child) = spawn();
     c.initialize(Some(&file_uri(&folder)), options.clone())
@@ -361,7 +362,7 @@ async fn a_header_is_analysed_in_the_context_of_an_open_includer() {
     c.did_open(&huri, 1, &htext);
     let (alone, _) = c.wait_analysis(since, &huri, 1).await;
     assert_eq!(
-        verdict(&alone).as_deref(),
+        kernel_status(&alone, "header_kernel").as_deref(),
         Some("not-verified"),
         "{alone:#?}"
     );
@@ -378,7 +379,7 @@ async fn a_header_is_analysed_in_the_context_of_an_open_includer() {
     c.did_open(&huri, 1, &htext);
     let (with_includer, _) = c.wait_analysis(since, &huri, 1).await;
     assert_eq!(
-        verdict(&with_includer).as_deref(),
+        kernel_status(&with_includer, "header_kernel").as_deref(),
         Some("verified"),
         "{with_includer:#?}"
     );
