@@ -830,6 +830,18 @@ mod tests {
         context: Vec::new(),
     };
 
+    /// Kernel `k` of a text that is no file, under the default options.
+    fn text_version(t: &'static str) -> Version<'static> {
+        Version {
+            label: "k.cu",
+            path: None,
+            text: t,
+            kernel: "k",
+            options: &DEFAULT,
+            search: &NO_SEARCH,
+        }
+    }
+
     fn unknown(name: &str) -> Var {
         Var::new(
             name,
@@ -974,14 +986,7 @@ mod tests {
             "for (int k = n - 1; k >= 0; --k) { s += a[i * n + k]; }",
         );
         let same = fwd.replace("s += a[i * n + k];", "s = a[n * i + k] + s;");
-        let v = |t: &'static str| Version {
-            label: "k.cu",
-            path: None,
-            text: t,
-            kernel: "k",
-            options: &DEFAULT,
-            search: &NO_SEARCH,
-        };
+        let v = text_version;
         let bwd: &'static str = Box::leak(bwd.into_boxed_str());
         let same: &'static str = Box::leak(same.into_boxed_str());
         let r = check_equivalence(&v(fwd), &v(bwd), &Disk);
@@ -1007,14 +1012,7 @@ mod tests {
             "(a[3 * i] + a[3 * i + 1]) + a[3 * i + 2]",
             "a[3 * i + 2] + (a[3 * i + 1] + a[3 * i])",
         );
-        let v = |t: &'static str| Version {
-            label: "k.cu",
-            path: None,
-            text: t,
-            kernel: "k",
-            options: &DEFAULT,
-            search: &NO_SEARCH,
-        };
+        let v = text_version;
         let right: &'static str = Box::leak(right.into_boxed_str());
         let swapped: &'static str = Box::leak(swapped.into_boxed_str());
         let r = check_equivalence(&v(left), &v(right), &Disk);
@@ -1057,14 +1055,7 @@ mod tests {
             if (t == 0) { o[blockIdx.x] = sh[0]; }\n}\n";
         let short = tree.replace("s > 0;", "s > 1;");
         let short: &'static str = Box::leak(short.into_boxed_str());
-        let v = |t: &'static str| Version {
-            label: "k.cu",
-            path: None,
-            text: t,
-            kernel: "k",
-            options: &DEFAULT,
-            search: &NO_SEARCH,
-        };
+        let v = text_version;
         let assoc = EquivOptions { assoc: true };
         let r = check_equivalence(&v(serial), &v(tree), &Disk);
         assert!(matches!(r.verdict, Verdict::Unknown(_)), "{:?}", r.verdict);
