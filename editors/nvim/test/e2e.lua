@@ -332,19 +332,20 @@ local function run()
   check(shown, ":SyncscopeStats printed no statistics; messages: " .. short(notes))
   log((":SyncscopeStats ok (queries run %d, kernels analysed %s)"):format(stats.queriesRun, tostring(stats.kernelsAnalysed)))
 
-  -- :SyncscopeCompare FILE:KERNEL compares the buffer's kernel with a
-  -- version on disk: the server answers with a verdict, and it is shown.
+  -- :SyncscopeCompare! FILE:KERNEL compares the buffer's kernel with a
+  -- version on disk, as real arithmetic (the bang: --assoc): the server
+  -- answers with a verdict, and it is shown.
   local compared, compare_err, compare_result = false, nil, nil
   local original_compare = syncscope.compare
-  syncscope.compare = function(b, kernel, other, on_done)
+  syncscope.compare = function(b, kernel, other, on_done, how)
     return original_compare(b, kernel, other, function(e, r)
       compared, compare_err, compare_result = true, e, r
       if on_done then
         on_done(e, r)
       end
-    end)
+    end, how)
   end
-  vim.cmd("SyncscopeCompare " .. vim.fn.fnameescape(file) .. ":shift")
+  vim.cmd("SyncscopeCompare! " .. vim.fn.fnameescape(file) .. ":shift")
   vim.wait(timeout, function()
     return compared
   end, 50)
@@ -357,6 +358,11 @@ local function run()
     compare_shown = compare_shown or n.msg:find("shift and ", 1, true) ~= nil
   end
   check(compare_shown, ":SyncscopeCompare printed no verdict; messages: " .. short(notes))
+  local assumed = false
+  for _, n in ipairs(compare_result.notes or {}) do
+    assumed = assumed or tostring(n):find("--assoc", 1, true) ~= nil
+  end
+  check(assumed, ":SyncscopeCompare!: the answer does not say --assoc was assumed: " .. short(compare_result))
   log(":SyncscopeCompare ok (" .. compare_result.verdict .. ")")
 
   local old_id = client.id

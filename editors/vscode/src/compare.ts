@@ -69,6 +69,29 @@ export function orderChoices(from: { uri: string; kernel: string }, choices: Ker
   return [...same, ...rest];
 }
 
+/** How the values are compared: as floating point (the order of the
+ * operations counts), or as real arithmetic (`syncscope equiv --assoc`:
+ * `+` and `*` associative and commutative, an assumption the user makes;
+ * reductions that add in another order become provable). */
+export const ARITHMETIC_CHOICES = [
+  { label: 'Floating point', description: 'the order of additions counts', assoc: false },
+  { label: 'Real arithmetic (--assoc)', description: 'assume + and * associative and commutative', assoc: true },
+] as const;
+
+/** The arguments of `syncscope.compareWith`: the two versions, and the
+ * options object only when it asks for more than the default. */
+export function compareArguments(
+  from: { uri: string; kernel: string },
+  other: { uri: string; kernel: string },
+  assoc: boolean,
+): unknown[] {
+  const args: unknown[] = [from.uri, from.kernel, other.uri, other.kernel];
+  if (assoc) {
+    args.push({ assoc: true });
+  }
+  return args;
+}
+
 /** The one-line summary of a `syncscope.compareWith` answer, and whether
  * it is a success (proved equivalent). `unknown` and `refused` are never
  * a success. */

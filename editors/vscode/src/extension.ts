@@ -23,7 +23,7 @@ import {
   serverEnvironment,
   toServerConfig,
 } from './config';
-import { compareSummary, KernelChoice, kernelNames, orderChoices } from './compare';
+import { ARITHMETIC_CHOICES, compareArguments, compareSummary, KernelChoice, kernelNames, orderChoices } from './compare';
 import { DOCUMENT_SELECTOR, isServed } from './selector';
 import { findServerPath, isExecutableFile } from './serverPath';
 import { formatStatus, isStatusParams, Severity, StatusStore, verifyFileArguments } from './status';
@@ -325,12 +325,18 @@ async function compareKernels(args: unknown[]): Promise<void> {
   if (picked === undefined) {
     return;
   }
+  const arithmetic = await vscode.window.showQuickPick([...ARITHMETIC_CHOICES], {
+    placeHolder: 'Compare the values as…',
+  });
+  if (arithmetic === undefined) {
+    return;
+  }
   const result: unknown = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Syncscope: comparing ${kernel} with ${picked.choice.kernel}…` },
     () =>
       c.sendRequest(ExecuteCommandRequest.type, {
         command: COMPARE_COMMAND,
-        arguments: [uri, kernel, picked.choice.uri, picked.choice.kernel],
+        arguments: compareArguments(from, picked.choice, arithmetic.assoc),
       }),
   );
   output?.appendLine(JSON.stringify(result, null, 2));

@@ -351,9 +351,11 @@ end
 --- Compares `kernel` of the buffer with another version of it
 --- (`syncscope.compareWith`, as `syncscope equiv`): `other` is
 --- "FILE:KERNEL" (FILE relative to the current directory, or absolute; an
---- open buffer counts as edited). Prints the verdict; calls
+--- open buffer counts as edited). `opts.assoc`: compare the values as
+--- real arithmetic (`syncscope equiv --assoc`: `+` and `*` associative and
+--- commutative, an assumption the user makes). Prints the verdict; calls
 --- on_done(err, result) when the server answers.
-function M.compare(bufnr, kernel, other, on_done)
+function M.compare(bufnr, kernel, other, on_done, opts)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local clients = M.get_clients(bufnr)
   if #clients == 0 then
@@ -366,6 +368,9 @@ function M.compare(bufnr, kernel, other, on_done)
     return false
   end
   local args = { vim.uri_from_bufnr(bufnr), kernel, vim.uri_from_fname(vim.fn.fnamemodify(path, ":p")), other_kernel }
+  if opts and opts.assoc then
+    table.insert(args, { assoc = true })
+  end
   client_call(clients[1], "request", "workspace/executeCommand", {
     command = "syncscope.compareWith",
     arguments = args,
@@ -394,16 +399,19 @@ end
 function M.create_commands()
   vim.api.nvim_create_user_command("SyncscopeCompare", function(opts)
     local a = opts.fargs
+    -- `:SyncscopeCompare!`: as real arithmetic (`--assoc`).
+    local how = { assoc = opts.bang }
     if #a == 1 then
       -- The buffer's kernel of the same name as the other version's.
-      M.compare(0, tostring(a[1]):match(":([%a_][%w_]*)$") or "", a[1])
+      M.compare(0, tostring(a[1]):match(":([%a_][%w_]*)$") or "", a[1], nil, how)
     else
-      M.compare(0, a[1], a[2])
+      M.compare(0, a[1], a[2], nil, how)
     end
   end, {
     nargs = "+",
+    bang = true,
     complete = "file",
-    desc = "Syncscope: compare a kernel with another version ([KERNEL] FILE:KERNEL)",
+    desc = "Syncscope: compare a kernel with another version ([KERNEL] FILE:KERNEL; ! assumes + and * associative)",
   })
   vim.api.nvim_create_user_command("SyncscopeVerify", function()
     M.verify(0)

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { compareSummary, kernelNames, orderChoices } from '../compare';
+import { ARITHMETIC_CHOICES, compareArguments, compareSummary, kernelNames, orderChoices } from '../compare';
 
 test('kernel names: plain, templated, attributed, extern "C"', () => {
   const src = [
@@ -54,4 +54,20 @@ test('summary: only a proof is a success', () => {
   assert.match(un.text, /unknown: a loop accumulates/);
   assert.equal(compareSummary(null).proved, false);
   assert.equal(compareSummary({ verdict: 'refused', reason: 'racy' }).proved, false);
+});
+
+test('compare arguments: the two versions, and {assoc: true} only when real arithmetic is chosen', () => {
+  const from = { uri: 'file:///w/a.cu', kernel: 'sum' };
+  const other = { uri: 'file:///w/b.cu', kernel: 'sum_tree' };
+  const [exact, real] = ARITHMETIC_CHOICES;
+  assert.equal(exact.assoc, false);
+  assert.equal(real.assoc, true);
+  assert.deepEqual(compareArguments(from, other, exact.assoc), ['file:///w/a.cu', 'sum', 'file:///w/b.cu', 'sum_tree']);
+  assert.deepEqual(compareArguments(from, other, real.assoc), [
+    'file:///w/a.cu',
+    'sum',
+    'file:///w/b.cu',
+    'sum_tree',
+    { assoc: true },
+  ]);
 });
