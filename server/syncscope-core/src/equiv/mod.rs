@@ -341,7 +341,7 @@ fn decide(
     equiv: &EquivOptions,
     report: &mut EquivReport,
 ) -> Verdict {
-    let (pa, pb) = (prepare(a, sources), prepare(b, sources));
+    let (pa, mut pb) = (prepare(a, sources), prepare(b, sources));
     if pa.options.bitvector || pb.options.bitvector {
         return Verdict::Refused(
             "--bitvector: the equivalence proof and the concrete search compute with mathematical integers, so a proof would not hold under 32-bit wrap-around; `equiv` does not answer under --bitvector (drop it, on the command line or in syncscope.toml, to compare over the integers)".into(),
@@ -354,6 +354,24 @@ fn decide(
     for v in [a, b] {
         if let Err(why) = race_free(v, sources) {
             return Verdict::Refused(why);
+        }
+    }
+    // Parameters named differently: matched by position when the types
+    // agree in order, once for every launch (the second version's text
+    // renamed to the first's names; renaming keeps it race-free).
+    match crate::analysis::params::match_by_position(&pa.text, a.kernel, &pb.text, b.kernel) {
+        crate::analysis::params::Matched::Same => {}
+        crate::analysis::params::Matched::Refused(why) => return Verdict::Refused(why),
+        crate::analysis::params::Matched::Renamed(text, pairs) => {
+            report.notes.push(format!(
+                "parameters matched by position: {}",
+                pairs
+                    .iter()
+                    .map(|(x, y)| format!("{x} ↔ {y}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            pb.text = text;
         }
     }
     let mut verdict = Verdict::Equivalent;
@@ -399,7 +417,6 @@ fn compare_under(
     report: &mut EquivReport,
 ) -> Verdict {
     let mut kernels = Vec::new();
-    let mut version_options = Vec::new();
     for (v, p) in [(a, pa), (b, pb)] {
         // The launch's facts hold for both versions (a version without a
         // launch of its own is race-free under any).
@@ -438,36 +455,6 @@ fn compare_under(
         match crate::analysis::lower_with_values(&p.text, &o, v.kernel) {
             Some(k) => kernels.push(k),
             None => return Verdict::Refused(format!("`{}` has no kernel `{}`", v.label, v.kernel)),
-        }
-        version_options.push(o);
-    }
-    // Parameters named differently: matched by position when the types
-    // agree in order (the second version renamed to the first's names and
-    // lowered again; renaming keeps it race-free).
-    match crate::analysis::params::match_by_position(&pa.text, a.kernel, &pb.text, b.kernel) {
-        crate::analysis::params::Matched::Same => {}
-        crate::analysis::params::Matched::Refused(why) => return Verdict::Refused(why),
-        crate::analysis::params::Matched::Renamed(text, pairs) => {
-            let note = format!(
-                "parameters matched by position: {}",
-                pairs
-                    .iter()
-                    .map(|(x, y)| format!("{x} ↔ {y}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            if !report.notes.contains(&note) {
-                report.notes.push(note);
-            }
-            match crate::analysis::lower_with_values(&text, &version_options[1], b.kernel) {
-                Some(k) => kernels[1] = k,
-                None => {
-                    return Verdict::Refused(format!(
-                        "`{}` with its parameters renamed has no kernel `{}`",
-                        b.label, b.kernel
-                    ))
-                }
-            }
         }
     }
     // The proof and the search take the launch's sizes from the options.
