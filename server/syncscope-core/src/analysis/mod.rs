@@ -278,7 +278,7 @@ pub fn quick_fixes(
     out
 }
 
-fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
+pub(super) fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     value.hash(&mut h);
     h.finish()

@@ -13,7 +13,6 @@ use crate::options::{LaunchOverride, Options};
 use crate::project::{compile_commands, config, unit, SearchPaths, Sources};
 use crate::report::*;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -354,16 +353,16 @@ fn site_key(
     options_hash: u64,
     kernels: &HashMap<String, launch::Params>,
 ) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    file.hash(&mut h);
-    u.text.hash(&mut h);
-    u.prefix_len.hash(&mut h);
-    u.prefix_lines.hash(&mut h);
-    options_hash.hash(&mut h);
     let mut wanted: Vec<_> = kernels.iter().collect();
     wanted.sort();
-    wanted.hash(&mut h);
-    h.finish()
+    super::hash_of(&(
+        file,
+        &u.text,
+        u.prefix_len,
+        u.prefix_lines,
+        options_hash,
+        wanted,
+    ))
 }
 
 /// Launch sites of the file's kernels in the other source files of its
@@ -379,11 +378,7 @@ fn sibling_sites(
 ) -> (Vec<launch::Site>, usize) {
     let mut out = Vec::new();
     let mut parsed = 0;
-    let options_hash = {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        format!("{options:?}").hash(&mut h);
-        h.finish()
-    };
+    let options_hash = super::hash_of(&format!("{options:?}"));
     for f in source_files(root) {
         if f == me {
             continue;
