@@ -214,7 +214,8 @@ pub fn analyze(
     }
 }
 
-fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
+/// The same launch: the same sizes and the same facts (wherever found).
+pub(crate) fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
     a.block_dim == b.block_dim
         && a.grid_dim == b.grid_dim
         && a.requires == b.requires

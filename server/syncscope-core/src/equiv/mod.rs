@@ -175,30 +175,20 @@ impl Launch {
     }
     /// The same launch, wherever it was found.
     fn same(&self, other: &Launch) -> bool {
-        let facts = |l: &Launch| {
-            l.site.as_ref().map(|s| {
-                (
-                    s.requires.clone(),
-                    s.template_args.clone(),
-                    s.arg_types.clone(),
-                )
-            })
-        };
-        self.block == other.block && self.grid == other.grid && facts(self) == facts(other)
+        self.open() == other.open()
+            && crate::analysis::project::same_launch(&self.as_override(), &other.as_override())
+    }
+    /// The launch as the project model states one: its sizes, and the
+    /// site's facts if it has a site.
+    fn as_override(&self) -> LaunchOverride {
+        LaunchOverride {
+            block_dim: self.block,
+            grid_dim: self.grid,
+            ..self.site.clone().unwrap_or_default()
+        }
     }
     fn describe(&self) -> String {
-        match &self.site {
-            Some(s) => crate::analysis::project::describe(&LaunchOverride {
-                block_dim: self.block,
-                grid_dim: self.grid,
-                ..s.clone()
-            }),
-            None => crate::analysis::project::describe(&LaunchOverride {
-                block_dim: self.block,
-                grid_dim: self.grid,
-                ..Default::default()
-            }),
-        }
+        crate::analysis::project::describe(&self.as_override())
     }
 }
 
