@@ -176,14 +176,7 @@ pub(crate) enum Divergence {
 fn thread_specific(e: &Expr, rel: Relation, memo: &mut HashMap<(usize, Relation), bool>) -> bool {
     let key = match e {
         Expr::Const(_) => return false,
-        Expr::Var(v) => {
-            return v.name.ends_with(OTHER_THREAD)
-                || match v.kind {
-                    VarKind::ThreadIdx(_) => true,
-                    VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
-                    _ => false,
-                };
-        }
+        Expr::Var(v) => return v.name.ends_with(OTHER_THREAD) || per_thread(v, rel, true),
         _ => (e as *const Expr as usize, rel),
     };
     if let Some(&known) = memo.get(&key) {

@@ -527,12 +527,7 @@ impl<'k> KernelVerifier<'k> {
             if let Some((_, val)) = subst.iter().find(|(c, _)| c == v) {
                 return Some(val.clone());
             }
-            let per_thread = match v.kind {
-                VarKind::ThreadIdx(_) => true,
-                VarKind::Counter { .. } => !counters_shared,
-                VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
-                _ => false,
-            };
+            let per_thread = per_thread(v, rel, counters_shared);
             if let (VarKind::Unknown { .. }, Some((base, counters))) =
                 (v.kind, symbols::split_iteration_tag(&v.name))
             {
@@ -678,4 +673,17 @@ fn undecided_origins(
             .map(|t| format!("fence@{t}")),
     );
     origins
+}
+
+/// Whether [`KernelVerifier::instantiate`] gives `v` (not the other
+/// thread's, not substituted) its own name in each thread of `rel`: a
+/// thread index, a loop counter unless counters are shared, and a block
+/// index or unknown whose scope lets it differ between the two threads.
+pub(super) fn per_thread(v: &Var, rel: Relation, counters_shared: bool) -> bool {
+    match v.kind {
+        VarKind::ThreadIdx(_) => true,
+        VarKind::Counter { .. } => !counters_shared,
+        VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
+        _ => false,
+    }
 }
