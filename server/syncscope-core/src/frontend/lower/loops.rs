@@ -391,17 +391,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 return t;
             }
             let scope = if uniform { Scope::Block } else { Scope::Thread };
-            match self.fresh_unknown("trips", scope) {
-                Expr::Var(v) => Expr::Var(Var::new(
-                    v.name,
-                    VarKind::Unknown {
-                        scope,
-                        lo: 0,
-                        hi: i64::from(i32::MAX),
-                    },
-                )),
-                e => e,
-            }
+            self.note_unknown_after_atomic();
+            self.fresh_value_in("trips", scope, (0, i64::from(i32::MAX)))
         });
         for ((scope, name, v), u) in cands.iter().zip(&updates) {
             if matches!(u, Update::Unchanged) || *scope >= self.scopes.len() {
