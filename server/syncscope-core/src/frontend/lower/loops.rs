@@ -394,7 +394,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.note_unknown_after_atomic();
             self.fresh_value_in("trips", scope, (0, i64::from(i32::MAX)))
         });
-        for ((scope, name, v), u) in cands.iter().zip(&updates) {
+        for (i, ((scope, name, v), u)) in cands.iter().zip(&updates).enumerate() {
             if matches!(u, Update::Unchanged) || *scope >= self.scopes.len() {
                 continue;
             }
@@ -411,8 +411,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => value_scope(v),
             };
             let nv = self.havoc_value(&format!("{name}@exit"), v, s);
-            let i = cands.iter().position(|c| c.0 == *scope && c.1 == *name);
-            let step = i.and_then(|i| Some((carried[i].clone()?, nexts[i].clone()?)));
+            // `cands` has each (scope, name) once: its index is the loop's.
+            let step = carried[i].clone().zip(nexts[i].clone());
             if let (true, Some((h, next)), Value::Int(init), Value::Int(Expr::Var(exit))) =
                 (folds_ok, step, v, &nv)
             {
