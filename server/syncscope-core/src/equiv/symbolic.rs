@@ -134,20 +134,19 @@ fn shape(kernel: &Kernel, assoc: bool) -> Result<Shape<'_>, String> {
                 Stmt::Loop(l) => {
                     let name = loop_name(l);
                     let arrays = &w.kernel.arrays;
-                    if let Some(t) = l.body.iter().find_map(|s| {
-                        let mut t = None;
-                        stmt_any(s, &mut |x| match x {
-                            Stmt::Access(a)
-                                if a.kind != AccessKind::Read
-                                    && arrays[a.array].space == MemorySpace::Global =>
-                            {
-                                t = Some(a.text.clone());
-                                true
-                            }
-                            _ => false,
-                        });
-                        t
-                    }) {
+                    // The first global write of the body, in order.
+                    let mut first_write = None;
+                    crate::model::walk(&l.body, &mut |x| match x {
+                        Stmt::Access(a)
+                            if first_write.is_none()
+                                && a.kind != AccessKind::Read
+                                && arrays[a.array].space == MemorySpace::Global =>
+                        {
+                            first_write = Some(a.text.clone())
+                        }
+                        _ => {}
+                    });
+                    if let Some(t) = first_write {
                         return Err(format!(
                             "`{t}` writes global memory inside the loop `{name}`: only loops that read and accumulate (folds) are modelled"
                         ));
@@ -157,22 +156,17 @@ fn shape(kernel: &Kernel, assoc: bool) -> Result<Shape<'_>, String> {
                     // result is the inputs combined in another order.
                     let mut reads: Vec<(usize, Var)> = Vec::new();
                     let mut writes: Vec<(usize, Expr)> = Vec::new();
-                    for s in &l.body {
-                        stmt_any(s, &mut |x| {
-                            if let Stmt::Access(a) = x {
-                                match (&a.value, a.kind) {
-                                    (Some(Expr::Var(u)), AccessKind::Read) => {
-                                        reads.push((a.array, u.clone()))
-                                    }
-                                    (Some(v), AccessKind::Write) => {
-                                        writes.push((a.array, v.clone()))
-                                    }
-                                    _ => {}
+                    crate::model::walk(&l.body, &mut |x| {
+                        if let Stmt::Access(a) = x {
+                            match (&a.value, a.kind) {
+                                (Some(Expr::Var(u)), AccessKind::Read) => {
+                                    reads.push((a.array, u.clone()))
                                 }
+                                (Some(v), AccessKind::Write) => writes.push((a.array, v.clone())),
+                                _ => {}
                             }
-                            false
-                        });
-                    }
+                        }
+                    });
                     // A write whose value reads the array it writes.
                     let in_place: Vec<usize> = writes
                         .iter()
@@ -244,18 +238,6 @@ impl<'k> Shape<'k> {
         self.accesses.iter().copied().find(|(_, a)| {
             a.kind == AccessKind::Read && matches!(&a.value, Some(Expr::Var(v)) if v == var)
         })
-    }
-}
-
-/// Whether `pred` holds for `s` or a statement nested in it.
-fn stmt_any(s: &Stmt, pred: &mut impl FnMut(&Stmt) -> bool) -> bool {
-    if pred(s) {
-        return true;
-    }
-    match s {
-        Stmt::If(x, y) => x.iter().chain(y).any(|t| stmt_any(t, pred)),
-        Stmt::Loop(l) => l.body.iter().any(|t| stmt_any(t, pred)),
-        _ => false,
     }
 }
 
@@ -1114,15 +1096,12 @@ fn flatten<'k>(k: &'k Kernel, fold: &'k crate::model::Fold) -> Result<Flat<'k>, 
             .ok_or_else(|| "a fold's loop is missing from the model".to_string())
     };
     let outer = find(fold.loop_id)?;
-    let Expr::Var(e) = &fold.next else {
-        return Ok(Flat {
-            outer,
-            inner: None,
-            step: fold,
-            init: fold.init.clone(),
-        });
+    // The step is the exit value of an inner fold: a nest; otherwise one loop.
+    let inner_fold = match &fold.next {
+        Expr::Var(e) => k.folds.iter().find(|f| &f.exit == e),
+        _ => None,
     };
-    let Some(inner_fold) = k.folds.iter().find(|f| &f.exit == e) else {
+    let Some(inner_fold) = inner_fold else {
         return Ok(Flat {
             outer,
             inner: None,
