@@ -401,22 +401,16 @@ fn cli_settings(args: &AnalysisArgs) -> Settings {
 
 /// The options and search paths for files under the configuration `config`
 /// (none: the command line alone): `base` with syncscope.toml's settings
-/// and then the command line's layered over it.
+/// and then the command line's (`cli`) layered over it.
 fn options_with(
     args: &AnalysisArgs,
-    mut cli: Settings,
+    cli: &Settings,
     base: Options,
     config: Option<&ConfigFile>,
 ) -> (Options, SearchPaths) {
-    let own = cli_settings(args);
-    cli = Settings {
-        strict_benign: cli.strict_benign,
-        deterministic: cli.deterministic,
-        ..own
-    };
     let empty = Settings::default();
     let file = config.map(|c| &c.settings).unwrap_or(&empty);
-    let options = syncscope_core::project::config::layer_options(&[file, &cli], base);
+    let options = syncscope_core::project::config::layer_options(&[file, cli], base);
     let mut include_dirs = args.include.clone();
     include_dirs.extend(config.map(ConfigFile::include_dirs).unwrap_or_default());
     let search = SearchPaths {
@@ -438,12 +432,12 @@ pub fn options_from(args: &CheckArgs, config: Option<&ConfigFile>) -> (Options, 
         compute_fixes: args.fixes,
         ..Options::default()
     };
-    let verdicts = Settings {
+    let cli = Settings {
         strict_benign: args.strict_benign.then_some(true),
         deterministic: args.deterministic.then_some(true),
-        ..Settings::default()
+        ..cli_settings(&args.analysis)
     };
-    options_with(&args.analysis, verdicts, base, config)
+    options_with(&args.analysis, &cli, base, config)
 }
 
 /// The configuration of each file: `--config`, else the nearest
@@ -669,7 +663,7 @@ pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
             let config = configs.for_file(&path, &mut errors);
             let (options, search) = options_with(
                 &args.analysis,
-                Settings::default(),
+                &cli_settings(&args.analysis),
                 Options::default(),
                 config.as_ref(),
             );
