@@ -3,6 +3,7 @@
 //! and expressions `expressions`' business.
 
 use super::*;
+use std::rc::Rc;
 
 impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn statement(&mut self, node: Node) {
@@ -516,19 +517,20 @@ impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn merge_env(&mut self, cond: &Expr, then_env: Scopes) {
         let n = self.scopes.len().min(then_env.len());
         for (i, then_scope) in then_env.into_maps().into_iter().enumerate().take(n) {
-            let keys: Vec<String> = then_scope.keys().cloned().collect();
-            for k in keys {
-                let t = then_scope.get(&k).cloned();
-                let e = self.scopes[i].get(&k).cloned();
-                if t == e {
+            // A scope neither branch changed is still the one shared map.
+            if Rc::ptr_eq(&then_scope, &self.scopes.maps[i]) {
+                continue;
+            }
+            for (k, t) in then_scope.iter() {
+                let e = self.scopes[i].get(k);
+                if e == Some(t) {
                     continue;
                 }
-                let merged = match (t, e) {
-                    (Some(t), Some(e)) => self.merge_value(cond, t, e),
-                    (Some(t), None) => t,
-                    _ => continue,
+                let merged = match e.cloned() {
+                    Some(e) => self.merge_value(cond, t.clone(), e),
+                    None => t.clone(),
                 };
-                self.scopes.insert(i, k, merged);
+                self.scopes.insert(i, k.clone(), merged);
             }
         }
     }
