@@ -102,10 +102,11 @@ const PIPE_COUNTERS: [&str; 3] = ["commits", "waits", "releases"];
 
 impl BlockPipe {
     pub(super) fn counter_keys(&self) -> Vec<String> {
-        PIPE_COUNTERS
-            .iter()
-            .map(|c| format!("{}.{c}", self.name))
-            .collect()
+        PIPE_COUNTERS.iter().map(|c| self.key(c)).collect()
+    }
+    /// The name its `counter` is bound to in the pipeline's scope.
+    fn key(&self, counter: &str) -> String {
+        format!("{}.{counter}", self.name)
     }
 }
 
@@ -237,15 +238,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             // src, size, &bar)`.
             "memcpy_async_tx" | "cp_async_bulk" if args.len() == 4 || args.len() == 6 => {
                 let args = &args[args.len() - 4..];
-                let array = match self.barrier_object(args[3]) {
-                    Some(id) => Some(id),
-                    None => match self.eval(args[3]) {
-                        Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => {
-                            Some(p.array)
-                        }
-                        _ => None,
-                    },
-                };
+                let array = self.barrier_arg(args[3]);
                 let vals: Vec<Value> = args[..3].iter().map(|a| self.eval_buffer(*a)).collect();
                 let Some(array) = array else {
                     self.unsupported(
@@ -287,15 +280,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     "barrier_expect_tx" if args.len() == 2 => (args[0], &args[1..]),
                     _ => (args[args.len() - 2], &args[args.len() - 1..]),
                 };
-                let array = match self.barrier_object(bar) {
-                    Some(id) => Some(id),
-                    None => match self.eval(bar) {
-                        Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => {
-                            Some(p.array)
-                        }
-                        _ => None,
-                    },
-                };
+                let array = self.barrier_arg(bar);
                 let vals: Vec<Value> = rest.iter().map(|a| self.eval(*a)).collect();
                 let Some(array) = array else {
                     self.unsupported(
@@ -457,6 +442,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
         self.eval(arg)
+    }
+
+    /// The `cuda::barrier` an argument designates: its name, or a pointer
+    /// to it (`&bar`).
+    fn barrier_arg(&mut self, node: Node) -> Option<ArrayId> {
+        self.barrier_object(node).or_else(|| match self.eval(node) {
+            Value::Ptr(p) if self.barrier_objects.contains_key(&p.array) => Some(p.array),
+            _ => None,
+        })
     }
 
     /// The `cuda::barrier` a name designates, if it is one.
@@ -656,11 +650,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// A counter of a block-scope pipeline, now.
     fn pipe_counter(&self, id: usize, counter: &str) -> Option<Expr> {
         let p = self.block_pipes.get(&id)?;
-        match self
-            .scopes
-            .get(p.scope)?
-            .get(&format!("{}.{counter}", p.name))?
-        {
+        match self.scopes.get(p.scope)?.get(&p.key(counter))? {
             Value::Int(e) => Some(e.clone()),
             _ => None,
         }
@@ -670,7 +660,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let Some(p) = self.block_pipes.get(&id) else {
             return;
         };
-        let (scope, key) = (p.scope, format!("{}.{counter}", p.name));
+        let (scope, key) = (p.scope, p.key(counter));
         if let Some(v) = self.pipe_counter(id, counter) {
             let next = self.bound(Expr::add(v, Expr::Const(1)), Scope::Thread);
             self.scopes.insert(scope, key, Value::Int(next));
@@ -686,7 +676,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         // Counts that are not closed forms of the loops' iterations (values
         // a loop left unknown): the window would not be exact.
         let unknown_counts = self.block_pipes.keys().any(|id| {
-            ["commits", "waits", "releases"].iter().any(|c| {
+            PIPE_COUNTERS.iter().any(|c| {
                 self.pipe_counter(*id, c)
                     .is_some_and(|e| e.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. })))
             })
@@ -734,12 +724,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.dry > 0 {
             return;
         }
-        let thread_dependent = self.guard().mentions(&mut |v| match v.kind {
-            VarKind::ThreadIdx(_) => true,
-            VarKind::Unknown { scope, .. } => scope == Scope::Thread,
-            _ => false,
-        });
-        if thread_dependent {
+        if thread_dependent(&self.guard()) {
             self.block_pipe_broken = true;
             self.unsupported(
                 node,

@@ -377,12 +377,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             && body_node.is_some_and(|b| !jumps(b, &mut self.jumps_memo).leaves);
         // How many iterations ran: the same for every thread of the block
         // when the loop's condition is.
-        let uniform = !thread_exit
-            && !guard.mentions(&mut |v| match v.kind {
-                VarKind::ThreadIdx(_) => true,
-                VarKind::Unknown { scope, .. } => scope == Scope::Thread,
-                _ => false,
-            });
+        let uniform = !thread_exit && !thread_dependent(&guard);
         let exact_trips = whole_iterations
             .then(|| trip_count(&guard, &counter))
             .flatten();

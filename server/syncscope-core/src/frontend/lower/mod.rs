@@ -741,6 +741,18 @@ impl std::ops::Index<usize> for Scopes {
     }
 }
 
+/// Whether `e` may differ between the threads of a block as the lowering
+/// sees it: it mentions a thread index or a per-thread unknown (loop
+/// counters, which `Expr::scope` also counts, are the same in every thread
+/// that runs the iteration).
+fn thread_dependent(e: &Expr) -> bool {
+    e.mentions(&mut |v| match v.kind {
+        VarKind::ThreadIdx(_) => true,
+        VarKind::Unknown { scope, .. } => scope == Scope::Thread,
+        _ => false,
+    })
+}
+
 fn value_scope(v: &Value) -> Scope {
     match v {
         Value::Int(e) => e.scope(),
