@@ -76,13 +76,7 @@ fn host_instantiations(
     let is_launch = call
         .named_children(&mut c)
         .any(|n| n.kind() == "kernel_call_syntax");
-    let mut f = call.parent();
-    while let Some(n) = f {
-        if n.kind() == "function_definition" {
-            break;
-        }
-        f = n.parent();
-    }
+    let f = enclosing_function(call);
     let template = f
         .filter(|_| is_launch)
         .and_then(|f| f.parent().map(|t| (f, t)))
@@ -268,14 +262,9 @@ impl<'a, 't> Host<'a, 't> {
     }
 
     fn read_function(&mut self) {
-        let mut f = self.call.parent();
-        while let Some(n) = f {
-            if n.kind() == "function_definition" {
-                break;
-            }
-            f = n.parent();
-        }
-        let Some(func) = f else { return };
+        let Some(func) = enclosing_function(self.call) else {
+            return;
+        };
         let before = self.call.start_byte();
         let mut stack = vec![func];
         let mut decls = Vec::new();
@@ -768,14 +757,7 @@ fn argument_struct_type(text: &str, call: Node, arg: Node, cx: &FileContext) -> 
         "call_expression" => named(arg.child_by_field_name("function")?),
         "identifier" => {
             let name = node_text(text, arg);
-            let mut f = call.parent();
-            while let Some(n) = f {
-                if n.kind() == "function_definition" {
-                    break;
-                }
-                f = n.parent();
-            }
-            let mut stack = vec![f?.child_by_field_name("body")?];
+            let mut stack = vec![enclosing_function(call)?.child_by_field_name("body")?];
             let mut found = None;
             while let Some(n) = stack.pop() {
                 if n.start_byte() >= call.start_byte() {
@@ -801,4 +783,16 @@ fn argument_struct_type(text: &str, call: Node, arg: Node, cx: &FileContext) -> 
         }
         _ => None,
     }
+}
+
+/// The function definition `node` is inside, if any.
+fn enclosing_function(node: Node) -> Option<Node> {
+    let mut f = node.parent();
+    while let Some(n) = f {
+        if n.kind() == "function_definition" {
+            return Some(n);
+        }
+        f = n.parent();
+    }
+    None
 }
