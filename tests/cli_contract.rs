@@ -73,21 +73,7 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
         for f in findings {
             let kind = f["kind"].as_str().expect("kind");
             assert!(
-                [
-                    "data-race",
-                    "benign-race",
-                    "barrier-divergence",
-                    "redundant-barrier",
-                    "not-verified",
-                    "unknown",
-                    "syntax-error",
-                    "note",
-                    "assertion",
-                    "assumption",
-                    "include",
-                    "schedule-dependent"
-                ]
-                .contains(&kind),
+                syncscope_core::FindingKind::from_code(kind).is_some(),
                 "{kind}"
             );
             let sev = f["severity"].as_str().expect("severity");
@@ -414,4 +400,51 @@ fn usage_errors_exit_2() {
         syncscope::cli::main_with_args(vec!["syncscope".into(), "frobnicate".into()]),
         2
     );
+}
+
+/// `syncscope model` prints the model `check` verifies: the file read in its
+/// project (its header, `syncscope.toml`'s defines, the template argument of
+/// the launch in its host code), where it used to lower the file alone (an
+/// unknown `TILE` and `SCALE`, an uninstantiated template).
+#[test]
+fn model_prints_the_model_check_verifies() {
+    let d = temp_dir("model");
+    std::fs::write(d.join("syncscope.toml"), "defines = { SCALE = 3 }\n").expect("write");
+    std::fs::write(d.join("tile.cuh"), "#define TILE 16\n").expect("write");
+    let f = d.join("k.cu");
+    std::fs::write(
+        &f,
+        "#include \"tile.cuh\"\n\
+         template <int N> __global__ void k(int *a) {\n\
+         \x20 __shared__ int s[N];\n\
+         \x20 s[threadIdx.x % N] = 1;\n\
+         \x20 __syncthreads();\n\
+         \x20 a[threadIdx.x * TILE + SCALE] = s[0];\n\
+         }\n\
+         void run(int *a) { k<8><<<1, 48>>>(a); }\n",
+    )
+    .expect("write");
+    let p = f.to_string_lossy().into_owned();
+    let print = |flags: &[&str]| {
+        let mut argv = flags.to_vec();
+        argv.push(&p);
+        let args = syncscope::cli::parse_model_args(&argv).expect("model args");
+        let mut out = Vec::new();
+        assert_eq!(syncscope::cli::model(&args, &mut out), 0);
+        String::from_utf8(out).expect("utf-8")
+    };
+    let model = print(&[]);
+    assert!(
+        model.contains("array s Shared [8]"),
+        "the launch's N:\n{model}"
+    );
+    assert!(
+        model.contains("Write a[(threadIdx.x * 16) + 3]"),
+        "the header's TILE, syncscope.toml's SCALE:\n{model}"
+    );
+    // Positions are the file's, not the translation unit's (header first).
+    assert!(model.contains("// line 4"), "{model}");
+    // The command line's flags are `check`'s.
+    let model = print(&["-D", "SCALE=5"]);
+    assert!(model.contains("Write a[(threadIdx.x * 16) + 5]"), "{model}");
 }

@@ -10,16 +10,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};
 
-pub const MARKED_KINDS: [FindingKind; 8] = [
-    FindingKind::DataRace,
-    FindingKind::BenignRace,
-    FindingKind::BarrierDivergence,
-    FindingKind::RedundantBarrier,
-    FindingKind::NotVerified,
-    FindingKind::SyntaxError,
-    FindingKind::Assertion,
-    FindingKind::ScheduleDependent,
-];
+/// The kinds corpus files mark on lines (`//~ code`): those the core's
+/// registry declares `corpus_marker`.
+pub fn marked_kinds() -> impl Iterator<Item = FindingKind> {
+    FindingKind::ALL
+        .iter()
+        .copied()
+        .filter(|k| k.info().corpus_marker)
+}
 
 pub struct Expectations {
     pub flags: Vec<String>,
@@ -122,7 +120,7 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
                 f.message
             ));
         }
-        if !MARKED_KINDS.contains(&f.kind) {
+        if !f.kind.info().corpus_marker {
             continue;
         }
         let code = f.kind.code().to_string();

@@ -99,69 +99,179 @@ impl Span {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FindingKind {
-    DataRace,
+/// What the outside world knows of a finding kind, declared once in
+/// [`finding_kinds!`]: every list of kinds (the SARIF rules, `--fail-on`'s
+/// accepted names and its help, the JSON `kind` strings, the LSP diagnostic
+/// codes, the corpus harness's marker kinds, `docs/diagnostics.md`'s
+/// sections) is derived from [`FindingKind::ALL`] and this record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindInfo {
+    /// The stable code: the JSON `kind`, the SARIF `ruleId`, the LSP
+    /// diagnostic code, the name `--fail-on` accepts, the corpus marker
+    /// (`//~ data-race`) and the anchor of its section in
+    /// `docs/diagnostics.md` (`## data-race`).
+    pub code: &'static str,
+    pub severity: Severity,
+    /// One sentence: the SARIF rule's short description and `--help`.
+    pub description: &'static str,
+    /// Corpus files mark every line such a finding touches (`//~ code`),
+    /// and the harness reports a finding of the kind on an unmarked line.
+    /// The others are notes about the analysis (or `unknown`, never
+    /// expected) and are checked otherwise.
+    pub corpus_marker: bool,
+}
+
+/// The one declaration of the finding kinds: the enum, its order (the SARIF
+/// rule index), and each kind's [`KindInfo`]. A new kind is one entry here
+/// plus the code that reports it (and its section in `docs/diagnostics.md`,
+/// which a test demands).
+macro_rules! finding_kinds {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident {
+            code: $code:literal,
+            severity: $severity:ident,
+            corpus_marker: $marker:literal,
+            description: $description:literal $(,)?
+        }
+    ),* $(,)?) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum FindingKind {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl FindingKind {
+            /// Every kind, in declaration order (`kind as usize` is its index).
+            pub const ALL: &'static [FindingKind] = &[$(FindingKind::$variant),*];
+
+            /// Everything declared about this kind.
+            pub const fn info(self) -> &'static KindInfo {
+                match self {
+                    $(FindingKind::$variant => &KindInfo {
+                        code: $code,
+                        severity: Severity::$severity,
+                        description: $description,
+                        corpus_marker: $marker,
+                    },)*
+                }
+            }
+        }
+    };
+}
+
+finding_kinds! {
+    DataRace {
+        code: "data-race",
+        severity: Error,
+        corpus_marker: true,
+        description: "Two threads access the same memory location without synchronisation and at least one writes.",
+    },
     /// Two threads write the same value to one location without
     /// synchronisation: a race the hardware makes harmless (one of the
     /// equal values wins); a hint, a `data-race` with `--strict-benign`.
-    BenignRace,
-    BarrierDivergence,
-    RedundantBarrier,
-    NotVerified,
-    Unknown,
-    SyntaxError,
+    BenignRace {
+        code: "benign-race",
+        severity: Hint,
+        corpus_marker: true,
+        description: "Two threads write the same value to the same location without synchronisation (a data race with --strict-benign).",
+    },
+    BarrierDivergence {
+        code: "barrier-divergence",
+        severity: Error,
+        corpus_marker: true,
+        description: "A barrier that some threads of a block reach and others do not.",
+    },
+    RedundantBarrier {
+        code: "redundant-barrier",
+        severity: Warning,
+        corpus_marker: true,
+        description: "A barrier whose removal leaves the kernel verified (a proof).",
+    },
+    NotVerified {
+        code: "not-verified",
+        severity: Information,
+        corpus_marker: true,
+        description: "A construct the model cannot represent; the kernel is not verified.",
+    },
+    Unknown {
+        code: "unknown",
+        severity: Information,
+        corpus_marker: false,
+        description: "The solver could not decide within its limits.",
+    },
+    SyntaxError {
+        code: "syntax-error",
+        severity: Error,
+        corpus_marker: true,
+        description: "The file does not parse as CUDA.",
+    },
     /// Information about the analysis itself (a directive flag that was
     /// ignored); it says nothing about the kernel's behaviour.
-    Note,
+    Note {
+        code: "note",
+        severity: Information,
+        corpus_marker: false,
+        description: "Information about the analysis itself (an ignored directive flag).",
+    },
     /// A checked claim of the code (`__assert`, a loop invariant, a device
     /// function's precondition) that a thread can violate.
-    Assertion,
+    Assertion {
+        code: "assertion",
+        severity: Error,
+        corpus_marker: true,
+        description: "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate.",
+    },
     /// The assumptions the code states (`__requires`, `__assume`...): the
     /// kernel's verdict holds only under them.
-    Assumption,
+    Assumption {
+        code: "assumption",
+        severity: Information,
+        corpus_marker: false,
+        description: "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them.",
+    },
     /// The project model: a local header that cannot be found, a system
     /// header outside the built-in model, an unreadable build database.
-    Include,
+    Include {
+        code: "include",
+        severity: Warning,
+        corpus_marker: false,
+        description: "A header the project model could not read (missing local header, unknown system header).",
+    },
     /// `--deterministic`: two orders of the atomic operations (both allowed
     /// by the barriers) end in different final memory.
-    ScheduleDependent,
+    ScheduleDependent {
+        code: "schedule-dependent",
+        severity: Warning,
+        corpus_marker: true,
+        description: "With --deterministic: two orders of the atomic operations that the barriers allow end in different final memory.",
+    },
 }
 
 impl FindingKind {
     /// The stable code, also the anchor in `docs/diagnostics.md`.
-    pub fn code(self) -> &'static str {
-        match self {
-            FindingKind::DataRace => "data-race",
-            FindingKind::BenignRace => "benign-race",
-            FindingKind::BarrierDivergence => "barrier-divergence",
-            FindingKind::RedundantBarrier => "redundant-barrier",
-            FindingKind::NotVerified => "not-verified",
-            FindingKind::Unknown => "unknown",
-            FindingKind::SyntaxError => "syntax-error",
-            FindingKind::Note => "note",
-            FindingKind::Assertion => "assertion",
-            FindingKind::Assumption => "assumption",
-            FindingKind::Include => "include",
-            FindingKind::ScheduleDependent => "schedule-dependent",
-        }
+    pub const fn code(self) -> &'static str {
+        self.info().code
     }
 
-    pub fn severity(self) -> Severity {
-        match self {
-            FindingKind::DataRace
-            | FindingKind::BarrierDivergence
-            | FindingKind::SyntaxError
-            | FindingKind::Assertion => Severity::Error,
-            FindingKind::RedundantBarrier => Severity::Warning,
-            FindingKind::Include | FindingKind::ScheduleDependent => Severity::Warning,
-            FindingKind::NotVerified
-            | FindingKind::Unknown
-            | FindingKind::Note
-            | FindingKind::Assumption => Severity::Information,
-            FindingKind::BenignRace => Severity::Hint,
-        }
+    pub const fn severity(self) -> Severity {
+        self.info().severity
+    }
+
+    /// The kind whose code is `code`.
+    pub fn from_code(code: &str) -> Option<FindingKind> {
+        FindingKind::ALL.iter().copied().find(|k| k.code() == code)
+    }
+
+    /// The position in [`FindingKind::ALL`] (the SARIF rule index).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The JSON `kind` is the code: one spelling everywhere.
+impl Serialize for FindingKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
     }
 }
 
@@ -462,5 +572,28 @@ impl Progress {
     /// The findings so far.
     pub fn findings(&self) -> Vec<Finding> {
         self.findings.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ALL` lists each kind once, at its own index, under a code of its
+    /// own that is also its JSON spelling.
+    #[test]
+    fn every_kind_has_its_own_index_and_code() {
+        let mut codes = std::collections::BTreeSet::new();
+        for (i, k) in FindingKind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i, "{k:?}");
+            assert!(codes.insert(k.code()), "code {} twice", k.code());
+            assert_eq!(FindingKind::from_code(k.code()), Some(*k));
+            assert_eq!(
+                serde_json::to_value(k).unwrap(),
+                serde_json::json!(k.code())
+            );
+            assert!(!k.info().description.is_empty(), "{k:?}");
+        }
+        assert_eq!(FindingKind::from_code("no-such-kind"), None);
     }
 }

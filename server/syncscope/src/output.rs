@@ -198,21 +198,6 @@ pub fn json(results: &[FileResult]) -> String {
     s
 }
 
-const RULES: [(&str, &str); 12] = [
-    ("data-race", "Two threads access the same memory location without synchronisation and at least one writes."),
-    ("benign-race", "Two threads write the same value to the same location without synchronisation (a data race with --strict-benign)."),
-    ("barrier-divergence", "A barrier that some threads of a block reach and others do not."),
-    ("redundant-barrier", "A barrier whose removal leaves the kernel verified (a proof)."),
-    ("not-verified", "A construct the model cannot represent; the kernel is not verified."),
-    ("unknown", "The solver could not decide within its limits."),
-    ("syntax-error", "The file does not parse as CUDA."),
-    ("note", "Information about the analysis itself (an ignored directive flag)."),
-    ("assertion", "A claim the code makes (`__assert`, a loop invariant, a device function's `__requires`) that a thread can violate."),
-    ("assumption", "The assumptions the code states (`__requires`, `__assume`...); the kernel's verdict holds only under them."),
-    ("include", "A header the project model could not read (missing local header, unknown system header)."),
-    ("schedule-dependent", "With --deterministic: two orders of the atomic operations that the barriers allow end in different final memory."),
-];
-
 /// SARIF's name for the folder `check` ran in: relative file URIs resolve
 /// against it (code-scanning services map it to the repository root).
 const SRCROOT: &str = "SRCROOT";
@@ -227,12 +212,14 @@ pub fn sarif(results: &[FileResult]) -> String {
 /// an absolute `file://` URI instead (a relative reference must not start
 /// with a slash, SARIF rule 1004).
 pub fn sarif_relative_to(results: &[FileResult], base: Option<&std::path::Path>) -> String {
-    let rules: Vec<Value> = RULES
+    // One rule per kind of the core's registry, at the kind's own index.
+    let rules: Vec<Value> = syncscope_core::FindingKind::ALL
         .iter()
-        .map(|(id, d)| {
+        .map(|k| {
+            let id = k.code();
             json!({
                 "id": id,
-                "shortDescription": {"text": d},
+                "shortDescription": {"text": k.info().description},
                 "helpUri": format!("https://github.com/syncscope/syncscope/blob/main/docs/diagnostics.md#{id}"),
             })
         })
@@ -252,10 +239,7 @@ pub fn sarif_relative_to(results: &[FileResult], base: Option<&std::path::Path>)
                 Severity::Warning => "warning",
                 Severity::Information | Severity::Hint => "note",
             };
-            let rule_index = RULES
-                .iter()
-                .position(|(id, _)| *id == f.kind.code())
-                .unwrap_or(0);
+            let rule_index = f.kind.index();
             let message = match &f.witness {
                 Some(w) => format!("{} (witness: {})", f.message, w.describe()),
                 None => f.message.clone(),
@@ -770,8 +754,7 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
 
 /// `syncscope equiv`'s JSON report.
 pub fn equiv_json(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
-    serde_json::to_string_pretty(&syncscope_lsp::to_proto::equiv_json(report, a, b))
-        .unwrap_or_default()
+    serde_json::to_string_pretty(&report.to_json(a, b)).unwrap_or_default()
 }
 
 #[cfg(test)]
