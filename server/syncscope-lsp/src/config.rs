@@ -3,8 +3,6 @@
 //! camelCase keys). Client settings override the file; both are layered onto
 //! the server's defaults (quick-fixes on).
 
-use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use syncscope_core::project::config::layer_options;
 use syncscope_core::project::SearchPaths;
@@ -15,35 +13,37 @@ pub use syncscope_core::project::config::{
     parse_file, validate, ConfigError, DefineValue, KernelSettings, Settings, FILE_NAME,
 };
 
-/// Default debounce between an edit and its analysis, for edits that arrive
-/// while an analysis of the document is running or pending (an edit to an
-/// idle document is analysed at once).
-pub const DEFAULT_DEBOUNCE_MS: u64 = 20;
+pub use syncscope_core::project::settings::DEFAULT_DEBOUNCE_MS;
+use syncscope_core::project::settings::{self as registry, Source, UnknownKey};
 
-/// Client settings. Unknown keys are ignored: editors may send their own
-/// (client-side) settings in the same section.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ClientSettingsJson {
-    block_dim: Option<Vec<u32>>,
-    grid_dim: Option<Vec<u32>>,
-    defines: Option<BTreeMap<String, DefineValue>>,
-    warp_sync: Option<bool>,
-    bitvector: Option<bool>,
-    timeout_ms: Option<u32>,
-    debounce_ms: Option<u64>,
-    kernels: Option<Vec<KernelSettings>>,
-    cuda_arch: Option<u32>,
-    include_dirs: Option<Vec<String>>,
-    kernel_budget_ms: Option<u32>,
-    redundant_barriers: Option<bool>,
-    strict_benign: Option<bool>,
-    deterministic: Option<bool>,
+/// Client settings read through the core's settings table, and the keys
+/// that name no setting (the server logs them with the nearest known key;
+/// the editor's own keys, such as VS Code's `server` and `trace`, are not
+/// among them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClientSettings {
+    pub settings: Settings,
+    pub unknown: Vec<UnknownKey>,
+}
+
+impl ClientSettings {
+    /// One warning per unknown key, for the client's log.
+    pub fn warnings(&self) -> Vec<String> {
+        self.unknown
+            .iter()
+            .map(|u| format!("syncscope settings: ignoring {}", u.message()))
+            .collect()
+    }
 }
 
 /// Parses client settings: either `{ "settings": { "syncscope": {...} } }`,
 /// `{ "syncscope": {...} }` or the bare object. `null` means no settings.
 pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
+    read_client(value).map(|c| c.settings)
+}
+
+/// [`parse_client`] with the keys it did not know.
+pub fn read_client(value: &serde_json::Value) -> Result<ClientSettings, String> {
     let mut v = value;
     if let Some(inner) = v.get("settings") {
         v = inner;
@@ -52,29 +52,16 @@ pub fn parse_client(value: &serde_json::Value) -> Result<Settings, String> {
         v = inner;
     }
     if v.is_null() {
-        return Ok(Settings::default());
+        return Ok(ClientSettings::default());
     }
-    let c: ClientSettingsJson =
-        serde_json::from_value(v.clone()).map_err(|e| format!("syncscope settings: {e}"))?;
-    let s = Settings {
-        block_dim: c.block_dim,
-        grid_dim: c.grid_dim,
-        defines: c.defines,
-        warp_sync: c.warp_sync,
-        bitvector: c.bitvector,
-        timeout_ms: c.timeout_ms,
-        debounce_ms: c.debounce_ms,
-        kernels: c.kernels,
-        cuda_arch: c.cuda_arch,
-        include_dirs: c.include_dirs,
-        kernel_budget_ms: c.kernel_budget_ms,
-        redundant_barriers: c.redundant_barriers,
-        strict_benign: c.strict_benign,
-        deterministic: c.deterministic,
-        ..Settings::default()
+    let Some(object) = v.as_object() else {
+        return Err(format!("syncscope settings: expected an object, got {v}"));
     };
-    validate(&s).map_err(|m| format!("syncscope settings: {m}"))?;
-    Ok(s)
+    let entries = object.iter().map(|(k, v)| (k.clone(), v.clone()));
+    let (settings, unknown) = registry::read(Source::Client, entries)
+        .map_err(|bad| format!("syncscope settings: {}", bad.message))?;
+    validate(&settings).map_err(|m| format!("syncscope settings: {m}"))?;
+    Ok(ClientSettings { settings, unknown })
 }
 
 /// Effective configuration: analysis options, where headers are searched,

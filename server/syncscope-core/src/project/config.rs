@@ -33,6 +33,7 @@ impl DefineValue {
 
 /// One `[[kernel]]` entry: launch sizes for the kernels matching `name`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KernelSettings {
     pub name: String,
     #[serde(default, alias = "block-dim", rename = "blockDim")]
@@ -45,63 +46,9 @@ pub struct KernelSettings {
     pub deterministic: Option<bool>,
 }
 
-/// Settings from one source (the file, the client, the command line);
-/// `None` means "not set here".
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Settings {
-    pub block_dim: Option<Vec<u32>>,
-    pub grid_dim: Option<Vec<u32>>,
-    pub defines: Option<BTreeMap<String, DefineValue>>,
-    pub warp_sync: Option<bool>,
-    pub bitvector: Option<bool>,
-    pub timeout_ms: Option<u32>,
-    /// Time budget per kernel in milliseconds.
-    pub kernel_budget_ms: Option<u32>,
-    /// Look for redundant barriers (`--no-redundant` turns it off).
-    pub redundant_barriers: Option<bool>,
-    /// Same-value writes are data races, not benign races.
-    pub strict_benign: Option<bool>,
-    /// Every kernel's final memory must not depend on the order of atomics.
-    pub deterministic: Option<bool>,
-    pub debounce_ms: Option<u64>,
-    pub kernels: Option<Vec<KernelSettings>>,
-    /// Include folders, relative to the configuration file's folder.
-    pub include_dirs: Option<Vec<String>>,
-    /// A `compile_commands.json` (file or folder), relative to the
-    /// configuration file's folder.
-    pub compile_commands: Option<String>,
-    /// `__CUDA_ARCH__` of the device pass (`800` for sm_80).
-    pub cuda_arch: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-struct FileSettings {
-    block_dim: Option<Vec<u32>>,
-    grid_dim: Option<Vec<u32>>,
-    defines: Option<BTreeMap<String, DefineValue>>,
-    warp_sync: Option<bool>,
-    bitvector: Option<bool>,
-    timeout_ms: Option<u32>,
-    kernel_budget_ms: Option<u32>,
-    redundant_barriers: Option<bool>,
-    strict_benign: Option<bool>,
-    deterministic: Option<bool>,
-    debounce_ms: Option<u64>,
-    kernel: Option<Vec<FileKernel>>,
-    include_dirs: Option<Vec<String>>,
-    compile_commands: Option<String>,
-    cuda_arch: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-struct FileKernel {
-    name: String,
-    block_dim: Option<Vec<u32>>,
-    grid_dim: Option<Vec<u32>>,
-    deterministic: Option<bool>,
-}
+// The settings, their keys and defaults are declared once, in `settings.rs`.
+pub use crate::project::settings::Settings;
+use crate::project::settings::{self as registry, Source};
 
 /// An error in a configuration source, with the byte range it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,37 +58,35 @@ pub struct ConfigError {
 }
 
 /// Parses `syncscope.toml` text. Errors carry byte ranges into `text`.
+/// Keys are read through the settings table: a key of no setting is an
+/// error naming the nearest known key (a typo must not quietly leave a
+/// setting at its default).
 pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
-    let f: FileSettings = toml::from_str(text).map_err(|e| ConfigError {
+    type Entries = BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>;
+    let entries: Entries = toml::from_str(text).map_err(|e| ConfigError {
         message: e.message().to_string(),
         range: e.span(),
     })?;
-    let s = Settings {
-        block_dim: f.block_dim,
-        grid_dim: f.grid_dim,
-        defines: f.defines,
-        warp_sync: f.warp_sync,
-        bitvector: f.bitvector,
-        timeout_ms: f.timeout_ms,
-        kernel_budget_ms: f.kernel_budget_ms,
-        redundant_barriers: f.redundant_barriers,
-        strict_benign: f.strict_benign,
-        deterministic: f.deterministic,
-        debounce_ms: f.debounce_ms,
-        kernels: f.kernel.map(|ks| {
-            ks.into_iter()
-                .map(|k| KernelSettings {
-                    name: k.name,
-                    block_dim: k.block_dim,
-                    grid_dim: k.grid_dim,
-                    deterministic: k.deterministic,
-                })
-                .collect()
-        }),
-        include_dirs: f.include_dirs,
-        compile_commands: f.compile_commands,
-        cuda_arch: f.cuda_arch,
-    };
+    let mut spans = BTreeMap::new();
+    let mut values = Vec::new();
+    for (key, value) in entries {
+        spans.insert(key.get_ref().clone(), (key.span(), value.span()));
+        let json = serde_json::to_value(value.into_inner()).map_err(|e| ConfigError {
+            message: e.to_string(),
+            range: None,
+        })?;
+        values.push((key.into_inner(), json));
+    }
+    let (s, unknown) = registry::read(Source::File, values).map_err(|bad| ConfigError {
+        range: spans.get(&bad.key).map(|(_, value)| value.clone()),
+        message: bad.message,
+    })?;
+    if let Some(u) = unknown.first() {
+        return Err(ConfigError {
+            range: spans.get(&u.key).map(|(key, _)| key.clone()),
+            message: format!("{} in {FILE_NAME}", u.message()),
+        });
+    }
     validate(&s).map_err(|message| ConfigError {
         range: locate_key(text, &message),
         message,

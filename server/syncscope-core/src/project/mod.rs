@@ -5,6 +5,8 @@
 //!   `system`), one text whose prefix is the headers;
 //! - `compile_commands`: the build's flags for the file (`-I`, `-D`, arch);
 //! - `config`: `syncscope.toml`, the one parser shared by CLI and server;
+//! - `settings`: the one declaration of every setting (keys, flag, type,
+//!   default, description) the file and client parsers read through;
 //!
 //! The checks that need the front end (launch sites in host code, names a
 //! missing header would define, kernels emptied by the preprocessor) are in
@@ -16,6 +18,7 @@
 
 pub mod compile_commands;
 pub mod config;
+pub mod settings;
 pub(crate) mod system;
 pub(crate) mod unit;
 
