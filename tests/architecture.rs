@@ -344,3 +344,21 @@ fn the_dependency_check_reads_manifests() {
     );
     assert_eq!(dependency_names(manifest, "dev-dependencies"), ["insta"]);
 }
+
+/// Output shapes live in the core (plain data) or the binary, never in the
+/// LSP crate: the binary uses `syncscope_lsp` only to run the server.
+#[test]
+fn the_binary_uses_the_lsp_crate_only_to_run_the_server() {
+    let mut problems = Vec::new();
+    for file in rust_files(&root().join("server/syncscope/src")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line_no, code) in code_lines(&text) {
+            for (at, _) in code.match_indices("syncscope_lsp::") {
+                if !code[at..].starts_with("syncscope_lsp::run_stdio") {
+                    problems.push(format!("{}:{line_no}: {}", file.display(), code.trim()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -251,11 +251,7 @@ impl Server {
                 };
                 let report =
                     syncscope_core::equiv::check_equivalence_with(&a, &b, &sources, &equiv);
-                Ok(to_proto::equiv_json(
-                    &report,
-                    &format!("{ua}:{ka}"),
-                    &format!("{ub}:{kb}"),
-                ))
+                Ok(report.to_json(&format!("{ua}:{ka}"), &format!("{ub}:{kb}")))
             }))
         })
         .await;
@@ -292,10 +288,18 @@ impl LanguageServer for Server {
             Ordering::Relaxed,
         );
         let client_settings = match params.initialization_options.as_ref() {
-            Some(v) => config::parse_client(v).unwrap_or_else(|e| {
-                eprintln!("syncscope: ignoring initializationOptions: {e}");
-                Settings::default()
-            }),
+            Some(v) => match config::read_client(v) {
+                Ok(c) => {
+                    for w in c.warnings() {
+                        self.client.log_message(MessageType::WARNING, w).await;
+                    }
+                    c.settings
+                }
+                Err(e) => {
+                    eprintln!("syncscope: ignoring initializationOptions: {e}");
+                    Settings::default()
+                }
+            },
             None => Settings::default(),
         };
         {
@@ -468,16 +472,22 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        match config::parse_client(&params.settings) {
-            Ok(settings) => {
-                // Sent under the lock, like `reload_file_config`.
-                let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
-                cfg.client = settings;
-                self.send(Event::Config(config::resolve(
-                    &cfg.file,
-                    &cfg.client,
-                    cfg.root.as_deref(),
-                )));
+        match config::read_client(&params.settings) {
+            Ok(client) => {
+                let warnings = client.warnings();
+                {
+                    // Sent under the lock, like `reload_file_config`.
+                    let mut cfg = self.config.lock().unwrap_or_else(|e| e.into_inner());
+                    cfg.client = client.settings;
+                    self.send(Event::Config(config::resolve(
+                        &cfg.file,
+                        &cfg.client,
+                        cfg.root.as_deref(),
+                    )));
+                }
+                for w in warnings {
+                    self.client.log_message(MessageType::WARNING, w).await;
+                }
             }
             Err(e) => {
                 self.client.show_message(MessageType::ERROR, &e).await;

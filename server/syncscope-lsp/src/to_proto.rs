@@ -285,50 +285,6 @@ pub fn status(
     })
 }
 
-/// The report of `syncscope equiv` as JSON: the result of
-/// `syncscope.compareWith` and the output of `syncscope equiv --format
-/// json` (one shape for both): `a`, `b`, `verdict`, `millis`, `launches`,
-/// `queries`, `compared_under`, `notes` (what was assumed or matched, when
-/// any), and `counterexample` or `reason`.
-pub fn equiv_json(
-    report: &syncscope_core::equiv::EquivReport,
-    a: &str,
-    b: &str,
-) -> serde_json::Value {
-    use serde_json::json;
-    use syncscope_core::equiv::Verdict;
-    let mut v = json!({
-        "a": a,
-        "b": b,
-        "verdict": report.verdict.name(),
-        "millis": report.millis,
-        "launches": report.launches,
-        "queries": report.queries,
-        "compared_under": report.compared_under,
-    });
-    if !report.notes.is_empty() {
-        v["notes"] = json!(report.notes);
-    }
-    match &report.verdict {
-        Verdict::Equivalent => {}
-        Verdict::Different(c) => {
-            v["counterexample"] = json!({
-                "block_dim": c.block_dim,
-                "grid_dim": c.grid_dim,
-                "params": c.params.iter().map(|(n, x)| json!({"name": n, "value": x})).collect::<Vec<_>>(),
-                "array": c.array,
-                "index": c.index,
-                "value_a": c.value_a,
-                "value_b": c.value_b,
-                "expr_a": c.expr_a,
-                "expr_b": c.expr_b,
-            })
-        }
-        Verdict::Unknown(why) | Verdict::Refused(why) => v["reason"] = json!(why),
-    }
-    v
-}
-
 /// The `syncscope/stats` result.
 pub fn stats(s: &syncscope_core::Stats) -> serde_json::Value {
     serde_json::json!({

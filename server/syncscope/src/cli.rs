@@ -47,12 +47,19 @@ enum Command {
     /// in every global location, for all inputs and allowed launches.
     #[command(after_help = EQUIV_EXIT_STATUS)]
     Equiv(EquivArgs),
-    /// Print the kernel model extracted from a file (for debugging and tests).
-    Model {
-        path: PathBuf,
-        #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-        define: Vec<String>,
-    },
+    /// Print the kernel models `check` verifies for a file (for debugging and
+    /// tests): read as `check` reads it (syncscope.toml, directives,
+    /// headers, build flags), one model per distinct launch found in the
+    /// project.
+    Model(ModelArgs),
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// The file whose kernels are printed.
+    path: PathBuf,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
 }
 
 /// The exit statuses of `syncscope equiv`, shown by `--help`.
@@ -140,11 +147,8 @@ pub struct CheckArgs {
     /// barriers, `unknown` and `not-verified` findings.
     #[arg(long)]
     deny_warnings: bool,
-    /// Exit with status 1 when a finding of one of these kinds is reported
-    /// (comma-separated: data-race, benign-race, barrier-divergence,
-    /// redundant-barrier, unknown, not-verified, syntax-error). Errors always
-    /// fail.
-    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind)]
+    // Its help names every kind of the core's registry (`fail_on_help`).
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = parse_kind, help = fail_on_help())]
     fail_on: Vec<FindingKind>,
     /// Do not look for redundant barriers.
     #[arg(long)]
@@ -190,25 +194,27 @@ fn parse_arch(s: &str) -> Result<u32, String> {
     }
 }
 
+/// The finding kinds' codes, as `--fail-on` accepts them.
+fn kind_codes() -> String {
+    FindingKind::ALL
+        .iter()
+        .map(|k| k.code())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `--fail-on`'s help: every kind of the core's registry.
+fn fail_on_help() -> String {
+    format!(
+        "Exit with status 1 when a finding of one of these kinds is reported \
+         (comma-separated: {}). Errors always fail.",
+        kind_codes()
+    )
+}
+
 fn parse_kind(s: &str) -> Result<FindingKind, String> {
-    const KINDS: [FindingKind; 9] = [
-        FindingKind::DataRace,
-        FindingKind::BenignRace,
-        FindingKind::BarrierDivergence,
-        FindingKind::RedundantBarrier,
-        FindingKind::Unknown,
-        FindingKind::NotVerified,
-        FindingKind::SyntaxError,
-        FindingKind::Include,
-        FindingKind::ScheduleDependent,
-    ];
-    KINDS
-        .into_iter()
-        .find(|k| k.code() == s.trim())
-        .ok_or_else(|| {
-            let names: Vec<&str> = KINDS.iter().map(|k| k.code()).collect();
-            format!("unknown finding kind `{s}` (one of: {})", names.join(", "))
-        })
+    FindingKind::from_code(s.trim())
+        .ok_or_else(|| format!("unknown finding kind `{s}` (one of: {})", kind_codes()))
 }
 
 fn parse_dim(s: &str) -> Result<[u32; 3], String> {
@@ -255,6 +261,19 @@ pub fn parse_check_args(flags: &[&str]) -> Result<CheckArgs, String> {
     }
 }
 
+/// Parses the arguments of `syncscope model` (without the subcommand).
+pub fn parse_model_args(args: &[&str]) -> Result<ModelArgs, String> {
+    let mut argv = vec!["syncscope", "model"];
+    argv.extend_from_slice(args);
+    match Cli::try_parse_from(argv) {
+        Ok(Cli {
+            command: Command::Model(a),
+        }) => Ok(a),
+        Ok(_) => Err("not a model command".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Parses the arguments of `syncscope equiv` (without the subcommand).
 pub fn parse_equiv_args(args: &[&str]) -> Result<EquivArgs, String> {
     let mut argv = vec!["syncscope", "equiv"];
@@ -291,28 +310,48 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         }
         Command::Lsp => syncscope_lsp::run_stdio(),
         Command::Equiv(args) => equiv(&args, &mut std::io::stdout()),
-        Command::Model { path, define } => {
-            let text = match read_source(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return 2;
-                }
-            };
-            let options = Options {
-                defines: define
-                    .iter()
-                    .map(|d| syncscope_core::options::parse_define(d))
-                    .collect(),
-                ..Options::default()
-            };
-            let tree = syncscope_core::parse(&text, None);
-            for k in syncscope_core::frontend::lower_file(&text, &tree, &options) {
-                print!("{}", syncscope_core::model::render(&k));
-            }
-            0
-        }
+        Command::Model(args) => model(&args, &mut std::io::stdout()),
     }
+}
+
+/// `syncscope model`: the kernel models of one file, through the driver
+/// (`analysis::project::models`), so that what is printed is what `check`
+/// verifies under the same settings.
+pub fn model(args: &ModelArgs, out: &mut dyn Write) -> i32 {
+    let text = match read_source(&args.path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let mut configs = Configs {
+        explicit: args.analysis.config.clone(),
+        loaded: Default::default(),
+    };
+    let mut errors = Vec::new();
+    let config = configs.for_file(&args.path, &mut errors);
+    if let Some(e) = errors.first() {
+        eprintln!("error: {e}");
+        return 2;
+    }
+    let (options, search) = options_with(
+        &args.analysis,
+        &cli_settings(&args.analysis),
+        Options::default(),
+        config.as_ref(),
+    );
+    let kernels = syncscope_core::analysis::project::models(
+        &args.path,
+        &text,
+        &options,
+        &search,
+        &syncscope_core::project::Disk,
+    );
+    for k in &kernels {
+        let _ = write!(out, "{}", syncscope_core::model::render(k));
+    }
+    0
 }
 
 /// Reads a source file: a clear error for unreadable, binary or non-UTF-8 input.

@@ -214,6 +214,95 @@ pub fn analyze(
     }
 }
 
+/// The kernel models `check` verifies for the file at `path` holding
+/// `text`, for `syncscope model`: the same unit (headers, build flags, the
+/// file's directives, `syncscope.toml` through `options`) and one model per
+/// distinct launch of each kernel defined in the file (a kernel launched
+/// two ways is lowered under each, as `analyze` verifies it), in the
+/// file's order. Only the driver lowers, so the model printed is the model
+/// verified.
+pub fn models(
+    path: &Path,
+    text: &str,
+    options: &Options,
+    search: &SearchPaths,
+    sources: &dyn Sources,
+) -> Vec<crate::model::Kernel> {
+    let built = build(path, text, options, search, sources);
+    let unit = &built.unit;
+    let tree = crate::parse(&unit.text, None);
+    let cx = crate::frontend::collect(&unit.text, tree.root_node(), &built.options);
+    let (by_kernel, _) = launches(&built, &tree, &cx, sources);
+    let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
+    let mut out: Vec<crate::model::Kernel> = Vec::new();
+    for pass in 0..passes {
+        let mut o = built.options.clone();
+        o.launch_sites = by_kernel
+            .values()
+            .filter_map(|l| l.get(pass).or(l.last()).cloned())
+            .collect();
+        o.launch_sites
+            .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
+        let lowered = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("syncscope-model".into())
+                .stack_size(crate::parallel::ANALYSIS_STACK)
+                .spawn_scoped(s, || crate::frontend::lower_file(&unit.text, &tree, &o))
+                .ok()
+                .and_then(|h| h.join().ok())
+                .unwrap_or_default()
+        });
+        for k in lowered {
+            let in_file = k.def_span.start.offset as usize >= unit.prefix_len;
+            // A kernel with one launch is the same model in every pass.
+            let seen = out
+                .iter()
+                .any(|m| m.name == k.name && m.def_span == k.def_span && *m == k);
+            if in_file && !seen {
+                out.push(k);
+            }
+        }
+    }
+    out.sort_by_key(|k| k.def_span.start.offset);
+    for k in &mut out {
+        spans_to_file(k, unit);
+    }
+    out
+}
+
+/// Moves a model's spans from the unit to the file, as `to_file` moves a
+/// report's: code inlined from a header is shown at its `#include`.
+fn spans_to_file(k: &mut crate::model::Kernel, unit: &unit::Unit) {
+    use crate::model::Stmt;
+    fn stmts(body: &mut [Stmt], unit: &unit::Unit) {
+        for s in body {
+            match s {
+                Stmt::Access(a) => drop(unit.to_file(&mut a.span)),
+                Stmt::Barrier(b) => drop(unit.to_file(&mut b.span)),
+                Stmt::If(t, e) => {
+                    stmts(t, unit);
+                    stmts(e, unit);
+                }
+                Stmt::Loop(l) => stmts(&mut l.body, unit),
+                Stmt::LoopExit(_) => {}
+            }
+        }
+    }
+    if unit.prefix_len == 0 {
+        return;
+    }
+    for span in [&mut k.span, &mut k.def_span] {
+        drop(unit.to_file(span));
+    }
+    for a in &mut k.assertions {
+        drop(unit.to_file(&mut a.span));
+    }
+    for u in &mut k.unsupported {
+        drop(unit.to_file(&mut u.span));
+    }
+    stmts(&mut k.body, unit);
+}
+
 /// The same launch: the same sizes and the same facts (wherever found).
 pub(crate) fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
     a.block_dim == b.block_dim

@@ -94,6 +94,48 @@ pub struct EquivReport {
     pub notes: Vec<String>,
 }
 
+impl EquivReport {
+    /// The report as JSON: the result of the server's
+    /// `syncscope.compareWith` and the output of `syncscope equiv --format
+    /// json` (one shape for both, plain data, so neither front end owns
+    /// it): `a`, `b`, `verdict`, `millis`, `launches`, `queries`,
+    /// `compared_under`, `notes` (what was assumed or matched, when any),
+    /// and `counterexample` or `reason`.
+    pub fn to_json(&self, a: &str, b: &str) -> serde_json::Value {
+        use serde_json::json;
+        let mut v = json!({
+            "a": a,
+            "b": b,
+            "verdict": self.verdict.name(),
+            "millis": self.millis,
+            "launches": self.launches,
+            "queries": self.queries,
+            "compared_under": self.compared_under,
+        });
+        if !self.notes.is_empty() {
+            v["notes"] = json!(self.notes);
+        }
+        match &self.verdict {
+            Verdict::Equivalent => {}
+            Verdict::Different(c) => {
+                v["counterexample"] = json!({
+                    "block_dim": c.block_dim,
+                    "grid_dim": c.grid_dim,
+                    "params": c.params.iter().map(|(n, x)| json!({"name": n, "value": x})).collect::<Vec<_>>(),
+                    "array": c.array,
+                    "index": c.index,
+                    "value_a": c.value_a,
+                    "value_b": c.value_b,
+                    "expr_a": c.expr_a,
+                    "expr_b": c.expr_b,
+                })
+            }
+            Verdict::Unknown(why) | Verdict::Refused(why) => v["reason"] = json!(why),
+        }
+        v
+    }
+}
+
 impl Verdict {
     /// `equivalent`, `not-equivalent`, `unknown` or `refused`.
     pub fn name(&self) -> &'static str {
