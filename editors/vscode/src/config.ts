@@ -8,6 +8,7 @@ export interface KernelConfig {
   name: string;
   blockDim?: Dim3 | null;
   gridDim?: Dim3 | null;
+  deterministic?: boolean;
 }
 
 /** What the server accepts under `settings.syncscope`. Keys that the user
@@ -208,7 +209,7 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
   if (raw.kernels !== undefined && raw.kernels !== null) {
     const v = raw.kernels;
     if (!Array.isArray(v)) {
-      bad('kernels', v, 'an array of { name, blockDim?, gridDim? }');
+      bad('kernels', v, 'an array of { name, blockDim?, gridDim?, deterministic? }');
     } else {
       const kernels: KernelConfig[] = [];
       v.forEach((entry: unknown, i: number) => {
@@ -231,6 +232,13 @@ export function toServerConfig(raw: RawSettings): MappedConfig {
             bad(`kernels[${i}].${dk}`, e[dk], 'null or an array of 1 to 3 positive integers');
           } else {
             k[dk] = d;
+          }
+        }
+        if (e.deterministic !== undefined) {
+          if (typeof e.deterministic === 'boolean') {
+            k.deterministic = e.deterministic;
+          } else {
+            bad(`kernels[${i}].deterministic`, e.deterministic, 'true or false');
           }
         }
         kernels.push(k);

@@ -285,6 +285,27 @@ grid-dim = [1]
         assert!(parse_client(&json!({ "gridDim": [0] })).is_err());
     }
 
+    /// A key the server does not know is not dropped silently: it comes
+    /// back with the nearest known key, for the client's log; the editor's
+    /// own keys (`trace`, `server`) do not.
+    #[test]
+    fn unknown_client_keys_are_warned_about() {
+        let c = read_client(&json!({ "settings": { "syncscope": {
+            "timeoutMS": 5, "warpSync": true, "trace": { "server": "off" },
+            "server": { "path": "/x" }
+        }}}))
+        .unwrap();
+        assert_eq!(c.settings.warp_sync, Some(true));
+        assert_eq!(c.settings.timeout_ms, None);
+        assert_eq!(
+            c.warnings(),
+            vec![
+                "syncscope settings: ignoring unknown setting `timeoutMS` (did you mean `timeoutMs`?)"
+                    .to_string()
+            ]
+        );
+    }
+
     #[test]
     fn config_file_must_lie_inside_the_root() {
         let dir = std::env::temp_dir().join(format!("syncscope-cfg-{}", std::process::id()));

@@ -131,3 +131,11 @@ test('extraArgs is never passed to `syncscope lsp`; setting it says why', () => 
   assert.equal(extraArgsWarning(undefined), undefined);
   assert.match(extraArgsWarning(['--verbose']) ?? '', /takes no arguments/);
 });
+
+test('a kernel entry may ask for determinism, as a [[kernel]] of syncscope.toml can', () => {
+  const { config, problems } = toServerConfig({
+    kernels: [{ name: 'compact*', deterministic: true }, { name: 'k', deterministic: 'yes' }],
+  });
+  assert.deepEqual(config.kernels, [{ name: 'compact*', deterministic: true }, { name: 'k' }]);
+  assert.deepEqual(problems, ['syncscope.kernels[1].deterministic: ignoring "yes" (expected true or false)']);
+});

@@ -67,13 +67,18 @@ test('the commands are enabled in served editors', () => {
   assert.match(verify.enablement, /resourceExtname == \.cu\b/);
 });
 
-/** The camelCase keys of the server's client settings (the fields of
- * `ClientSettingsJson` in server/syncscope-lsp/src/config.rs). */
+/** The camelCase keys of the server's client settings: the `client:` keys
+ * of the settings table in server/syncscope-core/src/project/settings.rs,
+ * which the server reads client settings through (the repository's
+ * `tests/registry.rs` checks types, defaults and descriptions too). */
 function serverKeys(): string[] {
-  const rust = fs.readFileSync(path.join(root, '..', '..', 'server', 'syncscope-lsp', 'src', 'config.rs'), 'utf8');
-  const body = /struct ClientSettingsJson \{([^}]*)\}/.exec(rust);
-  assert.ok(body, 'ClientSettingsJson in config.rs');
-  return [...body[1].matchAll(/^\s*(\w+):/gm)].map((m) => m[1].replace(/_(\w)/g, (_, c: string) => c.toUpperCase()));
+  const rust = fs.readFileSync(
+    path.join(root, '..', '..', 'server', 'syncscope-core', 'src', 'project', 'settings.rs'),
+    'utf8',
+  );
+  const keys = [...rust.matchAll(/^\s*client: Some\("(\w+)"\),$/gm)].map((m) => m[1]);
+  assert.ok(keys.length > 0, 'client keys in settings.rs');
+  return keys;
 }
 
 test('every option the server reads is a setting, with a schema that validates it', () => {
