@@ -299,6 +299,25 @@ async fn configuration_change_and_verify_command_reanalyse() {
     })
     .await;
 
+    // A key the server does not know is applied to nothing, and said so
+    // with the key it probably means; the known keys still apply.
+    let since = c.mark();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "syncscope": { "blockdim": [64], "warpSync": false } } }),
+    );
+    let (_, warning) = c
+        .wait_for(since, "unknown-key warning", |m| {
+            m["method"] == "window/logMessage" && m["params"]["type"] == 2
+        })
+        .await;
+    let text = warning["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("`blockdim`") && text.contains("`blockDim`"),
+        "{text}"
+    );
+    c.wait_analysis(since, uri, 1).await;
+
     let lenses = c
         .request(
             "textDocument/codeLens",
