@@ -228,7 +228,7 @@ settings! {
         cli: Some("-I"),
         ty: SettingType::Folders,
         default: || json!([]),
-        description: "Folders searched for `#include \"...\"` headers after the including file's own folder (like `-I`); relative paths are relative to the workspace folder. `compile_commands.json` flags are read as well.",
+        description: "Folders searched for `#include \"...\"` headers after the including file's own folder (like `-I`); relative paths start at the workspace folder (in `syncscope.toml`, at the file's folder). `compile_commands.json` flags are read as well.",
     },
     compile_commands: String {
         toml: "compile-commands",
