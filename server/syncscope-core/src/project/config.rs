@@ -397,4 +397,21 @@ grid-dim = [1]
             .contains("800"));
         assert!(parse_file("include-dirs = \"inc\"\n").is_err());
     }
+
+    /// A key of no setting is an error at the key, naming the key meant:
+    /// a typo must not leave a setting silently at its default.
+    #[test]
+    fn an_unknown_key_names_the_nearest_known_one() {
+        let text = "warp-sync = true\nblockdim = [64]\n";
+        let e = parse_file(text).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unknown setting `blockdim` (did you mean `block-dim`?) in syncscope.toml"
+        );
+        assert_eq!(&text[e.range.unwrap()], "blockdim");
+        let e = parse_file("frobnicate = 1\n").unwrap_err();
+        assert_eq!(e.message, "unknown setting `frobnicate` in syncscope.toml");
+        let e = parse_file("[[kernel]]\nname = \"k\"\nblockdim = [1]\n").unwrap_err();
+        assert!(e.message.contains("blockdim"), "{e:?}");
+    }
 }
