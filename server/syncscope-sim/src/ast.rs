@@ -863,8 +863,8 @@ impl<'a> Reader<'a> {
                 None => Init::None,
                 Some(v) => self.init(v),
             };
-            if auto {
-                return S::Unsupported("auto".into());
+            if auto && !matches!(init, Init::Expr(_)) {
+                return S::Unsupported("auto without a plain initialiser".into());
             }
             if is_const && matches!(ty, Ty::S(_)) {
                 if let Init::Expr(e) = &init {
@@ -1247,8 +1247,16 @@ pub fn sizeof(t: &Ty) -> Result<u64, String> {
     }
 }
 
-/// A C number literal with its type.
+/// A C number literal with its type (tree-sitter reads a leading minus
+/// into the literal: it is the operator applied to the literal).
 fn number(t: &str) -> Option<Value> {
+    if let Some(rest) = t.strip_prefix('-') {
+        return crate::exec::unary(UnOp::Neg, unsigned_number(rest.trim_start())?).ok();
+    }
+    unsigned_number(t.strip_prefix('+').unwrap_or(t))
+}
+
+fn unsigned_number(t: &str) -> Option<Value> {
     let t = t.replace('\'', "");
     let lower = t.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod ast;
+mod compile;
 mod exec;
 mod memory;
 mod preprocess;

@@ -91,6 +91,18 @@ pub fn check(buf: &mut Buffer, off: usize, who: &Who, kind: Kind, line: usize) -
             return Some(*r);
         }
     }
+    // The same thread's access of the same kind with the same clock is
+    // ordered exactly as this one: keep the earlier (its line is the first
+    // of the pair).
+    if cell.iter().any(|r| {
+        r.block == mine.block
+            && r.tid == mine.tid
+            && r.kind == kind
+            && r.phase == mine.phase
+            && r.epoch == mine.epoch
+    }) {
+        return None;
+    }
     // An access of an earlier phase of this block is ordered before every
     // later access of the block; only other blocks still need it, and one
     // record per kind and block serves them.

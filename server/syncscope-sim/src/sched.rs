@@ -3,10 +3,9 @@
 //! ends, then warp operations whose lanes have all arrived complete, then
 //! a block barrier completes when every thread waits at the same one.
 
-use std::sync::mpsc::{channel, Receiver, Sender};
-
-use crate::ast::{Func, Program, Space};
-use crate::exec::{leaf_type, Resume, ShflKind, Thread, VoteKind, WarpOp, Yield};
+use crate::ast::{Program, Space};
+use crate::compile::compile;
+use crate::exec::{leaf_type, Env, ShflKind, ThreadState, VoteKind, WarpOp, Yield};
 use crate::memory::{compact_block, Buffer};
 use crate::value::{Scal, Ty, Value};
 use crate::{Fill, Inputs, Launch, Order, Outcome, Scalar, SimOptions};
@@ -86,9 +85,10 @@ pub fn run(
     inputs: &Inputs,
     opts: &SimOptions,
 ) -> Outcome {
-    let Some(k) = p.funcs.iter().find(|f| f.global && f.name == kernel) else {
+    let Some(kernel) = p.funcs.iter().position(|f| f.global && f.name == kernel) else {
         return Outcome::Unsupported(format!("no kernel named `{kernel}`"));
     };
+    let k = &p.funcs[kernel];
     if let Some(why) = &k.unsupported {
         return Outcome::Unsupported(why.clone());
     }
@@ -103,6 +103,7 @@ pub fn run(
     if blocks * threads > 1 << 16 {
         return Outcome::Unsupported("a launch of more than 65536 threads".into());
     }
+    let code = compile(p);
     let mut world = Box::new(World {
         bufs: Vec::new(),
         var_bufs: vec![usize::MAX; p.vars.len()],
@@ -195,14 +196,16 @@ pub fn run(
                 world.block_lin = b;
                 world.phase = 0;
                 world.reset_clocks();
-                let (w, out) = run_block(p, k, &args, launch, block, world, opts);
-                if let Some(out) = out {
+                let env = Env {
+                    prog: p,
+                    code: &code,
+                    block,
+                    block_dim: launch.block,
+                    grid_dim: launch.grid,
+                };
+                if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
                     return out;
                 }
-                let Some(w) = w else {
-                    return Outcome::Unsupported("internal: the world was lost".into());
-                };
-                world = w;
                 for buf in &mut world.bufs {
                     compact_block(buf, b);
                 }
@@ -214,7 +217,9 @@ pub fn run(
 }
 
 enum State {
-    Ready(Value),
+    /// Runs next, first receiving the result of the synchronisation it
+    /// stopped at (none at its start).
+    Ready(Option<Value>),
     Barrier {
         key: (usize, Vec<u64>),
         line: usize,
@@ -246,89 +251,26 @@ fn order(ids: &mut [u32], o: Order, salt: u64) {
     }
 }
 
-type Msg = (u32, Option<Box<World>>, Yield);
-
+/// Runs one block to its end; the outcome that stopped it, if any.
 fn run_block(
-    p: &Program,
-    k: &Func,
+    env: &Env,
+    kernel: usize,
     args: &[Value],
-    launch: &Launch,
-    block: [u32; 3],
-    world: Box<World>,
-    opts: &SimOptions,
-) -> (Option<Box<World>>, Option<Outcome>) {
-    let n = launch.block.iter().product::<u32>() as usize;
-    let (tx, rx): (Sender<Msg>, Receiver<Msg>) = channel();
-    let mut world = Some(world);
-    std::thread::scope(|scope| {
-        let mut to_threads: Vec<Sender<Resume>> = Vec::with_capacity(n);
-        for tid in 0..n as u32 {
-            let (rtx, rrx) = channel();
-            to_threads.push(rtx);
-            let coords = {
-                let [bx, by, _] = launch.block;
-                [tid % bx, (tid / bx) % by, tid / (bx * by)]
-            };
-            let t = Thread::new(
-                p,
-                tid,
-                coords,
-                block,
-                launch.block,
-                launch.grid,
-                tx.clone(),
-                rrx,
-            );
-            let args = args.to_vec();
-            let tx2 = tx.clone();
-            let spawned = std::thread::Builder::new()
-                .stack_size(8 << 20)
-                .spawn_scoped(scope, move || {
-                    let r =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.main(k, args)));
-                    if r.is_err() {
-                        let _ = tx2.send((
-                            tid,
-                            None,
-                            Yield::Stop(Outcome::Unsupported(
-                                "internal error in the simulator".into(),
-                            )),
-                        ));
-                    }
-                });
-            if spawned.is_err() {
-                for t in &to_threads {
-                    let _ = t.send(Resume::Abort);
-                }
-                return Some(Outcome::Unsupported("could not start a thread".into()));
-            }
-        }
-        let out = schedule(&to_threads, &rx, &mut world, launch, block, opts);
-        // Whatever happened, every thread still waiting unwinds.
-        for t in &to_threads {
-            let _ = t.send(Resume::Abort);
-        }
-        out
-    })
-    .map_or((world.take(), None), |o| (None, Some(o)))
-}
-
-fn schedule(
-    to: &[Sender<Resume>],
-    rx: &Receiver<Msg>,
-    world: &mut Option<Box<World>>,
-    launch: &Launch,
-    block: [u32; 3],
+    world: &mut World,
     opts: &SimOptions,
 ) -> Option<Outcome> {
-    let n = to.len();
-    let mut state: Vec<State> = (0..n).map(|_| State::Ready(Value::Void)).collect();
-    let mut salt = 0u64;
+    let block = env.block;
+    let n = env.block_dim.iter().product::<u32>() as usize;
     let coords = |tid: usize| -> [u32; 3] {
-        let [bx, by, _] = launch.block;
+        let [bx, by, _] = env.block_dim;
         let t = tid as u32;
         [t % bx, (t / bx) % by, t / (bx * by)]
     };
+    let mut threads: Vec<ThreadState> = (0..n)
+        .map(|t| ThreadState::new(t as u32, coords(t), env, kernel, args))
+        .collect();
+    let mut state: Vec<State> = (0..n).map(|_| State::Ready(None)).collect();
+    let mut salt = 0u64;
     loop {
         // Run every ready thread to its next synchronisation.
         let mut ready: Vec<u32> = (0..n as u32)
@@ -337,30 +279,19 @@ fn schedule(
         salt += 1;
         order(&mut ready, opts.order, salt);
         for t in ready {
-            let v = match std::mem::replace(&mut state[t as usize], State::Done) {
-                State::Ready(v) => v,
-                _ => unreachable!("only ready threads are run"),
-            };
-            let w = world.take()?;
-            if to[t as usize].send(Resume::Go(w, v)).is_err() {
-                return Some(Outcome::Unsupported(
-                    "internal: a thread ended early".into(),
-                ));
+            let t = t as usize;
+            if let State::Ready(Some(v)) = std::mem::replace(&mut state[t], State::Done) {
+                threads[t].resume_with(v);
             }
-            let Ok((_, w, y)) = rx.recv() else {
-                return Some(Outcome::Unsupported("internal: a thread vanished".into()));
-            };
-            *world = w;
-            state[t as usize] = match y {
+            state[t] = match threads[t].run(env, world) {
                 Yield::Stop(o) => return Some(o),
                 Yield::Done => State::Done,
                 Yield::Barrier { key, line, pred } => State::Barrier { key, line, pred },
                 Yield::Warp { op, mask, line } => State::Warp { op, mask, line },
             };
-            world.as_ref()?;
         }
         // Warp operations whose lanes have all arrived.
-        match release_warps(&mut state, world.as_mut()?, n, block, &coords) {
+        match release_warps(&mut state, world, n) {
             Err(o) => return Some(o),
             Ok(true) => continue,
             Ok(false) => {}
@@ -374,18 +305,12 @@ fn schedule(
             _ => None,
         }) {
             let base = t / 32 * 32;
+            let mask = mask & existing_lanes(base, n);
             let missing = (0..32)
                 .filter(|l| mask & (1 << l) != 0)
                 .map(|l| base + l)
-                .find(|&u| {
-                    u >= n || !matches!(&state[u], State::Warp { mask: m, .. } if *m == mask)
-                })
+                .find(|&u| !matches!(&state[u], State::Warp { mask: m, .. } if *m & existing_lanes(base, n) == mask))
                 .unwrap_or(t);
-            if missing >= n {
-                return Some(Outcome::Unsupported(
-                    "a warp mask naming lanes the block does not have".into(),
-                ));
-            }
             return Some(Outcome::Divergence {
                 block,
                 thread_a: coords(t),
@@ -422,25 +347,42 @@ fn schedule(
                 )
             })
             .count();
+        let total = n as i128;
         for s in state.iter_mut() {
-            *s = State::Ready(Value::int(count as i128));
+            let r = match s {
+                State::Barrier {
+                    pred: Some(_),
+                    key: (_, _),
+                    ..
+                } => Some(count as i128),
+                _ => None,
+            };
+            *s = State::Ready(Some(match r {
+                Some(c) => Value::int(c),
+                None => Value::Void,
+            }));
         }
-        let w = world.as_mut()?;
-        w.phase += 1;
-        w.reset_clocks();
+        let _ = total;
+        world.phase += 1;
+        world.reset_clocks();
+    }
+}
+
+/// The lanes of the warp starting at thread `base` that the block has (a
+/// partial last warp has fewer than 32).
+fn existing_lanes(base: usize, n: usize) -> u32 {
+    let have = n.saturating_sub(base).min(32);
+    if have == 32 {
+        u32::MAX
+    } else {
+        (1u32 << have) - 1
     }
 }
 
 /// Completes every warp operation whose mask's lanes all wait at a warp
 /// operation with the same mask: their clocks join, shuffles and votes get
 /// their values. Whether any completed.
-fn release_warps(
-    state: &mut [State],
-    w: &mut World,
-    n: usize,
-    _block: [u32; 3],
-    _coords: &dyn Fn(usize) -> [u32; 3],
-) -> Result<bool, Outcome> {
+fn release_warps(state: &mut [State], w: &mut World, n: usize) -> Result<bool, Outcome> {
     let mut any = false;
     for t in 0..n {
         let (mask, kind_of) = match &state[t] {
@@ -454,13 +396,16 @@ fn release_warps(
                 "a lane calling a warp operation outside its own mask".into(),
             ));
         }
+        // Lanes past the end of the block's last warp do not exist, and
+        // nothing waits for them.
+        let have = existing_lanes(base, n);
         let lanes: Vec<usize> = (0..32)
-            .filter(|l| mask & (1 << l) != 0)
+            .filter(|l| mask & have & (1 << l) != 0)
             .map(|l| base + l)
             .collect();
         let all_here = lanes
             .iter()
-            .all(|&u| u < n && matches!(&state[u], State::Warp { mask: m, .. } if *m == mask));
+            .all(|&u| matches!(&state[u], State::Warp { mask: m, .. } if *m == mask));
         if !all_here {
             continue;
         }
@@ -558,7 +503,7 @@ fn release_warps(
             results.push(r);
         }
         for (&u, r) in lanes.iter().zip(results) {
-            state[u] = State::Ready(r);
+            state[u] = State::Ready(Some(r));
         }
         any = true;
     }

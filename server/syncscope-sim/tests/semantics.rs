@@ -472,3 +472,124 @@ template <int N> __global__ void second(int* a) { a[0] = N; }
 ";
     assert_eq!(kernels(src), ["first", "second"]);
 }
+
+/// A kernel that writes `out[100000]` (past every buffer) when its own
+/// check fails: the simulator's values are then asserted by the outcome.
+fn values_hold(src: &str, l: Launch) {
+    assert_eq!(sim(src, l), Outcome::Clean, "{src}");
+}
+
+#[test]
+fn statements_and_values() {
+    values_hold(
+        "__device__ int twice(int x) { return 2 * x; }
+__device__ unsigned char narrow(int x) { return x; }
+__global__ void k(int* out) {
+  int t = threadIdx.x;
+  auto d = twice(t);
+  int sum = 0;
+  int i = 0;
+  do { sum += i; i++; } while (i < 4);
+  int kind = 0;
+  switch (t % 3) {
+    case 0: kind = 10; break;
+    case 1: kind = 20;
+    default: kind += 1;
+  }
+  int local[4] = {1, 2};
+  local[3] = 7;
+  float f = 1.0f / 3.0f;
+  double g = 1.0 / 3.0;
+  bool ok = d == 2 * t && sum == 6 && narrow(300) == 44 && local[1] + local[2] + local[3] == 9
+      && (t % 3 == 0 ? kind == 10 : t % 3 == 1 ? kind == 21 : kind == 1)
+      && (double)f != g && -7 / 2 == -3 && -7 % 2 == -1 && (5u - 6u) > 0 && (1 << 31) < 0;
+  if (!ok) out[100000] = 1;
+}
+",
+        launch(1, 6),
+    );
+}
+
+#[test]
+fn two_dimensional_shared_arrays_and_blocks() {
+    let src = "#define T 8
+__global__ void k(float* out) {
+  __shared__ float tile[T][T + 1];
+  tile[threadIdx.y][threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[(blockIdx.x * T + threadIdx.y) * T + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+  if (tile[threadIdx.x][threadIdx.y] != threadIdx.y) out[100000] = 1;
+}
+";
+    let l = Launch {
+        grid: [2, 1, 1],
+        block: [8, 8, 1],
+    };
+    assert_eq!(sim(src, l), Outcome::Clean);
+    let racy = src.replace("__syncthreads();", "");
+    let r = race(sim(&racy, l));
+    assert_eq!(r.array, "tile");
+    assert_eq!(lines(&r), (4, 6));
+}
+
+#[test]
+fn barrier_counts_and_votes() {
+    values_hold(
+        "__global__ void k(int* out) {
+  int n = __syncthreads_count(threadIdx.x % 4 == 0);
+  int all = __syncthreads_and(threadIdx.x < 64);
+  int any = __syncthreads_or(threadIdx.x == 63);
+  unsigned b = __ballot_sync(0xffffffff, threadIdx.x % 2);
+  if (n != 16 || !all || !any || b != 0xaaaaaaaau || __popc(b) != 16) out[100000] = 1;
+}
+",
+        launch(1, 64),
+    );
+}
+
+#[test]
+fn a_partial_last_warp_synchronises_without_its_missing_lanes() {
+    let src = "__global__ void k(int* out) {
+  __shared__ int s[48];
+  s[threadIdx.x] = threadIdx.x;
+  __syncwarp();
+  out[threadIdx.x] = s[32 + (threadIdx.x + 1) % 16];
+}
+";
+    // Warp 1 (threads 32..47) orders its own lanes; warp 0 reads them too.
+    assert_eq!(race(sim(src, launch(1, 48))).array, "s");
+    let own = src.replace(
+        "32 + (threadIdx.x + 1) % 16",
+        "threadIdx.x / 32 * 32 + (threadIdx.x + 1) % 16",
+    );
+    assert_eq!(sim(&own, launch(1, 48)), Outcome::Clean);
+}
+
+#[test]
+fn a_lane_missing_from_a_warp_sync_is_divergence() {
+    let src = "__global__ void k(int* out) {
+  if (threadIdx.x % 32 < 16) return;
+  __syncwarp();
+  out[threadIdx.x] = 1;
+}
+";
+    assert!(matches!(
+        sim(src, launch(1, 32)),
+        Outcome::Divergence { line: 3, .. }
+    ));
+}
+
+#[test]
+fn unmodelled_types_are_unsupported() {
+    for src in [
+        "__global__ void k(float4* a) { a[0].x = 1.0f; }\n",
+        "struct P { int x; };\n__global__ void k(P* a) { a[0].x = 1; }\n",
+        "__global__ void k(int* a) { float4 v; a[0] = 1; }\n",
+        "__global__ void k(int* a) { asm(\"trap;\"); }\n",
+    ] {
+        assert!(
+            matches!(sim(src, launch(1, 2)), Outcome::Unsupported(_)),
+            "{src}"
+        );
+    }
+}
