@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::ast::{Dim3, Program, UnOp};
 use crate::compile::{Code, Op, SyncKind};
-use crate::memory::{self, Kind, Who};
+use crate::memory::{self, Clash, Kind, Who};
 use crate::sched::World;
 use crate::value::{arith, promote, BinOp, Ptr, Scal, Ty, Value};
 use crate::{Access, Outcome, Race};
@@ -515,7 +515,16 @@ impl ThreadState {
     }
 
     /// Bounds and happens-before check of an access; the element's index.
-    fn access(&self, env: &Env, w: &mut World, p: &Ptr, kind: Kind, line: usize) -> R<usize> {
+    /// `value`: what a plain write stores.
+    fn access(
+        &self,
+        env: &Env,
+        w: &mut World,
+        p: &Ptr,
+        kind: Kind,
+        line: usize,
+        value: Option<&Value>,
+    ) -> R<usize> {
         let len = w.bufs[p.buf].data.len() as i64;
         let cells = p.to.cells() as i64;
         if p.off < 0 || p.off + cells > len {
@@ -537,30 +546,38 @@ impl ThreadState {
             phase: w.phase,
             clock: &w.clocks[self.tid as usize],
         };
-        let clash = memory::check(&mut w.bufs[p.buf], off, &who, kind, line);
-        if let Some(r) = clash {
-            let a = Access {
-                thread: w.thread_coords(r.tid),
-                block: w.block_coords(r.block),
-                line: r.line as usize,
-                write: r.kind != Kind::Read,
-                atomic: r.kind == Kind::Atomic,
-            };
-            let b = Access {
-                thread: self.thread,
-                block: env.block,
-                line,
-                write: kind != Kind::Read,
-                atomic: kind == Kind::Atomic,
-            };
-            return Err(Outcome::Race(Race {
-                array: w.bufs[p.buf].name.clone(),
-                index: p.off,
-                a,
-                b,
-            }));
+        let bits = value.map_or(0, value_bits);
+        let (r, same_value) = match memory::check(&mut w.bufs[p.buf], off, &who, kind, line, bits) {
+            Clash::None => return Ok(off),
+            Clash::SameValue(r) => (r, true),
+            Clash::Race(r) => (r, false),
+        };
+        let a = Access {
+            thread: w.thread_coords(r.tid),
+            block: w.block_coords(r.block),
+            line: r.line as usize,
+            write: r.kind != Kind::Read,
+            atomic: r.kind == Kind::Atomic,
+        };
+        let b = Access {
+            thread: self.thread,
+            block: env.block,
+            line,
+            write: kind != Kind::Read,
+            atomic: kind == Kind::Atomic,
+        };
+        let race = Race {
+            array: w.bufs[p.buf].name.clone(),
+            index: p.off,
+            a,
+            b,
+            same_value,
+        };
+        if same_value {
+            w.same_value.get_or_insert(race);
+            return Ok(off);
         }
-        Ok(off)
+        Err(Outcome::Race(race))
     }
 
     fn load(&self, env: &Env, w: &mut World, p: &Ptr, line: usize, kind: Kind) -> R<Value> {
@@ -575,14 +592,14 @@ impl ThreadState {
         if !matches!(p.to, Ty::S(_) | Ty::Ptr(_)) {
             return unsup("a load of a void value");
         }
-        let off = self.access(env, w, p, kind, line)?;
+        let off = self.access(env, w, p, kind, line, None)?;
         Ok(w.bufs[p.buf].data[off].clone())
     }
 
     /// Stores `v` converted to the element's type; the value stored.
     fn store(&self, env: &Env, w: &mut World, p: &Ptr, v: Value, line: usize) -> R<Value> {
         let v = v.convert(&p.to)?;
-        let off = self.access(env, w, p, Kind::Write, line)?;
+        let off = self.access(env, w, p, Kind::Write, line, Some(&v))?;
         w.bufs[p.buf].data[off] = v.clone();
         Ok(v)
     }
@@ -596,7 +613,7 @@ impl ThreadState {
             return unsup(format!("`{name}` on a non-scalar"));
         };
         // One access for the read-modify-write.
-        let off = self.access(env, w, &p, Kind::Atomic, line)?;
+        let off = self.access(env, w, &p, Kind::Atomic, line, None)?;
         let old = w.bufs[p.buf].data[off].clone();
         let arg = |i: usize| -> R<Value> {
             match v.get(i) {
@@ -643,6 +660,19 @@ impl ThreadState {
         };
         w.bufs[p.buf].data[off] = new.into_scal(s)?;
         Ok(old)
+    }
+}
+
+/// The bits of a stored value, to compare two writes' values.
+fn value_bits(v: &Value) -> u128 {
+    match v {
+        Value::Int(i, _) => *i as u128,
+        // Equal floats have equal bits except 0.0 and -0.0 (compared as
+        // different: a conservative answer for "same value").
+        Value::Float(f, _) => u128::from(f.to_bits()) | 1 << 100,
+        Value::Ptr(p) => (p.buf as u128) << 64 | p.off as u64 as u128 | 1 << 101,
+        Value::Null => 1 << 102,
+        Value::Void => 1 << 103,
     }
 }
 

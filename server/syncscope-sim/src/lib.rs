@@ -122,6 +122,11 @@ pub struct Race {
     pub a: Access,
     /// The later access of the run.
     pub b: Access,
+    /// Both accesses are plain writes that stored the same value in this
+    /// run (what the checker calls a benign race). Such a race is reported
+    /// only when the run finds no other: a `Race` with `same_value` false
+    /// always wins.
+    pub same_value: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -22,6 +22,9 @@ pub struct World {
     pub block_lin: u32,
     pub steps: u64,
     pub max_steps: u64,
+    /// The first race between two plain writes of the same value, reported
+    /// only if the run finds no other race.
+    pub same_value: Option<crate::Race>,
     block_dim: [u32; 3],
     grid_dim: [u32; 3],
 }
@@ -112,6 +115,7 @@ pub fn run(
         block_lin: 0,
         steps: 0,
         max_steps: opts.max_steps,
+        same_value: None,
         block_dim: launch.block,
         grid_dim: launch.grid,
     });
@@ -175,12 +179,22 @@ pub fn run(
         for y in 0..gy {
             for x in 0..gx {
                 let block = [x, y, z];
-                // This block's shared memory.
+                // This block's shared memory. Every `extern __shared__`
+                // array starts at the same address: one buffer for all of
+                // them (of one element type; views of other types are
+                // not modelled).
+                let mut dynamic: Option<(usize, Ty)> = None;
                 for (i, v) in p.vars.iter().enumerate() {
                     if v.space != Space::Shared {
                         continue;
                     }
                     let leaf = leaf_type(&v.ty);
+                    if v.dynamic {
+                        if let Some((buf, ty)) = &dynamic {
+                            world.var_bufs[i] = if *ty == leaf { *buf } else { usize::MAX };
+                            continue;
+                        }
+                    }
                     let cells = if v.dynamic {
                         inputs.buffer_len
                     } else {
@@ -192,6 +206,9 @@ pub fn run(
                         true,
                     ));
                     world.var_bufs[i] = world.bufs.len() - 1;
+                    if v.dynamic {
+                        dynamic = Some((world.bufs.len() - 1, leaf));
+                    }
                 }
                 world.block_lin = b;
                 world.phase = 0;
@@ -213,7 +230,10 @@ pub fn run(
             }
         }
     }
-    Outcome::Clean
+    match world.same_value.take() {
+        Some(r) => Outcome::Race(r),
+        None => Outcome::Clean,
+    }
 }
 
 enum State {

@@ -593,3 +593,47 @@ fn unmodelled_types_are_unsupported() {
         );
     }
 }
+
+#[test]
+fn same_value_writes_are_a_race_marked_as_such_and_reported_last() {
+    let src = "__global__ void k(int* flag, int* out) {
+  flag[0] = VALUE;
+  out[threadIdx.x] = 1;
+}
+";
+    let same = race(sim(&src.replace("VALUE", "1"), launch(1, 4)));
+    assert!(same.same_value, "{same:?}");
+    assert_eq!(
+        (same.array.as_str(), same.a.line, same.b.line),
+        ("flag", 2, 2)
+    );
+    let different = race(sim(&src.replace("VALUE", "threadIdx.x"), launch(1, 4)));
+    assert!(!different.same_value, "{different:?}");
+    // A real race elsewhere in the run wins over a same-value one.
+    let both = "__global__ void k(int* flag, int* out) {
+  flag[0] = 1;
+  out[0] = threadIdx.x;
+}
+";
+    let r = race(sim(both, launch(1, 4)));
+    assert!(!r.same_value);
+    assert_eq!(r.array, "out");
+}
+
+#[test]
+fn extern_shared_arrays_share_one_buffer() {
+    let src = "__global__ void k(int* out) {
+  extern __shared__ int a[];
+  extern __shared__ int b[];
+  a[threadIdx.x] = threadIdx.x;
+  SYNC
+  out[threadIdx.x] = b[(threadIdx.x + 1) % 32];
+}
+";
+    assert_eq!(
+        sim(&src.replace("SYNC", "__syncthreads();"), launch(1, 32)),
+        Outcome::Clean
+    );
+    let r = race(sim(&src.replace("SYNC", ""), launch(1, 32)));
+    assert_eq!(lines(&r), (4, 6));
+}
