@@ -46,6 +46,8 @@ pub enum E {
     Cond(Box<Ex>, Box<Ex>, Box<Ex>),
     Call(usize, Vec<Ex>),
     Builtin(String, Vec<Ex>),
+    /// `g.method(args)` on a cooperative group (or `cg::sync(g)`).
+    GroupCall(Box<Ex>, String, Vec<Ex>),
     Index(Box<Ex>, Box<Ex>),
     Deref(Box<Ex>),
     AddrOf(Box<Ex>),
@@ -448,6 +450,16 @@ impl<'a> Reader<'a> {
         let joined = words.join(" ");
         if let Some(ty) = self.typedefs.get(&joined) {
             return Ok(ty.clone());
+        }
+        let unqualified = joined
+            .strip_prefix("cg::")
+            .or_else(|| joined.strip_prefix("cooperative_groups::"))
+            .unwrap_or(&joined);
+        if unqualified == "thread_block"
+            || unqualified == "thread_group"
+            || unqualified.starts_with("thread_block_tile<")
+        {
+            return Ok(Ty::Group);
         }
         let s = match joined.as_str() {
             "void" => return Ok(Ty::Void),
@@ -1142,10 +1154,17 @@ impl<'a> Reader<'a> {
     fn field(&self, n: Node, line: usize) -> E {
         let arg = n.child_by_field_name("argument");
         let field = n.child_by_field_name("field").map(|f| self.text(f));
-        let dim = arg.and_then(|a| match self.text(a) {
-            "threadIdx" => Some(Dim3::ThreadIdx),
-            "blockIdx" => Some(Dim3::BlockIdx),
-            "blockDim" => Some(Dim3::BlockDim),
+        // `block.group_index().x` and friends name the built-in vectors.
+        let method = arg
+            .filter(|a| a.kind() == "call_expression")
+            .and_then(|a| a.child_by_field_name("function"))
+            .filter(|f| f.kind() == "field_expression")
+            .and_then(|f| f.child_by_field_name("field"))
+            .map(|m| self.text(m));
+        let dim = arg.and_then(|a| match method.unwrap_or(self.text(a)) {
+            "threadIdx" | "thread_index" => Some(Dim3::ThreadIdx),
+            "blockIdx" | "group_index" => Some(Dim3::BlockIdx),
+            "blockDim" | "dim_threads" | "group_dim" => Some(Dim3::BlockDim),
             "gridDim" => Some(Dim3::GridDim),
             _ => None,
         });
@@ -1156,6 +1175,38 @@ impl<'a> Reader<'a> {
             (Some(d), Some("z")) => E::Dim(d, 2),
             _ => E::Unsupported(format!("the member access `{}`", short(self.text(n)))),
         }
+    }
+
+    /// `cg::tiled_partition<N>(g)`: a tile of N lanes (N a power of two up
+    /// to 32); other template calls are not modelled.
+    fn template_call(&self, f: Node, args: Vec<Ex>) -> E {
+        let text = self.text(f);
+        let (name, targs) = match text.find('<') {
+            Some(i) => (text[..i].trim(), &text[i..]),
+            None => (text, ""),
+        };
+        let name = name
+            .strip_prefix("cg::")
+            .or_else(|| name.strip_prefix("cooperative_groups::"))
+            .unwrap_or(name);
+        if name == "tiled_partition" && args.len() == 1 {
+            let n: Option<u32> = targs
+                .trim_matches(|c| c == '<' || c == '>')
+                .trim()
+                .parse()
+                .ok();
+            return match n {
+                Some(n) if n.is_power_of_two() && n <= 32 => E::Comma(
+                    Box::new(args.into_iter().next().expect("one argument")),
+                    Box::new(Ex {
+                        e: E::Lit(Value::Group(n)),
+                        line: self.line(f),
+                    }),
+                ),
+                _ => E::Unsupported(format!("the tile `tiled_partition{targs}`")),
+            };
+        }
+        E::Unsupported(format!("the template call `{}`", short(text)))
     }
 
     fn call(&self, n: Node, line: usize) -> E {
@@ -1173,18 +1224,41 @@ impl<'a> Reader<'a> {
         }
         let fname = match f.kind() {
             "identifier" => self.text(f).to_string(),
+            "qualified_identifier" if self.text(f).contains('<') => {
+                return self.template_call(f, args)
+            }
             "qualified_identifier" => {
                 let t = self.text(f);
-                match t.strip_prefix("std::").or_else(|| t.strip_prefix("::")) {
+                match t
+                    .strip_prefix("std::")
+                    .or_else(|| t.strip_prefix("::"))
+                    .or_else(|| t.strip_prefix("cg::"))
+                    .or_else(|| t.strip_prefix("cooperative_groups::"))
+                {
                     Some(r) => r.to_string(),
                     None => return E::Unsupported(format!("the call of `{t}`")),
                 }
             }
-            "template_function" => {
-                return E::Unsupported(format!("the template call `{}`", short(self.text(f))))
+            "template_function" => return self.template_call(f, args),
+            "field_expression" => {
+                let obj = f.child_by_field_name("argument");
+                let method = f.child_by_field_name("field").map(|m| self.text(m));
+                let arrow = f
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "->");
+                return match (obj, method, arrow) {
+                    (Some(o), Some(m), false) => {
+                        E::GroupCall(Box::new(self.expr(o)), m.to_string(), args)
+                    }
+                    _ => E::Unsupported(format!("the call of `{}`", short(self.text(f)))),
+                };
             }
             _ => return E::Unsupported(format!("the call of `{}`", short(self.text(f)))),
         };
+        if matches!(fname.as_str(), "sync" | "synchronize") && args.len() == 1 {
+            let g = args.into_iter().next().expect("one argument");
+            return E::GroupCall(Box::new(g), "sync".into(), Vec::new());
+        }
         if let Some(cands) = self.fn_index.get(&fname) {
             let fitting: Vec<usize> = cands
                 .iter()
@@ -1244,6 +1318,7 @@ pub fn sizeof(t: &Ty) -> Result<u64, String> {
         Ty::Ptr(_) => Ok(8),
         Ty::Array(e, n) => Ok(sizeof(e)? * *n as u64),
         Ty::Void => Err("sizeof(void)".into()),
+        Ty::Group => Err("sizeof of a cooperative group".into()),
     }
 }
 

@@ -100,6 +100,13 @@ pub enum Op {
         line: usize,
         site: usize,
     },
+    /// Pops the arguments and the group; a method of a cooperative group.
+    Group {
+        method: String,
+        args: usize,
+        line: usize,
+        site: usize,
+    },
     Builtin {
         name: String,
         args: usize,
@@ -606,6 +613,19 @@ impl C<'_> {
                 });
             }
             E::Builtin(name, args) => self.builtin(name, args, line),
+            E::GroupCall(obj, method, args) => {
+                self.expr(obj);
+                for a in args {
+                    self.expr(a);
+                }
+                let site = self.site();
+                self.emit(Op::Group {
+                    method: method.clone(),
+                    args: args.len(),
+                    line,
+                    site,
+                });
+            }
             E::Unsupported(w) => {
                 self.emit(Op::Fail(w.clone()));
             }
@@ -659,6 +679,12 @@ impl C<'_> {
                 self.expr(&args[0]);
                 self.emit(Op::Assert(line));
                 self.emit(Op::Lit(Value::Void));
+            }
+            ("this_thread_block", 0) => {
+                self.emit(Op::Lit(Value::Group(0)));
+            }
+            ("this_grid", 0) => {
+                self.emit(Op::Fail("grid synchronisation (cg::this_grid)".into()));
             }
             ("printf", _) => {
                 // No effect on memory; its arguments are not evaluated

@@ -410,6 +410,21 @@ impl ThreadState {
                     };
                     self.stack.push(v);
                 }
+                Op::Group {
+                    method,
+                    args,
+                    line,
+                    site,
+                } => {
+                    let vals = self.stack.split_off(self.stack.len().saturating_sub(*args));
+                    let g = match self.pop()? {
+                        Value::Group(g) => g,
+                        _ => return unsup(format!("the method call `.{method}()`")),
+                    };
+                    if let Some(y) = self.group_method(env, g, method, vals, *line, *site)? {
+                        return Ok(y);
+                    }
+                }
                 Op::Require => {
                     if !self.pop()?.truthy()? {
                         return Err(Outcome::Vacuous);
@@ -427,6 +442,91 @@ impl ThreadState {
                 Op::Fail(what) => return unsup(what.clone()),
             }
         }
+    }
+
+    /// A method of group `g` (0: the block, N: a tile of N lanes): a value
+    /// pushed, or a synchronisation to stop at.
+    fn group_method(
+        &mut self,
+        env: &Env,
+        g: u32,
+        method: &str,
+        vals: Vec<Value>,
+        line: usize,
+        site: usize,
+    ) -> R<Option<Yield>> {
+        let threads: u32 = env.block_dim.iter().product();
+        let lane = self.tid % 32;
+        let tile_mask = if g == 32 {
+            u32::MAX
+        } else {
+            ((1u32 << g) - 1) << (lane / g.max(1) * g)
+        };
+        let v = match (g, method, vals.len()) {
+            (0, "sync", 0) => {
+                return Ok(Some(Yield::Barrier {
+                    key: (site, self.ctx.clone()),
+                    line,
+                    pred: None,
+                }))
+            }
+            (_, "sync", 0) => {
+                return Ok(Some(Yield::Warp {
+                    op: WarpOp::Sync,
+                    mask: tile_mask,
+                    line,
+                }))
+            }
+            (0, "thread_rank", 0) => Value::uint(self.tid.into()),
+            (0, "size" | "num_threads", 0) => Value::uint(threads.into()),
+            (_, "thread_rank", 0) => Value::uint((self.tid % g).into()),
+            (_, "size" | "num_threads", 0) => Value::uint(g.into()),
+            (_, "meta_group_rank", 0) if g > 0 => Value::uint((self.tid / g).into()),
+            (_, "meta_group_size", 0) if g > 0 => Value::uint(threads.div_ceil(g).into()),
+            (1.., "shfl" | "shfl_up" | "shfl_down" | "shfl_xor", 2) => {
+                let kind = match method {
+                    "shfl" => ShflKind::Idx,
+                    "shfl_up" => ShflKind::Up,
+                    "shfl_down" => ShflKind::Down,
+                    _ => ShflKind::Xor,
+                };
+                let value = vals[0].clone();
+                if matches!(
+                    value,
+                    Value::Ptr(_) | Value::Null | Value::Void | Value::Group(_)
+                ) {
+                    return unsup("a shuffle of a pointer");
+                }
+                return Ok(Some(Yield::Warp {
+                    op: WarpOp::Shfl {
+                        kind,
+                        value,
+                        lane: vals[1].as_i128()? as i64,
+                        width: g.into(),
+                    },
+                    mask: tile_mask,
+                    line,
+                }));
+            }
+            (1.., "any" | "all", 1) => {
+                let kind = if method == "any" {
+                    VoteKind::Any
+                } else {
+                    VoteKind::All
+                };
+                return Ok(Some(Yield::Warp {
+                    op: WarpOp::Vote {
+                        kind,
+                        pred: vals[0].truthy()?,
+                    },
+                    mask: tile_mask,
+                    line,
+                }));
+            }
+            _ => return unsup(format!("the group method `{method}`")),
+        };
+        self.stack.push(v);
+        Ok(None)
     }
 
     fn pop_ptr(&mut self) -> R<Ptr> {
@@ -477,7 +577,10 @@ impl ThreadState {
                 if !(1..=32).contains(&width) || width & (width - 1) != 0 {
                     return unsup("a shuffle width that is not a power of two up to 32");
                 }
-                if matches!(value, Value::Ptr(_) | Value::Null | Value::Void) {
+                if matches!(
+                    value,
+                    Value::Ptr(_) | Value::Null | Value::Void | Value::Group(_)
+                ) {
                     return unsup("a shuffle of a pointer");
                 }
                 let kind = match kind {
@@ -673,6 +776,7 @@ fn value_bits(v: &Value) -> u128 {
         Value::Ptr(p) => (p.buf as u128) << 64 | p.off as u64 as u128 | 1 << 101,
         Value::Null => 1 << 102,
         Value::Void => 1 << 103,
+        Value::Group(g) => u128::from(*g) | 1 << 104,
     }
 }
 

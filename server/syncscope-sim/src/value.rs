@@ -65,9 +65,11 @@ impl Scal {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
     Void,
+    /// A cooperative group handle (`cg::thread_block`, a tile).
     S(Scal),
     Ptr(Box<Ty>),
     Array(Box<Ty>, usize),
+    Group,
 }
 
 impl Ty {
@@ -96,6 +98,8 @@ pub enum Value {
     Ptr(Ptr),
     Null,
     Void,
+    /// A cooperative group: 0 the thread block, N a tile of N lanes.
+    Group(u32),
 }
 
 impl Value {
@@ -127,6 +131,7 @@ impl Value {
             Value::Ptr(_) => true,
             Value::Null => false,
             Value::Void => return Err("a void value used as a condition".into()),
+            Value::Group(_) => return Err("a group used as a condition".into()),
         })
     }
 
@@ -175,6 +180,10 @@ impl Value {
             },
             Ty::Void => Ok(Value::Void),
             Ty::Array(..) => Err("an array assigned as a whole".into()),
+            Ty::Group => match self {
+                Value::Group(g) => Ok(Value::Group(g)),
+                _ => Err("a value converted to a cooperative group".into()),
+            },
         }
     }
 
@@ -197,6 +206,7 @@ impl Value {
             (Value::Ptr(_), _) => return Err("a pointer converted to an integer".into()),
             (Value::Null, _) => Value::Int(0, s),
             (Value::Void, _) => return Err("a void value used".into()),
+            (Value::Group(_), _) => return Err("a cooperative group used as a number".into()),
         })
     }
 }

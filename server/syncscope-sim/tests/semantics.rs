@@ -637,3 +637,34 @@ fn extern_shared_arrays_share_one_buffer() {
     let r = race(sim(&src.replace("SYNC", ""), launch(1, 32)));
     assert_eq!(lines(&r), (4, 6));
 }
+
+#[test]
+fn cooperative_groups_block_and_tiles() {
+    let src = "#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  __shared__ int s[64];
+  cg::thread_block block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<16>(block);
+  unsigned r = block.thread_rank();
+  s[r] = r;
+  SYNC;
+  out[block.group_index().x * 64 + r] = s[OTHER];
+  int v = tile.thread_rank();
+  for (int d = tile.size() / 2; d > 0; d /= 2) v += tile.shfl_down(v, d);
+  if (tile.thread_rank() == 0 && v != 120) out[1000000] = 1;
+}
+";
+    let run = |sync: &str, other: &str| {
+        sim(
+            &src.replace("SYNC", sync).replace("OTHER", other),
+            launch(2, 64),
+        )
+    };
+    assert_eq!(run("block.sync()", "63 - r"), Outcome::Clean);
+    assert_eq!(run("cg::sync(block)", "63 - r"), Outcome::Clean);
+    assert_eq!(race(run("tile.sync()", "63 - r")).array, "s");
+    // A tile's sync orders the lanes of that tile only.
+    assert_eq!(run("tile.sync()", "r ^ 15"), Outcome::Clean);
+    assert_eq!(race(run("tile.sync()", "r ^ 16")).array, "s");
+}
