@@ -40,6 +40,9 @@ pub enum Yield {
         line: usize,
     },
     Done,
+    /// Stopped after an atomic (`Order::Interleaved`), to go on later in
+    /// the same phase.
+    Preempted,
     Stop(Outcome),
 }
 
@@ -87,6 +90,7 @@ pub struct Env<'a> {
     pub block: [u32; 3],
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
+    pub preempt_atomics: bool,
 }
 
 pub struct ThreadState {
@@ -399,7 +403,12 @@ impl ThreadState {
                 Op::Builtin { name, args, line } => {
                     let vals = self.stack.split_off(self.stack.len().saturating_sub(*args));
                     let v = if name.starts_with("atomic") {
-                        self.atomic(env, w, name, vals, *line)?
+                        let v = self.atomic(env, w, name, vals, *line)?;
+                        if env.preempt_atomics {
+                            self.stack.push(v);
+                            return Ok(Yield::Preempted);
+                        }
+                        v
                     } else if name == "__ldg" && vals.len() == 1 {
                         match &vals[0] {
                             Value::Ptr(p) => self.load(env, w, p, *line, Kind::Read)?,

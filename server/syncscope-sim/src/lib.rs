@@ -71,11 +71,18 @@ impl Default for Inputs {
 /// The order in which the threads of a block run inside one phase (between
 /// two synchronisations). It changes only values (atomics' results, what a
 /// racy read sees), never which accesses are ordered.
+///
+/// A thread runs from one synchronisation to the next without being
+/// interrupted, except under `Interleaved`: there it also stops after each
+/// atomic operation, so another thread's atomics can come between two of
+/// its own (two threads each winning one of two `atomicCAS` elections).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     Forward,
     Reverse,
     Seeded(u64),
+    /// Seeded, and a thread is preempted after every atomic.
+    Interleaved(u64),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -219,6 +219,7 @@ pub fn run(
                     block,
                     block_dim: launch.block,
                     grid_dim: launch.grid,
+                    preempt_atomics: matches!(opts.order, Order::Interleaved(_)),
                 };
                 if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
                     return out;
@@ -260,7 +261,7 @@ fn order(ids: &mut [u32], o: Order, salt: u64) {
             ids.sort_unstable();
             ids.reverse();
         }
-        Order::Seeded(s) => {
+        Order::Seeded(s) | Order::Interleaved(s) => {
             ids.sort_unstable();
             let mut r = Rng(s ^ salt.wrapping_mul(0x2545_f491_4f6c_dd1d));
             for i in (1..ids.len()).rev() {
@@ -306,9 +307,14 @@ fn run_block(
             state[t] = match threads[t].run(env, world) {
                 Yield::Stop(o) => return Some(o),
                 Yield::Done => State::Done,
+                Yield::Preempted => State::Ready(None),
                 Yield::Barrier { key, line, pred } => State::Barrier { key, line, pred },
                 Yield::Warp { op, mask, line } => State::Warp { op, mask, line },
             };
+        }
+        if state.iter().any(|s| matches!(s, State::Ready(_))) {
+            // Threads preempted after an atomic go on first.
+            continue;
         }
         // Warp operations whose lanes have all arrived.
         match release_warps(&mut state, world, n) {

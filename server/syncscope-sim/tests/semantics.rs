@@ -668,3 +668,40 @@ __global__ void k(int* out) {
     assert_eq!(run("tile.sync()", "r ^ 15"), Outcome::Clean);
     assert_eq!(race(run("tile.sync()", "r ^ 16")).array, "s");
 }
+
+#[test]
+fn interleaving_atomics_finds_races_that_need_two_winners() {
+    let src = "__global__ void k(int* winner, int* flag_a, int* flag_b) {
+  if (atomicCAS(flag_a, 0, 1) == 0) winner[0] = threadIdx.x;
+  if (atomicCAS(flag_b, 0, 1) == 0) winner[0] = threadIdx.x + 100;
+}
+";
+    // Run to completion one at a time, one thread wins both elections.
+    assert_eq!(sim(src, launch(1, 8)), Outcome::Clean);
+    let found = (0..20).any(|seed| {
+        let opts = SimOptions {
+            order: Order::Interleaved(seed),
+            ..SimOptions::default()
+        };
+        matches!(
+            sim_with(src, launch(1, 8), &Inputs::default(), &opts),
+            Outcome::Race(r) if r.array == "winner" && !r.same_value
+        )
+    });
+    assert!(found);
+    // One election: one winner whatever the interleaving.
+    let one = "__global__ void k(int* winner, int* flag_a, int* flag_b) {
+  if (atomicCAS(flag_a, 0, 1) == 0) winner[0] = threadIdx.x;
+}
+";
+    for seed in 0..20 {
+        let opts = SimOptions {
+            order: Order::Interleaved(seed),
+            ..SimOptions::default()
+        };
+        assert_eq!(
+            sim_with(one, launch(1, 8), &Inputs::default(), &opts),
+            Outcome::Clean
+        );
+    }
+}
