@@ -134,6 +134,8 @@ pub struct Func {
 
 pub struct Program {
     pub funcs: Vec<Func>,
+    /// The kernel asked for with template arguments (`k<64>`), instantiated.
+    pub requested: Option<usize>,
     pub vars: Vec<VarDef>,
 }
 
@@ -172,12 +174,16 @@ fn function_name(n: Node, src: &[u8]) -> Option<String> {
 
 /// Function definitions at file scope, in namespaces and in `extern "C"`
 /// blocks, with whether they are inside a template.
-fn function_nodes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, bool)>, templ: bool) {
+fn function_nodes<'t>(
+    root: Node<'t>,
+    out: &mut Vec<(Node<'t>, Option<Node<'t>>)>,
+    templ: Option<Node<'t>>,
+) {
     let mut c = root.walk();
     for ch in root.named_children(&mut c) {
         match ch.kind() {
             "function_definition" => out.push((ch, templ)),
-            "template_declaration" => function_nodes(ch, out, true),
+            "template_declaration" => function_nodes(ch, out, Some(ch)),
             "namespace_definition" | "linkage_specification" | "declaration_list" => {
                 function_nodes(ch, out, templ)
             }
@@ -198,7 +204,7 @@ pub fn kernel_names(source: &str) -> Vec<String> {
     };
     let src = source.as_bytes();
     let mut fns = Vec::new();
-    function_nodes(tree.root_node(), &mut fns, false);
+    function_nodes(tree.root_node(), &mut fns, None);
     let mut out: Vec<String> = Vec::new();
     for (f, _) in fns {
         if is_kernel(f, src) {
@@ -219,9 +225,25 @@ enum Binding {
     Var(usize),
 }
 
+/// A template argument.
+#[derive(Clone, Debug, PartialEq)]
+enum TArg {
+    Ty(Ty),
+    Val(Value),
+}
+
+/// An instantiation still to read: its function index, its definition,
+/// its parameters' bindings, its name with arguments.
+type Pending<'t> = (usize, Node<'t>, Vec<(String, TArg)>, String);
+
 struct Reader<'a> {
     src: &'a [u8],
     lines: &'a [usize],
+    /// Template functions by name: the declaration and the definition.
+    templates: HashMap<String, Vec<(Node<'a>, Node<'a>)>>,
+    instances: std::cell::RefCell<HashMap<String, usize>>,
+    pending: std::cell::RefCell<Vec<Pending<'a>>>,
+    next_func: std::cell::Cell<usize>,
     typedefs: HashMap<String, Ty>,
     globals: HashMap<String, Binding>,
     vars: Vec<VarDef>,
@@ -233,13 +255,19 @@ struct Reader<'a> {
 }
 
 impl Program {
-    pub fn read(text: &Text) -> Result<Program, String> {
+    /// Reads the program; `kernel` may name a template kernel with its
+    /// arguments (`k<64>`), instantiated here.
+    pub fn read(text: &Text, kernel: &str) -> Result<Program, String> {
         let tree = parse(&text.text).ok_or("the parser failed")?;
         let root = tree.root_node();
         let src = text.text.as_bytes();
         let mut r = Reader {
             src,
             lines: &text.lines,
+            templates: HashMap::new(),
+            instances: Default::default(),
+            pending: Default::default(),
+            next_func: Default::default(),
             typedefs: HashMap::new(),
             globals: HashMap::new(),
             vars: Vec::new(),
@@ -251,9 +279,12 @@ impl Program {
         };
         r.file_scope(root);
         let mut fnodes = Vec::new();
-        function_nodes(root, &mut fnodes, false);
-        for (i, (f, _)) in fnodes.iter().enumerate() {
+        function_nodes(root, &mut fnodes, None);
+        for (i, (f, templ)) in fnodes.iter().enumerate() {
             let name = function_name(*f, src).unwrap_or_default();
+            if let Some(t) = templ {
+                r.templates.entry(name.clone()).or_default().push((*t, *f));
+            }
             r.fn_index.entry(name).or_default().push(i);
             let params = f
                 .child_by_field_name("declarator")
@@ -269,15 +300,73 @@ impl Program {
                 .unwrap_or(0);
             r.fn_params.push(params);
         }
+        r.next_func.set(fnodes.len());
+        // Explicit instantiations (`template __global__ void k<64>(...);`)
+        // and the kernel asked for by name with its arguments.
+        r.explicit_instantiations(root);
+        let mut requested = None;
+        if let Some((name, args)) = kernel.split_once('<') {
+            let args = args.strip_suffix('>').unwrap_or(args);
+            let targs: Vec<TArg> = split_top_level(args)
+                .iter()
+                .map(|a| r.targ_text(a))
+                .collect::<Result<_, _>>()?;
+            requested = Some(r.instantiate(name.trim(), targs)?);
+        }
         let mut funcs = Vec::new();
         for (f, templ) in fnodes {
-            funcs.push(r.function(f, templ));
+            funcs.push(r.function(f, templ.is_some(), &[]));
+        }
+        // Instantiations, including those the instantiations ask for.
+        loop {
+            let next = r.pending.borrow_mut().pop();
+            let Some((idx, def, bindings, name)) = next else {
+                break;
+            };
+            let mut f = r.function(def, false, &bindings);
+            f.name = name;
+            if funcs.len() <= idx {
+                funcs.resize_with(idx + 1, || Func {
+                    name: String::new(),
+                    global: false,
+                    params: Vec::new(),
+                    ret: Ty::Void,
+                    slots: 0,
+                    body: None,
+                    unsupported: Some("internal: an instantiation not read".into()),
+                });
+            }
+            funcs[idx] = f;
         }
         Ok(Program {
             funcs,
+            requested,
             vars: r.vars,
         })
     }
+}
+
+/// Splits template arguments at top-level commas.
+fn split_top_level(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
 }
 
 fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
@@ -378,6 +467,158 @@ impl<'a> Reader<'a> {
         }
     }
 
+    fn explicit_instantiations(&self, root: Node) {
+        let mut c = root.walk();
+        for ch in root.named_children(&mut c) {
+            match ch.kind() {
+                "template_instantiation" => {
+                    let Some(tf) = ch
+                        .child_by_field_name("declarator")
+                        .and_then(|d| find_kind(d, "template_function"))
+                    else {
+                        continue;
+                    };
+                    let name = tf.child_by_field_name("name").map(|n| self.text(n));
+                    let args = tf.child_by_field_name("arguments").map(|a| self.targs(a));
+                    if let (Some(name), Some(Ok(args))) = (name, args) {
+                        // An instantiation that cannot be read is reported
+                        // when its kernel is asked for.
+                        let _ = self.instantiate(name, args);
+                    }
+                }
+                "namespace_definition" | "linkage_specification" => {
+                    if let Some(b) = ch.child_by_field_name("body") {
+                        self.explicit_instantiations(b);
+                    }
+                }
+                k if k.starts_with("preproc_") => self.explicit_instantiations(ch),
+                _ => {}
+            }
+        }
+    }
+
+    /// The arguments of a `template_argument_list`.
+    fn targs(&self, list: Node) -> Result<Vec<TArg>, String> {
+        let mut c = list.walk();
+        let kids: Vec<Node> = list.named_children(&mut c).collect();
+        kids.into_iter()
+            .filter(|k| k.kind() != "comment")
+            .map(|k| match k.kind() {
+                "type_descriptor" => self.type_descriptor(k).map(TArg::Ty),
+                _ => self.targ_text(self.text(k)),
+            })
+            .collect()
+    }
+
+    /// A template argument written as text: a type, or a constant.
+    fn targ_text(&self, text: &str) -> Result<TArg, String> {
+        if let Ok(t) = self.base_type_text(text) {
+            return Ok(TArg::Ty(t));
+        }
+        if let Some(Binding::Const(v)) = self.lookup(text.trim()) {
+            return Ok(TArg::Val(v));
+        }
+        match text.trim() {
+            "true" => return Ok(TArg::Val(Value::of_bool(true))),
+            "false" => return Ok(TArg::Val(Value::of_bool(false))),
+            _ => {}
+        }
+        number(text.trim())
+            .map(TArg::Val)
+            .ok_or_else(|| format!("the template argument `{}`", short(text)))
+    }
+
+    /// The function index of `name<args>`, read later if new.
+    fn instantiate(&self, name: &str, args: Vec<TArg>) -> Result<usize, String> {
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                TArg::Ty(t) => format!("{t:?}"),
+                TArg::Val(v) => match v {
+                    Value::Int(i, _) => i.to_string(),
+                    other => format!("{other:?}"),
+                },
+            })
+            .collect();
+        let key = format!("{name}<{}>", shown.join(", "));
+        if let Some(i) = self.instances.borrow().get(&key) {
+            return Ok(*i);
+        }
+        let Some(cands) = self.templates.get(name) else {
+            return Err(format!("no template function `{name}`"));
+        };
+        for (decl, def) in cands {
+            let Some(params) = decl.child_by_field_name("parameters") else {
+                continue;
+            };
+            let mut c = params.walk();
+            let ps: Vec<Node> = params
+                .named_children(&mut c)
+                .filter(|p| p.kind() != "comment")
+                .collect();
+            if ps.len() < args.len() {
+                continue;
+            }
+            let mut bindings = Vec::new();
+            let mut ok = true;
+            for (i, p) in ps.iter().enumerate() {
+                let (pname, arg) = match p.kind() {
+                    "type_parameter_declaration" | "optional_type_parameter_declaration" => {
+                        let pname = p
+                            .child_by_field_name("name")
+                            .or_else(|| p.named_child(0))
+                            .map(|n| self.text(n).to_string());
+                        let arg = match args.get(i) {
+                            Some(a @ TArg::Ty(_)) => Some(a.clone()),
+                            Some(_) => None,
+                            None => p
+                                .child_by_field_name("default_type")
+                                .and_then(|t| self.base_type(t).ok())
+                                .map(TArg::Ty),
+                        };
+                        (pname, arg)
+                    }
+                    "parameter_declaration" | "optional_parameter_declaration" => {
+                        let pname = p
+                            .child_by_field_name("declarator")
+                            .map(|n| self.text(n).to_string());
+                        let arg = match args.get(i) {
+                            Some(a @ TArg::Val(_)) => Some(a.clone()),
+                            Some(_) => None,
+                            None => p
+                                .child_by_field_name("default_value")
+                                .and_then(|v| fold(&self.expr(v)))
+                                .map(TArg::Val),
+                        };
+                        (pname, arg)
+                    }
+                    _ => (None, None),
+                };
+                match (pname, arg) {
+                    (Some(n), Some(a)) => bindings.push((n, a)),
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let idx = self.next_func.get();
+            self.next_func.set(idx + 1);
+            self.instances.borrow_mut().insert(key.clone(), idx);
+            self.pending.borrow_mut().push((
+                idx,
+                *def,
+                bindings,
+                format!("{name}<{}>", shown.join(", ")),
+            ));
+            return Ok(idx);
+        }
+        Err(format!("the template `{name}` with these arguments"))
+    }
+
     fn has_word(&self, n: Node, word: &str) -> bool {
         let mut c = n.walk();
         let found = n.children(&mut c).any(|ch| {
@@ -436,7 +677,10 @@ impl<'a> Reader<'a> {
     }
 
     fn base_type(&self, t: Node) -> Result<Ty, String> {
-        let text = self.text(t);
+        self.base_type_text(self.text(t))
+    }
+
+    fn base_type_text(&self, text: &str) -> Result<Ty, String> {
         let words: Vec<&str> = text
             .split(|c: char| c.is_whitespace())
             .filter(|w| !w.is_empty())
@@ -540,7 +784,27 @@ impl<'a> Reader<'a> {
         self.globals.get(name).cloned()
     }
 
-    fn function(&mut self, f: Node, templ: bool) -> Func {
+    fn function(&mut self, f: Node, templ: bool, bindings: &[(String, TArg)]) -> Func {
+        // A template's parameters: types as type names, values as
+        // constants, for the time of reading this instance.
+        let saved = self.typedefs.clone();
+        let mut consts = HashMap::new();
+        for (name, arg) in bindings {
+            match arg {
+                TArg::Ty(t) => {
+                    self.typedefs.insert(name.clone(), t.clone());
+                }
+                TArg::Val(v) => {
+                    consts.insert(name.clone(), Binding::Const(v.clone()));
+                }
+            }
+        }
+        let func = self.function_body(f, templ, consts);
+        self.typedefs = saved;
+        func
+    }
+
+    fn function_body(&mut self, f: Node, templ: bool, consts: HashMap<String, Binding>) -> Func {
         let name = function_name(f, self.src).unwrap_or_default();
         let global = is_kernel(f, self.src);
         let mut func = Func {
@@ -577,7 +841,7 @@ impl<'a> Reader<'a> {
             }
             None => {}
         }
-        self.scopes = vec![HashMap::new()];
+        self.scopes = vec![consts, HashMap::new()];
         self.slots = 0;
         if let Some(pl) = f
             .child_by_field_name("declarator")
@@ -610,7 +874,7 @@ impl<'a> Reader<'a> {
                         }
                         let slot = self.slots;
                         self.slots += 1;
-                        self.scopes[0].insert(pname.clone(), Binding::Local(slot));
+                        self.scopes[1].insert(pname.clone(), Binding::Local(slot));
                         func.params.push(Param {
                             name: pname,
                             ty: pty,
@@ -1204,6 +1468,17 @@ impl<'a> Reader<'a> {
                     }),
                 ),
                 _ => E::Unsupported(format!("the tile `tiled_partition{targs}`")),
+            };
+        }
+        if self.templates.contains_key(name) {
+            let targs = f
+                .child_by_field_name("arguments")
+                .ok_or_else(|| "template arguments".to_string())
+                .and_then(|a| self.targs(a))
+                .and_then(|t| self.instantiate(name, t));
+            return match targs {
+                Ok(i) => E::Call(i, args),
+                Err(e) => E::Unsupported(e),
             };
         }
         E::Unsupported(format!("the template call `{}`", short(text)))

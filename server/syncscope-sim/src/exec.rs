@@ -354,6 +354,9 @@ impl ThreadState {
                         return unsup("recursion deeper than 64 calls");
                     }
                     let f = &env.prog.funcs[*func];
+                    if f.params.len() != *args && f.unsupported.is_none() {
+                        return unsup(format!("`{}` called with {args} arguments", f.name));
+                    }
                     if self.stack.len() < *args {
                         return unsup("internal: missing arguments");
                     }

@@ -184,7 +184,7 @@ pub fn simulate(
         Ok(t) => t,
         Err(what) => return Outcome::Unsupported(what),
     };
-    let program = match ast::Program::read(&text) {
+    let program = match ast::Program::read(&text, kernel) {
         Ok(p) => p,
         Err(what) => return Outcome::Unsupported(what),
     };

@@ -88,7 +88,21 @@ pub fn run(
     inputs: &Inputs,
     opts: &SimOptions,
 ) -> Outcome {
-    let Some(kernel) = p.funcs.iter().position(|f| f.global && f.name == kernel) else {
+    // A template kernel runs as asked (`k<64>`) or as its first explicit
+    // instantiation in the file.
+    let instance = format!("{kernel}<");
+    let found = p.requested.or_else(|| {
+        let exact = p.funcs.iter().position(|f| f.global && f.name == kernel);
+        let inst = p
+            .funcs
+            .iter()
+            .position(|f| f.global && f.name.starts_with(&instance));
+        match exact {
+            Some(i) if p.funcs[i].unsupported.is_none() => Some(i),
+            _ => inst.or(exact),
+        }
+    });
+    let Some(kernel) = found else {
         return Outcome::Unsupported(format!("no kernel named `{kernel}`"));
     };
     let k = &p.funcs[kernel];

@@ -705,3 +705,64 @@ fn interleaving_atomics_finds_races_that_need_two_winners() {
         );
     }
 }
+
+#[test]
+fn template_kernels_and_explicit_template_calls() {
+    let src = "template <int N>
+__global__ void fold(float* out, const float* in) {
+  __shared__ float s[N];
+  s[threadIdx.x % N] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[N - 1 - threadIdx.x % N];
+}
+template __global__ void fold<64>(float* out, const float* in);
+";
+    let run = |kernel: &str, block: u32| {
+        simulate(
+            Path::new("t.cu"),
+            src,
+            kernel,
+            &launch(1, block),
+            &Inputs::default(),
+            &SimOptions::default(),
+        )
+    };
+    // The explicit instantiation: N = 64.
+    assert_eq!(run("fold", 64), Outcome::Clean);
+    assert_eq!(race(run("fold", 128)).array, "s");
+    // Asked for by name with its argument.
+    assert_eq!(run("fold<128>", 128), Outcome::Clean);
+    assert_eq!(race(run("fold<32>", 64)).array, "s");
+
+    let typed = "template <typename T, int K = 2>
+__device__ T scale(T v) { return v * K; }
+template <typename T>
+__global__ void k(T* out) {
+  T v = scale<T>(threadIdx.x);
+  T w = scale<T, 3>(1.5);
+  if (v != 2 * threadIdx.x || w != (T)1.5 * 3) out[100000] = 1;
+  out[threadIdx.x] = v + w;
+}
+";
+    for kernel in ["k<int>", "k<float>", "k<unsigned int>"] {
+        let o = simulate(
+            Path::new("t.cu"),
+            typed,
+            kernel,
+            &launch(1, 32),
+            &Inputs::default(),
+            &SimOptions::default(),
+        );
+        assert_eq!(o, Outcome::Clean, "{kernel}");
+    }
+    // Without arguments and without an instantiation: unsupported, named.
+    let o = simulate(
+        Path::new("t.cu"),
+        typed,
+        "k",
+        &launch(1, 32),
+        &Inputs::default(),
+        &SimOptions::default(),
+    );
+    assert!(matches!(o, Outcome::Unsupported(w) if w.contains("template")));
+}
