@@ -250,6 +250,8 @@ struct Reader<'a> {
     fn_index: HashMap<String, Vec<usize>>,
     fn_params: Vec<usize>,
     scopes: Vec<HashMap<String, Binding>>,
+    /// Each local slot's declared type (to deduce template arguments).
+    slot_types: HashMap<usize, Ty>,
     slots: usize,
     decls: usize,
 }
@@ -274,6 +276,7 @@ impl Program {
             fn_index: HashMap::new(),
             fn_params: Vec::new(),
             scopes: Vec::new(),
+            slot_types: HashMap::new(),
             slots: 0,
             decls: 0,
         };
@@ -526,6 +529,133 @@ impl<'a> Reader<'a> {
         number(text.trim())
             .map(TArg::Val)
             .ok_or_else(|| format!("the template argument `{}`", short(text)))
+    }
+
+    /// The type an expression has, where it is plain to see (to deduce
+    /// template arguments from a call's arguments).
+    fn static_type(&self, e: &Ex) -> Option<Ty> {
+        let decay = |t: Ty| match t {
+            Ty::Array(e, _) => Ty::Ptr(e),
+            t => t,
+        };
+        Some(match &e.e {
+            E::Lit(Value::Int(_, s) | Value::Float(_, s)) => Ty::S(*s),
+            E::Local(s) => decay(self.slot_types.get(s)?.clone()),
+            E::Var(i) => decay(self.vars.get(*i)?.ty.clone()),
+            E::Dim(..) => Ty::S(Scal::U32),
+            E::Index(a, _) | E::Deref(a) => match self.static_type(a)? {
+                Ty::Ptr(t) | Ty::Array(t, _) => decay(*t),
+                _ => return None,
+            },
+            E::AddrOf(a) => Ty::Ptr(Box::new(self.static_type(a)?)),
+            E::Cast(t, _) => t.clone(),
+            E::Unary(UnOp::Not, _) => Ty::S(Scal::Bool),
+            E::Unary(_, a) => match self.static_type(a)? {
+                Ty::S(s) => Ty::S(crate::value::promote(s)),
+                _ => return None,
+            },
+            E::Bin(op, a, b) => match op {
+                BinOp::Lt
+                | BinOp::Gt
+                | BinOp::Le
+                | BinOp::Ge
+                | BinOp::Eq
+                | BinOp::Ne
+                | BinOp::LAnd
+                | BinOp::LOr => Ty::S(Scal::Bool),
+                BinOp::Shl | BinOp::Shr => match self.static_type(a)? {
+                    Ty::S(s) => Ty::S(crate::value::promote(s)),
+                    _ => return None,
+                },
+                _ => match (self.static_type(a)?, self.static_type(b)?) {
+                    (Ty::S(x), Ty::S(y)) => Ty::S(crate::value::common(x, y)),
+                    (p @ Ty::Ptr(_), Ty::S(_)) | (Ty::S(_), p @ Ty::Ptr(_)) => p,
+                    _ => return None,
+                },
+            },
+            E::Cond(_, a, _) | E::Assign(_, a, _) => self.static_type(a)?,
+            E::IncDec { e, .. } => self.static_type(e)?,
+            E::Comma(_, b) => self.static_type(b)?,
+            _ => return None,
+        })
+    }
+
+    /// The instance of template `name` a call with these arguments runs:
+    /// each type parameter bound from a parameter declared `T` or `T*`.
+    fn deduce(&self, name: &str, args: &[Ex]) -> Result<usize, String> {
+        let fail = || format!("the template function `{name}` (its arguments not deduced)");
+        for (decl, def) in self.templates.get(name).into_iter().flatten() {
+            let Some(tparams) = decl.child_by_field_name("parameters") else {
+                continue;
+            };
+            let mut c = tparams.walk();
+            let tnames: Vec<Option<String>> = tparams
+                .named_children(&mut c)
+                .filter(|p| p.kind() != "comment")
+                .map(|p| match p.kind() {
+                    "type_parameter_declaration" => {
+                        p.named_child(0).map(|n| self.text(n).to_string())
+                    }
+                    _ => None,
+                })
+                .collect();
+            if tnames.iter().any(|t| t.is_none()) {
+                // Value parameters and defaults: only explicit arguments.
+                continue;
+            }
+            let Some(plist) = def
+                .child_by_field_name("declarator")
+                .and_then(|d| find_kind(d, "parameter_list"))
+            else {
+                continue;
+            };
+            let mut c = plist.walk();
+            let params: Vec<Node> = plist
+                .named_children(&mut c)
+                .filter(|p| p.kind() == "parameter_declaration")
+                .collect();
+            if params.len() != args.len() {
+                continue;
+            }
+            let mut bound: HashMap<String, Ty> = HashMap::new();
+            for (p, a) in params.iter().zip(args) {
+                let Some(t) = p.child_by_field_name("type") else {
+                    continue;
+                };
+                let tname: String = self
+                    .text(t)
+                    .split_whitespace()
+                    .filter(|w| !matches!(*w, "const" | "volatile"))
+                    .collect();
+                if !tnames.iter().flatten().any(|n| *n == tname) {
+                    continue;
+                }
+                let Some(at) = self.static_type(a) else {
+                    return Err(fail());
+                };
+                let pointer = p
+                    .child_by_field_name("declarator")
+                    .is_some_and(|d| d.kind() == "pointer_declarator");
+                let t = match (pointer, at) {
+                    (false, t @ Ty::S(_)) => t,
+                    (true, Ty::Ptr(t)) => *t,
+                    _ => return Err(fail()),
+                };
+                if bound.get(&tname).is_some_and(|b| *b != t) {
+                    return Err(fail());
+                }
+                bound.insert(tname, t);
+            }
+            let mut targs = Vec::new();
+            for n in tnames.iter().flatten() {
+                match bound.get(n) {
+                    Some(t) => targs.push(TArg::Ty(t.clone())),
+                    None => return Err(fail()),
+                }
+            }
+            return self.instantiate(name, targs);
+        }
+        Err(fail())
     }
 
     /// The function index of `name<args>`, read later if new.
@@ -842,6 +972,7 @@ impl<'a> Reader<'a> {
             None => {}
         }
         self.scopes = vec![consts, HashMap::new()];
+        self.slot_types.clear();
         self.slots = 0;
         if let Some(pl) = f
             .child_by_field_name("declarator")
@@ -875,6 +1006,7 @@ impl<'a> Reader<'a> {
                         let slot = self.slots;
                         self.slots += 1;
                         self.scopes[1].insert(pname.clone(), Binding::Local(slot));
+                        self.slot_types.insert(slot, pty.clone());
                         func.params.push(Param {
                             name: pname,
                             ty: pty,
@@ -1157,6 +1289,7 @@ impl<'a> Reader<'a> {
             self.slots += 1;
             let decl = self.decls;
             self.decls += 1;
+            self.slot_types.insert(slot, ty.clone());
             // The name is visible in its own initialiser only after it is
             // read (C scoping: `int x = x;` names itself, a corner we skip).
             self.scopes
@@ -1497,6 +1630,18 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+        // A functional cast: `T(0)`, `float(x)`.
+        if matches!(
+            f.kind(),
+            "identifier" | "primitive_type" | "type_identifier"
+        ) && args.len() == 1
+            && self.lookup(self.text(f)).is_none()
+        {
+            if let Ok(t) = self.base_type_text(self.text(f)) {
+                let a = args.into_iter().next().expect("one argument");
+                return E::Cast(t, Box::new(a));
+            }
+        }
         let fname = match f.kind() {
             "identifier" => self.text(f).to_string(),
             "qualified_identifier" if self.text(f).contains('<') => {
@@ -1533,6 +1678,12 @@ impl<'a> Reader<'a> {
         if matches!(fname.as_str(), "sync" | "synchronize") && args.len() == 1 {
             let g = args.into_iter().next().expect("one argument");
             return E::GroupCall(Box::new(g), "sync".into(), Vec::new());
+        }
+        if self.templates.contains_key(&fname) {
+            return match self.deduce(&fname, &args) {
+                Ok(i) => E::Call(i, args),
+                Err(e) => E::Unsupported(e),
+            };
         }
         if let Some(cands) = self.fn_index.get(&fname) {
             let fitting: Vec<usize> = cands

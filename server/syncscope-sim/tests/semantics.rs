@@ -766,3 +766,29 @@ __global__ void k(T* out) {
     );
     assert!(matches!(o, Outcome::Unsupported(w) if w.contains("template")));
 }
+
+#[test]
+fn template_arguments_deduced_from_the_call() {
+    let src = "template <typename T>
+__device__ T sum_op(T a, T b) { return a + b; }
+template <typename T>
+__device__ void load_block(T* sdata, const T* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[threadIdx.x] = i < n ? in[i] : T(0);
+}
+__global__ void k(float* out, const float* in, unsigned n) {
+  __shared__ float s[64];
+  load_block(s, in, n);
+  SYNC
+  float half = 0.5f;
+  out[blockIdx.x * 64 + threadIdx.x] = sum_op(s[63 - threadIdx.x], half);
+  if (sum_op(1u, 2u) != 3u) out[1000000] = 1;
+}
+";
+    assert_eq!(
+        sim(&src.replace("SYNC", "__syncthreads();"), launch(2, 64)),
+        Outcome::Clean
+    );
+    let r = race(sim(&src.replace("SYNC", ""), launch(2, 64)));
+    assert_eq!((r.array.as_str(), lines(&r)), ("s", (6, 13)));
+}
