@@ -187,62 +187,61 @@ pub fn run(
             world.var_bufs[i] = world.bufs.len() - 1;
         }
     }
+    // Blocks run one after the other, in the order asked for too: no
+    // block is ordered with another, so the order changes only values
+    // (what an atomic returns to which block).
     let [gx, gy, gz] = launch.grid;
-    let mut b = 0u32;
-    for z in 0..gz {
-        for y in 0..gy {
-            for x in 0..gx {
-                let block = [x, y, z];
-                // This block's shared memory. Every `extern __shared__`
-                // array starts at the same address: one buffer for all of
-                // them (of one element type; views of other types are
-                // not modelled).
-                let mut dynamic: Option<(usize, Ty)> = None;
-                for (i, v) in p.vars.iter().enumerate() {
-                    if v.space != Space::Shared {
-                        continue;
-                    }
-                    let leaf = leaf_type(&v.ty);
-                    if v.dynamic {
-                        if let Some((buf, ty)) = &dynamic {
-                            world.var_bufs[i] = if *ty == leaf { *buf } else { usize::MAX };
-                            continue;
-                        }
-                    }
-                    let cells = if v.dynamic {
-                        inputs.buffer_len
-                    } else {
-                        v.ty.cells()
-                    };
-                    world.bufs.push(Buffer::new(
-                        v.name.clone(),
-                        vec![Value::zero(&leaf); cells],
-                        true,
-                    ));
-                    world.var_bufs[i] = world.bufs.len() - 1;
-                    if v.dynamic {
-                        dynamic = Some((world.bufs.len() - 1, leaf));
-                    }
-                }
-                world.block_lin = b;
-                world.phase = 0;
-                world.reset_clocks();
-                let env = Env {
-                    prog: p,
-                    code: &code,
-                    block,
-                    block_dim: launch.block,
-                    grid_dim: launch.grid,
-                    preempt_atomics: matches!(opts.order, Order::Interleaved(_)),
-                };
-                if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
-                    return out;
-                }
-                for buf in &mut world.bufs {
-                    compact_block(buf, b);
-                }
-                b += 1;
+    let mut ids: Vec<u32> = (0..gx * gy * gz).collect();
+    order(&mut ids, opts.order, 0x0b10_c000);
+    for b in ids {
+        let block = [b % gx, (b / gx) % gy, b / (gx * gy)];
+        // This block's shared memory. Every `extern __shared__`
+        // array starts at the same address: one buffer for all of
+        // them (of one element type; views of other types are
+        // not modelled).
+        let mut dynamic: Option<(usize, Ty)> = None;
+        for (i, v) in p.vars.iter().enumerate() {
+            if v.space != Space::Shared {
+                continue;
             }
+            let leaf = leaf_type(&v.ty);
+            if v.dynamic {
+                if let Some((buf, ty)) = &dynamic {
+                    world.var_bufs[i] = if *ty == leaf { *buf } else { usize::MAX };
+                    continue;
+                }
+            }
+            let cells = if v.dynamic {
+                inputs.buffer_len
+            } else {
+                v.ty.cells()
+            };
+            world.bufs.push(Buffer::new(
+                v.name.clone(),
+                vec![Value::zero(&leaf); cells],
+                true,
+            ));
+            world.var_bufs[i] = world.bufs.len() - 1;
+            if v.dynamic {
+                dynamic = Some((world.bufs.len() - 1, leaf));
+            }
+        }
+        world.block_lin = b;
+        world.phase = 0;
+        world.reset_clocks();
+        let env = Env {
+            prog: p,
+            code: &code,
+            block,
+            block_dim: launch.block,
+            grid_dim: launch.grid,
+            preempt_atomics: matches!(opts.order, Order::Interleaved(_)),
+        };
+        if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
+            return out;
+        }
+        for buf in &mut world.bufs {
+            compact_block(buf, b);
         }
     }
     match world.same_value.take() {

@@ -232,8 +232,10 @@ fn atomics_do_not_race_with_each_other_and_count_right() {
     let src = "__global__ void k(int* c, int* out) {
   int old = atomicAdd(&c[0], 1);
   __syncthreads();
-  // After the barrier every thread of the block has added its 1.
-  if (atomicAdd(c, 0) < blockDim.x * (blockIdx.x + 1)) out[100000] = 1;
+  // After the barrier every thread of the block has added its 1 (blocks
+  // run one after the other, in some order).
+  int now = atomicAdd(c, 0);
+  if (now == 0 || now % 64 != 0) out[100000] = 1;
   if (threadIdx.x == 0) out[blockIdx.x] = old;
 }
 ";
@@ -791,4 +793,24 @@ __global__ void k(float* out, const float* in, unsigned n) {
     );
     let r = race(sim(&src.replace("SYNC", ""), launch(2, 64)));
     assert_eq!((r.array.as_str(), lines(&r)), ("s", (6, 13)));
+}
+
+#[test]
+fn the_order_also_orders_blocks() {
+    let src = "__global__ void k(int* c, int* out) {
+  if (threadIdx.x == 0 && atomicAdd(c, 1) == 0 && blockIdx.x == 1) out[100000] = 1;
+}
+";
+    assert_eq!(sim(src, launch(2, 32)), Outcome::Clean);
+    let rev = SimOptions {
+        order: Order::Reverse,
+        ..SimOptions::default()
+    };
+    assert!(matches!(
+        sim_with(src, launch(2, 32), &Inputs::default(), &rev),
+        Outcome::OutOfBounds {
+            block: [1, 0, 0],
+            ..
+        }
+    ));
 }
