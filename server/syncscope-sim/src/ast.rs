@@ -46,6 +46,13 @@ pub enum E {
     Cond(Box<Ex>, Box<Ex>, Box<Ex>),
     Call(usize, Vec<Ex>),
     Builtin(String, Vec<Ex>),
+    /// A struct member: the struct's address (`.`) or a pointer to it
+    /// (`->`), the member's offset in cells and its type.
+    Field(Box<Ex>, usize, Ty),
+    /// `a = b` of a struct: copies its cells.
+    CopyAssign(Box<Ex>, Box<Ex>, usize),
+    /// `make_float4(...)` and friends.
+    MakeStruct(Ty, Vec<Ex>),
     /// `g.method(args)` on a cooperative group (or `cg::sync(g)`).
     GroupCall(Box<Ex>, String, Vec<Ex>),
     Index(Box<Ex>, Box<Ex>),
@@ -132,8 +139,34 @@ pub struct Func {
     pub unsupported: Option<String>,
 }
 
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Name, offset in cells, type.
+    pub fields: Vec<(String, usize, Ty)>,
+}
+
+/// The scalar (or pointer) type of each cell of a value of type `t`.
+pub fn cell_types(t: &Ty, structs: &[StructDef], out: &mut Vec<Ty>) {
+    match t {
+        Ty::Array(e, n) => {
+            for _ in 0..*n {
+                cell_types(e, structs, out);
+            }
+        }
+        Ty::Struct(id, _) => {
+            if let Some(d) = structs.get(*id) {
+                for (_, _, ft) in &d.fields {
+                    cell_types(ft, structs, out);
+                }
+            }
+        }
+        other => out.push(other.clone()),
+    }
+}
+
 pub struct Program {
     pub funcs: Vec<Func>,
+    pub structs: Vec<StructDef>,
     /// The kernel asked for with template arguments (`k<64>`), instantiated.
     pub requested: Option<usize>,
     pub vars: Vec<VarDef>,
@@ -238,6 +271,7 @@ type Pending<'t> = (usize, Node<'t>, Vec<(String, TArg)>, String);
 
 struct Reader<'a> {
     src: &'a [u8],
+    structs: Vec<StructDef>,
     lines: &'a [usize],
     /// Template functions by name: the declaration and the definition.
     templates: HashMap<String, Vec<(Node<'a>, Node<'a>)>>,
@@ -265,6 +299,7 @@ impl Program {
         let src = text.text.as_bytes();
         let mut r = Reader {
             src,
+            structs: Vec::new(),
             lines: &text.lines,
             templates: HashMap::new(),
             instances: Default::default(),
@@ -280,6 +315,8 @@ impl Program {
             slots: 0,
             decls: 0,
         };
+        r.vector_types();
+        r.struct_definitions(root);
         r.file_scope(root);
         let mut fnodes = Vec::new();
         function_nodes(root, &mut fnodes, None);
@@ -343,10 +380,26 @@ impl Program {
         }
         Ok(Program {
             funcs,
+            structs: r.structs,
             requested,
             vars: r.vars,
         })
     }
+}
+
+/// A type's text with single spaces and without qualifiers.
+fn norm_type(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "volatile" | "__restrict__" | "static" | "inline" | "__align__"
+            )
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// Splits template arguments at top-level commas.
@@ -470,6 +523,118 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// CUDA's vector types as structs of `x`, `y`, `z`, `w`.
+    fn vector_types(&mut self) {
+        let bases = [
+            ("char", Scal::I8),
+            ("uchar", Scal::U8),
+            ("short", Scal::I16),
+            ("ushort", Scal::U16),
+            ("int", Scal::I32),
+            ("uint", Scal::U32),
+            ("longlong", Scal::I64),
+            ("ulonglong", Scal::U64),
+            ("float", Scal::F32),
+            ("double", Scal::F64),
+        ];
+        for (base, s) in bases {
+            for n in 1..=4usize {
+                let fields = ["x", "y", "z", "w"][..n]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.to_string(), i, Ty::S(s)))
+                    .collect();
+                self.add_struct(format!("{base}{n}"), fields);
+            }
+        }
+    }
+
+    fn add_struct(&mut self, name: String, fields: Vec<(String, usize, Ty)>) -> Ty {
+        let cells = fields.iter().map(|(_, _, t)| t.cells()).sum();
+        self.structs.push(StructDef { fields });
+        let ty = Ty::Struct(self.structs.len() - 1, cells);
+        self.typedefs.insert(name, ty.clone());
+        ty
+    }
+
+    /// Every `struct`/`class` with a body outside functions, in order, so
+    /// that a struct's fields may be earlier structs.
+    fn struct_definitions(&mut self, n: Node) {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for ch in kids {
+            match ch.kind() {
+                "function_definition" | "template_declaration" => continue,
+                "struct_specifier" | "class_specifier" => {
+                    self.struct_definitions(ch);
+                    self.struct_definition(ch);
+                    continue;
+                }
+                _ => {}
+            }
+            self.struct_definitions(ch);
+        }
+        // `typedef struct { ... } P;`
+        if n.kind() == "type_definition" {
+            if let Some(t) = n.child_by_field_name("type") {
+                if let Ok(ty @ Ty::Struct(..)) = self.base_type(t) {
+                    let mut c = n.walk();
+                    let names: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+                    for d in names {
+                        if d.kind() == "type_identifier" {
+                            self.typedefs.insert(self.text(d).to_string(), ty.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn struct_definition(&mut self, n: Node) {
+        let Some(body) = n.child_by_field_name("body") else {
+            return;
+        };
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_else(|| format!("<anonymous struct at {}>", self.text(n).len()));
+        let mut fields = Vec::new();
+        let mut off = 0;
+        let mut c = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut c).collect();
+        for f in kids {
+            match f.kind() {
+                "field_declaration" => {}
+                "comment" | "access_specifier" => continue,
+                // Methods, constructors, nested types: not modelled, so the
+                // struct is not either.
+                _ => return,
+            }
+            let Some(t) = f.child_by_field_name("type") else {
+                return;
+            };
+            let Ok(base) = self.base_type(t) else { return };
+            let mut dc = f.walk();
+            let decls: Vec<Node> = f.children_by_field_name("declarator", &mut dc).collect();
+            for d in decls {
+                let Ok((fname, ty)) = self.declarator(d, base.clone()) else {
+                    return;
+                };
+                let cells = ty.cells();
+                fields.push((fname, off, ty));
+                off += cells;
+            }
+        }
+        if fields.is_empty() {
+            return;
+        }
+        let ty = self.add_struct(name.clone(), fields);
+        // An anonymous struct is named by its text (`typedef struct {..} P`).
+        self.typedefs.insert(norm_type(self.text(n)), ty.clone());
+        self.typedefs.insert(format!("struct {name}"), ty.clone());
+        self.typedefs.insert(format!("class {name}"), ty);
+    }
+
     fn explicit_instantiations(&self, root: Node) {
         let mut c = root.walk();
         for ch in root.named_children(&mut c) {
@@ -573,6 +738,9 @@ impl<'a> Reader<'a> {
                     _ => return None,
                 },
             },
+            E::Field(_, _, t) => decay(t.clone()),
+            E::MakeStruct(t, _) => t.clone(),
+            E::Call(..) => return None,
             E::Cond(_, a, _) | E::Assign(_, a, _) => self.static_type(a)?,
             E::IncDec { e, .. } => self.static_type(e)?,
             E::Comma(_, b) => self.static_type(b)?,
@@ -811,17 +979,7 @@ impl<'a> Reader<'a> {
     }
 
     fn base_type_text(&self, text: &str) -> Result<Ty, String> {
-        let words: Vec<&str> = text
-            .split(|c: char| c.is_whitespace())
-            .filter(|w| !w.is_empty())
-            .filter(|w| {
-                !matches!(
-                    *w,
-                    "const" | "volatile" | "__restrict__" | "static" | "inline"
-                )
-            })
-            .collect();
-        let joined = words.join(" ");
+        let joined = norm_type(text);
         if let Some(ty) = self.typedefs.get(&joined) {
             return Ok(ty.clone());
         }
@@ -1430,6 +1588,9 @@ impl<'a> Reader<'a> {
                     r => self.bx(r, line),
                 };
                 if op == "=" {
+                    if let Some(Ty::Struct(_, cells)) = self.static_type(&l) {
+                        return E::CopyAssign(l, r, cells);
+                    }
                     return E::Assign(None, l, r);
                 }
                 match bin_op(op.trim_end_matches('=')) {
@@ -1570,8 +1731,38 @@ impl<'a> Reader<'a> {
             (Some(d), Some("x")) => E::Dim(d, 0),
             (Some(d), Some("y")) => E::Dim(d, 1),
             (Some(d), Some("z")) => E::Dim(d, 2),
-            _ => E::Unsupported(format!("the member access `{}`", short(self.text(n)))),
+            _ => self.member(n, line),
         }
+    }
+
+    /// `s.f` / `p->f` of a struct whose type is plain to see.
+    fn member(&self, n: Node, line: usize) -> E {
+        let what = || E::Unsupported(format!("the member access `{}`", short(self.text(n))));
+        let (Some(arg), Some(field)) = (
+            n.child_by_field_name("argument"),
+            n.child_by_field_name("field"),
+        ) else {
+            return what();
+        };
+        let arrow = n
+            .child_by_field_name("operator")
+            .is_some_and(|o| self.text(o) == "->");
+        let base = self.expr(arg);
+        let sty = match (self.static_type(&base), arrow) {
+            (Some(Ty::Struct(id, _)), false) => id,
+            (Some(Ty::Ptr(t)), true) => match *t {
+                Ty::Struct(id, _) => id,
+                _ => return what(),
+            },
+            _ => return what(),
+        };
+        let fname = self.text(field);
+        let Some((_, off, fty)) = self.structs[sty].fields.iter().find(|(f, _, _)| f == fname)
+        else {
+            return what();
+        };
+        let _ = line;
+        E::Field(Box::new(base), *off, fty.clone())
     }
 
     /// `cg::tiled_partition<N>(g)`: a tile of N lanes (N a power of two up
@@ -1675,6 +1866,14 @@ impl<'a> Reader<'a> {
             }
             _ => return E::Unsupported(format!("the call of `{}`", short(self.text(f)))),
         };
+        if let Some(t @ Ty::Struct(id, _)) = fname
+            .strip_prefix("make_")
+            .and_then(|v| self.typedefs.get(v))
+        {
+            if self.structs[*id].fields.len() == args.len() {
+                return E::MakeStruct(t.clone(), args);
+            }
+        }
         if matches!(fname.as_str(), "sync" | "synchronize") && args.len() == 1 {
             let g = args.into_iter().next().expect("one argument");
             return E::GroupCall(Box::new(g), "sync".into(), Vec::new());
@@ -1745,6 +1944,7 @@ pub fn sizeof(t: &Ty) -> Result<u64, String> {
         Ty::Array(e, n) => Ok(sizeof(e)? * *n as u64),
         Ty::Void => Err("sizeof(void)".into()),
         Ty::Group => Err("sizeof of a cooperative group".into()),
+        Ty::Struct(..) => Err("sizeof of a struct".into()),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{Dim3, Ex, Func, Init, Program, St, UnOp, E, S};
+use crate::ast::{cell_types, Dim3, Ex, Func, Init, Program, St, UnOp, E, S};
 use crate::value::{BinOp, Ty, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,8 +44,31 @@ pub enum Op {
         slot: usize,
         decl: usize,
         ty: Ty,
+        /// The type of each cell (zero values).
+        cells: Vec<Ty>,
         zero: bool,
         line: usize,
+    },
+    /// Pops a struct's address into the struct local in `slot` (a copy).
+    InitCopy {
+        slot: usize,
+        cells: usize,
+        line: usize,
+    },
+    /// Pops a struct's address, pushes its member's.
+    Field(usize, Ty),
+    /// Pops source and destination addresses, copies the cells, pushes the
+    /// destination.
+    Copy {
+        cells: usize,
+        line: usize,
+    },
+    /// Pops the members into a temporary struct of this thread, pushes its
+    /// address.
+    Make {
+        ty: Ty,
+        cells: Vec<Ty>,
+        site: usize,
     },
     /// Pops a value into element `index` of the array in `slot`.
     ArrayInit {
@@ -90,6 +113,7 @@ pub enum Op {
         func: usize,
         args: usize,
         site: usize,
+        line: usize,
     },
     Ret,
     LoopEnter,
@@ -407,12 +431,14 @@ impl C<'_> {
 
     fn decl(&mut self, slot: usize, ty: &Ty, init: &Init, decl: usize, line: usize) {
         match ty {
-            Ty::Array(..) => {
-                let leaf = crate::exec::leaf_type(ty);
+            Ty::Array(..) | Ty::Struct(..) => {
+                let mut cells = Vec::new();
+                cell_types(ty, &self.prog.structs, &mut cells);
                 self.emit(Op::Array {
                     slot,
                     decl,
                     ty: ty.clone(),
+                    cells: cells.clone(),
                     zero: matches!(init, Init::List(_)),
                     line,
                 });
@@ -429,9 +455,17 @@ impl C<'_> {
                             self.emit(Op::ArrayInit {
                                 slot,
                                 index: i,
-                                leaf: leaf.clone(),
+                                leaf: cells[i].clone(),
                             });
                         }
+                    }
+                    Init::Expr(e) if matches!(ty, Ty::Struct(..)) => {
+                        self.expr(e);
+                        self.emit(Op::InitCopy {
+                            slot,
+                            cells: ty.cells(),
+                            line,
+                        });
                     }
                     Init::Expr(_) => {
                         self.emit(Op::Fail("an array initialised from an expression".into()));
@@ -475,6 +509,14 @@ impl C<'_> {
                 self.expr(a);
                 self.emit(Op::Deref);
             }
+            E::Local(s) if matches!(self.slot_type(*s), Ty::Struct(..)) => {
+                // A struct local's slot holds its address.
+                self.emit(Op::Local(*s));
+            }
+            E::Field(base, off, ty) => {
+                self.expr(base);
+                self.emit(Op::Field(*off, ty.clone()));
+            }
             E::Local(_) => {
                 self.emit(Op::Fail("the address of a local variable".into()));
             }
@@ -500,9 +542,30 @@ impl C<'_> {
             E::Local(s) => {
                 self.emit(Op::Local(*s));
             }
-            E::Var(_) | E::Index(..) | E::Deref(_) => {
+            E::Var(_) | E::Index(..) | E::Deref(_) | E::Field(..) => {
                 self.place(e);
                 self.emit(Op::Load(line));
+            }
+            E::CopyAssign(l, r, cells) => {
+                self.place(l);
+                self.expr(r);
+                self.emit(Op::Copy {
+                    cells: *cells,
+                    line,
+                });
+            }
+            E::MakeStruct(ty, args) => {
+                for a in args {
+                    self.expr(a);
+                }
+                let mut cells = Vec::new();
+                cell_types(ty, &self.prog.structs, &mut cells);
+                let site = self.site();
+                self.emit(Op::Make {
+                    ty: ty.clone(),
+                    cells,
+                    site,
+                });
             }
             E::Dim(d, k) => {
                 self.emit(Op::Dim(*d, *k));
@@ -610,6 +673,7 @@ impl C<'_> {
                     func: *f,
                     args: args.len(),
                     site,
+                    line,
                 });
             }
             E::Builtin(name, args) => self.builtin(name, args, line),

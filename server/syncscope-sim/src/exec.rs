@@ -102,6 +102,7 @@ pub struct ThreadState {
     frames: Vec<Frame>,
     ctx: Vec<u64>,
     local_bufs: HashMap<usize, usize>,
+    temps: HashMap<(usize, usize), usize>,
 }
 
 const DONE: usize = usize::MAX;
@@ -125,6 +126,7 @@ impl ThreadState {
             }],
             ctx: Vec::new(),
             local_bufs: HashMap::new(),
+            temps: HashMap::new(),
         }
     }
 
@@ -197,23 +199,28 @@ impl ThreadState {
                     slot,
                     decl,
                     ty,
+                    cells,
                     zero,
                     line,
                 } => {
-                    let leaf = leaf_type(ty);
                     let buf = match self.local_bufs.get(decl) {
                         Some(b) => {
                             if *zero {
-                                for c in &mut w.bufs[*b].data {
-                                    *c = Value::zero(&leaf);
+                                for (c, t) in w.bufs[*b].data.iter_mut().zip(cells) {
+                                    *c = Value::zero(t);
                                 }
                             }
                             *b
                         }
                         None => {
+                            let what = if matches!(ty, Ty::Struct(..)) {
+                                "local struct"
+                            } else {
+                                "local array"
+                            };
                             w.bufs.push(memory::Buffer::new(
-                                format!("local array (line {line})"),
-                                vec![Value::zero(&leaf); ty.cells()],
+                                format!("{what} (line {line})"),
+                                cells.iter().map(Value::zero).collect(),
                                 false,
                             ));
                             let b = w.bufs.len() - 1;
@@ -221,15 +228,51 @@ impl ThreadState {
                             b
                         }
                     };
-                    let Ty::Array(elem, _) = ty else {
-                        return unsup("internal: an array without an array type");
+                    let to = match ty {
+                        Ty::Array(elem, _) => (**elem).clone(),
+                        other => other.clone(),
                     };
                     let b = self.base();
-                    self.locals[b + slot] = Value::Ptr(Ptr {
+                    self.locals[b + slot] = Value::Ptr(Ptr { buf, off: 0, to });
+                }
+                Op::InitCopy { slot, cells, line } => {
+                    let src = self.pop_ptr()?;
+                    let b = self.base();
+                    let Value::Ptr(dst) = self.locals[b + slot].clone() else {
+                        return unsup("internal: a struct slot without its buffer");
+                    };
+                    self.copy(env, w, &src, &dst, *cells, *line)?;
+                }
+                Op::Field(off, ty) => {
+                    let p = self.pop_ptr()?;
+                    if !matches!(p.to, Ty::Struct(..)) {
+                        return unsup("a member of something that is not a struct");
+                    }
+                    self.stack.push(Value::Ptr(Ptr {
+                        buf: p.buf,
+                        off: p.off + *off as i64,
+                        to: ty.clone(),
+                    }));
+                }
+                Op::Copy { cells, line } => {
+                    let src = self.pop_ptr()?;
+                    let dst = self.pop_ptr()?;
+                    self.copy(env, w, &src, &dst, *cells, *line)?;
+                    self.stack.push(Value::Ptr(dst));
+                }
+                Op::Make { ty, cells, site } => {
+                    let vals = self
+                        .stack
+                        .split_off(self.stack.len().saturating_sub(cells.len()));
+                    let buf = self.temp(w, (*site, 0), cells);
+                    for (i, (v, t)) in vals.into_iter().zip(cells).enumerate() {
+                        w.bufs[buf].data[i] = v.convert(t)?;
+                    }
+                    self.stack.push(Value::Ptr(Ptr {
                         buf,
                         off: 0,
-                        to: (**elem).clone(),
-                    });
+                        to: ty.clone(),
+                    }));
                 }
                 Op::ArrayInit { slot, index, leaf } => {
                     let v = self.pop()?.convert(leaf)?;
@@ -349,7 +392,12 @@ impl ThreadState {
                     }
                     self.pc = to;
                 }
-                Op::Call { func, args, site } => {
+                Op::Call {
+                    func,
+                    args,
+                    site,
+                    line,
+                } => {
                     if self.frames.len() > 64 {
                         return unsup("recursion deeper than 64 calls");
                     }
@@ -365,7 +413,24 @@ impl ThreadState {
                     let slots = env.code.slots[*func].max(*args);
                     self.locals.resize(base + slots, Value::Void);
                     for (i, (v, p)) in vals.into_iter().zip(&f.params).enumerate() {
-                        self.locals[base + i] = v.convert(&p.ty)?;
+                        let v = v.convert(&p.ty)?;
+                        // A struct passed by value: the callee gets a copy.
+                        let v = match (&p.ty, v) {
+                            (Ty::Struct(_, n), Value::Ptr(src)) => {
+                                let mut cells = Vec::new();
+                                crate::ast::cell_types(&p.ty, &env.prog.structs, &mut cells);
+                                let buf = self.temp(w, (usize::MAX - *func, i), &cells);
+                                let dst = Ptr {
+                                    buf,
+                                    off: 0,
+                                    to: p.ty.clone(),
+                                };
+                                self.copy(env, w, &src, &dst, *n, *line)?;
+                                Value::Ptr(dst)
+                            }
+                            (_, v) => v,
+                        };
+                        self.locals[base + i] = v;
                     }
                     self.frames.push(Frame {
                         func: *func,
@@ -541,6 +606,48 @@ impl ThreadState {
         Ok(None)
     }
 
+    /// Copies `cells` cells from `src` to `dst`, each a checked access.
+    fn copy(
+        &self,
+        env: &Env,
+        w: &mut World,
+        src: &Ptr,
+        dst: &Ptr,
+        cells: usize,
+        line: usize,
+    ) -> R<()> {
+        for i in 0..cells as i64 {
+            let cell = |p: &Ptr| Ptr {
+                buf: p.buf,
+                off: p.off + i,
+                to: Ty::S(Scal::I8),
+            };
+            let s = cell(src);
+            let off = self.access(env, w, &s, Kind::Read, line, None)?;
+            let v = w.bufs[s.buf].data[off].clone();
+            let d = cell(dst);
+            let off = self.access(env, w, &d, Kind::Write, line, Some(&v))?;
+            w.bufs[d.buf].data[off] = v;
+        }
+        Ok(())
+    }
+
+    /// This thread's temporary buffer for `key` (a struct built by
+    /// `make_float4`, a struct passed by value).
+    fn temp(&mut self, w: &mut World, key: (usize, usize), cells: &[Ty]) -> usize {
+        if let Some(b) = self.temps.get(&key) {
+            return *b;
+        }
+        w.bufs.push(memory::Buffer::new(
+            "temporary struct".into(),
+            cells.iter().map(Value::zero).collect(),
+            false,
+        ));
+        let b = w.bufs.len() - 1;
+        self.temps.insert(key, b);
+        b
+    }
+
     fn pop_ptr(&mut self) -> R<Ptr> {
         match self.pop()? {
             Value::Ptr(p) => Ok(p),
@@ -703,6 +810,11 @@ impl ThreadState {
                 off: p.off,
                 to: (**elem).clone(),
             }));
+        }
+        if matches!(p.to, Ty::Struct(..)) {
+            // A struct's value is its address; its cells are read where it
+            // is copied.
+            return Ok(Value::Ptr(p.clone()));
         }
         if !matches!(p.to, Ty::S(_) | Ty::Ptr(_)) {
             return unsup("a load of a void value");

@@ -3,7 +3,7 @@
 //! ends, then warp operations whose lanes have all arrived complete, then
 //! a block barrier completes when every thread waits at the same one.
 
-use crate::ast::{Program, Space};
+use crate::ast::{cell_types, Program, Space};
 use crate::compile::compile;
 use crate::exec::{leaf_type, Env, ShflKind, ThreadState, VoteKind, WarpOp, Yield};
 use crate::memory::{compact_block, Buffer};
@@ -141,22 +141,30 @@ pub fn run(
     let mut args = Vec::new();
     for param in &k.params {
         match &param.ty {
-            Ty::Ptr(to) => {
-                let Ty::S(s) = **to else {
-                    return Outcome::Unsupported(format!(
-                        "the parameter `{}` (a pointer to a non-scalar)",
-                        param.name
-                    ));
-                };
-                let data = (0..inputs.buffer_len)
-                    .map(|i| fill_value(inputs.fill, i, s, &mut rng))
-                    .collect();
+            Ty::Ptr(to) if matches!(**to, Ty::S(_) | Ty::Struct(..)) => {
+                let mut cells = Vec::new();
+                cell_types(to, &p.structs, &mut cells);
+                let mut data = Vec::with_capacity(inputs.buffer_len * cells.len());
+                for i in 0..inputs.buffer_len {
+                    for c in &cells {
+                        data.push(match c {
+                            Ty::S(s) => fill_value(inputs.fill, i, *s, &mut rng),
+                            other => Value::zero(other),
+                        });
+                    }
+                }
                 world.bufs.push(Buffer::new(param.name.clone(), data, true));
                 args.push(Value::Ptr(crate::value::Ptr {
                     buf: world.bufs.len() - 1,
                     off: 0,
                     to: (**to).clone(),
                 }));
+            }
+            Ty::Ptr(_) => {
+                return Outcome::Unsupported(format!(
+                    "the parameter `{}` (a pointer to a non-scalar)",
+                    param.name
+                ));
             }
             Ty::S(_) => {
                 let v = match inputs.scalars.get(&param.name) {
@@ -176,12 +184,15 @@ pub fn run(
     }
     for (i, v) in p.vars.iter().enumerate() {
         if v.space == Space::Global {
-            let leaf = leaf_type(&v.ty);
-            let Ty::S(s) = leaf else {
-                continue;
-            };
-            let data = (0..v.ty.cells())
-                .map(|j| fill_value(inputs.fill, j, s, &mut rng))
+            let mut cells = Vec::new();
+            cell_types(&v.ty, &p.structs, &mut cells);
+            let data = cells
+                .iter()
+                .enumerate()
+                .map(|(j, c)| match c {
+                    Ty::S(s) => fill_value(inputs.fill, j, *s, &mut rng),
+                    other => Value::zero(other),
+                })
                 .collect();
             world.bufs.push(Buffer::new(v.name.clone(), data, true));
             world.var_bufs[i] = world.bufs.len() - 1;

@@ -70,6 +70,8 @@ pub enum Ty {
     Ptr(Box<Ty>),
     Array(Box<Ty>, usize),
     Group,
+    /// A struct (index into `Program::structs`) and the cells it takes.
+    Struct(usize, usize),
 }
 
 impl Ty {
@@ -77,6 +79,7 @@ impl Ty {
     pub fn cells(&self) -> usize {
         match self {
             Ty::Array(t, n) => t.cells() * n,
+            Ty::Struct(_, n) => *n,
             _ => 1,
         }
     }
@@ -180,6 +183,11 @@ impl Value {
             },
             Ty::Void => Ok(Value::Void),
             Ty::Array(..) => Err("an array assigned as a whole".into()),
+            // A struct value is the address of its cells.
+            Ty::Struct(..) => match self {
+                Value::Ptr(p) if p.to == *ty => Ok(Value::Ptr(p)),
+                _ => Err("a value converted to a struct".into()),
+            },
             Ty::Group => match self {
                 Value::Group(g) => Ok(Value::Group(g)),
                 _ => Err("a value converted to a cooperative group".into()),
