@@ -1777,6 +1777,19 @@ impl<'a> Reader<'a> {
             .strip_prefix("cg::")
             .or_else(|| name.strip_prefix("cooperative_groups::"))
             .unwrap_or(name);
+        if matches!(name, "reinterpret_cast" | "static_cast") && args.len() == 1 {
+            let ty = f
+                .child_by_field_name("arguments")
+                .ok_or_else(|| "a cast".to_string())
+                .and_then(|a| self.targs(a));
+            return match ty.as_deref() {
+                Ok([TArg::Ty(t)]) => E::Cast(
+                    t.clone(),
+                    Box::new(args.into_iter().next().expect("one argument")),
+                ),
+                _ => E::Unsupported(format!("the cast `{}`", short(text))),
+            };
+        }
         if name == "tiled_partition" && args.len() == 1 {
             let n: Option<u32> = targs
                 .trim_matches(|c| c == '<' || c == '>')

@@ -321,7 +321,29 @@ impl ThreadState {
                 }
                 Op::Cast(t) => {
                     let v = self.pop()?;
-                    self.stack.push(v.convert(t)?);
+                    let v = match (v, t) {
+                        // A view of the same cells as another type (a
+                        // `float*` as `float4*`): allowed when every cell
+                        // of both types has one and the same scalar type.
+                        (Value::Ptr(p), Ty::Ptr(to))
+                            if p.to != **to && **to != Ty::Void && p.to != Ty::Void =>
+                        {
+                            let (mut a, mut b) = (Vec::new(), Vec::new());
+                            crate::ast::cell_types(&p.to, &env.prog.structs, &mut a);
+                            crate::ast::cell_types(to, &env.prog.structs, &mut b);
+                            let one = a.first().cloned();
+                            if one.is_none() || !a.iter().chain(&b).all(|c| Some(c) == one.as_ref())
+                            {
+                                return unsup("a cast between pointers to different types");
+                            }
+                            Value::Ptr(Ptr {
+                                to: (**to).clone(),
+                                ..p
+                            })
+                        }
+                        (v, t) => v.convert(t)?,
+                    };
+                    self.stack.push(v);
                 }
                 Op::Offset => {
                     let i = self.pop()?;

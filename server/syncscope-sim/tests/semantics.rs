@@ -586,7 +586,7 @@ fn unmodelled_types_are_unsupported() {
     for src in [
         "struct P { int x; __device__ int get() { return x; } };\n__global__ void k(P* a) { a[0].x = 1; }\n",
         "union U { int x; float f; };\n__global__ void k(U* a) { a[0].x = 1; }\n",
-        "__global__ void k(float* a) { float4* v = (float4*)a; v[0].x = 1.0f; }\n",
+        "__global__ void k(float* a) { int* v = (int*)a; v[0] = 1; }\n",
         "__global__ void k(int* a) { asm(\"trap;\"); }\n",
     ] {
         assert!(
@@ -856,4 +856,21 @@ __global__ void k(float4* in, Acc* out, Range* r) {
     // the assignment of the result (checked in the kernel), and a
     // thread's own element copied back and forth is no race.
     assert_eq!(run("", "threadIdx.x"), Outcome::Clean);
+}
+
+#[test]
+fn a_vector_view_of_a_scalar_buffer() {
+    let src = "__global__ void k(float* a, float* out) {
+  const float4* v = reinterpret_cast<const float4*>(a);
+  float4 x = v[threadIdx.x];
+  out[threadIdx.x] = x.x + x.w;
+  a[4 * ((threadIdx.x + OFF) % 32) + 3] = 1.0f;
+}
+";
+    // Thread t reads a[4t..4t+3] and writes a[4(t+OFF)+3].
+    assert_eq!(sim(&src.replace("OFF", "0"), launch(1, 32)), Outcome::Clean);
+    let r = race(sim(&src.replace("OFF", "1"), launch(1, 32)));
+    assert_eq!((r.array.as_str(), r.index % 4, lines(&r)), ("a", 3, (3, 5)));
+    let bytes = "__global__ void k(float* a) { char* c = (char*)a; c[threadIdx.x] = 0; }\n";
+    assert!(matches!(sim(bytes, launch(1, 4)), Outcome::Unsupported(_)));
 }
