@@ -12,15 +12,17 @@ use crate::sched::World;
 use crate::value::{arith, promote, BinOp, Ptr, Scal, Ty, Value};
 use crate::{Access, Outcome, Race};
 
-type R<T> = Result<T, Outcome>;
+/// The outcome that stops a run is boxed: results travel through every
+/// operation, and a small error keeps them cheap to return.
+type R<T> = Result<T, Box<Outcome>>;
 
 fn unsup<T>(what: impl Into<String>) -> R<T> {
-    Err(Outcome::Unsupported(what.into()))
+    Err(Box::new(Outcome::Unsupported(what.into())))
 }
 
-impl From<String> for Outcome {
-    fn from(s: String) -> Outcome {
-        Outcome::Unsupported(s)
+impl From<String> for Box<Outcome> {
+    fn from(s: String) -> Box<Outcome> {
+        Box::new(Outcome::Unsupported(s))
     }
 }
 
@@ -138,7 +140,7 @@ impl ThreadState {
     fn pop(&mut self) -> R<Value> {
         self.stack
             .pop()
-            .ok_or_else(|| Outcome::Unsupported("internal: an empty stack".into()))
+            .ok_or_else(|| Box::new(Outcome::Unsupported("internal: an empty stack".into())))
     }
 
     fn base(&self) -> usize {
@@ -149,7 +151,7 @@ impl ThreadState {
     pub fn run(&mut self, env: &Env, w: &mut World) -> Yield {
         match self.run_inner(env, w) {
             Ok(y) => y,
-            Err(o) => Yield::Stop(o),
+            Err(o) => Yield::Stop(*o),
         }
     }
 
@@ -158,7 +160,7 @@ impl ThreadState {
         loop {
             w.steps += 1;
             if w.steps > w.max_steps {
-                return Err(Outcome::StepLimit);
+                return Err(Box::new(Outcome::StepLimit));
             }
             let Some(op) = ops.get(self.pc) else {
                 return unsup("internal: the program counter left the code");
@@ -526,16 +528,16 @@ impl ThreadState {
                 }
                 Op::Require => {
                     if !self.pop()?.truthy()? {
-                        return Err(Outcome::Vacuous);
+                        return Err(Box::new(Outcome::Vacuous));
                     }
                 }
                 Op::Assert(line) => {
                     if !self.pop()?.truthy()? {
-                        return Err(Outcome::AssertionFailed {
+                        return Err(Box::new(Outcome::AssertionFailed {
                             thread: self.thread,
                             block: env.block,
                             line: *line,
-                        });
+                        }));
                     }
                 }
                 Op::Fail(what) => return unsup(what.clone()),
@@ -772,13 +774,13 @@ impl ThreadState {
         let len = w.bufs[p.buf].data.len() as i64;
         let cells = p.to.cells() as i64;
         if p.off < 0 || p.off + cells > len {
-            return Err(Outcome::OutOfBounds {
+            return Err(Box::new(Outcome::OutOfBounds {
                 thread: self.thread,
                 block: env.block,
                 array: w.bufs[p.buf].name.clone(),
                 index: p.off,
                 line,
-            });
+            }));
         }
         let off = p.off as usize;
         if !w.bufs[p.buf].tracked {
@@ -821,7 +823,7 @@ impl ThreadState {
             w.same_value.get_or_insert(race);
             return Ok(off);
         }
-        Err(Outcome::Race(race))
+        Err(Box::new(Outcome::Race(race)))
     }
 
     fn load(&self, env: &Env, w: &mut World, p: &Ptr, line: usize, kind: Kind) -> R<Value> {
