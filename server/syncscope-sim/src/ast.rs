@@ -296,6 +296,11 @@ impl Program {
     pub fn read(text: &Text, kernel: &str) -> Result<Program, String> {
         let tree = parse(&text.text).ok_or("the parser failed")?;
         let root = tree.root_node();
+        // Reading, compiling and folding recurse along the tree: a bound on
+        // its depth keeps hostile input from exhausting the stack.
+        if depth(root) > MAX_DEPTH {
+            return Err(format!("nesting deeper than {MAX_DEPTH}"));
+        }
         let src = text.text.as_bytes();
         let mut r = Reader {
             src,
@@ -384,6 +389,31 @@ impl Program {
             requested,
             vars: r.vars,
         })
+    }
+}
+
+const MAX_DEPTH: usize = 400;
+
+/// The depth of the tree under `root`, walked without recursion.
+fn depth(root: Node) -> usize {
+    let mut cursor = root.walk();
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    loop {
+        deepest = deepest.max(depth);
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return deepest;
+            }
+            depth -= 1;
+        }
     }
 }
 

@@ -252,7 +252,7 @@ impl ThreadState {
                     }
                     self.stack.push(Value::Ptr(Ptr {
                         buf: p.buf,
-                        off: p.off + *off as i64,
+                        off: p.off.saturating_add(*off as i64),
                         to: ty.clone(),
                     }));
                 }
@@ -643,7 +643,7 @@ impl ThreadState {
         for i in 0..cells as i64 {
             let cell = |p: &Ptr| Ptr {
                 buf: p.buf,
-                off: p.off + i,
+                off: p.off.saturating_add(i),
                 to: Ty::S(Scal::I8),
             };
             let s = cell(src);
@@ -773,7 +773,7 @@ impl ThreadState {
     ) -> R<usize> {
         let len = w.bufs[p.buf].data.len() as i64;
         let cells = p.to.cells() as i64;
-        if p.off < 0 || p.off + cells > len {
+        if p.off < 0 || p.off.saturating_add(cells) > len {
             return Err(Box::new(Outcome::OutOfBounds {
                 thread: self.thread,
                 block: env.block,

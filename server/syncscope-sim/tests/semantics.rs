@@ -874,3 +874,125 @@ fn a_vector_view_of_a_scalar_buffer() {
     let bytes = "__global__ void k(float* a) { char* c = (char*)a; c[threadIdx.x] = 0; }\n";
     assert!(matches!(sim(bytes, launch(1, 4)), Outcome::Unsupported(_)));
 }
+
+#[test]
+fn hostile_nesting_is_unsupported_not_a_crash() {
+    let deep = format!(
+        "__global__ void k(int* a) {{ a[0] = {}1{}; }}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert!(matches!(sim(&deep, launch(1, 2)), Outcome::Unsupported(w) if w.contains("nesting")));
+    let blocks = format!(
+        "__global__ void k(int* a) {{ {} a[0] = 1; {} }}\n",
+        "{".repeat(50_000),
+        "}".repeat(50_000)
+    );
+    assert!(matches!(
+        sim(&blocks, launch(1, 2)),
+        Outcome::Unsupported(_)
+    ));
+    // A long but shallow kernel runs.
+    let long = format!(
+        "__global__ void k(int* a) {{ {} }}\n",
+        "a[threadIdx.x] += 1;\n".repeat(2_000)
+    );
+    assert_eq!(sim(&long, launch(1, 2)), Outcome::Clean);
+}
+
+/// Token soup around a kernel: whatever comes back, it is an answer of the
+/// simulator, never a panic or an internal error.
+#[test]
+fn token_soup_never_panics_nor_fails_internally() {
+    let tokens = [
+        "__global__",
+        "void",
+        "k",
+        "(",
+        ")",
+        "{",
+        "}",
+        "int",
+        "*",
+        "a",
+        ",",
+        ";",
+        "=",
+        "[",
+        "]",
+        "threadIdx.x",
+        "__syncthreads()",
+        "__shared__",
+        "float",
+        "s",
+        "if",
+        "for",
+        "while",
+        "+",
+        "-",
+        "/",
+        "%",
+        "<<",
+        "1",
+        "0",
+        "32",
+        "return",
+        "atomicAdd",
+        "&",
+        "__syncwarp",
+        "0xffff",
+        "#define",
+        "#if",
+        "#endif",
+        "\n",
+        "template",
+        "<",
+        ">",
+        "typename",
+        "T",
+        "struct",
+        ".",
+        "->",
+        "__shfl_sync",
+        "unsigned",
+        "break",
+        "continue",
+        "?",
+        ":",
+        "do",
+        "switch",
+        "case",
+    ];
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let opts = SimOptions {
+        max_steps: 100_000,
+        ..SimOptions::default()
+    };
+    for _ in 0..300 {
+        let n = 5 + next() % 60;
+        let mut text = String::from("__global__ void k(int* a) {\n");
+        for _ in 0..n {
+            text.push_str(tokens[(next() % tokens.len() as u64) as usize]);
+            text.push(' ');
+        }
+        text.push_str("\n}\n");
+        let o = simulate(
+            Path::new("soup.cu"),
+            &text,
+            "k",
+            &launch(2, 33),
+            &Inputs::default(),
+            &opts,
+        );
+        assert!(
+            !matches!(&o, Outcome::Unsupported(w) if w.contains("internal")),
+            "{text}: {o:?}"
+        );
+    }
+}
