@@ -739,7 +739,7 @@ impl C<'_> {
                 self.emit(Op::Require);
                 self.emit(Op::Lit(Value::Void));
             }
-            ("assert", 1) => {
+            ("assert" | "__assert", 1) => {
                 self.expr(&args[0]);
                 self.emit(Op::Assert(line));
                 self.emit(Op::Lit(Value::Void));

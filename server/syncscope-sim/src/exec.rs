@@ -1114,6 +1114,26 @@ fn math(name: &str, v: &[Value]) -> R<Value> {
                 Scal::F32,
             ))
         }
+        ("truncf", 1) => f1(Scal::F32, f64::trunc),
+        ("roundf", 1) => f1(Scal::F32, f64::round),
+        ("exp2f", 1) => f1(Scal::F32, f64::exp2),
+        ("log2f" | "__log2f", 1) => f1(Scal::F32, f64::log2),
+        ("log10f", 1) => f1(Scal::F32, f64::log10),
+        ("tanf", 1) => f1(Scal::F32, f64::tan),
+        ("fmodf", 2) => f2(Scal::F32, |x, y| x % y),
+        ("__saturatef", 1) => f1(
+            Scal::F32,
+            |x| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) },
+        ),
+        ("__float_as_int", 1) => Ok(Value::int(i128::from(
+            (v[0].as_f64()? as f32).to_bits() as i32
+        ))),
+        ("__float_as_uint", 1) => Ok(Value::uint(i128::from((v[0].as_f64()? as f32).to_bits()))),
+        ("__int_as_float" | "__uint_as_float", 1) => Ok(Value::Float(
+            f64::from(f32::from_bits(v[0].as_i128()? as u32)),
+            Scal::F32,
+        )),
+        ("__implies", 2) => Ok(Value::of_bool(!v[0].truthy()? || v[1].truthy()?)),
         ("isnan", 1) => Ok(Value::of_bool(v[0].as_f64()?.is_nan())),
         ("isinf", 1) => Ok(Value::of_bool(v[0].as_f64()?.is_infinite())),
         ("__popc", 1) => Ok(Value::int(u32_of(&v[0])?.count_ones().into())),

@@ -996,3 +996,25 @@ fn token_soup_never_panics_nor_fails_internally() {
         );
     }
 }
+
+#[test]
+fn assertions_and_bit_casts() {
+    let src = "__global__ void k(float* a, int* out) {
+  __assert(__implies(threadIdx.x < 4, threadIdx.x < 8));
+  if (__float_as_int(1.0f) != 0x3f800000 || __int_as_float(0x40000000) != 2.0f) out[100000] = 1;
+  assert(threadIdx.x != LIMIT);
+}
+";
+    assert_eq!(
+        sim(&src.replace("LIMIT", "100"), launch(1, 8)),
+        Outcome::Clean
+    );
+    assert_eq!(
+        sim(&src.replace("LIMIT", "5"), launch(1, 8)),
+        Outcome::AssertionFailed {
+            thread: [5, 0, 0],
+            block: [0, 0, 0],
+            line: 4
+        }
+    );
+}
