@@ -97,6 +97,9 @@ pub enum S {
     Continue,
     Return(Option<Ex>),
     Empty,
+    /// `name: statement`.
+    Label(String, Box<St>),
+    Goto(String),
     Unsupported(String),
 }
 
@@ -1328,8 +1331,24 @@ impl<'a> Reader<'a> {
                 self.typedef(n);
                 S::Empty
             }
-            "labeled_statement" => S::Unsupported("a labelled statement (goto)".into()),
-            "goto_statement" => S::Unsupported("goto".into()),
+            "labeled_statement" => {
+                let label = n
+                    .child_by_field_name("label")
+                    .map(|l| self.text(l).to_string());
+                let mut c = n.walk();
+                let inner = n
+                    .named_children(&mut c)
+                    .find(|k| Some(*k) != n.child_by_field_name("label"));
+                match (label, inner) {
+                    (Some(l), Some(i)) => S::Label(l, Box::new(self.stmt(i))),
+                    (Some(l), None) => S::Label(l, Box::new(St { s: S::Empty, line })),
+                    _ => S::Unsupported("a labelled statement".into()),
+                }
+            }
+            "goto_statement" => match n.child_by_field_name("label") {
+                Some(l) => S::Goto(self.text(l).to_string()),
+                None => S::Unsupported("goto".into()),
+            },
             "for_range_loop" => S::Unsupported("a range-based for".into()),
             "ERROR" => S::Unsupported(format!("a syntax error: `{}`", short(self.text(n)))),
             "asm_statement" | "gnu_asm_expression" => S::Unsupported("inline asm".into()),

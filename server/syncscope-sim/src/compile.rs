@@ -119,6 +119,12 @@ pub enum Op {
     LoopEnter,
     LoopNext,
     LoopExit,
+    /// A `goto`: leaves the loops it jumps out of (the loop context back to
+    /// `depth` loops of this call), then jumps.
+    Goto {
+        to: usize,
+        depth: usize,
+    },
     Sync {
         kind: SyncKind,
         line: usize,
@@ -158,6 +164,10 @@ struct Loop {
 struct C<'p> {
     ops: Vec<Op>,
     loops: Vec<Loop>,
+    /// This function's labels (address, loop depth) and gotos (operation,
+    /// label, loop depth).
+    labels: HashMap<String, (usize, usize)>,
+    gotos: Vec<(usize, String, usize)>,
     slot_ty: HashMap<usize, Ty>,
     prog: &'p Program,
     next_site: usize,
@@ -167,6 +177,8 @@ pub fn compile(p: &Program) -> Code {
     let mut c = C {
         ops: Vec::new(),
         loops: Vec::new(),
+        labels: HashMap::new(),
+        gotos: Vec::new(),
         slot_ty: HashMap::new(),
         prog: p,
         next_site: 0,
@@ -200,7 +212,7 @@ fn collect_slot_types(s: &St, out: &mut HashMap<usize, Ty>) {
                 collect_slot_types(b, out);
             }
         }
-        S::While(_, b) | S::DoWhile(b, _) => collect_slot_types(b, out),
+        S::While(_, b) | S::DoWhile(b, _) | S::Label(_, b) => collect_slot_types(b, out),
         S::For(i, _, _, b) => {
             for s in i {
                 collect_slot_types(s, out);
@@ -233,6 +245,11 @@ impl C<'_> {
         }
     }
 
+    /// Loops (not switches) around this point of the function.
+    fn loop_depth(&self) -> usize {
+        self.loops.iter().filter(|l| !l.is_switch).count()
+    }
+
     fn site(&mut self) -> usize {
         self.next_site += 1;
         self.next_site
@@ -252,9 +269,18 @@ impl C<'_> {
             self.slot_ty.insert(i, p.ty.clone());
         }
         collect_slot_types(body, &mut self.slot_ty);
+        self.labels.clear();
+        self.gotos.clear();
         self.stmt(body);
         self.emit(Op::Lit(Value::Void));
         self.emit(Op::Ret);
+        for (at, label, depth) in std::mem::take(&mut self.gotos) {
+            self.ops[at] = match self.labels.get(&label) {
+                Some(&(to, ldepth)) if ldepth <= depth => Op::Goto { to, depth: ldepth },
+                Some(_) => Op::Fail("a goto into a loop".into()),
+                None => Op::Fail(format!("goto `{label}` without its label")),
+            };
+        }
     }
 
     fn stmt(&mut self, st: &St) {
@@ -363,6 +389,17 @@ impl C<'_> {
                 self.emit(Op::Ret);
             }
             S::Empty => {}
+            S::Label(name, inner) => {
+                let depth = self.loop_depth();
+                let here = self.here();
+                self.labels.insert(name.clone(), (here, depth));
+                self.stmt(inner);
+            }
+            S::Goto(name) => {
+                let at = self.emit(Op::Fail("internal: an unpatched goto".into()));
+                let depth = self.loop_depth();
+                self.gotos.push((at, name.clone(), depth));
+            }
             S::Unsupported(w) => {
                 self.emit(Op::Fail(w.clone()));
             }

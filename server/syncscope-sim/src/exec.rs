@@ -80,6 +80,8 @@ pub enum VoteKind {
 
 struct Frame {
     func: usize,
+    /// The loop context's length at the function's start.
+    ctx_base: usize,
     ret_pc: usize,
     base: usize,
     ctx_len: usize,
@@ -122,6 +124,7 @@ impl ThreadState {
             locals,
             frames: vec![Frame {
                 func: kernel,
+                ctx_base: 0,
                 ret_pc: DONE,
                 base: 0,
                 ctx_len: 0,
@@ -458,6 +461,7 @@ impl ThreadState {
                     }
                     self.frames.push(Frame {
                         func: *func,
+                        ctx_base: self.ctx.len() + 1,
                         ret_pc: self.pc,
                         base,
                         ctx_len: self.ctx.len(),
@@ -490,6 +494,11 @@ impl ThreadState {
                 }
                 Op::LoopExit => {
                     self.ctx.pop();
+                }
+                Op::Goto { to, depth } => {
+                    let base = self.frames.last().map_or(0, |f| f.ctx_base);
+                    self.ctx.truncate(base + depth);
+                    self.pc = *to;
                 }
                 Op::Sync { kind, line, site } => return self.sync(*kind, *line, *site),
                 Op::Builtin { name, args, line } => {

@@ -36,7 +36,8 @@
 //!   an out-of-range float converted to an integer) is `Unsupported`.
 //! - Not modelled: fences (`__threadfence`: ordering by fence and atomic),
 //!   grid synchronisation, asynchronous copies, pipelines and mbarriers,
-//!   textures, inline asm, unions, methods, references, `goto`, and views
+//!   textures, inline asm, unions, methods, references, a `goto` into a
+//!   loop, and views
 //!   of memory as another element type.
 
 use std::collections::BTreeMap;

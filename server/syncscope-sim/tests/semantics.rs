@@ -1018,3 +1018,45 @@ fn assertions_and_bit_casts() {
         }
     );
 }
+
+#[test]
+fn goto_forward_out_of_loops_and_backward() {
+    let src = "__global__ void k(int* out, int stop) {
+  __shared__ int s[32];
+  int i = 0;
+  for (int r = 0; r < 4; r++) {
+    for (int j = 0; j < 4; j++) {
+      if (r == stop) goto finish;
+      s[threadIdx.x] = r;
+      __syncthreads();
+    }
+  }
+finish:
+  __syncthreads();
+  out[threadIdx.x] = s[31 - threadIdx.x];
+again:
+  i++;
+  if (i < 3) goto again;
+  if (i != 3) out[100000] = 1;
+}
+";
+    let stop = |v: i64| Inputs {
+        scalars: [("stop".to_string(), Scalar::Int(v))].into(),
+        ..Inputs::default()
+    };
+    // Every thread leaves in the same iteration: the barrier after the
+    // label is one barrier for all.
+    for v in [0, 2, 9] {
+        assert_eq!(
+            sim_with(src, launch(1, 32), &stop(v), &SimOptions::default()),
+            Outcome::Clean,
+            "stop = {v}"
+        );
+    }
+    // Leaving in a thread-dependent iteration: divergence.
+    let diverge = src.replace("r == stop", "r == threadIdx.x % 2");
+    assert!(matches!(
+        sim_with(&diverge, launch(1, 32), &stop(0), &SimOptions::default()),
+        Outcome::Divergence { .. }
+    ));
+}
