@@ -1719,7 +1719,9 @@ impl<'a> Reader<'a> {
                 }
             }
             "call_expression" => self.call(n, line),
-            "string_literal" => E::Unsupported("a string".into()),
+            "string_literal" | "concatenated_string" | "raw_string_literal" => {
+                E::Unsupported("a string".into())
+            }
             other => E::Unsupported(format!("the expression `{other}`")),
         }
     }

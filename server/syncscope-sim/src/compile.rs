@@ -788,8 +788,15 @@ impl C<'_> {
                 self.emit(Op::Fail("grid synchronisation (cg::this_grid)".into()));
             }
             ("printf", _) => {
-                // No effect on memory; its arguments are not evaluated
-                // (a format string is no value we model).
+                // No effect on memory, but its arguments are read (a read
+                // may race); the format string is no value we model.
+                for a in args {
+                    if matches!(&a.e, E::Unsupported(w) if w == "a string") {
+                        continue;
+                    }
+                    self.expr(a);
+                    self.emit(Op::Pop);
+                }
                 self.emit(Op::Lit(Value::int(0)));
             }
             ("__threadfence" | "__threadfence_block" | "__threadfence_system", 0) => {

@@ -1060,3 +1060,15 @@ again:
         Outcome::Divergence { .. }
     ));
 }
+
+#[test]
+fn printf_arguments_are_read() {
+    let src = "__global__ void k(int* out) {
+  __shared__ int s[32];
+  s[threadIdx.x] = threadIdx.x;
+  printf(\"%d \" \"%d\\n\", threadIdx.x, s[(threadIdx.x + 1) % 32]);
+}
+";
+    let r = race(sim(src, launch(1, 32)));
+    assert_eq!((r.array.as_str(), lines(&r)), ("s", (3, 4)));
+}
