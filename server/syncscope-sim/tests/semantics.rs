@@ -1072,3 +1072,31 @@ fn printf_arguments_are_read() {
     let r = race(sim(src, launch(1, 32)));
     assert_eq!((r.array.as_str(), lines(&r)), ("s", (3, 4)));
 }
+
+#[test]
+fn initialised_file_scope_tables() {
+    let src = "__constant__ int offsets[] = {0, 1, -1, 2};
+__device__ float weights[4] = {0.5f, 0.25f};
+__device__ int counter = 7;
+__global__ void k(int* out) {
+  int i = threadIdx.x % 4;
+  if (offsets[3] != 2 || weights[1] != 0.25f || weights[3] != 0.0f || counter != 7) out[100000] = 1;
+  out[threadIdx.x + offsets[i] + 1] = i;
+}
+";
+    // Thread t writes out[t + offsets[t % 4] + 1]: 1, 3, 2, 6, 5, 7, 6, 10
+    // for threads 0..8, so threads 3 and 6 both write out[6].
+    let r = race(sim(src, launch(1, 8)));
+    assert_eq!(
+        (r.array.as_str(), r.index, r.a.line, r.b.line),
+        ("out", 6, 7, 7)
+    );
+    assert_eq!(
+        (
+            r.a.thread[0].min(r.b.thread[0]),
+            r.a.thread[0].max(r.b.thread[0])
+        ),
+        (3, 6)
+    );
+    assert_eq!(sim(src, launch(1, 6)), Outcome::Clean);
+}
