@@ -1679,11 +1679,29 @@ impl<'a> Reader<'a> {
                     None => E::Unsupported(format!("the operator `{op}`")),
                 }
             }
-            "conditional_expression" => E::Cond(
-                self.bx(n.child_by_field_name("condition"), line),
-                self.bx(n.child_by_field_name("consequence"), line),
-                self.bx(n.child_by_field_name("alternative"), line),
-            ),
+            "conditional_expression" => {
+                let c = self.bx(n.child_by_field_name("condition"), line);
+                let mut a = self.bx(n.child_by_field_name("consequence"), line);
+                let mut b = self.bx(n.child_by_field_name("alternative"), line);
+                // Both branches have the type of the usual arithmetic
+                // conversions (`c ? 1 : 2.5f` is a float either way).
+                if let (Some(Ty::S(x)), Some(Ty::S(y))) =
+                    (self.static_type(&a), self.static_type(&b))
+                {
+                    if x != y {
+                        let t = Ty::S(crate::value::common(x, y));
+                        a = Box::new(Ex {
+                            e: E::Cast(t.clone(), a),
+                            line,
+                        });
+                        b = Box::new(Ex {
+                            e: E::Cast(t, b),
+                            line,
+                        });
+                    }
+                }
+                E::Cond(c, a, b)
+            }
             "comma_expression" => E::Comma(
                 self.bx(n.child_by_field_name("left"), line),
                 self.bx(n.child_by_field_name("right"), line),

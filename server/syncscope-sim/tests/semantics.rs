@@ -504,7 +504,7 @@ __global__ void k(int* out) {
   double g = 1.0 / 3.0;
   bool ok = d == 2 * t && sum == 6 && narrow(300) == 44 && local[1] + local[2] + local[3] == 9
       && (t % 3 == 0 ? kind == 10 : t % 3 == 1 ? kind == 21 : kind == 1)
-      && (double)f != g && -7 / 2 == -3 && -7 % 2 == -1 && (5u - 6u) > 0 && (1 << 31) < 0;
+      && (double)f != g && (t >= 0 ? 3 : 2.0f) / 2 == 1.5f && -7 / 2 == -3 && -7 % 2 == -1 && (5u - 6u) > 0 && (1 << 31) < 0;
   if (!ok) out[100000] = 1;
 }
 ",
