@@ -1100,3 +1100,47 @@ __global__ void k(int* out) {
     );
     assert_eq!(sim(src, launch(1, 6)), Outcome::Clean);
 }
+
+/// Which accesses race does not depend on the order the threads ran in:
+/// every order finds the race of a racy kernel and none in its fixed twin.
+#[test]
+fn the_verdict_does_not_depend_on_the_order() {
+    let src = "__global__ void k(float* out, int n) {
+  __shared__ float s[128];
+  unsigned t = threadIdx.x;
+  s[t] = t;
+  SYNC
+  for (int d = 64; d > 0; d /= 2) {
+    if (t < d) s[t] += s[t + d];
+    SYNC
+  }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+";
+    let fixed = src.replace("SYNC", "__syncthreads();");
+    let racy = src
+        .replacen("SYNC", "__syncthreads();", 1)
+        .replace("SYNC", "");
+    for order in [
+        Order::Forward,
+        Order::Reverse,
+        Order::Seeded(1),
+        Order::Seeded(2),
+        Order::Interleaved(3),
+    ] {
+        let opts = SimOptions {
+            order,
+            ..SimOptions::default()
+        };
+        let run = |text: &str| sim_with(text, launch(2, 128), &Inputs::default(), &opts);
+        assert_eq!(run(&fixed), Outcome::Clean, "{order:?}");
+        let r = race(run(&racy));
+        assert_eq!(
+            (r.array.as_str(), r.a.line, r.b.line),
+            ("s", 7, 7),
+            "{order:?}"
+        );
+        // The same seed, the same run.
+        assert_eq!(run(&racy), Outcome::Race(r));
+    }
+}
