@@ -541,6 +541,8 @@ fn barrier_counts_and_votes() {
   int n = __syncthreads_count(threadIdx.x % 4 == 0);
   int all = __syncthreads_and(threadIdx.x < 64);
   int any = __syncthreads_or(threadIdx.x == 63);
+  if (__syncthreads_and(threadIdx.x < 63) != 0 || __syncthreads_or(threadIdx.x > 63) != 0
+      || all != 1 || any != 1) out[100000] = 1;
   unsigned b = __ballot_sync(0xffffffff, threadIdx.x % 2);
   if (n != 16 || !all || !any || b != 0xaaaaaaaau || __popc(b) != 16) out[100000] = 1;
 }
