@@ -1146,3 +1146,32 @@ fn the_verdict_does_not_depend_on_the_order() {
         assert_eq!(run(&racy), Outcome::Race(r));
     }
 }
+
+#[test]
+fn warp_exchanges_and_atomics_compute_their_values() {
+    values_hold(
+        "__global__ void k(int* out, unsigned* c) {
+  int lane = threadIdx.x % 32;
+  int up = __shfl_up_sync(0xffffffff, lane, 1);
+  int x = __shfl_xor_sync(0xffffffff, lane, 3);
+  int idx = __shfl_sync(0xffffffff, lane, 5, 16);
+  int down = __shfl_down_sync(0xffffffff, lane, 4, 8);
+  int all = __all_sync(0xffffffff, lane < 32);
+  int any = __any_sync(0xffffffff, lane == 7);
+  bool ok = up == (lane == 0 ? 0 : lane - 1) && x == (lane ^ 3) && idx == lane / 16 * 16 + 5
+      && down == (lane % 8 < 4 ? lane + 4 : lane) && all == 1 && any == 1;
+  if (!ok) out[100000] = 1;
+  if (threadIdx.x == 0) {
+    c[0] = 5;
+    bool a = atomicMax(c, 9u) == 5 && atomicMin(c, 2u) == 9 && atomicExch(c, 7u) == 2
+        && atomicCAS(c, 7u, 1u) == 7 && atomicCAS(c, 7u, 3u) == 1 && atomicInc(c, 1u) == 1
+        && atomicInc(c, 1u) == 0 && atomicDec(c, 4u) == 1 && atomicDec(c, 4u) == 0
+        && atomicSub(c, 1u) == 4 && atomicAnd(c, 6u) == 3 && atomicOr(c, 8u) == 2
+        && atomicXor(c, 15u) == 10 && c[0] == 5;
+    if (!a) out[100001] = 1;
+  }
+}
+",
+        launch(1, 64),
+    );
+}
