@@ -1175,3 +1175,28 @@ fn warp_exchanges_and_atomics_compute_their_values() {
         launch(1, 64),
     );
 }
+
+#[test]
+fn integer_widths_and_conversions() {
+    values_hold(
+        "__global__ void k(int* out) {
+  char c = 127; c++;
+  unsigned char uc = 250; uc += 10;
+  short sh = -32768; sh--;
+  long long big = 1LL << 40;
+  unsigned long long ub = 0; ub--;
+  size_t z = 3000000000u; z *= 2;
+  unsigned u = 7; u /= 2;
+  int neg = -7; neg >>= 1;
+  float f = 2.75f; int fi = (int)f; int fn = (int)-2.75f;
+  double d = 1e300 * 1e10;
+  bool ok = c == -128 && uc == 4 && sh == 32767 && big == 1099511627776LL
+      && ub == 18446744073709551615ull && z == 6000000000ull && u == 3 && neg == -4
+      && fi == 2 && fn == -2 && d > 1e308 && (unsigned)-1 == 4294967295u
+      && sizeof(long long) == 8 && sizeof(short) == 2;
+  if (!ok) out[100000] = 1;
+}
+",
+        launch(1, 1),
+    );
+}
