@@ -1200,3 +1200,28 @@ fn integer_widths_and_conversions() {
         launch(1, 1),
     );
 }
+
+#[test]
+fn loops_with_break_and_continue() {
+    values_hold(
+        "__global__ void k(int* out) {
+  int sum = 0;
+  for (int i = 0; i < 10; i++) {
+    if (i % 2) continue;
+    for (int j = 0; ; j++) {
+      if (j == 3) break;
+      sum += 1;
+    }
+    switch (i) { case 4: continue; default: break; }
+    sum += 100;
+  }
+  int w = 0;
+  while (true) { if (++w >= 5) break; }
+  int d = 0;
+  do { d++; if (d < 3) continue; break; } while (d < 100);
+  if (sum != 15 + 400 || w != 5 || d != 3) out[100000] = 1;
+}
+",
+        launch(1, 1),
+    );
+}
