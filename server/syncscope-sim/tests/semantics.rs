@@ -473,6 +473,8 @@ __global__ void first(int* a) { a[0] = f(1); }
 template <int N> __global__ void second(int* a) { a[0] = N; }
 ";
     assert_eq!(kernels(src), ["first", "second"]);
+    let macro_declared = "#define KERNEL extern \"C\" __global__\nKERNEL void third(int* a) { a[0] = 1; }\n#if 0\n__global__ void hidden() {}\n#endif\n";
+    assert_eq!(kernels(macro_declared), ["third"]);
 }
 
 /// A kernel that writes `out[100000]` (past every buffer) when its own
