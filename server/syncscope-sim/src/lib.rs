@@ -118,8 +118,8 @@ pub enum Order {
 pub struct SimOptions {
     pub defines: Vec<(String, String)>,
     pub include_dirs: Vec<PathBuf>,
-    /// Statements and expressions evaluated, over all threads, before the
-    /// run stops with `Outcome::StepLimit`.
+    /// Operations (about one per operator, load, store or jump) executed
+    /// over all threads before the run stops with `Outcome::StepLimit`.
     pub max_steps: u64,
     pub order: Order,
 }
