@@ -215,6 +215,24 @@ fn the_core_knows_nothing_of_lsp_or_async() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The simulator is the oracle the model is tested against: it must share
+/// no code with the core (docs/architecture.md), or a bug in both would
+/// agree with itself.
+#[test]
+fn the_simulator_shares_no_code_with_the_core() {
+    let manifest = std::fs::read_to_string(root().join("server/syncscope-sim/Cargo.toml")).unwrap();
+    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        let names = dependency_names(&manifest, section);
+        assert!(
+            !names.iter().any(|n| n.starts_with("syncscope")),
+            "server/syncscope-sim/Cargo.toml [{section}] names {names:?}"
+        );
+    }
+    let files = rust_files(&root().join("server/syncscope-sim"));
+    assert!(!files.is_empty());
+    assert!(!uses_crate(&files, "syncscope_core"));
+}
+
 /// The names in one `[section]` of a Cargo.toml (`name = ...`,
 /// `name.workspace = true`, `[section.name]` tables).
 fn dependency_names(manifest: &str, section: &str) -> Vec<String> {
@@ -283,6 +301,7 @@ fn every_declared_dependency_is_used() {
             &["src", "tests", "examples"],
         ),
         ("server/syncscope", &["src"], &["src", "tests"]),
+        ("server/syncscope-sim", &["src"], &["src", "tests"]),
         ("tests", &["."], &["."]),
     ];
     let mut problems = Vec::new();
