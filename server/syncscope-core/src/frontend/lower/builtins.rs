@@ -54,6 +54,20 @@ impl<'a, 't> Lowerer<'a, 't> {
                         !matches!(self.eval(*a), Value::Int(Expr::Const(c)) if c == 0xffff_ffff || c == -1)
                     }
                 };
+                if partial {
+                    // Only the lanes in the mask are ordered, and only among
+                    // themselves: lanes outside it (the other half of the
+                    // warp, lanes a run-time mask leaves out) are not. The
+                    // warp-level barrier below orders every pair of one
+                    // warp, which may hide a race between lanes the mask
+                    // does not join, so the kernel cannot be verified (and
+                    // claims no redundant barrier); a race found despite
+                    // that ordering is one with any weaker ordering too.
+                    self.unsupported(
+                        node,
+                        "`__syncwarp(mask)` with a mask other than all 32 lanes (it orders only the lanes in the mask, among themselves)",
+                    );
+                }
                 let _ = self.warp_barrier_width(32, node);
                 self.barrier(BarrierKind::Warp, node, stmt_span, false, partial);
                 return Value::Int(Expr::Const(0));
