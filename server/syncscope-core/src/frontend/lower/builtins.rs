@@ -75,6 +75,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             "__threadfence" | "__threadfence_system" => {
                 self.fence_pending = true;
                 self.fence_access = (self.next_access, self.last_full_barrier);
+                self.fence_guard = self.guard();
                 return Value::Int(Expr::Const(0));
             }
             "__threadfence_block" | "printf" | "__nanosleep" | "__prefetch_global_l1" => {
@@ -205,6 +206,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if self.fence_pending
                 && self.fenced.is_none()
                 && matches!(base, "atomicAdd" | "atomicSub" | "atomicInc")
+                && implies(&atomic_guard, &self.fence_guard)
             {
                 self.fence_pending = false;
                 let target: String = args
@@ -696,6 +698,26 @@ fn update_order(body: &[Stmt]) -> HashMap<ArrayId, (bool, bool, bool, bool)> {
     state
 }
 
+/// Whether `guard` certainly implies `condition`: every conjunct of
+/// `condition` is one of `guard`'s (the two are guards of one path, built
+/// from the same conditions). Anything else is not known to imply it.
+fn implies(guard: &Expr, condition: &Expr) -> bool {
+    fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Bin(BinOp::And, a, b) => {
+                conjuncts(a, out);
+                conjuncts(b, out);
+            }
+            _ if e.is_true() => {}
+            _ => out.push(e),
+        }
+    }
+    let (mut have, mut need) = (Vec::new(), Vec::new());
+    conjuncts(guard, &mut have);
+    conjuncts(condition, &mut need);
+    need.iter().all(|c| have.contains(c))
+}
+
 pub(super) fn atomic_base(name: &str) -> Option<&str> {
     let base = name
         .strip_suffix("_block")
@@ -965,4 +987,24 @@ fn varies_per_thread(name: &str) -> bool {
             | "__smid"
             | "__warpid"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guard_implies_the_conditions_it_is_built_on() {
+        let tid = Expr::Var(Var::new("threadIdx.x", VarKind::ThreadIdx(0)));
+        let publish = Expr::Var(Var::new("publish", VarKind::Param { lo: 0, hi: 1 }));
+        let thread_zero = Expr::eq(tid, Expr::Const(0));
+        let fence_if_publish = Expr::and(thread_zero.clone(), publish.clone());
+        // An unconditional fence runs wherever the increment does.
+        assert!(implies(&thread_zero, &Expr::tru()));
+        assert!(implies(&thread_zero, &thread_zero));
+        assert!(implies(&fence_if_publish, &thread_zero));
+        // `if (publish) __threadfence();` then the increment under `t == 0`.
+        assert!(!implies(&thread_zero, &fence_if_publish));
+        assert!(!implies(&Expr::tru(), &publish));
+    }
 }
