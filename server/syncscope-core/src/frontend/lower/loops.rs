@@ -257,7 +257,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         });
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
-        self.async_loop_enter();
+        self.async_loop_enter(&counter, &guard);
         if let Some(b) = body_node {
             self.statement(b);
         }
