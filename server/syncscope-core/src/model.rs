@@ -894,6 +894,9 @@ pub enum AssertionKind {
     /// `__requires(c)` of an inlined `__device__` function: a precondition
     /// its caller must establish.
     Precondition,
+    /// `__syncwarp(mask)` of a group of lanes: the calling lane must be in
+    /// the mask (else the behaviour is undefined).
+    WarpMask,
 }
 
 /// A condition every thread that reaches it must satisfy. Values of the

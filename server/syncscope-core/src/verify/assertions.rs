@@ -213,5 +213,6 @@ fn claim_name(kind: AssertionKind) -> &'static str {
         AssertionKind::Assert => "the assertion",
         AssertionKind::Invariant => "the loop invariant",
         AssertionKind::Precondition => "the precondition",
+        AssertionKind::WarpMask => "the requirement of `__syncwarp(mask)`",
     }
 }

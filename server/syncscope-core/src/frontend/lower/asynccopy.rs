@@ -180,6 +180,9 @@ pub(super) struct LoopAsync {
     /// a first barrier of the body on some path.
     start: Vec<(usize, Channel)>,
     survivors: Vec<usize>,
+    /// How many times the body runs at most, when the loop's condition
+    /// decides it from its counter alone (`for (c = 0; c < 4; ++c)`).
+    trips: Option<i64>,
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
@@ -1347,7 +1350,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     /// Before lowering a loop body.
-    pub(super) fn async_loop_enter(&mut self) {
+    pub(super) fn async_loop_enter(&mut self, counter: &Var, guard: &Expr) {
         let open_at_start = self
             .async_state
             .commits
@@ -1370,6 +1373,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .map(|p| (p.seq, p.channel))
                 .collect(),
             survivors: Vec::new(),
+            trips: constant_trips(counter, guard),
         });
     }
 
@@ -1383,6 +1387,14 @@ impl<'a, 't> Lowerer<'a, 't> {
         };
         if self.dry > 0 {
             return;
+        }
+        // A transaction copy the body issued and no `expect_tx` of the
+        // body counted stands, after the loop, for one copy per iteration:
+        // the phase that expects it must count the bytes of all of them.
+        for p in &mut self.async_state.pending {
+            if p.seq >= frame.first_seq && p.tx && !p.expected {
+                p.bytes = p.bytes.zip(frame.trips).and_then(|(b, n)| b.checked_mul(n));
+            }
         }
         let left: Vec<PendingCopy> = self
             .async_state
@@ -1546,6 +1558,23 @@ impl<'a, 't> Lowerer<'a, 't> {
 /// Whether the next iteration's operations before its first barrier
 /// (`log`, those on the body's own path) complete `p`, a copy the previous
 /// iteration left in flight.
+/// The number of iterations of a loop whose condition at iteration
+/// `counter` is `guard`, when the guard is a constant at every iteration
+/// (it depends on the counter alone): the first iteration where it fails.
+/// A `break` only runs fewer. `None` when it does not (or runs past a
+/// bound the count of copies never needs).
+fn constant_trips(counter: &Var, guard: &Expr) -> Option<i64> {
+    const MOST: i64 = 1 << 12;
+    (0..=MOST).find_map(|k| {
+        let at_k = guard.subst(&mut |v: &Var| (v == counter).then_some(Expr::Const(k)));
+        match at_k.as_const() {
+            Some(0) => Some(Some(k)),
+            Some(_) if k < MOST => None,
+            _ => Some(None),
+        }
+    })?
+}
+
 fn completed_by(p: &PendingCopy, st: &AsyncState, log: &[Op]) -> bool {
     let ch = p.channel;
     // Stages of the channel older than `p` or `p`'s own, still open.
@@ -1579,4 +1608,31 @@ fn completed_by(p: &PendingCopy, st: &AsyncState, log: &[Op]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trips_of_a_loop_come_from_a_condition_on_its_counter_alone() {
+        let k = Var::new("c@0", VarKind::Counter { pow2: false });
+        let kv = Expr::Var(k.clone());
+        // `for (c = 0; c < 4; ++c)`: four iterations.
+        let four = Expr::bin(BinOp::Lt, kv.clone(), Expr::Const(4));
+        assert_eq!(constant_trips(&k, &four), Some(4));
+        // `for (c = 2; c < 2; ++c)`: none.
+        let none = Expr::bin(
+            BinOp::Lt,
+            Expr::add(kv.clone(), Expr::Const(2)),
+            Expr::Const(2),
+        );
+        assert_eq!(constant_trips(&k, &none), Some(0));
+        // A bound the counter alone does not fix: unknown.
+        let n = Expr::Var(Var::new("n", VarKind::Param { lo: 0, hi: 100 }));
+        let symbolic = Expr::bin(BinOp::Lt, kv.clone(), n);
+        assert_eq!(constant_trips(&k, &symbolic), None);
+        // A loop that never ends (as far as the counter says): unknown.
+        assert_eq!(constant_trips(&k, &Expr::tru()), None);
+    }
 }

@@ -48,19 +48,49 @@ impl<'a, 't> Lowerer<'a, 't> {
                 return Value::Int(self.fresh_unknown(name, Scope::Block));
             }
             "__syncwarp" => {
-                let partial = match args.first() {
-                    None => false,
-                    Some(a) => {
-                        !matches!(self.eval(*a), Value::Int(Expr::Const(c)) if c == 0xffff_ffff || c == -1)
-                    }
+                let mask = match args.first() {
+                    None => Some(0xffff_ffff),
+                    Some(a) => match self.eval(*a) {
+                        Value::Int(Expr::Const(c)) => Some(c & 0xffff_ffff),
+                        _ => None,
+                    },
                 };
-                let _ = self.warp_barrier_width(32, node);
-                self.barrier(BarrierKind::Warp, node, stmt_span, false, partial);
+                if mask == Some(0xffff_ffff) {
+                    let _ = self.warp_barrier_width(32, node);
+                    self.barrier(BarrierKind::Warp, node, stmt_span, false, false);
+                } else if let Some((width, group)) = mask.and_then(lane_group) {
+                    // A group of `width` consecutive lanes, aligned: the
+                    // barrier of a tile of that width (it orders the lanes
+                    // of one group among themselves, and every lane of the
+                    // group must reach it: divergence is checked), which
+                    // only lanes of that group may call.
+                    self.warp_mask_requirement(width, group, node);
+                    if self.warp_barrier_width(width, node) {
+                        self.barrier(BarrierKind::Warp, node, stmt_span, false, false);
+                    }
+                } else {
+                    // Only the lanes in the mask are ordered, and only among
+                    // themselves: lanes outside it (lanes a run-time mask
+                    // leaves out, the lanes of a mask that is no aligned
+                    // group) are not. The warp-level barrier below orders
+                    // every pair of one warp, which may hide a race between
+                    // lanes the mask does not join, so the kernel cannot be
+                    // verified (and claims no redundant barrier); a race
+                    // found despite that ordering is one with any weaker
+                    // ordering too.
+                    self.unsupported(
+                        node,
+                        "`__syncwarp(mask)` with a mask that is neither all 32 lanes nor one aligned group of 1, 2, 4, 8 or 16 lanes (it orders only the lanes in the mask, among themselves)",
+                    );
+                    let _ = self.warp_barrier_width(32, node);
+                    self.barrier(BarrierKind::Warp, node, stmt_span, false, true);
+                }
                 return Value::Int(Expr::Const(0));
             }
             "__threadfence" | "__threadfence_system" => {
                 self.fence_pending = true;
                 self.fence_access = (self.next_access, self.last_full_barrier);
+                self.fence_guard = self.guard();
                 return Value::Int(Expr::Const(0));
             }
             "__threadfence_block" | "printf" | "__nanosleep" | "__prefetch_global_l1" => {
@@ -191,6 +221,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if self.fence_pending
                 && self.fenced.is_none()
                 && matches!(base, "atomicAdd" | "atomicSub" | "atomicInc")
+                && implies(&atomic_guard, &self.fence_guard)
             {
                 self.fence_pending = false;
                 let target: String = args
@@ -481,6 +512,51 @@ impl<'a, 't> Lowerer<'a, 't> {
         Some(Value::Int(self.fresh_unknown(name, Scope::Thread)))
     }
 
+    /// The claim a `__syncwarp` of lane group `group` of `width` lanes
+    /// rests on: every thread that calls it is a lane of that group
+    /// (checked like an assertion; a lane outside the mask calling it is
+    /// undefined behaviour, and the model's barrier would order it).
+    fn warp_mask_requirement(&mut self, width: i64, group: i64, node: Node) {
+        if self.dry > 0 {
+            return;
+        }
+        let tid = |d: u8| {
+            Expr::Var(Var::new(
+                format!("threadIdx.{}", DIMS[d as usize]),
+                VarKind::ThreadIdx(d),
+            ))
+        };
+        let bdim = |d: u8| {
+            Expr::Var(Var::new(
+                format!("blockDim.{}", DIMS[d as usize]),
+                VarKind::BlockDim(d),
+            ))
+        };
+        let linear = Expr::add(
+            tid(0),
+            Expr::mul(bdim(0), Expr::add(tid(1), Expr::mul(bdim(1), tid(2)))),
+        );
+        let lane = Expr::bin(BinOp::Rem, linear, Expr::Const(32));
+        let cond = Expr::eq(
+            Expr::bin(BinOp::Div, lane, Expr::Const(width)),
+            Expr::Const(group),
+        );
+        let low = width * group;
+        self.assertions.push(Assertion {
+            kind: AssertionKind::WarpMask,
+            cond,
+            guard: self.guard(),
+            span: self.span(node),
+            text: format!(
+                "the calling lane is one of lanes {low}..{} of its warp",
+                low + width - 1
+            ),
+            loops: self.loops.clone(),
+            head: None,
+            call_site: None,
+        });
+    }
+
     pub(super) fn barrier(
         &mut self,
         kind: BarrierKind,
@@ -680,6 +756,39 @@ fn update_order(body: &[Stmt]) -> HashMap<ArrayId, (bool, bool, bool, bool)> {
         _ => {}
     });
     state
+}
+
+/// The lanes of a `__syncwarp` mask as one aligned group: its width (1,
+/// 2, 4, 8 or 16 consecutive lanes) and which group of that width it is
+/// (`0xffff0000`: the second group of 16).
+fn lane_group(mask: i64) -> Option<(i64, i64)> {
+    let bits = mask.count_ones() as i64;
+    if !(1..=16).contains(&bits) || bits & (bits - 1) != 0 {
+        return None;
+    }
+    let first = mask.trailing_zeros() as i64;
+    let contiguous = mask >> first == (1 << bits) - 1;
+    (contiguous && first % bits == 0).then_some((bits, first / bits))
+}
+
+/// Whether `guard` certainly implies `condition`: every conjunct of
+/// `condition` is one of `guard`'s (the two are guards of one path, built
+/// from the same conditions). Anything else is not known to imply it.
+fn implies(guard: &Expr, condition: &Expr) -> bool {
+    fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Bin(BinOp::And, a, b) => {
+                conjuncts(a, out);
+                conjuncts(b, out);
+            }
+            _ if e.is_true() => {}
+            _ => out.push(e),
+        }
+    }
+    let (mut have, mut need) = (Vec::new(), Vec::new());
+    conjuncts(guard, &mut have);
+    conjuncts(condition, &mut need);
+    need.iter().all(|c| have.contains(c))
 }
 
 pub(super) fn atomic_base(name: &str) -> Option<&str> {
@@ -951,4 +1060,38 @@ fn varies_per_thread(name: &str) -> bool {
             | "__smid"
             | "__warpid"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_of_one_aligned_group_of_lanes() {
+        assert_eq!(lane_group(0x0000_ffff), Some((16, 0)));
+        assert_eq!(lane_group(0xffff_0000), Some((16, 1)));
+        assert_eq!(lane_group(0x0000_ff00), Some((8, 1)));
+        assert_eq!(lane_group(0x8000_0000), Some((1, 31)));
+        // Not aligned to its width, not contiguous, more than half a warp.
+        assert_eq!(lane_group(0x00ff_ff00), None);
+        assert_eq!(lane_group(0x5555_5555), None);
+        assert_eq!(lane_group(0x0000_0ff0), None);
+        assert_eq!(lane_group(0x0003_ffff), None);
+        assert_eq!(lane_group(0), None);
+    }
+
+    #[test]
+    fn a_guard_implies_the_conditions_it_is_built_on() {
+        let tid = Expr::Var(Var::new("threadIdx.x", VarKind::ThreadIdx(0)));
+        let publish = Expr::Var(Var::new("publish", VarKind::Param { lo: 0, hi: 1 }));
+        let thread_zero = Expr::eq(tid, Expr::Const(0));
+        let fence_if_publish = Expr::and(thread_zero.clone(), publish.clone());
+        // An unconditional fence runs wherever the increment does.
+        assert!(implies(&thread_zero, &Expr::tru()));
+        assert!(implies(&thread_zero, &thread_zero));
+        assert!(implies(&fence_if_publish, &thread_zero));
+        // `if (publish) __threadfence();` then the increment under `t == 0`.
+        assert!(!implies(&thread_zero, &fence_if_publish));
+        assert!(!implies(&Expr::tru(), &publish));
+    }
 }

@@ -292,6 +292,27 @@ impl<'a, 't> Lowerer<'a, 't> {
         true
     }
 
+    /// Once the kernel is lowered: with warp-level barriers of groups of
+    /// different sizes (reported), each stands for a barrier of the whole
+    /// warp, which a group of fewer lanes legitimately reaches without the
+    /// rest of the warp: never divergent.
+    pub(super) fn unorder_mixed_warp_barriers(&self, body: &mut [Stmt]) {
+        if self.warp_widths.len() < 2 {
+            return;
+        }
+        for s in body {
+            match s {
+                Stmt::Barrier(b) if b.kind == BarrierKind::Warp => b.partial_mask = true,
+                Stmt::If(t, e) => {
+                    self.unorder_mixed_warp_barriers(t);
+                    self.unorder_mixed_warp_barriers(e);
+                }
+                Stmt::Loop(l) => self.unorder_mixed_warp_barriers(&mut l.body),
+                Stmt::Barrier(_) | Stmt::Access(_) | Stmt::LoopExit(_) => {}
+            }
+        }
+    }
+
     /// The kernel's warp-level group size: 32 unless every warp-level
     /// barrier is the `sync()` of a smaller tile.
     pub(super) fn warp_width(&self) -> i64 {

@@ -76,6 +76,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let mut body = std::mem::take(self.out.last_mut().expect("output"));
         self.byte_addressing(&mut body);
         self.unorder_dropped_barriers(&mut body);
+        self.unorder_mixed_warp_barriers(&mut body);
         let ticket_counters = self.ticket_counters(&body);
         let flag_cells = self.flag_cells(&body);
         let mut block_used = [true, false, false];

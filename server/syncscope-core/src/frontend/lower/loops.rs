@@ -89,7 +89,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         let saved_returned = self.returned.clone();
         let saved_jumped = self.jumped.clone();
         let saved_locks = self.locks.clone();
-        let saved_fence = (self.fence_pending, self.fenced.clone());
+        let saved_fence = (
+            self.fence_pending,
+            self.fenced.clone(),
+            self.fence_guard.clone(),
+        );
         let saved_hung = self.hung.clone();
         let mut fixed = vec![false; cands.len()];
         let mut round = 0;
@@ -141,7 +145,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.returned = saved_returned.clone();
             self.jumped = saved_jumped.clone();
             self.locks = saved_locks.clone();
-            (self.fence_pending, self.fenced) = saved_fence.clone();
+            (self.fence_pending, self.fenced, self.fence_guard) = saved_fence.clone();
             self.hung = saved_hung.clone();
             round += 1;
             let unchanged: Vec<usize> = (0..cands.len())
@@ -253,7 +257,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         });
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
-        self.async_loop_enter();
+        self.async_loop_enter(&counter, &guard);
         if let Some(b) = body_node {
             self.statement(b);
         }

@@ -196,6 +196,11 @@ struct Lowerer<'a, 't> {
     /// `last_full_barrier` then (a barrier between the fence and the
     /// atomic orders nothing before the fence).
     fence_access: (usize, (usize, Option<usize>)),
+    /// The guard of the latest `__threadfence()`: it orders the increment
+    /// of a last-block pattern only where it runs on every path the
+    /// increment does (`if (publish) __threadfence();` orders nothing when
+    /// `publish` is false).
+    fence_guard: Expr,
     /// After `__threadfence()` and an atomic (the last-block pattern: a
     /// block that sees the counter complete reads what the others wrote
     /// before their fence): the atomic's target and a grid-uniform
@@ -373,6 +378,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             locks: Vec::new(),
             fence_pending: false,
             fence_access: (0, (0, None)),
+            fence_guard: Expr::tru(),
             fenced: None,
             last_blocks: Vec::new(),
             atomic_ops: Vec::new(),

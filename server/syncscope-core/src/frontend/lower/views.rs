@@ -259,12 +259,22 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(b) = type_bytes(&text) {
             return Some(b);
         }
-        if inner.kind() != "identifier" {
+        // `sizeof(s)`, and `sizeof(s[0])` of a row: the dimensions the
+        // subscripts leave.
+        let mut base = inner;
+        let mut subscripts = 0;
+        while base.kind() == "subscript_expression" {
+            base = base.field("argument")?;
+            subscripts += 1;
+        }
+        if base.kind() != "identifier" {
             return None;
         }
-        let id = *self.array_names.get(&text)?;
+        let id = *self.array_names.get(&self.text(base))?;
         let elem = type_bytes(self.elem_types.get(&id)?)?;
-        self.array_total(id)?.checked_mul(elem)
+        let dims = self.arrays[id].dims.get(subscripts..)?;
+        dims.iter()
+            .try_fold(elem, |acc, d| d.and_then(|d| acc.checked_mul(d)))
     }
 
     /// The block's one dynamic shared buffer, seen by an `extern __shared__`
@@ -413,6 +423,29 @@ impl<'a, 't> Lowerer<'a, 't> {
                 ))
             }
         };
+        if p.view.is_none() && self.arrays[p.array].dims.len() > 1 {
+            // A range counts elements of memory from the pointer on, not
+            // indices of the dimension it points into: `sizeof(buf)` bytes
+            // from the row `buf[0]` run on into the following rows. Only
+            // the whole array bounds it (a shared array's size).
+            let offset = Expr::add(p.offset.clone(), idx.clone());
+            let bounds = match (self.arrays[p.array].space, self.array_total(p.array)) {
+                (MemorySpace::Shared, Some(total)) => vec![super::places::in_range(&offset, total)],
+                (MemorySpace::Shared, None) => {
+                    vec![Expr::bin(BinOp::Ge, offset.clone(), Expr::Const(0))]
+                }
+                _ => Vec::new(),
+            };
+            let ptr = Ptr {
+                array: p.array,
+                offset,
+                inner: Expr::add(p.inner.clone(), idx),
+                level: self.arrays[p.array].dims.len() - 1,
+                view: None,
+            };
+            self.record_access(kind, &ptr, &bounds, Some(node), text);
+            return;
+        }
         let mut bounds = Vec::new();
         if let LValue::Mem { ptr, bounds: b } = self.subscript(p.clone(), idx, &mut bounds) {
             self.record_access(kind, &ptr, &b, Some(node), text);
