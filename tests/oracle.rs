@@ -1,0 +1,341 @@
+//! The simulator as the oracle of the engine's claims (issue 26).
+//!
+//! `generated_kernels`: kernels generated from real idioms
+//! (`oracle/generate.rs`), each checked as `syncscope check` checks it (in
+//! its project folder, with its host file when it has one); every
+//! `verified`, `redundant-barrier` and `benign-race` claim is checked
+//! against the generator's truth and against the simulator at many small
+//! launches of the launches the kernel can run under, with boundary inputs.
+//!
+//! `corpus_claims`: the same for every claim of the corpus, and every
+//! racy corpus kernel's witness must reproduce on the simulator.
+//!
+//! Environment:
+//! - `SYNCSCOPE_ORACLE_SEED=S` checks the one generated case of seed S
+//!   (every failure prints its seed and this command).
+//! - `SYNCSCOPE_SOAK_CASES=N` checks N generated cases from
+//!   `SYNCSCOPE_SOAK_START` (default 1000000) instead of the fixed CI set;
+//!   `SYNCSCOPE_SOAK_SECONDS=T` keeps generating new seeds until T seconds
+//!   have passed (a soak; best with `--release`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use syncscope_core::{FindingKind, KernelStatus};
+use syncscope_sim::{Fill, Inputs, Launch, Order, Outcome, Scalar, SimOptions};
+use syncscope_tests::oracle::check::{self, Claim, Subject, Tally, Verdict};
+use syncscope_tests::oracle::generate::{self, Dim, LaunchShape, ParamKind};
+use syncscope_tests::oracle::signature;
+use syncscope_tests::*;
+
+/// Generated cases per CI run (seeds `1..=CI_CASES`): enough for every
+/// family several times over, within a minute of a debug build.
+const CI_CASES: u64 = 110;
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+fn temp_root(suite: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("syncscope-oracle-{}-{suite}", std::process::id()));
+    std::fs::create_dir_all(&root).expect("temp folder");
+    root
+}
+
+/// Failures by family (the report of which families fail before which fix).
+fn by_family(failures: &[String]) -> String {
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for f in failures {
+        let family = f
+            .split("(family ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .unwrap_or("?")
+            .to_string();
+        *count.entry(family).or_default() += 1;
+    }
+    count.iter().map(|(f, n)| format!("{f}: {n}")).collect::<Vec<_>>().join(", ")
+}
+
+#[test]
+fn generated_kernels() {
+    let root = temp_root("generated");
+    let mut tally = Tally::default();
+    let start = std::time::Instant::now();
+    if let Some(seed) = env_u64("SYNCSCOPE_ORACLE_SEED") {
+        check::check_case(&generate::generate(seed), &root, &mut tally);
+    } else if env_u64("SYNCSCOPE_SOAK_CASES").is_some() || env_u64("SYNCSCOPE_SOAK_SECONDS").is_some() {
+        let first = env_u64("SYNCSCOPE_SOAK_START").unwrap_or(1_000_000);
+        let cases = env_u64("SYNCSCOPE_SOAK_CASES").unwrap_or(u64::MAX);
+        let seconds = env_u64("SYNCSCOPE_SOAK_SECONDS");
+        for seed in first..first.saturating_add(cases) {
+            if seconds.is_some_and(|s| start.elapsed().as_secs() >= s) {
+                break;
+            }
+            check::check_case(&generate::generate(seed), &root, &mut tally);
+        }
+    } else {
+        for seed in 1..=CI_CASES {
+            check::check_case(&generate::generate(seed), &root, &mut tally);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    println!("{}", tally.summary("generated"));
+    if !tally.unsupported.is_empty() {
+        println!("unsupported by the simulator:\n{}", tally.unsupported_reasons());
+    }
+    assert!(
+        tally.failures.is_empty(),
+        "{} false claims (by family: {}); the first ones:\n{}",
+        tally.failures.len(),
+        by_family(&tally.failures),
+        tally.failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// The launches a corpus kernel can run under: its fixed sizes, else any.
+fn corpus_shape(block: Option<[u32; 3]>, grid: Option<[u32; 3]>) -> LaunchShape {
+    let dims = |d: Option<[u32; 3]>| match d {
+        Some(v) => v.map(|x| Dim::OneOf(vec![x])),
+        None => [Dim::Any, Dim::Any, Dim::Any],
+    };
+    LaunchShape {
+        grid: dims(grid),
+        block: dims(block),
+    }
+}
+
+/// How a racy kernel's witness fared on the simulator.
+#[derive(Default)]
+struct Witnesses {
+    reproduced: usize,
+    /// The simulator found a race too, between other lines (it stops at
+    /// the first race of the run).
+    race_elsewhere: usize,
+    unsupported: BTreeMap<String, usize>,
+    too_large: usize,
+    not_reproduced: Vec<String>,
+}
+
+/// Threads a witness launch may have before only the blocks up to the
+/// witness's are simulated.
+const WITNESS_THREADS: u64 = 8192;
+
+fn witness_launch(w: &syncscope_core::Witness, block: Option<[u32; 3]>, grid: Option<[u32; 3]>) -> Option<Launch> {
+    let get = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
+        let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
+        let mut out = [1u32; 3];
+        for d in 0..3 {
+            out[d] = from_witness[d]
+                .and_then(|v| u32::try_from(v).ok())
+                .or(fixed.map(|f| f[d]))
+                .unwrap_or(1)
+                .max(1);
+        }
+        out
+    };
+    let block = get("blockDim", block);
+    let mut grid = get("gridDim", grid);
+    let threads = |g: [u32; 3]| g.iter().chain(block.iter()).map(|&x| u64::from(x)).product::<u64>();
+    if threads(grid) > WITNESS_THREADS {
+        // Only the blocks up to the witness's two (the kernel may read
+        // gridDim: a reduced grid is a different launch, tried only when
+        // the full one is too large to run).
+        for d in 0..3 {
+            let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
+            grid[d] = grid[d].min(u32::try_from(highest + 1).ok()?);
+        }
+        if threads(grid) > WITNESS_THREADS {
+            return None;
+        }
+    }
+    Some(Launch { grid, block })
+}
+
+#[test]
+fn corpus_claims() {
+    let mut tally = Tally::default();
+    let mut witnesses = Witnesses::default();
+    let mut lockstep_skipped = 0;
+    for path in cu_files(&corpus_dir()) {
+        let text = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
+        let e = expectations(&text);
+        let base = options_for(&e);
+        let report = syncscope_core::analyze_source(&text, &base);
+        let options = syncscope_core::options::with_file_directives(&text, &base);
+        tally.cases += 1;
+        if options.warp_sync {
+            // The simulator runs threads independently (Volta and later);
+            // a claim made for lockstep warps is not its to judge.
+            lockstep_skipped += 1;
+            continue;
+        }
+        let include_dirs = vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()];
+        let kernels = signature::kernels(&text);
+        let params_of = |k: &str| {
+            kernels
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default()
+        };
+        let claims = check::claims(&report);
+        for (i, claim) in claims.iter().enumerate() {
+            let kernel = claim.kernel();
+            let (block, grid) = options.launch_for(kernel);
+            let params = params_of(kernel);
+            let runs = check::runs(
+                (tally.cases as u64) << 16 | i as u64,
+                &[corpus_shape(block, grid)],
+                &params,
+                check::RUNS_PER_CLAIM,
+            );
+            let benign = check::benign_lines(&claims, kernel);
+            let edited;
+            let subject_text = match claim {
+                Claim::Verified { .. } => text.as_str(),
+                Claim::Redundant { start, end, .. } => {
+                    edited = check::without(&text, *start, *end);
+                    edited.as_str()
+                }
+                // A corpus benign claim's values: the simulator reports no
+                // values, and the corpus has no probes; its race is seen
+                // (and counted) when the kernel's `verified` is simulated.
+                Claim::Benign { .. } => continue,
+            };
+            tally.claims += 1;
+            let subject = Subject {
+                file: &path,
+                text: subject_text,
+                kernel,
+                defines: &options.defines,
+                include_dirs: &include_dirs,
+            };
+            match check::race_free(&subject, &runs, &benign, &mut tally) {
+                Verdict::Holds => {}
+                Verdict::Unsupported(why) => *tally.unsupported.entry(why).or_default() += 1,
+                Verdict::Broken(run, out) => tally.failures.push(format!(
+                    "{}: {}: the simulator finds {out:?}\n  under {}",
+                    path.display(),
+                    claim.describe(),
+                    run.describe()
+                )),
+            }
+        }
+        for f in &report.findings {
+            let race = f.kind == FindingKind::DataRace;
+            if !race && f.kind != FindingKind::BarrierDivergence {
+                continue;
+            }
+            let (Some(kernel), Some(w)) = (&f.kernel, &f.witness) else {
+                continue;
+            };
+            let status = report.kernels.iter().find(|k| &k.name == kernel).map(|k| k.status);
+            if !matches!(status, Some(KernelStatus::Racy | KernelStatus::Divergent)) {
+                continue;
+            }
+            let at = format!("{}:{} ({kernel})", path.display(), f.span.start.line + 1);
+            let (block, grid) = options.launch_for(kernel);
+            let Some(launch) = witness_launch(w, block, grid) else {
+                witnesses.too_large += 1;
+                continue;
+            };
+            let params = params_of(kernel);
+            let scalars: BTreeMap<String, Scalar> = params
+                .iter()
+                .filter(|p| p.kind != ParamKind::Pointer)
+                .filter_map(|p| {
+                    let v = w.value(&p.name)?;
+                    Some((
+                        p.name.clone(),
+                        if p.kind == ParamKind::Float {
+                            Scalar::Float(v as f64)
+                        } else {
+                            Scalar::Int(v)
+                        },
+                    ))
+                })
+                .collect();
+            let mut lines = vec![f.span.start.line as usize + 1];
+            lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
+            lines.extend(f.pairs.iter().flat_map(|p| [p.first.start.line as usize + 1, p.second.start.line as usize + 1]));
+            let mut result = None;
+            let mut unsupported = None;
+            'tries: for fill in [Fill::Zero, Fill::Index, Fill::Random(1), Fill::Constant(1.0)] {
+                for order in [Order::Forward, Order::Reverse] {
+                    let inputs = Inputs {
+                        scalars: scalars.clone(),
+                        buffer_len: 1 << 16,
+                        fill,
+                    };
+                    let opts = SimOptions {
+                        defines: options.defines.clone(),
+                        include_dirs: include_dirs.clone(),
+                        max_steps: 20_000_000,
+                        order,
+                    };
+                    tally.simulations += 1;
+                    match syncscope_sim::simulate(&path, &text, kernel, &launch, &inputs, &opts) {
+                        Outcome::Race(r) if race => {
+                            let exact = lines.contains(&r.a.line) || lines.contains(&r.b.line);
+                            result = Some(exact);
+                            if exact {
+                                break 'tries;
+                            }
+                        }
+                        Outcome::Divergence { .. } if !race => {
+                            result = Some(true);
+                            break 'tries;
+                        }
+                        Outcome::Unsupported(why) => {
+                            unsupported = Some(why);
+                            break 'tries;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            match (result, unsupported) {
+                (Some(true), _) => witnesses.reproduced += 1,
+                (Some(false), _) => witnesses.race_elsewhere += 1,
+                (None, Some(why)) => *witnesses.unsupported.entry(why).or_default() += 1,
+                (None, None) => witnesses.not_reproduced.push(format!(
+                    "{at}: {} {} under grid {:?} block {:?}",
+                    f.kind.code(),
+                    w.describe(),
+                    launch.grid,
+                    launch.block
+                )),
+            }
+        }
+    }
+    println!("{}", tally.summary("corpus"));
+    println!(
+        "corpus witnesses: {} reproduced, {} with a race elsewhere, {} unsupported, {} too large, {} not reproduced; {} files for lockstep warps not simulated",
+        witnesses.reproduced,
+        witnesses.race_elsewhere,
+        witnesses.unsupported.values().sum::<usize>(),
+        witnesses.too_large,
+        witnesses.not_reproduced.len(),
+        lockstep_skipped
+    );
+    let mut reasons = tally.unsupported.clone();
+    for (r, n) in &witnesses.unsupported {
+        *reasons.entry(format!("witness: {r}")).or_default() += n;
+    }
+    if !reasons.is_empty() {
+        let t = Tally {
+            unsupported: reasons,
+            ..Tally::default()
+        };
+        println!("unsupported by the simulator:\n{}", t.unsupported_reasons());
+    }
+    let mut problems = tally.failures.clone();
+    problems.extend(witnesses.not_reproduced.iter().map(|w| format!("witness not reproduced: {w}")));
+    assert!(
+        problems.is_empty(),
+        "{} false claims, {} witnesses not reproduced:\n{}",
+        tally.failures.len(),
+        witnesses.not_reproduced.len(),
+        problems.join("\n")
+    );
+}
