@@ -143,6 +143,12 @@ pub enum Outcome {
         index: i64,
         line: usize,
     },
+    /// An `assert(e)` was false.
+    AssertionFailed {
+        thread: [u32; 3],
+        block: [u32; 3],
+        line: usize,
+    },
     /// A `__requires(e)`/`__assume(e)` was false: the launch is outside the
     /// kernel's preconditions.
     Vacuous,

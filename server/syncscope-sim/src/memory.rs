@@ -1,1 +1,123 @@
-//! memory
+//! Buffers, and the happens-before check of every access to global and
+//! shared memory.
+//!
+//! Ordering inside a block has two parts. A block barrier orders every
+//! access of the block before it before every access after it: each access
+//! records the block's barrier `phase`, and an earlier phase is ordered.
+//! Inside a phase only warp synchronisation orders threads, and only lanes
+//! of one warp, so a thread's vector clock has 32 entries, one per lane of
+//! its warp. Two blocks are never ordered.
+
+use crate::value::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Read,
+    Write,
+    Atomic,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Rec {
+    pub block: u32,
+    pub tid: u32,
+    pub phase: u32,
+    pub epoch: u32,
+    pub kind: Kind,
+    pub line: u32,
+}
+
+pub struct Buffer {
+    pub name: String,
+    pub data: Vec<Value>,
+    /// Global and shared memory are checked; a thread's local arrays are not.
+    pub tracked: bool,
+    hist: Vec<Vec<Rec>>,
+}
+
+impl Buffer {
+    pub fn new(name: String, data: Vec<Value>, tracked: bool) -> Buffer {
+        let hist = if tracked {
+            vec![Vec::new(); data.len()]
+        } else {
+            Vec::new()
+        };
+        Buffer {
+            name,
+            data,
+            tracked,
+            hist,
+        }
+    }
+}
+
+/// Where a thread is, for the happens-before check.
+pub struct Who<'a> {
+    pub block: u32,
+    pub tid: u32,
+    pub phase: u32,
+    /// The thread's clock over the lanes of its warp.
+    pub clock: &'a [u32; 32],
+}
+
+/// Records an access to element `off` of `buf` (in bounds), or returns the
+/// earlier access it races with.
+pub fn check(buf: &mut Buffer, off: usize, who: &Who, kind: Kind, line: usize) -> Option<Rec> {
+    if !buf.tracked {
+        return None;
+    }
+    let cell = &mut buf.hist[off];
+    let mine = Rec {
+        block: who.block,
+        tid: who.tid,
+        phase: who.phase,
+        epoch: who.clock[(who.tid % 32) as usize],
+        kind,
+        line: line as u32,
+    };
+    for r in cell.iter() {
+        if r.block == who.block && r.tid == who.tid {
+            continue;
+        }
+        let conflict = (kind != Kind::Read || r.kind != Kind::Read)
+            && !(kind == Kind::Atomic && r.kind == Kind::Atomic);
+        if !conflict {
+            continue;
+        }
+        let ordered = r.block == who.block
+            && (r.phase < who.phase
+                || (r.tid / 32 == who.tid / 32 && r.epoch <= who.clock[(r.tid % 32) as usize]));
+        if !ordered {
+            return Some(*r);
+        }
+    }
+    // An access of an earlier phase of this block is ordered before every
+    // later access of the block; only other blocks still need it, and one
+    // record per kind and block serves them.
+    cell.retain(|r| {
+        let stale =
+            r.block == who.block && r.kind == kind && (r.tid == who.tid || r.phase < who.phase);
+        !stale
+    });
+    cell.push(mine);
+    None
+}
+
+/// After a block ends: its records are only needed by later blocks, and
+/// one per element and kind is enough for them (no later access is ordered
+/// with any of them).
+pub fn compact_block(buf: &mut Buffer, block: u32) {
+    if !buf.tracked {
+        return;
+    }
+    for cell in &mut buf.hist {
+        let mut seen = [false; 3];
+        cell.retain(|r| {
+            if r.block != block {
+                return true;
+            }
+            let k = r.kind as usize;
+            !std::mem::replace(&mut seen[k], true)
+        });
+    }
+}

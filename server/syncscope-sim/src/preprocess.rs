@@ -722,8 +722,7 @@ impl CondParser<'_> {
 
     fn binary(&mut self, min: u8) -> Result<i64, String> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some(op) = self.peek_op() else { break };
+        while let Some(op) = self.peek_op() {
             let prec = match op {
                 "||" => 1,
                 "&&" => 2,
