@@ -12,7 +12,10 @@
 //!
 //! Environment:
 //! - `SYNCSCOPE_ORACLE_SEED=S` checks the one generated case of seed S
-//!   (every failure prints its seed and this command).
+//!   (every failure prints its seed and this command);
+//!   `SYNCSCOPE_ORACLE_FAMILY=NAME` draws every case from one family;
+//!   `SYNCSCOPE_ORACLE_VERBOSE=1` prints each case, the engine's verdicts
+//!   and the generator's truth.
 //! - `SYNCSCOPE_SOAK_CASES=N` checks N generated cases from
 //!   `SYNCSCOPE_SOAK_START` (default 1000000) instead of the fixed CI set;
 //!   `SYNCSCOPE_SOAK_SECONDS=T` keeps generating new seeds until T seconds
@@ -41,28 +44,22 @@ fn temp_root(suite: &str) -> PathBuf {
     root
 }
 
-/// Failures by family (the report of which families fail before which fix).
-fn by_family(failures: &[String]) -> String {
-    let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for f in failures {
-        let family = f
-            .split("(family ")
-            .nth(1)
-            .and_then(|r| r.split(',').next())
-            .unwrap_or("?")
-            .to_string();
-        *count.entry(family).or_default() += 1;
-    }
-    count.iter().map(|(f, n)| format!("{f}: {n}")).collect::<Vec<_>>().join(", ")
-}
-
 #[test]
 fn generated_kernels() {
     let root = temp_root("generated");
     let mut tally = Tally::default();
     let start = std::time::Instant::now();
+    let family = std::env::var("SYNCSCOPE_ORACLE_FAMILY").ok().map(|name| {
+        generate::family_named(&name).unwrap_or_else(|| {
+            panic!("no family `{name}`; the families: {:?}", generate::FAMILIES.map(|f| f.name()))
+        })
+    });
+    let case = |seed| match family {
+        Some(f) => generate::generate_in(f, seed),
+        None => generate::generate(seed),
+    };
     if let Some(seed) = env_u64("SYNCSCOPE_ORACLE_SEED") {
-        check::check_case(&generate::generate(seed), &root, &mut tally);
+        check::check_case(&case(seed), &root, &mut tally);
     } else if env_u64("SYNCSCOPE_SOAK_CASES").is_some() || env_u64("SYNCSCOPE_SOAK_SECONDS").is_some() {
         let first = env_u64("SYNCSCOPE_SOAK_START").unwrap_or(1_000_000);
         let cases = env_u64("SYNCSCOPE_SOAK_CASES").unwrap_or(u64::MAX);
@@ -71,24 +68,25 @@ fn generated_kernels() {
             if seconds.is_some_and(|s| start.elapsed().as_secs() >= s) {
                 break;
             }
-            check::check_case(&generate::generate(seed), &root, &mut tally);
+            check::check_case(&case(seed), &root, &mut tally);
         }
     } else {
         for seed in 1..=CI_CASES {
-            check::check_case(&generate::generate(seed), &root, &mut tally);
+            check::check_case(&case(seed), &root, &mut tally);
         }
     }
     let _ = std::fs::remove_dir_all(&root);
     println!("{}", tally.summary("generated"));
+    println!("{}", tally.per_family());
     if !tally.unsupported.is_empty() {
         println!("unsupported by the simulator:\n{}", tally.unsupported_reasons());
     }
     assert!(
         tally.failures.is_empty(),
-        "{} false claims (by family: {}); the first ones:\n{}",
+        "{} false claims:\n{}\n\nthe first ones in full:\n{}",
         tally.failures.len(),
-        by_family(&tally.failures),
-        tally.failures.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+        tally.failures.iter().map(|(line, _)| line.as_str()).collect::<Vec<_>>().join("\n"),
+        tally.failures.iter().take(6).map(|(_, d)| d.as_str()).collect::<Vec<_>>().join("\n")
     );
 }
 
@@ -209,16 +207,16 @@ fn corpus_claims() {
                 kernel,
                 defines: &options.defines,
                 include_dirs: &include_dirs,
+                assertions_hold: matches!(claim, Claim::Verified { .. }),
             };
             match check::race_free(&subject, &runs, &benign, &mut tally) {
                 Verdict::Holds => {}
                 Verdict::Unsupported(why) => *tally.unsupported.entry(why).or_default() += 1,
-                Verdict::Broken(run, out) => tally.failures.push(format!(
-                    "{}: {}: the simulator finds {out:?}\n  under {}",
-                    path.display(),
-                    claim.describe(),
-                    run.describe()
-                )),
+                Verdict::Broken(run, out) => {
+                    let line = format!("{}: {}", path.display(), claim.describe());
+                    let details = format!("{line}: the simulator finds {out:?}\n  under {}", run.describe());
+                    tally.failures.push((line, details));
+                }
             }
         }
         for f in &report.findings {
@@ -329,7 +327,7 @@ fn corpus_claims() {
         };
         println!("unsupported by the simulator:\n{}", t.unsupported_reasons());
     }
-    let mut problems = tally.failures.clone();
+    let mut problems: Vec<String> = tally.failures.iter().map(|(_, d)| d.clone()).collect();
     problems.extend(witnesses.not_reproduced.iter().map(|w| format!("witness not reproduced: {w}")));
     assert!(
         problems.is_empty(),

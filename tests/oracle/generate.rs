@@ -162,7 +162,7 @@ pub struct Case {
     pub truth: Truth,
     /// For same-value writes: a kernel (same parameters plus `int*
     /// mismatch`, launched like the case, blocks of at most 64 threads)
-    /// that indexes `mismatch[-1]` exactly when two threads of a block
+    /// that indexes `mismatch` past its end exactly when two threads of a block
     /// computed different values: the simulator's out-of-bounds report is
     /// the evidence, so the value check does not rest on the generator.
     pub value_probe: Option<(String, String)>,
@@ -205,16 +205,21 @@ fn param(name: &str, kind: ParamKind) -> Param {
 
 /// The case of `seed`: its family and variant are drawn from it.
 pub fn generate(seed: u64) -> Case {
+    generate_in(*Rng::new(seed).pick(&FAMILIES), seed)
+}
+
+/// The case of `seed` in one family: `generate(seed)` is the case of its
+/// own family, so a seed and its family name one case either way.
+pub fn generate_in(family: Family, seed: u64) -> Case {
     let mut rng = Rng::new(seed);
-    let family = *rng.pick(&FAMILIES);
+    // The draw `generate` spent on the family.
+    let _ = rng.next_u64();
     generate_family(family, seed, &mut rng)
 }
 
-/// The case of `seed` in one family (the soak and the tests of one family).
-pub fn generate_in(family: Family, seed: u64) -> Case {
-    let mut rng = Rng::new(seed);
-    let _ = rng.next_u64();
-    generate_family(family, seed, &mut rng)
+/// The family named `name` (as [`Family::name`] spells it).
+pub fn family_named(name: &str) -> Option<Family> {
+    FAMILIES.iter().copied().find(|f| f.name() == name)
 }
 
 fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
@@ -267,42 +272,65 @@ fn tid_eq(rng: &mut Rng, c: u32) -> String {
     }
 }
 
-// Thread 0 reads the row start, thread 1 the row end, thread c3 writes the
-// length. The accesses to `a` (by c1 and c3) and `e` (by c2 and c3) race
-// unless one thread makes both or a barrier separates them: racy iff no
-// barrier and (c1 != c3 or c2 != c3); the barrier is needed iff so.
-// One-dimensional blocks and grids make `threadIdx.x == c` one thread of
-// each block and `blockIdx.x` one block.
+// Thread c1 reads the row start, thread c2 the row end, thread c3 writes
+// the length. In one-dimensional blocks `t == c` is one thread of each
+// block: the accesses to `a` (by c1 and c3) and `e` (by c2 and c3) race
+// unless one thread makes them all or a barrier separates them: racy iff
+// no barrier and (c1 != c3 or c2 != c3). In blocks of any shape `t == c`
+// is every thread (c, y, z): (c3, 1) reads `a` while (c1, 0) writes it, so
+// without the barrier it always races. Same-value writes: `a` and `e`
+// (every thread of the block reads one `rp[b]`) and, when the threads
+// read `a` and `e` after they were written, `len[b]` (threads (c3, y) of
+// a block, and blocks (b, y) of a grid that is not one-dimensional).
 fn thread_id_guards(rng: &mut Rng) -> Case {
     let (c1, c2, c3) = (rng.range(0, 2), rng.range(0, 2), rng.range(0, 2));
     let barrier = rng.coin();
-    let needed = c1 != c3 || c2 != c3;
+    let requires = rng.below(3); // 0: none, 1: one-dimensional blocks, 2: and grids
+    let needed = requires == 0 || c1 != c3 || c2 != c3;
     let mut s = Src::default();
     s.line("__global__ void row_length(const int* rp, int* len)");
     s.line("{");
-    s.line(&format!("    {ONE_D}"));
+    let shape = match requires {
+        0 => LaunchShape::any(),
+        1 => {
+            s.line("    __requires(blockDim.y == 1 && blockDim.z == 1);");
+            let mut shape = LaunchShape::any();
+            shape.block[1] = Dim::OneOf(vec![1]);
+            shape.block[2] = Dim::OneOf(vec![1]);
+            shape
+        }
+        _ => {
+            s.line(&format!("    {ONE_D}"));
+            LaunchShape::one_d()
+        }
+    };
     s.line("    __shared__ int a;");
     s.line("    __shared__ int e;");
     s.line("    int b = blockIdx.x;");
     s.line("    unsigned t = threadIdx.x;");
-    s.line(&format!("    if ({}) a = rp[b];", tid_eq(rng, c1)));
-    s.line(&format!("    if ({}) e = rp[b + 1];", tid_eq(rng, c2)));
+    let la = s.line(&format!("    if ({}) a = rp[b];", tid_eq(rng, c1)));
+    let le = s.line(&format!("    if ({}) e = rp[b + 1];", tid_eq(rng, c2)));
     let mut truth = Truth {
         racy: !barrier && needed,
+        same_value_writes: vec![(la, true), (le, true)],
         ..Truth::default()
     };
     if barrier {
         truth.barriers.push((s.line("    __syncthreads();"), needed));
     }
-    s.line(&format!("    if ({}) len[b] = e - a;", tid_eq(rng, c3)));
+    let ll = s.line(&format!("    if ({}) len[b] = e - a;", tid_eq(rng, c3)));
+    truth.same_value_writes.push((ll, barrier || !needed));
     s.line("}");
     single(
         "row_length",
         s,
         vec![param("rp", ParamKind::Pointer), param("len", ParamKind::Pointer)],
-        vec![LaunchShape::one_d()],
+        vec![shape],
         truth,
-        format!("c1={c1} c2={c2} c3={c3} barrier={barrier}"),
+        format!(
+            "c1={c1} c2={c2} c3={c3} barrier={barrier} requires={}",
+            ["none", "1-D blocks", "1-D blocks and grid"][requires as usize]
+        ),
     )
 }
 
@@ -538,7 +566,7 @@ fn same_value_writes(rng: &mut Rng) -> Case {
     p.line("    if (t == 0) {");
     p.line("        for (unsigned j = 1; j < blockDim.x; ++j) {");
     p.line("            bool both_nan = vals[j] != vals[j] && vals[0] != vals[0];");
-    p.line("            if (vals[j] != vals[0] && !both_nan) mismatch[-1] = 1;");
+    p.line("            if (vals[j] != vals[0] && !both_nan) mismatch[1 << 20] = 1;");
     p.line("        }");
     p.line("    }");
     p.line("}");
@@ -565,20 +593,23 @@ fn same_value_writes(rng: &mut Rng) -> Case {
 // lanes and that both lanes execute. Full mask: the partner is in the warp
 // iff d < 32. Low half only: lanes 16..31 execute no `__syncwarp`, so
 // they are never ordered. Both halves (each its own mask): ordered iff
-// d < 16. A barrier is needed iff the kernel races without it.
+// d < 16. A low-half mask executed by every lane orders only the low
+// lanes among themselves: the high lanes race. A low-half exchange (only
+// lanes 0..15 synchronise and read) is ordered iff d < 16. A barrier is
+// needed iff the kernel races without it.
 fn warp_masks(rng: &mut Rng) -> Case {
-    let form = rng.below(4);
+    let form = rng.below(6);
     let d = *rng.pick(&[1u32, 5, 16, 32]);
     let block_barrier = rng.coin();
-    // Racy with the block barrier `block` present or not and with the
-    // warp synchronisation number `removed` taken out (None: all present).
+    // Racy with the block barrier `block` present or not and with a warp
+    // synchronisation taken out (`removed`; None: all present).
     let racy = |block: bool, removed: Option<usize>| {
         !block
             && match (form, removed) {
                 (0 | 1, None) => d >= 32,
-                (0 | 1, Some(_)) | (2, _) => true,
-                (_, None) => d >= 16,
-                (_, Some(_)) => true,
+                (3 | 5, None) => d >= 16,
+                // Every synchronisation is needed, or none orders enough.
+                _ => true,
             }
     };
     let mut s = Src::default();
@@ -596,23 +627,40 @@ fn warp_masks(rng: &mut Rng) -> Case {
             s.line("    if ((t & 31) < 16)");
             warp_syncs.push(s.line("        __syncwarp(0x0000ffff);"));
         }
-        _ => {
+        3 => {
             s.line("    if ((t & 31) < 16)");
             warp_syncs.push(s.line("        __syncwarp(0x0000ffff);"));
             s.line("    else");
             warp_syncs.push(s.line("        __syncwarp(0xffff0000);"));
+        }
+        4 => warp_syncs.push(s.line("    __syncwarp(0x0000ffff);")),
+        _ => {
+            s.line("    if ((t & 31) < 16) {");
+            warp_syncs.push(s.line("        __syncwarp(0x0000ffff);"));
         }
     }
     let mut truth = Truth::default();
     for (i, line) in warp_syncs.iter().enumerate() {
         truth.barriers.push((*line, racy(block_barrier, Some(i))));
     }
+    let indent = if form == 5 { "        " } else { "    " };
     if block_barrier {
+        // In the low-half exchange only lanes 0..15 would reach it inside
+        // the branch (a divergence): the branch closes around it.
+        if form == 5 {
+            s.line("    }");
+        }
         truth
             .barriers
             .push((s.line("    __syncthreads();"), racy(false, None)));
+        if form == 5 {
+            s.line("    if ((t & 31) < 16) {");
+        }
     }
-    s.line(&format!("    out[blockIdx.x * 64 + t] = s[t ^ {d}];"));
+    s.line(&format!("{indent}out[blockIdx.x * 64 + t] = s[t ^ {d}];"));
+    if form == 5 {
+        s.line("    }");
+    }
     s.line("}");
     truth.racy = racy(block_barrier, None);
     single(
@@ -626,7 +674,7 @@ fn warp_masks(rng: &mut Rng) -> Case {
         truth,
         format!(
             "sync={} d={d} block_barrier={block_barrier}",
-            ["full", "default", "low-half", "both-halves"][form as usize]
+            ["full", "default", "low-half", "both-halves", "low-mask-all-lanes", "low-half-exchange"][form as usize]
         ),
     )
 }
