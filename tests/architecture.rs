@@ -220,8 +220,7 @@ fn the_core_knows_nothing_of_lsp_or_async() {
 /// agree with itself.
 #[test]
 fn the_simulator_shares_no_code_with_the_core() {
-    let manifest =
-        std::fs::read_to_string(root().join("server/syncscope-sim/Cargo.toml")).unwrap();
+    let manifest = std::fs::read_to_string(root().join("server/syncscope-sim/Cargo.toml")).unwrap();
     for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
         let names = dependency_names(&manifest, section);
         assert!(

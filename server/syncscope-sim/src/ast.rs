@@ -46,6 +46,15 @@ pub enum E {
     Cond(Box<Ex>, Box<Ex>, Box<Ex>),
     Call(usize, Vec<Ex>),
     Builtin(String, Vec<Ex>),
+    /// A struct member: the struct's address (`.`) or a pointer to it
+    /// (`->`), the member's offset in cells and its type.
+    Field(Box<Ex>, usize, Ty),
+    /// `a = b` of a struct: copies its cells.
+    CopyAssign(Box<Ex>, Box<Ex>, usize),
+    /// `make_float4(...)` and friends.
+    MakeStruct(Ty, Vec<Ex>),
+    /// `g.method(args)` on a cooperative group (or `cg::sync(g)`).
+    GroupCall(Box<Ex>, String, Vec<Ex>),
     Index(Box<Ex>, Box<Ex>),
     Deref(Box<Ex>),
     AddrOf(Box<Ex>),
@@ -88,6 +97,9 @@ pub enum S {
     Continue,
     Return(Option<Ex>),
     Empty,
+    /// `name: statement`.
+    Label(String, Box<St>),
+    Goto(String),
     Unsupported(String),
 }
 
@@ -130,8 +142,36 @@ pub struct Func {
     pub unsupported: Option<String>,
 }
 
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Name, offset in cells, type.
+    pub fields: Vec<(String, usize, Ty)>,
+}
+
+/// The scalar (or pointer) type of each cell of a value of type `t`.
+pub fn cell_types(t: &Ty, structs: &[StructDef], out: &mut Vec<Ty>) {
+    match t {
+        Ty::Array(e, n) => {
+            for _ in 0..*n {
+                cell_types(e, structs, out);
+            }
+        }
+        Ty::Struct(id, _) => {
+            if let Some(d) = structs.get(*id) {
+                for (_, _, ft) in &d.fields {
+                    cell_types(ft, structs, out);
+                }
+            }
+        }
+        other => out.push(other.clone()),
+    }
+}
+
 pub struct Program {
     pub funcs: Vec<Func>,
+    pub structs: Vec<StructDef>,
+    /// The kernel asked for with template arguments (`k<64>`), instantiated.
+    pub requested: Option<usize>,
     pub vars: Vec<VarDef>,
 }
 
@@ -170,12 +210,16 @@ fn function_name(n: Node, src: &[u8]) -> Option<String> {
 
 /// Function definitions at file scope, in namespaces and in `extern "C"`
 /// blocks, with whether they are inside a template.
-fn function_nodes<'t>(root: Node<'t>, out: &mut Vec<(Node<'t>, bool)>, templ: bool) {
+fn function_nodes<'t>(
+    root: Node<'t>,
+    out: &mut Vec<(Node<'t>, Option<Node<'t>>)>,
+    templ: Option<Node<'t>>,
+) {
     let mut c = root.walk();
     for ch in root.named_children(&mut c) {
         match ch.kind() {
             "function_definition" => out.push((ch, templ)),
-            "template_declaration" => function_nodes(ch, out, true),
+            "template_declaration" => function_nodes(ch, out, Some(ch)),
             "namespace_definition" | "linkage_specification" | "declaration_list" => {
                 function_nodes(ch, out, templ)
             }
@@ -196,7 +240,7 @@ pub fn kernel_names(source: &str) -> Vec<String> {
     };
     let src = source.as_bytes();
     let mut fns = Vec::new();
-    function_nodes(tree.root_node(), &mut fns, false);
+    function_nodes(tree.root_node(), &mut fns, None);
     let mut out: Vec<String> = Vec::new();
     for (f, _) in fns {
         if is_kernel(f, src) {
@@ -217,41 +261,78 @@ enum Binding {
     Var(usize),
 }
 
+/// A template argument.
+#[derive(Clone, Debug, PartialEq)]
+enum TArg {
+    Ty(Ty),
+    Val(Value),
+}
+
+/// An instantiation still to read: its function index, its definition,
+/// its parameters' bindings, its name with arguments.
+type Pending<'t> = (usize, Node<'t>, Vec<(String, TArg)>, String);
+
 struct Reader<'a> {
     src: &'a [u8],
+    structs: Vec<StructDef>,
     lines: &'a [usize],
+    /// Template functions by name: the declaration and the definition.
+    templates: HashMap<String, Vec<(Node<'a>, Node<'a>)>>,
+    instances: std::cell::RefCell<HashMap<String, usize>>,
+    pending: std::cell::RefCell<Vec<Pending<'a>>>,
+    next_func: std::cell::Cell<usize>,
     typedefs: HashMap<String, Ty>,
     globals: HashMap<String, Binding>,
     vars: Vec<VarDef>,
     fn_index: HashMap<String, Vec<usize>>,
     fn_params: Vec<usize>,
     scopes: Vec<HashMap<String, Binding>>,
+    /// Each local slot's declared type (to deduce template arguments).
+    slot_types: HashMap<usize, Ty>,
     slots: usize,
     decls: usize,
 }
 
 impl Program {
-    pub fn read(text: &Text) -> Result<Program, String> {
+    /// Reads the program; `kernel` may name a template kernel with its
+    /// arguments (`k<64>`), instantiated here.
+    pub fn read(text: &Text, kernel: &str) -> Result<Program, String> {
         let tree = parse(&text.text).ok_or("the parser failed")?;
         let root = tree.root_node();
+        // Reading, compiling and folding recurse along the tree: a bound on
+        // its depth keeps hostile input from exhausting the stack.
+        if depth(root) > MAX_DEPTH {
+            return Err(format!("nesting deeper than {MAX_DEPTH}"));
+        }
         let src = text.text.as_bytes();
         let mut r = Reader {
             src,
+            structs: Vec::new(),
             lines: &text.lines,
+            templates: HashMap::new(),
+            instances: Default::default(),
+            pending: Default::default(),
+            next_func: Default::default(),
             typedefs: HashMap::new(),
             globals: HashMap::new(),
             vars: Vec::new(),
             fn_index: HashMap::new(),
             fn_params: Vec::new(),
             scopes: Vec::new(),
+            slot_types: HashMap::new(),
             slots: 0,
             decls: 0,
         };
+        r.vector_types();
+        r.struct_definitions(root);
         r.file_scope(root);
         let mut fnodes = Vec::new();
-        function_nodes(root, &mut fnodes, false);
-        for (i, (f, _)) in fnodes.iter().enumerate() {
+        function_nodes(root, &mut fnodes, None);
+        for (i, (f, templ)) in fnodes.iter().enumerate() {
             let name = function_name(*f, src).unwrap_or_default();
+            if let Some(t) = templ {
+                r.templates.entry(name.clone()).or_default().push((*t, *f));
+            }
             r.fn_index.entry(name).or_default().push(i);
             let params = f
                 .child_by_field_name("declarator")
@@ -267,15 +348,114 @@ impl Program {
                 .unwrap_or(0);
             r.fn_params.push(params);
         }
+        r.next_func.set(fnodes.len());
+        // Explicit instantiations (`template __global__ void k<64>(...);`)
+        // and the kernel asked for by name with its arguments.
+        r.explicit_instantiations(root);
+        let mut requested = None;
+        if let Some((name, args)) = kernel.split_once('<') {
+            let args = args.strip_suffix('>').unwrap_or(args);
+            let targs: Vec<TArg> = split_top_level(args)
+                .iter()
+                .map(|a| r.targ_text(a))
+                .collect::<Result<_, _>>()?;
+            requested = Some(r.instantiate(name.trim(), targs)?);
+        }
         let mut funcs = Vec::new();
         for (f, templ) in fnodes {
-            funcs.push(r.function(f, templ));
+            funcs.push(r.function(f, templ.is_some(), &[]));
+        }
+        // Instantiations, including those the instantiations ask for.
+        loop {
+            let next = r.pending.borrow_mut().pop();
+            let Some((idx, def, bindings, name)) = next else {
+                break;
+            };
+            let mut f = r.function(def, false, &bindings);
+            f.name = name;
+            if funcs.len() <= idx {
+                funcs.resize_with(idx + 1, || Func {
+                    name: String::new(),
+                    global: false,
+                    params: Vec::new(),
+                    ret: Ty::Void,
+                    slots: 0,
+                    body: None,
+                    unsupported: Some("internal: an instantiation not read".into()),
+                });
+            }
+            funcs[idx] = f;
         }
         Ok(Program {
             funcs,
+            structs: r.structs,
+            requested,
             vars: r.vars,
         })
     }
+}
+
+const MAX_DEPTH: usize = 400;
+
+/// The depth of the tree under `root`, walked without recursion.
+fn depth(root: Node) -> usize {
+    let mut cursor = root.walk();
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    loop {
+        deepest = deepest.max(depth);
+        if cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return deepest;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// A type's text with single spaces and without qualifiers.
+fn norm_type(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .filter(|w| {
+            !matches!(
+                *w,
+                "const" | "volatile" | "__restrict__" | "static" | "inline" | "__align__"
+            )
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// Splits template arguments at top-level commas.
+fn split_top_level(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
 }
 
 fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
@@ -376,6 +556,400 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// CUDA's vector types as structs of `x`, `y`, `z`, `w`.
+    fn vector_types(&mut self) {
+        let bases = [
+            ("char", Scal::I8),
+            ("uchar", Scal::U8),
+            ("short", Scal::I16),
+            ("ushort", Scal::U16),
+            ("int", Scal::I32),
+            ("uint", Scal::U32),
+            ("longlong", Scal::I64),
+            ("ulonglong", Scal::U64),
+            ("float", Scal::F32),
+            ("double", Scal::F64),
+        ];
+        for (base, s) in bases {
+            for n in 1..=4usize {
+                let fields = ["x", "y", "z", "w"][..n]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.to_string(), i, Ty::S(s)))
+                    .collect();
+                self.add_struct(format!("{base}{n}"), fields);
+            }
+        }
+    }
+
+    fn add_struct(&mut self, name: String, fields: Vec<(String, usize, Ty)>) -> Ty {
+        let cells = fields.iter().map(|(_, _, t)| t.cells()).sum();
+        self.structs.push(StructDef { fields });
+        let ty = Ty::Struct(self.structs.len() - 1, cells);
+        self.typedefs.insert(name, ty.clone());
+        ty
+    }
+
+    /// Every `struct`/`class` with a body outside functions, in order, so
+    /// that a struct's fields may be earlier structs.
+    fn struct_definitions(&mut self, n: Node) {
+        let mut c = n.walk();
+        let kids: Vec<Node> = n.named_children(&mut c).collect();
+        for ch in kids {
+            match ch.kind() {
+                "function_definition" | "template_declaration" => continue,
+                "struct_specifier" | "class_specifier" => {
+                    self.struct_definitions(ch);
+                    self.struct_definition(ch);
+                    continue;
+                }
+                _ => {}
+            }
+            self.struct_definitions(ch);
+        }
+        // `typedef struct { ... } P;`
+        if n.kind() == "type_definition" {
+            if let Some(t) = n.child_by_field_name("type") {
+                if let Ok(ty @ Ty::Struct(..)) = self.base_type(t) {
+                    let mut c = n.walk();
+                    let names: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+                    for d in names {
+                        if d.kind() == "type_identifier" {
+                            self.typedefs.insert(self.text(d).to_string(), ty.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn struct_definition(&mut self, n: Node) {
+        let Some(body) = n.child_by_field_name("body") else {
+            return;
+        };
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_else(|| format!("<anonymous struct at {}>", self.text(n).len()));
+        let mut fields = Vec::new();
+        let mut off = 0;
+        let mut c = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut c).collect();
+        for f in kids {
+            match f.kind() {
+                "field_declaration" => {}
+                "comment" | "access_specifier" => continue,
+                // Methods, constructors, nested types: not modelled, so the
+                // struct is not either.
+                _ => return,
+            }
+            let Some(t) = f.child_by_field_name("type") else {
+                return;
+            };
+            let Ok(base) = self.base_type(t) else { return };
+            let mut dc = f.walk();
+            let decls: Vec<Node> = f.children_by_field_name("declarator", &mut dc).collect();
+            for d in decls {
+                let Ok((fname, ty)) = self.declarator(d, base.clone()) else {
+                    return;
+                };
+                let cells = ty.cells();
+                fields.push((fname, off, ty));
+                off += cells;
+            }
+        }
+        if fields.is_empty() {
+            return;
+        }
+        let ty = self.add_struct(name.clone(), fields);
+        // An anonymous struct is named by its text (`typedef struct {..} P`).
+        self.typedefs.insert(norm_type(self.text(n)), ty.clone());
+        self.typedefs.insert(format!("struct {name}"), ty.clone());
+        self.typedefs.insert(format!("class {name}"), ty);
+    }
+
+    fn explicit_instantiations(&self, root: Node) {
+        let mut c = root.walk();
+        for ch in root.named_children(&mut c) {
+            match ch.kind() {
+                "template_instantiation" => {
+                    let Some(tf) = ch
+                        .child_by_field_name("declarator")
+                        .and_then(|d| find_kind(d, "template_function"))
+                    else {
+                        continue;
+                    };
+                    let name = tf.child_by_field_name("name").map(|n| self.text(n));
+                    let args = tf.child_by_field_name("arguments").map(|a| self.targs(a));
+                    if let (Some(name), Some(Ok(args))) = (name, args) {
+                        // An instantiation that cannot be read is reported
+                        // when its kernel is asked for.
+                        let _ = self.instantiate(name, args);
+                    }
+                }
+                "namespace_definition" | "linkage_specification" => {
+                    if let Some(b) = ch.child_by_field_name("body") {
+                        self.explicit_instantiations(b);
+                    }
+                }
+                k if k.starts_with("preproc_") => self.explicit_instantiations(ch),
+                _ => {}
+            }
+        }
+    }
+
+    /// The arguments of a `template_argument_list`.
+    fn targs(&self, list: Node) -> Result<Vec<TArg>, String> {
+        let mut c = list.walk();
+        let kids: Vec<Node> = list.named_children(&mut c).collect();
+        kids.into_iter()
+            .filter(|k| k.kind() != "comment")
+            .map(|k| match k.kind() {
+                "type_descriptor" => self.type_descriptor(k).map(TArg::Ty),
+                _ => self.targ_text(self.text(k)),
+            })
+            .collect()
+    }
+
+    /// A template argument written as text: a type, or a constant.
+    fn targ_text(&self, text: &str) -> Result<TArg, String> {
+        if let Ok(t) = self.base_type_text(text) {
+            return Ok(TArg::Ty(t));
+        }
+        if let Some(Binding::Const(v)) = self.lookup(text.trim()) {
+            return Ok(TArg::Val(v));
+        }
+        match text.trim() {
+            "true" => return Ok(TArg::Val(Value::of_bool(true))),
+            "false" => return Ok(TArg::Val(Value::of_bool(false))),
+            _ => {}
+        }
+        number(text.trim())
+            .map(TArg::Val)
+            .ok_or_else(|| format!("the template argument `{}`", short(text)))
+    }
+
+    /// The type an expression has, where it is plain to see (to deduce
+    /// template arguments from a call's arguments).
+    fn static_type(&self, e: &Ex) -> Option<Ty> {
+        let decay = |t: Ty| match t {
+            Ty::Array(e, _) => Ty::Ptr(e),
+            t => t,
+        };
+        Some(match &e.e {
+            E::Lit(Value::Int(_, s) | Value::Float(_, s)) => Ty::S(*s),
+            E::Local(s) => decay(self.slot_types.get(s)?.clone()),
+            E::Var(i) => decay(self.vars.get(*i)?.ty.clone()),
+            E::Dim(..) => Ty::S(Scal::U32),
+            E::Index(a, _) | E::Deref(a) => match self.static_type(a)? {
+                Ty::Ptr(t) | Ty::Array(t, _) => decay(*t),
+                _ => return None,
+            },
+            E::AddrOf(a) => Ty::Ptr(Box::new(self.static_type(a)?)),
+            E::Cast(t, _) => t.clone(),
+            E::Unary(UnOp::Not, _) => Ty::S(Scal::Bool),
+            E::Unary(_, a) => match self.static_type(a)? {
+                Ty::S(s) => Ty::S(crate::value::promote(s)),
+                _ => return None,
+            },
+            E::Bin(op, a, b) => match op {
+                BinOp::Lt
+                | BinOp::Gt
+                | BinOp::Le
+                | BinOp::Ge
+                | BinOp::Eq
+                | BinOp::Ne
+                | BinOp::LAnd
+                | BinOp::LOr => Ty::S(Scal::Bool),
+                BinOp::Shl | BinOp::Shr => match self.static_type(a)? {
+                    Ty::S(s) => Ty::S(crate::value::promote(s)),
+                    _ => return None,
+                },
+                _ => match (self.static_type(a)?, self.static_type(b)?) {
+                    (Ty::S(x), Ty::S(y)) => Ty::S(crate::value::common(x, y)),
+                    (p @ Ty::Ptr(_), Ty::S(_)) | (Ty::S(_), p @ Ty::Ptr(_)) => p,
+                    _ => return None,
+                },
+            },
+            E::Field(_, _, t) => decay(t.clone()),
+            E::MakeStruct(t, _) => t.clone(),
+            E::Call(..) => return None,
+            E::Cond(_, a, _) | E::Assign(_, a, _) => self.static_type(a)?,
+            E::IncDec { e, .. } => self.static_type(e)?,
+            E::Comma(_, b) => self.static_type(b)?,
+            _ => return None,
+        })
+    }
+
+    /// The instance of template `name` a call with these arguments runs:
+    /// each type parameter bound from a parameter declared `T` or `T*`.
+    fn deduce(&self, name: &str, args: &[Ex]) -> Result<usize, String> {
+        let fail = || format!("the template function `{name}` (its arguments not deduced)");
+        for (decl, def) in self.templates.get(name).into_iter().flatten() {
+            let Some(tparams) = decl.child_by_field_name("parameters") else {
+                continue;
+            };
+            let mut c = tparams.walk();
+            let tnames: Vec<Option<String>> = tparams
+                .named_children(&mut c)
+                .filter(|p| p.kind() != "comment")
+                .map(|p| match p.kind() {
+                    "type_parameter_declaration" => {
+                        p.named_child(0).map(|n| self.text(n).to_string())
+                    }
+                    _ => None,
+                })
+                .collect();
+            if tnames.iter().any(|t| t.is_none()) {
+                // Value parameters and defaults: only explicit arguments.
+                continue;
+            }
+            let Some(plist) = def
+                .child_by_field_name("declarator")
+                .and_then(|d| find_kind(d, "parameter_list"))
+            else {
+                continue;
+            };
+            let mut c = plist.walk();
+            let params: Vec<Node> = plist
+                .named_children(&mut c)
+                .filter(|p| p.kind() == "parameter_declaration")
+                .collect();
+            if params.len() != args.len() {
+                continue;
+            }
+            let mut bound: HashMap<String, Ty> = HashMap::new();
+            for (p, a) in params.iter().zip(args) {
+                let Some(t) = p.child_by_field_name("type") else {
+                    continue;
+                };
+                let tname: String = self
+                    .text(t)
+                    .split_whitespace()
+                    .filter(|w| !matches!(*w, "const" | "volatile"))
+                    .collect();
+                if !tnames.iter().flatten().any(|n| *n == tname) {
+                    continue;
+                }
+                let Some(at) = self.static_type(a) else {
+                    return Err(fail());
+                };
+                let pointer = p
+                    .child_by_field_name("declarator")
+                    .is_some_and(|d| d.kind() == "pointer_declarator");
+                let t = match (pointer, at) {
+                    (false, t @ Ty::S(_)) => t,
+                    (true, Ty::Ptr(t)) => *t,
+                    _ => return Err(fail()),
+                };
+                if bound.get(&tname).is_some_and(|b| *b != t) {
+                    return Err(fail());
+                }
+                bound.insert(tname, t);
+            }
+            let mut targs = Vec::new();
+            for n in tnames.iter().flatten() {
+                match bound.get(n) {
+                    Some(t) => targs.push(TArg::Ty(t.clone())),
+                    None => return Err(fail()),
+                }
+            }
+            return self.instantiate(name, targs);
+        }
+        Err(fail())
+    }
+
+    /// The function index of `name<args>`, read later if new.
+    fn instantiate(&self, name: &str, args: Vec<TArg>) -> Result<usize, String> {
+        let shown: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                TArg::Ty(t) => format!("{t:?}"),
+                TArg::Val(v) => match v {
+                    Value::Int(i, _) => i.to_string(),
+                    other => format!("{other:?}"),
+                },
+            })
+            .collect();
+        let key = format!("{name}<{}>", shown.join(", "));
+        if let Some(i) = self.instances.borrow().get(&key) {
+            return Ok(*i);
+        }
+        let Some(cands) = self.templates.get(name) else {
+            return Err(format!("no template function `{name}`"));
+        };
+        for (decl, def) in cands {
+            let Some(params) = decl.child_by_field_name("parameters") else {
+                continue;
+            };
+            let mut c = params.walk();
+            let ps: Vec<Node> = params
+                .named_children(&mut c)
+                .filter(|p| p.kind() != "comment")
+                .collect();
+            if ps.len() < args.len() {
+                continue;
+            }
+            let mut bindings = Vec::new();
+            let mut ok = true;
+            for (i, p) in ps.iter().enumerate() {
+                let (pname, arg) = match p.kind() {
+                    "type_parameter_declaration" | "optional_type_parameter_declaration" => {
+                        let pname = p
+                            .child_by_field_name("name")
+                            .or_else(|| p.named_child(0))
+                            .map(|n| self.text(n).to_string());
+                        let arg = match args.get(i) {
+                            Some(a @ TArg::Ty(_)) => Some(a.clone()),
+                            Some(_) => None,
+                            None => p
+                                .child_by_field_name("default_type")
+                                .and_then(|t| self.base_type(t).ok())
+                                .map(TArg::Ty),
+                        };
+                        (pname, arg)
+                    }
+                    "parameter_declaration" | "optional_parameter_declaration" => {
+                        let pname = p
+                            .child_by_field_name("declarator")
+                            .map(|n| self.text(n).to_string());
+                        let arg = match args.get(i) {
+                            Some(a @ TArg::Val(_)) => Some(a.clone()),
+                            Some(_) => None,
+                            None => p
+                                .child_by_field_name("default_value")
+                                .and_then(|v| fold(&self.expr(v)))
+                                .map(TArg::Val),
+                        };
+                        (pname, arg)
+                    }
+                    _ => (None, None),
+                };
+                match (pname, arg) {
+                    (Some(n), Some(a)) => bindings.push((n, a)),
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let idx = self.next_func.get();
+            self.next_func.set(idx + 1);
+            self.instances.borrow_mut().insert(key.clone(), idx);
+            self.pending.borrow_mut().push((
+                idx,
+                *def,
+                bindings,
+                format!("{name}<{}>", shown.join(", ")),
+            ));
+            return Ok(idx);
+        }
+        Err(format!("the template `{name}` with these arguments"))
+    }
+
     fn has_word(&self, n: Node, word: &str) -> bool {
         let mut c = n.walk();
         let found = n.children(&mut c).any(|ch| {
@@ -434,20 +1008,23 @@ impl<'a> Reader<'a> {
     }
 
     fn base_type(&self, t: Node) -> Result<Ty, String> {
-        let text = self.text(t);
-        let words: Vec<&str> = text
-            .split(|c: char| c.is_whitespace())
-            .filter(|w| !w.is_empty())
-            .filter(|w| {
-                !matches!(
-                    *w,
-                    "const" | "volatile" | "__restrict__" | "static" | "inline"
-                )
-            })
-            .collect();
-        let joined = words.join(" ");
+        self.base_type_text(self.text(t))
+    }
+
+    fn base_type_text(&self, text: &str) -> Result<Ty, String> {
+        let joined = norm_type(text);
         if let Some(ty) = self.typedefs.get(&joined) {
             return Ok(ty.clone());
+        }
+        let unqualified = joined
+            .strip_prefix("cg::")
+            .or_else(|| joined.strip_prefix("cooperative_groups::"))
+            .unwrap_or(&joined);
+        if unqualified == "thread_block"
+            || unqualified == "thread_group"
+            || unqualified.starts_with("thread_block_tile<")
+        {
+            return Ok(Ty::Group);
         }
         let s = match joined.as_str() {
             "void" => return Ok(Ty::Void),
@@ -528,7 +1105,27 @@ impl<'a> Reader<'a> {
         self.globals.get(name).cloned()
     }
 
-    fn function(&mut self, f: Node, templ: bool) -> Func {
+    fn function(&mut self, f: Node, templ: bool, bindings: &[(String, TArg)]) -> Func {
+        // A template's parameters: types as type names, values as
+        // constants, for the time of reading this instance.
+        let saved = self.typedefs.clone();
+        let mut consts = HashMap::new();
+        for (name, arg) in bindings {
+            match arg {
+                TArg::Ty(t) => {
+                    self.typedefs.insert(name.clone(), t.clone());
+                }
+                TArg::Val(v) => {
+                    consts.insert(name.clone(), Binding::Const(v.clone()));
+                }
+            }
+        }
+        let func = self.function_body(f, templ, consts);
+        self.typedefs = saved;
+        func
+    }
+
+    fn function_body(&mut self, f: Node, templ: bool, consts: HashMap<String, Binding>) -> Func {
         let name = function_name(f, self.src).unwrap_or_default();
         let global = is_kernel(f, self.src);
         let mut func = Func {
@@ -565,7 +1162,8 @@ impl<'a> Reader<'a> {
             }
             None => {}
         }
-        self.scopes = vec![HashMap::new()];
+        self.scopes = vec![consts, HashMap::new()];
+        self.slot_types.clear();
         self.slots = 0;
         if let Some(pl) = f
             .child_by_field_name("declarator")
@@ -598,7 +1196,8 @@ impl<'a> Reader<'a> {
                         }
                         let slot = self.slots;
                         self.slots += 1;
-                        self.scopes[0].insert(pname.clone(), Binding::Local(slot));
+                        self.scopes[1].insert(pname.clone(), Binding::Local(slot));
+                        self.slot_types.insert(slot, pty.clone());
                         func.params.push(Param {
                             name: pname,
                             ty: pty,
@@ -732,8 +1331,24 @@ impl<'a> Reader<'a> {
                 self.typedef(n);
                 S::Empty
             }
-            "labeled_statement" => S::Unsupported("a labelled statement (goto)".into()),
-            "goto_statement" => S::Unsupported("goto".into()),
+            "labeled_statement" => {
+                let label = n
+                    .child_by_field_name("label")
+                    .map(|l| self.text(l).to_string());
+                let mut c = n.walk();
+                let inner = n
+                    .named_children(&mut c)
+                    .find(|k| Some(*k) != n.child_by_field_name("label"));
+                match (label, inner) {
+                    (Some(l), Some(i)) => S::Label(l, Box::new(self.stmt(i))),
+                    (Some(l), None) => S::Label(l, Box::new(St { s: S::Empty, line })),
+                    _ => S::Unsupported("a labelled statement".into()),
+                }
+            }
+            "goto_statement" => match n.child_by_field_name("label") {
+                Some(l) => S::Goto(self.text(l).to_string()),
+                None => S::Unsupported("goto".into()),
+            },
             "for_range_loop" => S::Unsupported("a range-based for".into()),
             "ERROR" => S::Unsupported(format!("a syntax error: `{}`", short(self.text(n)))),
             "asm_statement" | "gnu_asm_expression" => S::Unsupported("inline asm".into()),
@@ -863,8 +1478,8 @@ impl<'a> Reader<'a> {
                 None => Init::None,
                 Some(v) => self.init(v),
             };
-            if auto {
-                return S::Unsupported("auto".into());
+            if auto && !matches!(init, Init::Expr(_)) {
+                return S::Unsupported("auto without a plain initialiser".into());
             }
             if is_const && matches!(ty, Ty::S(_)) {
                 if let Init::Expr(e) = &init {
@@ -881,6 +1496,7 @@ impl<'a> Reader<'a> {
             self.slots += 1;
             let decl = self.decls;
             self.decls += 1;
+            self.slot_types.insert(slot, ty.clone());
             // The name is visible in its own initialiser only after it is
             // read (C scoping: `int x = x;` names itself, a corner we skip).
             self.scopes
@@ -1021,6 +1637,9 @@ impl<'a> Reader<'a> {
                     r => self.bx(r, line),
                 };
                 if op == "=" {
+                    if let Some(Ty::Struct(_, cells)) = self.static_type(&l) {
+                        return E::CopyAssign(l, r, cells);
+                    }
                     return E::Assign(None, l, r);
                 }
                 match bin_op(op.trim_end_matches('=')) {
@@ -1100,7 +1719,9 @@ impl<'a> Reader<'a> {
                 }
             }
             "call_expression" => self.call(n, line),
-            "string_literal" => E::Unsupported("a string".into()),
+            "string_literal" | "concatenated_string" | "raw_string_literal" => {
+                E::Unsupported("a string".into())
+            }
             other => E::Unsupported(format!("the expression `{other}`")),
         }
     }
@@ -1142,10 +1763,17 @@ impl<'a> Reader<'a> {
     fn field(&self, n: Node, line: usize) -> E {
         let arg = n.child_by_field_name("argument");
         let field = n.child_by_field_name("field").map(|f| self.text(f));
-        let dim = arg.and_then(|a| match self.text(a) {
-            "threadIdx" => Some(Dim3::ThreadIdx),
-            "blockIdx" => Some(Dim3::BlockIdx),
-            "blockDim" => Some(Dim3::BlockDim),
+        // `block.group_index().x` and friends name the built-in vectors.
+        let method = arg
+            .filter(|a| a.kind() == "call_expression")
+            .and_then(|a| a.child_by_field_name("function"))
+            .filter(|f| f.kind() == "field_expression")
+            .and_then(|f| f.child_by_field_name("field"))
+            .map(|m| self.text(m));
+        let dim = arg.and_then(|a| match method.unwrap_or(self.text(a)) {
+            "threadIdx" | "thread_index" => Some(Dim3::ThreadIdx),
+            "blockIdx" | "group_index" => Some(Dim3::BlockIdx),
+            "blockDim" | "dim_threads" | "group_dim" => Some(Dim3::BlockDim),
             "gridDim" => Some(Dim3::GridDim),
             _ => None,
         });
@@ -1154,8 +1782,94 @@ impl<'a> Reader<'a> {
             (Some(d), Some("x")) => E::Dim(d, 0),
             (Some(d), Some("y")) => E::Dim(d, 1),
             (Some(d), Some("z")) => E::Dim(d, 2),
-            _ => E::Unsupported(format!("the member access `{}`", short(self.text(n)))),
+            _ => self.member(n, line),
         }
+    }
+
+    /// `s.f` / `p->f` of a struct whose type is plain to see.
+    fn member(&self, n: Node, line: usize) -> E {
+        let what = || E::Unsupported(format!("the member access `{}`", short(self.text(n))));
+        let (Some(arg), Some(field)) = (
+            n.child_by_field_name("argument"),
+            n.child_by_field_name("field"),
+        ) else {
+            return what();
+        };
+        let arrow = n
+            .child_by_field_name("operator")
+            .is_some_and(|o| self.text(o) == "->");
+        let base = self.expr(arg);
+        let sty = match (self.static_type(&base), arrow) {
+            (Some(Ty::Struct(id, _)), false) => id,
+            (Some(Ty::Ptr(t)), true) => match *t {
+                Ty::Struct(id, _) => id,
+                _ => return what(),
+            },
+            _ => return what(),
+        };
+        let fname = self.text(field);
+        let Some((_, off, fty)) = self.structs[sty].fields.iter().find(|(f, _, _)| f == fname)
+        else {
+            return what();
+        };
+        let _ = line;
+        E::Field(Box::new(base), *off, fty.clone())
+    }
+
+    /// `cg::tiled_partition<N>(g)`: a tile of N lanes (N a power of two up
+    /// to 32); other template calls are not modelled.
+    fn template_call(&self, f: Node, args: Vec<Ex>) -> E {
+        let text = self.text(f);
+        let (name, targs) = match text.find('<') {
+            Some(i) => (text[..i].trim(), &text[i..]),
+            None => (text, ""),
+        };
+        let name = name
+            .strip_prefix("cg::")
+            .or_else(|| name.strip_prefix("cooperative_groups::"))
+            .unwrap_or(name);
+        if matches!(name, "reinterpret_cast" | "static_cast") && args.len() == 1 {
+            let ty = f
+                .child_by_field_name("arguments")
+                .ok_or_else(|| "a cast".to_string())
+                .and_then(|a| self.targs(a));
+            return match ty.as_deref() {
+                Ok([TArg::Ty(t)]) => E::Cast(
+                    t.clone(),
+                    Box::new(args.into_iter().next().expect("one argument")),
+                ),
+                _ => E::Unsupported(format!("the cast `{}`", short(text))),
+            };
+        }
+        if name == "tiled_partition" && args.len() == 1 {
+            let n: Option<u32> = targs
+                .trim_matches(|c| c == '<' || c == '>')
+                .trim()
+                .parse()
+                .ok();
+            return match n {
+                Some(n) if n.is_power_of_two() && n <= 32 => E::Comma(
+                    Box::new(args.into_iter().next().expect("one argument")),
+                    Box::new(Ex {
+                        e: E::Lit(Value::Group(n)),
+                        line: self.line(f),
+                    }),
+                ),
+                _ => E::Unsupported(format!("the tile `tiled_partition{targs}`")),
+            };
+        }
+        if self.templates.contains_key(name) {
+            let targs = f
+                .child_by_field_name("arguments")
+                .ok_or_else(|| "template arguments".to_string())
+                .and_then(|a| self.targs(a))
+                .and_then(|t| self.instantiate(name, t));
+            return match targs {
+                Ok(i) => E::Call(i, args),
+                Err(e) => E::Unsupported(e),
+            };
+        }
+        E::Unsupported(format!("the template call `{}`", short(text)))
     }
 
     fn call(&self, n: Node, line: usize) -> E {
@@ -1171,20 +1885,69 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+        // A functional cast: `T(0)`, `float(x)`.
+        if matches!(
+            f.kind(),
+            "identifier" | "primitive_type" | "type_identifier"
+        ) && args.len() == 1
+            && self.lookup(self.text(f)).is_none()
+        {
+            if let Ok(t) = self.base_type_text(self.text(f)) {
+                let a = args.into_iter().next().expect("one argument");
+                return E::Cast(t, Box::new(a));
+            }
+        }
         let fname = match f.kind() {
             "identifier" => self.text(f).to_string(),
+            "qualified_identifier" if self.text(f).contains('<') => {
+                return self.template_call(f, args)
+            }
             "qualified_identifier" => {
                 let t = self.text(f);
-                match t.strip_prefix("std::").or_else(|| t.strip_prefix("::")) {
+                match t
+                    .strip_prefix("std::")
+                    .or_else(|| t.strip_prefix("::"))
+                    .or_else(|| t.strip_prefix("cg::"))
+                    .or_else(|| t.strip_prefix("cooperative_groups::"))
+                {
                     Some(r) => r.to_string(),
                     None => return E::Unsupported(format!("the call of `{t}`")),
                 }
             }
-            "template_function" => {
-                return E::Unsupported(format!("the template call `{}`", short(self.text(f))))
+            "template_function" => return self.template_call(f, args),
+            "field_expression" => {
+                let obj = f.child_by_field_name("argument");
+                let method = f.child_by_field_name("field").map(|m| self.text(m));
+                let arrow = f
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "->");
+                return match (obj, method, arrow) {
+                    (Some(o), Some(m), false) => {
+                        E::GroupCall(Box::new(self.expr(o)), m.to_string(), args)
+                    }
+                    _ => E::Unsupported(format!("the call of `{}`", short(self.text(f)))),
+                };
             }
             _ => return E::Unsupported(format!("the call of `{}`", short(self.text(f)))),
         };
+        if let Some(t @ Ty::Struct(id, _)) = fname
+            .strip_prefix("make_")
+            .and_then(|v| self.typedefs.get(v))
+        {
+            if self.structs[*id].fields.len() == args.len() {
+                return E::MakeStruct(t.clone(), args);
+            }
+        }
+        if matches!(fname.as_str(), "sync" | "synchronize") && args.len() == 1 {
+            let g = args.into_iter().next().expect("one argument");
+            return E::GroupCall(Box::new(g), "sync".into(), Vec::new());
+        }
+        if self.templates.contains_key(&fname) {
+            return match self.deduce(&fname, &args) {
+                Ok(i) => E::Call(i, args),
+                Err(e) => E::Unsupported(e),
+            };
+        }
         if let Some(cands) = self.fn_index.get(&fname) {
             let fitting: Vec<usize> = cands
                 .iter()
@@ -1244,11 +2007,21 @@ pub fn sizeof(t: &Ty) -> Result<u64, String> {
         Ty::Ptr(_) => Ok(8),
         Ty::Array(e, n) => Ok(sizeof(e)? * *n as u64),
         Ty::Void => Err("sizeof(void)".into()),
+        Ty::Group => Err("sizeof of a cooperative group".into()),
+        Ty::Struct(..) => Err("sizeof of a struct".into()),
     }
 }
 
-/// A C number literal with its type.
+/// A C number literal with its type (tree-sitter reads a leading minus
+/// into the literal: it is the operator applied to the literal).
 fn number(t: &str) -> Option<Value> {
+    if let Some(rest) = t.strip_prefix('-') {
+        return crate::exec::unary(UnOp::Neg, unsigned_number(rest.trim_start())?).ok();
+    }
+    unsigned_number(t.strip_prefix('+').unwrap_or(t))
+}
+
+fn unsigned_number(t: &str) -> Option<Value> {
     let t = t.replace('\'', "");
     let lower = t.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");

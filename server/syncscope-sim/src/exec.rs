@@ -1,44 +1,36 @@
-//! One GPU thread: a tree-walking interpreter of the kernel's statements.
-//!
-//! Each simulated thread runs on an OS thread of its own and hands the
-//! `World` (all memory and clocks) back to the scheduler whenever it
-//! reaches a synchronisation (a barrier, a warp operation) or ends: only
-//! one thread runs at a time, so a run is deterministic, and a thread can
-//! stop anywhere (inside a device function, inside an expression) and be
-//! resumed where it stopped.
+//! One GPU thread: a program counter, a value stack and a call stack over
+//! the compiled operations (`compile.rs`). `run` executes until the thread
+//! synchronises (a barrier, a warp operation), ends, or stops the launch;
+//! the scheduler resumes it by pushing the synchronisation's result.
 
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender};
 
-use crate::ast::{Dim3, Ex, Func, Init, Program, Space, St, UnOp, E, S};
-use crate::memory::{self, Kind, Who};
+use crate::ast::{Dim3, Program, UnOp};
+use crate::compile::{Code, Op, SyncKind};
+use crate::memory::{self, Clash, Kind, Who};
 use crate::sched::World;
 use crate::value::{arith, promote, BinOp, Ptr, Scal, Ty, Value};
 use crate::{Access, Outcome, Race};
 
-pub enum Stop {
-    Out(Outcome),
-    /// The scheduler ended the run; the thread just unwinds.
-    Abort,
+/// The outcome that stops a run is boxed: results travel through every
+/// operation, and a small error keeps them cheap to return.
+type R<T> = Result<T, Box<Outcome>>;
+
+fn unsup<T>(what: impl Into<String>) -> R<T> {
+    Err(Box::new(Outcome::Unsupported(what.into())))
 }
 
-impl From<String> for Stop {
-    fn from(s: String) -> Stop {
-        Stop::Out(Outcome::Unsupported(s))
+impl From<String> for Box<Outcome> {
+    fn from(s: String) -> Box<Outcome> {
+        Box::new(Outcome::Unsupported(s))
     }
 }
 
-type R<T> = Result<T, Stop>;
-
-fn unsup<T>(what: impl Into<String>) -> R<T> {
-    Err(Stop::Out(Outcome::Unsupported(what.into())))
-}
-
-/// What a thread reports when it hands the world back.
+/// How a thread stopped running.
 pub enum Yield {
     /// At a block barrier; `key` identifies the barrier and its dynamic
-    /// occurrence; `pred` is the predicate of `__syncthreads_count` and
-    /// friends.
+    /// occurrence (loop iterations and call sites around it); `pred` is the
+    /// predicate of `__syncthreads_count` and friends.
     Barrier {
         key: (usize, Vec<u64>),
         line: usize,
@@ -50,6 +42,9 @@ pub enum Yield {
         line: usize,
     },
     Done,
+    /// Stopped after an atomic (`Order::Interleaved`), to go on later in
+    /// the same phase.
+    Preempted,
     Stop(Outcome),
 }
 
@@ -83,767 +78,803 @@ pub enum VoteKind {
     Any,
 }
 
-pub enum Resume {
-    Go(Box<World>, Value),
-    Abort,
-}
-
-enum Flow {
-    Next,
-    Break,
-    Continue,
-    Return(Value),
-}
-
-#[derive(Clone, Debug)]
-enum Place {
-    Slot(usize),
-    Mem(Ptr),
-}
-
 struct Frame {
-    vals: Vec<Value>,
-    tys: Vec<Ty>,
+    func: usize,
+    /// The loop context's length at the function's start.
+    ctx_base: usize,
+    ret_pc: usize,
+    base: usize,
+    ctx_len: usize,
 }
 
-pub struct Thread<'p> {
-    pub prog: &'p Program,
-    /// Linear index in the block.
-    pub tid: u32,
-    pub thread: [u32; 3],
+/// What every thread of a block shares and only reads.
+pub struct Env<'a> {
+    pub prog: &'a Program,
+    pub code: &'a Code,
     pub block: [u32; 3],
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
-    world: Option<Box<World>>,
-    tx: Sender<(u32, Option<Box<World>>, Yield)>,
-    rx: Receiver<Resume>,
-    /// Barrier sites' dynamic context: loop iteration counts and call
-    /// sites, innermost last.
-    ctx: Vec<u64>,
-    frames: Vec<Frame>,
-    local_bufs: HashMap<usize, usize>,
+    pub preempt_atomics: bool,
 }
 
-impl<'p> Thread<'p> {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        prog: &'p Program,
-        tid: u32,
-        thread: [u32; 3],
-        block: [u32; 3],
-        block_dim: [u32; 3],
-        grid_dim: [u32; 3],
-        tx: Sender<(u32, Option<Box<World>>, Yield)>,
-        rx: Receiver<Resume>,
-    ) -> Self {
-        Thread {
-            prog,
+pub struct ThreadState {
+    pub tid: u32,
+    pub thread: [u32; 3],
+    pc: usize,
+    stack: Vec<Value>,
+    locals: Vec<Value>,
+    frames: Vec<Frame>,
+    ctx: Vec<u64>,
+    local_bufs: HashMap<usize, usize>,
+    temps: HashMap<(usize, usize), usize>,
+}
+
+const DONE: usize = usize::MAX;
+
+impl ThreadState {
+    pub fn new(tid: u32, thread: [u32; 3], env: &Env, kernel: usize, args: &[Value]) -> Self {
+        let slots = env.code.slots[kernel];
+        let mut locals = vec![Value::Void; slots.max(args.len())];
+        locals[..args.len()].clone_from_slice(args);
+        ThreadState {
             tid,
             thread,
-            block,
-            block_dim,
-            grid_dim,
-            world: None,
-            tx,
-            rx,
+            pc: env.code.entry[kernel],
+            stack: Vec::with_capacity(16),
+            locals,
+            frames: vec![Frame {
+                func: kernel,
+                ctx_base: 0,
+                ret_pc: DONE,
+                base: 0,
+                ctx_len: 0,
+            }],
             ctx: Vec::new(),
-            frames: Vec::new(),
             local_bufs: HashMap::new(),
+            temps: HashMap::new(),
         }
     }
 
-    /// The thread's whole life: wait to be started, run the kernel, report
-    /// how it ended.
-    pub fn main(mut self, kernel: &Func, args: Vec<Value>) {
-        match self.rx.recv() {
-            Ok(Resume::Go(w, _)) => self.world = Some(w),
-            _ => return,
-        }
-        let end = match self.call(kernel, args) {
-            Ok(_) => Yield::Done,
-            Err(Stop::Out(o)) => Yield::Stop(o),
-            Err(Stop::Abort) => return,
-        };
-        let w = self.world.take();
-        let _ = self.tx.send((self.tid, w, end));
+    /// The result of the synchronisation the thread stopped at.
+    pub fn resume_with(&mut self, v: Value) {
+        self.stack.push(v);
     }
 
-    fn w(&mut self) -> &mut World {
-        self.world
-            .as_mut()
-            .expect("a running thread holds the world")
+    fn pop(&mut self) -> R<Value> {
+        self.stack
+            .pop()
+            .ok_or_else(|| Box::new(Outcome::Unsupported("internal: an empty stack".into())))
     }
 
-    /// Hands the world to the scheduler and waits to be resumed.
-    fn sync(&mut self, y: Yield) -> R<Value> {
-        let w = self.world.take();
-        if self.tx.send((self.tid, w, y)).is_err() {
-            return Err(Stop::Abort);
+    fn base(&self) -> usize {
+        self.frames.last().map_or(0, |f| f.base)
+    }
+
+    /// Runs until the thread synchronises, ends or stops the launch.
+    pub fn run(&mut self, env: &Env, w: &mut World) -> Yield {
+        match self.run_inner(env, w) {
+            Ok(y) => y,
+            Err(o) => Yield::Stop(*o),
         }
-        match self.rx.recv() {
-            Ok(Resume::Go(w, v)) => {
-                self.world = Some(w);
-                Ok(v)
+    }
+
+    fn run_inner(&mut self, env: &Env, w: &mut World) -> R<Yield> {
+        let ops = &env.code.ops;
+        loop {
+            w.steps += 1;
+            if w.steps > w.max_steps {
+                return Err(Box::new(Outcome::StepLimit));
             }
-            _ => Err(Stop::Abort),
-        }
-    }
-
-    fn step(&mut self) -> R<()> {
-        let w = self.w();
-        w.steps += 1;
-        if w.steps > w.max_steps {
-            return Err(Stop::Out(Outcome::StepLimit));
-        }
-        Ok(())
-    }
-
-    fn call(&mut self, f: &Func, args: Vec<Value>) -> R<Value> {
-        if let Some(why) = &f.unsupported {
-            return unsup(why.clone());
-        }
-        let Some(body) = &f.body else {
-            return unsup(format!("`{}` has no body", f.name));
-        };
-        if self.frames.len() > 64 {
-            return unsup("recursion deeper than 64 calls");
-        }
-        let mut vals = vec![Value::Void; f.slots.max(args.len())];
-        let mut tys = vec![Ty::Void; vals.len()];
-        for (i, (a, p)) in args.into_iter().zip(&f.params).enumerate() {
-            vals[i] = a.convert(&p.ty)?;
-            tys[i] = p.ty.clone();
-        }
-        self.frames.push(Frame { vals, tys });
-        let r = self.stmt(body);
-        self.frames.pop();
-        match r? {
-            Flow::Return(v) => Ok(v),
-            _ => Ok(Value::Void),
-        }
-    }
-
-    fn frame(&mut self) -> &mut Frame {
-        self.frames.last_mut().expect("a frame")
-    }
-
-    fn stmts(&mut self, list: &[St]) -> R<Flow> {
-        for s in list {
-            match self.stmt(s)? {
-                Flow::Next => {}
-                other => return Ok(other),
-            }
-        }
-        Ok(Flow::Next)
-    }
-
-    fn stmt(&mut self, st: &St) -> R<Flow> {
-        self.step()?;
-        match &st.s {
-            S::Expr(e) => {
-                self.eval(e)?;
-            }
-            S::Decl {
-                slot,
-                ty,
-                init,
-                decl,
-            } => self.declare(*slot, ty, init, *decl, st.line)?,
-            S::If(c, t, e) => {
-                if self.cond(c)? {
-                    return self.stmt(t);
-                } else if let Some(e) = e {
-                    return self.stmt(e);
+            let Some(op) = ops.get(self.pc) else {
+                return unsup("internal: the program counter left the code");
+            };
+            self.pc += 1;
+            match op {
+                Op::Lit(v) => self.stack.push(v.clone()),
+                Op::Local(s) => {
+                    let v = self.locals[self.base() + s].clone();
+                    self.stack.push(v);
                 }
-            }
-            S::While(c, body) => {
-                self.ctx.push(0);
-                let r = self.run_loop(None, Some(c), None, body, false);
-                self.ctx.pop();
-                return r;
-            }
-            S::DoWhile(body, c) => {
-                self.ctx.push(0);
-                let r = self.run_loop(None, Some(c), None, body, true);
-                self.ctx.pop();
-                return r;
-            }
-            S::For(init, c, upd, body) => {
-                for i in init {
-                    self.stmt(i)?;
+                Op::SetLocal(s, ty) => {
+                    let b = self.base();
+                    let v = self.pop()?;
+                    let v = if *ty == Ty::Void {
+                        // `auto`: the type of its initialiser.
+                        same_type_as(&self.locals[b + s], v)?
+                    } else {
+                        v.convert(ty)?
+                    };
+                    self.locals[b + s] = v.clone();
+                    self.stack.push(v);
                 }
-                self.ctx.push(0);
-                let r = self.run_loop(None, c.as_ref(), upd.as_ref(), body, false);
-                self.ctx.pop();
-                return r;
-            }
-            S::Block(list) => return self.stmts(list),
-            S::Switch(c, body, labels) => {
-                let v = self.eval(c)?;
-                let mut start = None;
-                for (label, at) in labels {
-                    if let Some(l) = label {
+                Op::InitLocal(s, ty) => {
+                    let v = self.pop()?;
+                    let v = if *ty == Ty::Void {
+                        match v {
+                            Value::Void => return unsup("auto from a void value"),
+                            v => v,
+                        }
+                    } else {
+                        v.convert(ty)?
+                    };
+                    let b = self.base();
+                    self.locals[b + s] = v;
+                }
+                Op::Array {
+                    slot,
+                    decl,
+                    ty,
+                    cells,
+                    zero,
+                    line,
+                } => {
+                    let buf = match self.local_bufs.get(decl) {
+                        Some(b) => {
+                            if *zero {
+                                for (c, t) in w.bufs[*b].data.iter_mut().zip(cells) {
+                                    *c = Value::zero(t);
+                                }
+                            }
+                            *b
+                        }
+                        None => {
+                            let what = if matches!(ty, Ty::Struct(..)) {
+                                "local struct"
+                            } else {
+                                "local array"
+                            };
+                            w.bufs.push(memory::Buffer::new(
+                                format!("{what} (line {line})"),
+                                cells.iter().map(Value::zero).collect(),
+                                false,
+                            ));
+                            let b = w.bufs.len() - 1;
+                            self.local_bufs.insert(*decl, b);
+                            b
+                        }
+                    };
+                    let to = match ty {
+                        Ty::Array(elem, _) => (**elem).clone(),
+                        other => other.clone(),
+                    };
+                    let b = self.base();
+                    self.locals[b + slot] = Value::Ptr(Ptr { buf, off: 0, to });
+                }
+                Op::InitCopy { slot, cells, line } => {
+                    let src = self.pop_ptr()?;
+                    let b = self.base();
+                    let Value::Ptr(dst) = self.locals[b + slot].clone() else {
+                        return unsup("internal: a struct slot without its buffer");
+                    };
+                    self.copy(env, w, &src, &dst, *cells, *line)?;
+                }
+                Op::Field(off, ty) => {
+                    let p = self.pop_ptr()?;
+                    if !matches!(p.to, Ty::Struct(..)) {
+                        return unsup("a member of something that is not a struct");
+                    }
+                    self.stack.push(Value::Ptr(Ptr {
+                        buf: p.buf,
+                        off: p.off.saturating_add(*off as i64),
+                        to: ty.clone(),
+                    }));
+                }
+                Op::Copy { cells, line } => {
+                    let src = self.pop_ptr()?;
+                    let dst = self.pop_ptr()?;
+                    self.copy(env, w, &src, &dst, *cells, *line)?;
+                    self.stack.push(Value::Ptr(dst));
+                }
+                Op::Make { ty, cells, site } => {
+                    let vals = self
+                        .stack
+                        .split_off(self.stack.len().saturating_sub(cells.len()));
+                    let buf = self.temp(w, (*site, 0), cells);
+                    for (i, (v, t)) in vals.into_iter().zip(cells).enumerate() {
+                        w.bufs[buf].data[i] = v.convert(t)?;
+                    }
+                    self.stack.push(Value::Ptr(Ptr {
+                        buf,
+                        off: 0,
+                        to: ty.clone(),
+                    }));
+                }
+                Op::ArrayInit { slot, index, leaf } => {
+                    let v = self.pop()?.convert(leaf)?;
+                    let b = self.base();
+                    let Value::Ptr(p) = &self.locals[b + slot] else {
+                        return unsup("internal: an array slot without its buffer");
+                    };
+                    w.bufs[p.buf].data[*index] = v;
+                }
+                Op::VarPtr(i) => {
+                    let buf = w.var_bufs[*i];
+                    if buf == usize::MAX {
+                        return unsup(format!(
+                            "the variable `{}` (its type is not modelled)",
+                            env.prog.vars[*i].name
+                        ));
+                    }
+                    self.stack.push(Value::Ptr(Ptr {
+                        buf,
+                        off: 0,
+                        to: env.prog.vars[*i].ty.clone(),
+                    }));
+                }
+                Op::Dim(d, k) => {
+                    let k = *k as usize;
+                    let v = match d {
+                        Dim3::ThreadIdx => self.thread[k],
+                        Dim3::BlockIdx => env.block[k],
+                        Dim3::BlockDim => env.block_dim[k],
+                        Dim3::GridDim => env.grid_dim[k],
+                    };
+                    self.stack.push(Value::uint(v.into()));
+                }
+                Op::Un(op) => {
+                    let v = self.pop()?;
+                    self.stack.push(unary(*op, v)?);
+                }
+                Op::Bin(op) => {
+                    let y = self.pop()?;
+                    let x = self.pop()?;
+                    self.stack.push(binary(*op, x, y)?);
+                }
+                Op::ToBool => {
+                    let v = self.pop()?;
+                    self.stack.push(Value::of_bool(v.truthy()?));
+                }
+                Op::Cast(t) => {
+                    let v = self.pop()?;
+                    let v = match (v, t) {
+                        // A view of the same cells as another type (a
+                        // `float*` as `float4*`): allowed when every cell
+                        // of both types has one and the same scalar type.
+                        (Value::Ptr(p), Ty::Ptr(to))
+                            if p.to != **to && **to != Ty::Void && p.to != Ty::Void =>
+                        {
+                            let (mut a, mut b) = (Vec::new(), Vec::new());
+                            crate::ast::cell_types(&p.to, &env.prog.structs, &mut a);
+                            crate::ast::cell_types(to, &env.prog.structs, &mut b);
+                            let one = a.first().cloned();
+                            if one.is_none() || !a.iter().chain(&b).all(|c| Some(c) == one.as_ref())
+                            {
+                                return unsup("a cast between pointers to different types");
+                            }
+                            Value::Ptr(Ptr {
+                                to: (**to).clone(),
+                                ..p
+                            })
+                        }
+                        (v, t) => v.convert(t)?,
+                    };
+                    self.stack.push(v);
+                }
+                Op::Offset => {
+                    let i = self.pop()?;
+                    let b = self.pop()?;
+                    self.stack.push(Value::Ptr(offset(b, &i, 1)?));
+                }
+                Op::Deref => match self.pop()? {
+                    p @ Value::Ptr(_) => self.stack.push(p),
+                    Value::Null => return unsup("a null pointer dereferenced"),
+                    _ => return unsup("a number dereferenced"),
+                },
+                Op::Load(line) => {
+                    let p = self.pop_ptr()?;
+                    let v = self.load(env, w, &p, *line, Kind::Read)?;
+                    self.stack.push(v);
+                }
+                Op::Store(line) => {
+                    let v = self.pop()?;
+                    let p = self.pop_ptr()?;
+                    let v = self.store(env, w, &p, v, *line)?;
+                    self.stack.push(v);
+                }
+                Op::Compound(op, line) => {
+                    let r = self.pop()?;
+                    let p = self.pop_ptr()?;
+                    let old = self.load(env, w, &p, *line, Kind::Read)?;
+                    let new = binary(*op, old, r)?;
+                    let v = self.store(env, w, &p, new, *line)?;
+                    self.stack.push(v);
+                }
+                Op::IncDecMem { inc, pre, line } => {
+                    let p = self.pop_ptr()?;
+                    let old = self.load(env, w, &p, *line, Kind::Read)?;
+                    let op = if *inc { BinOp::Add } else { BinOp::Sub };
+                    let new = binary(op, old.clone(), Value::int(1))?;
+                    let new = self.store(env, w, &p, new, *line)?;
+                    self.stack.push(if *pre { new } else { old });
+                }
+                Op::Dup => {
+                    let v = self.stack.last().cloned();
+                    match v {
+                        Some(v) => self.stack.push(v),
+                        None => return unsup("internal: an empty stack"),
+                    }
+                }
+                Op::Pop => {
+                    self.pop()?;
+                }
+                Op::Jmp(t) => self.pc = *t,
+                Op::JmpIfFalse(t) => {
+                    if !self.pop()?.truthy()? {
+                        self.pc = *t;
+                    }
+                }
+                Op::JmpIfTrue(t) => {
+                    if self.pop()?.truthy()? {
+                        self.pc = *t;
+                    }
+                }
+                Op::Switch { labels, default } => {
+                    let v = self.pop()?;
+                    let mut to = *default;
+                    for (l, at) in labels {
                         if arith(BinOp::Eq, &v, l)?.truthy()? {
-                            start = Some(*at);
+                            to = *at;
                             break;
                         }
                     }
+                    self.pc = to;
                 }
-                if start.is_none() {
-                    start = labels.iter().find(|(l, _)| l.is_none()).map(|(_, at)| *at);
+                Op::Call {
+                    func,
+                    args,
+                    site,
+                    line,
+                } => {
+                    if self.frames.len() > 64 {
+                        return unsup("recursion deeper than 64 calls");
+                    }
+                    let f = &env.prog.funcs[*func];
+                    if f.params.len() != *args && f.unsupported.is_none() {
+                        return unsup(format!("`{}` called with {args} arguments", f.name));
+                    }
+                    if self.stack.len() < *args {
+                        return unsup("internal: missing arguments");
+                    }
+                    let vals = self.stack.split_off(self.stack.len() - args);
+                    let base = self.locals.len();
+                    let slots = env.code.slots[*func].max(*args);
+                    self.locals.resize(base + slots, Value::Void);
+                    for (i, (v, p)) in vals.into_iter().zip(&f.params).enumerate() {
+                        let v = v.convert(&p.ty)?;
+                        // A struct passed by value: the callee gets a copy.
+                        let v = match (&p.ty, v) {
+                            (Ty::Struct(_, n), Value::Ptr(src)) => {
+                                let mut cells = Vec::new();
+                                crate::ast::cell_types(&p.ty, &env.prog.structs, &mut cells);
+                                let buf = self.temp(w, (usize::MAX - *func, i), &cells);
+                                let dst = Ptr {
+                                    buf,
+                                    off: 0,
+                                    to: p.ty.clone(),
+                                };
+                                self.copy(env, w, &src, &dst, *n, *line)?;
+                                Value::Ptr(dst)
+                            }
+                            (_, v) => v,
+                        };
+                        self.locals[base + i] = v;
+                    }
+                    self.frames.push(Frame {
+                        func: *func,
+                        ctx_base: self.ctx.len() + 1,
+                        ret_pc: self.pc,
+                        base,
+                        ctx_len: self.ctx.len(),
+                    });
+                    self.ctx.push(*site as u64);
+                    self.pc = env.code.entry[*func];
                 }
-                if let Some(at) = start {
-                    return match self.stmts(&body[at..])? {
-                        Flow::Break => Ok(Flow::Next),
-                        other => Ok(other),
+                Op::Ret => {
+                    let v = self.pop()?;
+                    let Some(f) = self.frames.pop() else {
+                        return unsup("internal: a return without a frame");
                     };
+                    self.locals.truncate(f.base);
+                    self.ctx.truncate(f.ctx_len);
+                    if f.ret_pc == DONE {
+                        return Ok(Yield::Done);
+                    }
+                    let v = match &env.prog.funcs[f.func].ret {
+                        Ty::Void => Value::Void,
+                        t => v.convert(t)?,
+                    };
+                    self.stack.push(v);
+                    self.pc = f.ret_pc;
                 }
-            }
-            S::Break => return Ok(Flow::Break),
-            S::Continue => return Ok(Flow::Continue),
-            S::Return(e) => {
-                let v = match e {
-                    Some(e) => self.eval(e)?,
-                    None => Value::Void,
-                };
-                return Ok(Flow::Return(v));
-            }
-            S::Empty => {}
-            S::Unsupported(what) => return unsup(what.clone()),
-        }
-        Ok(Flow::Next)
-    }
-
-    fn run_loop(
-        &mut self,
-        _init: Option<&St>,
-        cond: Option<&Ex>,
-        update: Option<&Ex>,
-        body: &St,
-        do_while: bool,
-    ) -> R<Flow> {
-        let mut first = true;
-        loop {
-            if !(do_while && first) {
-                if let Some(c) = cond {
-                    if !self.cond(c)? {
-                        return Ok(Flow::Next);
+                Op::LoopEnter => self.ctx.push(0),
+                Op::LoopNext => {
+                    if let Some(n) = self.ctx.last_mut() {
+                        *n += 1;
                     }
                 }
-            }
-            first = false;
-            self.step()?;
-            match self.stmt(body)? {
-                Flow::Break => return Ok(Flow::Next),
-                Flow::Return(v) => return Ok(Flow::Return(v)),
-                Flow::Next | Flow::Continue => {}
-            }
-            if let Some(u) = update {
-                self.eval(u)?;
-            }
-            if let Some(n) = self.ctx.last_mut() {
-                *n += 1;
-            }
-        }
-    }
-
-    fn declare(&mut self, slot: usize, ty: &Ty, init: &Init, decl: usize, line: usize) -> R<()> {
-        match ty {
-            Ty::Array(elem, _) => {
-                let buf = match self.local_bufs.get(&decl) {
-                    Some(b) => *b,
-                    None => {
-                        let cells = ty.cells();
-                        let leaf = leaf_type(ty);
-                        let w = self.w();
-                        w.bufs.push(memory::Buffer::new(
-                            format!("local array (line {line})"),
-                            vec![Value::zero(&leaf); cells],
-                            false,
-                        ));
-                        let b = w.bufs.len() - 1;
-                        self.local_bufs.insert(decl, b);
-                        b
-                    }
-                };
-                let p = Ptr {
-                    buf,
-                    off: 0,
-                    to: (**elem).clone(),
-                };
-                if let Init::List(items) = init {
-                    let leaf = leaf_type(ty);
-                    let mut flat = Vec::new();
-                    flatten(items, &mut flat);
-                    for (i, e) in flat.into_iter().enumerate() {
-                        if i >= ty.cells() {
-                            return unsup("an initialiser longer than its array");
+                Op::LoopExit => {
+                    self.ctx.pop();
+                }
+                Op::Goto { to, depth } => {
+                    let base = self.frames.last().map_or(0, |f| f.ctx_base);
+                    self.ctx.truncate(base + depth);
+                    self.pc = *to;
+                }
+                Op::Sync { kind, line, site } => return self.sync(*kind, *line, *site),
+                Op::Builtin { name, args, line } => {
+                    let vals = self.stack.split_off(self.stack.len().saturating_sub(*args));
+                    let v = if name.starts_with("atomic") {
+                        let v = self.atomic(env, w, name, vals, *line)?;
+                        if env.preempt_atomics {
+                            self.stack.push(v);
+                            return Ok(Yield::Preempted);
                         }
-                        let v = self.eval(e)?.convert(&leaf)?;
-                        self.w().bufs[buf].data[i] = v;
-                    }
-                } else if let Init::Expr(_) = init {
-                    return unsup("an array initialised from an expression");
+                        v
+                    } else if name == "__ldg" && vals.len() == 1 {
+                        match &vals[0] {
+                            Value::Ptr(p) => self.load(env, w, p, *line, Kind::Read)?,
+                            _ => return unsup("__ldg of a non-pointer"),
+                        }
+                    } else {
+                        math(name, &vals)?
+                    };
+                    self.stack.push(v);
                 }
-                let f = self.frame();
-                f.vals[slot] = Value::Ptr(p);
-                f.tys[slot] = Ty::Ptr(elem.clone());
+                Op::Group {
+                    method,
+                    args,
+                    line,
+                    site,
+                } => {
+                    let vals = self.stack.split_off(self.stack.len().saturating_sub(*args));
+                    let g = match self.pop()? {
+                        Value::Group(g) => g,
+                        _ => return unsup(format!("the method call `.{method}()`")),
+                    };
+                    if let Some(y) = self.group_method(env, g, method, vals, *line, *site)? {
+                        return Ok(y);
+                    }
+                }
+                Op::Require => {
+                    if !self.pop()?.truthy()? {
+                        return Err(Box::new(Outcome::Vacuous));
+                    }
+                }
+                Op::Assert(line) => {
+                    if !self.pop()?.truthy()? {
+                        return Err(Box::new(Outcome::AssertionFailed {
+                            thread: self.thread,
+                            block: env.block,
+                            line: *line,
+                        }));
+                    }
+                }
+                Op::Fail(what) => return unsup(what.clone()),
             }
-            _ => {
-                let v = match init {
-                    Init::None => Value::zero(ty),
-                    Init::Expr(e) => self.eval(e)?.convert(ty)?,
-                    Init::List(items) if items.len() == 1 => match &items[0] {
-                        Init::Expr(e) => self.eval(e)?.convert(ty)?,
-                        _ => return unsup("a nested initialiser"),
-                    },
-                    Init::List(items) if items.is_empty() => Value::zero(ty),
-                    Init::List(_) => return unsup("a braced initialiser of a scalar"),
+        }
+    }
+
+    /// A method of group `g` (0: the block, N: a tile of N lanes): a value
+    /// pushed, or a synchronisation to stop at.
+    fn group_method(
+        &mut self,
+        env: &Env,
+        g: u32,
+        method: &str,
+        vals: Vec<Value>,
+        line: usize,
+        site: usize,
+    ) -> R<Option<Yield>> {
+        let threads: u32 = env.block_dim.iter().product();
+        let lane = self.tid % 32;
+        let tile_mask = if g == 32 {
+            u32::MAX
+        } else {
+            ((1u32 << g) - 1) << (lane / g.max(1) * g)
+        };
+        let v = match (g, method, vals.len()) {
+            (0, "sync", 0) => {
+                return Ok(Some(Yield::Barrier {
+                    key: (site, self.ctx.clone()),
+                    line,
+                    pred: None,
+                }))
+            }
+            (_, "sync", 0) => {
+                return Ok(Some(Yield::Warp {
+                    op: WarpOp::Sync,
+                    mask: tile_mask,
+                    line,
+                }))
+            }
+            (0, "thread_rank", 0) => Value::uint(self.tid.into()),
+            (0, "size" | "num_threads", 0) => Value::uint(threads.into()),
+            (_, "thread_rank", 0) => Value::uint((self.tid % g).into()),
+            (_, "size" | "num_threads", 0) => Value::uint(g.into()),
+            (_, "meta_group_rank", 0) if g > 0 => Value::uint((self.tid / g).into()),
+            (_, "meta_group_size", 0) if g > 0 => Value::uint(threads.div_ceil(g).into()),
+            (1.., "shfl" | "shfl_up" | "shfl_down" | "shfl_xor", 2) => {
+                let kind = match method {
+                    "shfl" => ShflKind::Idx,
+                    "shfl_up" => ShflKind::Up,
+                    "shfl_down" => ShflKind::Down,
+                    _ => ShflKind::Xor,
                 };
-                let f = self.frame();
-                f.vals[slot] = v;
-                f.tys[slot] = ty.clone();
+                let value = vals[0].clone();
+                if matches!(
+                    value,
+                    Value::Ptr(_) | Value::Null | Value::Void | Value::Group(_)
+                ) {
+                    return unsup("a shuffle of a pointer");
+                }
+                return Ok(Some(Yield::Warp {
+                    op: WarpOp::Shfl {
+                        kind,
+                        value,
+                        lane: vals[1].as_i128()? as i64,
+                        width: g.into(),
+                    },
+                    mask: tile_mask,
+                    line,
+                }));
             }
+            (1.., "any" | "all", 1) => {
+                let kind = if method == "any" {
+                    VoteKind::Any
+                } else {
+                    VoteKind::All
+                };
+                return Ok(Some(Yield::Warp {
+                    op: WarpOp::Vote {
+                        kind,
+                        pred: vals[0].truthy()?,
+                    },
+                    mask: tile_mask,
+                    line,
+                }));
+            }
+            _ => return unsup(format!("the group method `{method}`")),
+        };
+        self.stack.push(v);
+        Ok(None)
+    }
+
+    /// Copies `cells` cells from `src` to `dst`, each a checked access.
+    fn copy(
+        &self,
+        env: &Env,
+        w: &mut World,
+        src: &Ptr,
+        dst: &Ptr,
+        cells: usize,
+        line: usize,
+    ) -> R<()> {
+        for i in 0..cells as i64 {
+            let cell = |p: &Ptr| Ptr {
+                buf: p.buf,
+                off: p.off.saturating_add(i),
+                to: Ty::S(Scal::I8),
+            };
+            let s = cell(src);
+            let off = self.access(env, w, &s, Kind::Read, line, None)?;
+            let v = w.bufs[s.buf].data[off].clone();
+            let d = cell(dst);
+            let off = self.access(env, w, &d, Kind::Write, line, Some(&v))?;
+            w.bufs[d.buf].data[off] = v;
         }
         Ok(())
     }
 
-    fn cond(&mut self, e: &Ex) -> R<bool> {
-        Ok(self.eval(e)?.truthy()?)
+    /// This thread's temporary buffer for `key` (a struct built by
+    /// `make_float4`, a struct passed by value).
+    fn temp(&mut self, w: &mut World, key: (usize, usize), cells: &[Ty]) -> usize {
+        if let Some(b) = self.temps.get(&key) {
+            return *b;
+        }
+        w.bufs.push(memory::Buffer::new(
+            "temporary struct".into(),
+            cells.iter().map(Value::zero).collect(),
+            false,
+        ));
+        let b = w.bufs.len() - 1;
+        self.temps.insert(key, b);
+        b
     }
 
-    fn who_access(&mut self, p: &Ptr, kind: Kind, line: usize) -> R<usize> {
-        let tid = self.tid;
-        let (thread, block) = (self.thread, self.block);
-        let w = self
-            .world
-            .as_mut()
-            .expect("a running thread holds the world");
+    fn pop_ptr(&mut self) -> R<Ptr> {
+        match self.pop()? {
+            Value::Ptr(p) => Ok(p),
+            Value::Null => unsup("a null pointer dereferenced"),
+            _ => unsup("a number used as an address"),
+        }
+    }
+
+    fn sync(&mut self, kind: SyncKind, line: usize, site: usize) -> R<Yield> {
+        let mask_of = |v: &Value| -> R<u32> { Ok(v.as_i128()? as u32) };
+        Ok(match kind {
+            SyncKind::Barrier => Yield::Barrier {
+                key: (site, self.ctx.clone()),
+                line,
+                pred: None,
+            },
+            SyncKind::BarrierCount | SyncKind::BarrierAnd | SyncKind::BarrierOr => {
+                let p = self.pop()?.truthy()?;
+                Yield::Barrier {
+                    key: (site, self.ctx.clone()),
+                    line,
+                    pred: Some(p),
+                }
+            }
+            SyncKind::Warp { has_mask } => {
+                let mask = if has_mask {
+                    mask_of(&self.pop()?)?
+                } else {
+                    u32::MAX
+                };
+                Yield::Warp {
+                    op: WarpOp::Sync,
+                    mask,
+                    line,
+                }
+            }
+            SyncKind::Shfl { kind, has_width } => {
+                let width = if has_width {
+                    self.pop()?.as_i128()? as i64
+                } else {
+                    32
+                };
+                let lane = self.pop()?.as_i128()? as i64;
+                let value = self.pop()?;
+                let mask = mask_of(&self.pop()?)?;
+                if !(1..=32).contains(&width) || width & (width - 1) != 0 {
+                    return unsup("a shuffle width that is not a power of two up to 32");
+                }
+                if matches!(
+                    value,
+                    Value::Ptr(_) | Value::Null | Value::Void | Value::Group(_)
+                ) {
+                    return unsup("a shuffle of a pointer");
+                }
+                let kind = match kind {
+                    0 => ShflKind::Idx,
+                    1 => ShflKind::Up,
+                    2 => ShflKind::Down,
+                    _ => ShflKind::Xor,
+                };
+                Yield::Warp {
+                    op: WarpOp::Shfl {
+                        kind,
+                        value,
+                        lane,
+                        width,
+                    },
+                    mask,
+                    line,
+                }
+            }
+            SyncKind::Vote { kind } => {
+                let pred = self.pop()?.truthy()?;
+                let mask = mask_of(&self.pop()?)?;
+                let kind = match kind {
+                    0 => VoteKind::Ballot,
+                    1 => VoteKind::All,
+                    _ => VoteKind::Any,
+                };
+                Yield::Warp {
+                    op: WarpOp::Vote { kind, pred },
+                    mask,
+                    line,
+                }
+            }
+        })
+    }
+
+    /// Bounds and happens-before check of an access; the element's index.
+    /// `value`: what a plain write stores.
+    fn access(
+        &self,
+        env: &Env,
+        w: &mut World,
+        p: &Ptr,
+        kind: Kind,
+        line: usize,
+        value: Option<&Value>,
+    ) -> R<usize> {
         let len = w.bufs[p.buf].data.len() as i64;
         let cells = p.to.cells() as i64;
-        if p.off < 0 || p.off + cells > len {
-            return Err(Stop::Out(Outcome::OutOfBounds {
-                thread,
-                block,
+        if p.off < 0 || p.off.saturating_add(cells) > len {
+            return Err(Box::new(Outcome::OutOfBounds {
+                thread: self.thread,
+                block: env.block,
                 array: w.bufs[p.buf].name.clone(),
                 index: p.off,
                 line,
             }));
         }
         let off = p.off as usize;
+        if !w.bufs[p.buf].tracked {
+            return Ok(off);
+        }
         let who = Who {
             block: w.block_lin,
-            tid,
+            tid: self.tid,
             phase: w.phase,
-            clock: &w.clocks[tid as usize],
+            clock: &w.clocks[self.tid as usize],
         };
-        if let Some(r) = memory::check(&mut w.bufs[p.buf], off, &who, kind, line) {
-            let a = Access {
-                thread: w.thread_coords(r.tid),
-                block: w.block_coords(r.block),
-                line: r.line as usize,
-                write: r.kind != Kind::Read,
-                atomic: r.kind == Kind::Atomic,
-            };
-            let b = Access {
-                thread,
-                block,
-                line,
-                write: kind != Kind::Read,
-                atomic: kind == Kind::Atomic,
-            };
-            return Err(Stop::Out(Outcome::Race(Race {
-                array: w.bufs[p.buf].name.clone(),
-                index: p.off,
-                a,
-                b,
-            })));
+        let bits = value.map_or(0, value_bits);
+        let (r, same_value) = match memory::check(&mut w.bufs[p.buf], off, &who, kind, line, bits) {
+            Clash::None => return Ok(off),
+            Clash::SameValue(r) => (r, true),
+            Clash::Race(r) => (r, false),
+        };
+        let a = Access {
+            thread: w.thread_coords(r.tid),
+            block: w.block_coords(r.block),
+            line: r.line as usize,
+            write: r.kind != Kind::Read,
+            atomic: r.kind == Kind::Atomic,
+        };
+        let b = Access {
+            thread: self.thread,
+            block: env.block,
+            line,
+            write: kind != Kind::Read,
+            atomic: kind == Kind::Atomic,
+        };
+        let race = Race {
+            array: w.bufs[p.buf].name.clone(),
+            index: p.off,
+            a,
+            b,
+            same_value,
+        };
+        if same_value {
+            w.same_value.get_or_insert(race);
+            return Ok(off);
         }
-        Ok(off)
+        Err(Box::new(Outcome::Race(race)))
     }
 
-    fn load_mem(&mut self, p: &Ptr, line: usize, kind: Kind) -> R<Value> {
+    fn load(&self, env: &Env, w: &mut World, p: &Ptr, line: usize, kind: Kind) -> R<Value> {
         if let Ty::Array(elem, _) = &p.to {
+            // An array names its first element's address.
             return Ok(Value::Ptr(Ptr {
                 buf: p.buf,
                 off: p.off,
                 to: (**elem).clone(),
             }));
         }
+        if matches!(p.to, Ty::Struct(..)) {
+            // A struct's value is its address; its cells are read where it
+            // is copied.
+            return Ok(Value::Ptr(p.clone()));
+        }
         if !matches!(p.to, Ty::S(_) | Ty::Ptr(_)) {
             return unsup("a load of a void value");
         }
-        let off = self.who_access(p, kind, line)?;
-        let v = self.w().bufs[p.buf].data[off].clone();
+        let off = self.access(env, w, p, kind, line, None)?;
+        Ok(w.bufs[p.buf].data[off].clone())
+    }
+
+    /// Stores `v` converted to the element's type; the value stored.
+    fn store(&self, env: &Env, w: &mut World, p: &Ptr, v: Value, line: usize) -> R<Value> {
+        let v = v.convert(&p.to)?;
+        let off = self.access(env, w, p, Kind::Write, line, Some(&v))?;
+        w.bufs[p.buf].data[off] = v.clone();
         Ok(v)
     }
 
-    fn store_mem(&mut self, p: &Ptr, v: Value, line: usize, kind: Kind) -> R<()> {
-        let v = v.convert(&p.to)?;
-        let off = self.who_access(p, kind, line)?;
-        self.w().bufs[p.buf].data[off] = v;
-        Ok(())
-    }
-
-    fn load(&mut self, place: &Place, line: usize) -> R<Value> {
-        match place {
-            Place::Slot(s) => Ok(self.frame().vals[*s].clone()),
-            Place::Mem(p) => self.load_mem(p, line, Kind::Read),
-        }
-    }
-
-    fn store(&mut self, place: &Place, v: Value, line: usize) -> R<()> {
-        match place {
-            Place::Slot(s) => {
-                let f = self.frame();
-                let ty = f.tys[*s].clone();
-                f.vals[*s] = v.convert(&ty)?;
-                Ok(())
-            }
-            Place::Mem(p) => self.store_mem(p, v, line, Kind::Write),
-        }
-    }
-
-    fn var_ptr(&mut self, i: usize) -> Ptr {
-        let def = &self.prog.vars[i];
-        let buf = self.w().var_bufs[i];
-        Ptr {
-            buf,
-            off: 0,
-            to: def.ty.clone(),
-        }
-    }
-
-    fn place(&mut self, e: &Ex) -> R<Place> {
-        match &e.e {
-            E::Local(s) => Ok(Place::Slot(*s)),
-            E::Var(i) => Ok(Place::Mem(self.var_ptr(*i))),
-            E::Index(a, i) => {
-                let base = self.eval(a)?;
-                let idx = self.eval(i)?;
-                Ok(Place::Mem(self.offset(base, &idx, 1, e.line)?))
-            }
-            E::Deref(a) => match self.eval(a)? {
-                Value::Ptr(p) => Ok(Place::Mem(p)),
-                Value::Null => unsup("a null pointer dereferenced"),
-                _ => unsup("a number dereferenced"),
-            },
-            _ => unsup("an expression that is not assignable"),
-        }
-    }
-
-    /// `base + sign*idx` for a pointer `base`.
-    fn offset(&mut self, base: Value, idx: &Value, sign: i64, line: usize) -> R<Ptr> {
-        let Value::Ptr(p) = base else {
-            let _ = line;
-            return unsup("indexing something that is not an array or pointer");
-        };
-        if matches!(idx, Value::Float(..) | Value::Ptr(_) | Value::Null) {
-            return unsup("a non-integer index");
-        }
-        let i = idx.as_i128()? as i64;
-        let cells = p.to.cells().max(1) as i64;
-        Ok(Ptr {
-            buf: p.buf,
-            off: p.off.wrapping_add(sign.wrapping_mul(i).wrapping_mul(cells)),
-            to: p.to,
-        })
-    }
-
-    pub fn eval(&mut self, e: &Ex) -> R<Value> {
-        match &e.e {
-            E::Lit(v) => Ok(v.clone()),
-            E::Local(s) => Ok(self.frame().vals[*s].clone()),
-            E::Var(i) => {
-                let p = self.var_ptr(*i);
-                if self.prog.vars[*i].space == Space::Global && !matches!(p.to, Ty::Array(..)) {
-                    // A scalar `__device__` variable: memory like any other.
-                }
-                self.load_mem(&p, e.line, Kind::Read)
-            }
-            E::Dim(d, k) => {
-                let k = *k as usize;
-                let v = match d {
-                    Dim3::ThreadIdx => self.thread[k],
-                    Dim3::BlockIdx => self.block[k],
-                    Dim3::BlockDim => self.block_dim[k],
-                    Dim3::GridDim => self.grid_dim[k],
-                };
-                Ok(Value::uint(v.into()))
-            }
-            E::Unary(op, a) => {
-                let v = self.eval(a)?;
-                Ok(unary(*op, v)?)
-            }
-            E::Bin(BinOp::LAnd, a, b) => Ok(Value::of_bool(self.cond(a)? && self.cond(b)?)),
-            E::Bin(BinOp::LOr, a, b) => Ok(Value::of_bool(self.cond(a)? || self.cond(b)?)),
-            E::Bin(op, a, b) => {
-                let x = self.eval(a)?;
-                let y = self.eval(b)?;
-                self.binary(*op, x, y, e.line)
-            }
-            E::Assign(op, l, r) => {
-                let place = self.place(l)?;
-                let rhs = self.eval(r)?;
-                let v = match op {
-                    None => rhs,
-                    Some(op) => {
-                        let old = self.load(&place, e.line)?;
-                        self.binary(*op, old, rhs, e.line)?
-                    }
-                };
-                self.store(&place, v, e.line)?;
-                self.load_after_store(&place)
-            }
-            E::IncDec { pre, inc, e: a } => {
-                let place = self.place(a)?;
-                let old = self.load(&place, e.line)?;
-                let op = if *inc { BinOp::Add } else { BinOp::Sub };
-                let new = self.binary(op, old.clone(), Value::int(1), e.line)?;
-                self.store(&place, new, e.line)?;
-                if *pre {
-                    self.load_after_store(&place)
-                } else {
-                    Ok(old)
-                }
-            }
-            E::Cond(c, a, b) => {
-                if self.cond(c)? {
-                    self.eval(a)
-                } else {
-                    self.eval(b)
-                }
-            }
-            E::Comma(a, b) => {
-                self.eval(a)?;
-                self.eval(b)
-            }
-            E::Index(..) | E::Deref(_) => {
-                let p = self.place(e)?;
-                self.load(&p, e.line)
-            }
-            E::AddrOf(a) => match self.place(a)? {
-                Place::Mem(p) => Ok(Value::Ptr(p)),
-                Place::Slot(_) => unsup("the address of a local variable"),
-            },
-            E::Cast(t, a) => Ok(self.eval(a)?.convert(t)?),
-            E::Call(f, args) => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a)?);
-                }
-                let f = &self.prog.funcs[*f];
-                self.ctx.push(e as *const Ex as u64);
-                let r = self.call(f, vals);
-                self.ctx.pop();
-                r
-            }
-            E::Builtin(name, args) => self.builtin(name, args, e),
-            E::Unsupported(what) => unsup(what.clone()),
-        }
-    }
-
-    /// The value an assignment expression has: the stored value, read back
-    /// without recording a second access.
-    fn load_after_store(&mut self, place: &Place) -> R<Value> {
-        match place {
-            Place::Slot(s) => Ok(self.frame().vals[*s].clone()),
-            Place::Mem(p) => {
-                if p.off < 0 {
-                    return unsup("an access out of bounds");
-                }
-                Ok(self.w().bufs[p.buf].data[p.off as usize].clone())
-            }
-        }
-    }
-
-    fn binary(&mut self, op: BinOp, x: Value, y: Value, line: usize) -> R<Value> {
-        match (&x, &y) {
-            (Value::Ptr(_), Value::Int(..)) if matches!(op, BinOp::Add | BinOp::Sub) => {
-                let sign = if op == BinOp::Add { 1 } else { -1 };
-                Ok(Value::Ptr(self.offset(x, &y, sign, line)?))
-            }
-            (Value::Int(..), Value::Ptr(_)) if op == BinOp::Add => {
-                Ok(Value::Ptr(self.offset(y, &x, 1, line)?))
-            }
-            (Value::Ptr(a), Value::Ptr(b)) => {
-                if a.buf != b.buf {
-                    return match op {
-                        BinOp::Eq => Ok(Value::of_bool(false)),
-                        BinOp::Ne => Ok(Value::of_bool(true)),
-                        _ => unsup("pointers into different buffers compared"),
-                    };
-                }
-                let (i, j) = (
-                    Value::Int(a.off.into(), Scal::I64),
-                    Value::Int(b.off.into(), Scal::I64),
-                );
-                if op == BinOp::Sub {
-                    let cells = a.to.cells().max(1) as i128;
-                    return Ok(Value::Int((a.off - b.off) as i128 / cells, Scal::I64));
-                }
-                Ok(arith(op, &i, &j)?)
-            }
-            (Value::Ptr(_), Value::Null) | (Value::Null, Value::Ptr(_)) => match op {
-                BinOp::Eq => Ok(Value::of_bool(false)),
-                BinOp::Ne => Ok(Value::of_bool(true)),
-                _ => unsup("a pointer compared with null by order"),
-            },
-            (Value::Null, Value::Null) => match op {
-                BinOp::Eq => Ok(Value::of_bool(true)),
-                BinOp::Ne => Ok(Value::of_bool(false)),
-                _ => unsup("null compared by order"),
-            },
-            (Value::Ptr(_) | Value::Null, _) | (_, Value::Ptr(_) | Value::Null) => {
-                if let (Value::Ptr(_), Value::Int(0, _)) | (Value::Int(0, _), Value::Ptr(_)) =
-                    (&x, &y)
-                {
-                    if matches!(op, BinOp::Eq | BinOp::Ne) {
-                        return Ok(Value::of_bool(op == BinOp::Ne));
-                    }
-                }
-                unsup("this pointer arithmetic")
-            }
-            _ => Ok(arith(op, &x, &y)?),
-        }
-    }
-
-    fn args(&mut self, args: &[Ex]) -> R<Vec<Value>> {
-        let mut out = Vec::with_capacity(args.len());
-        for a in args {
-            out.push(self.eval(a)?);
-        }
-        Ok(out)
-    }
-
-    fn builtin(&mut self, name: &str, args: &[Ex], e: &Ex) -> R<Value> {
-        let line = e.line;
-        let n = args.len();
-        let site = e as *const Ex as usize;
-        match (name, n) {
-            ("__syncthreads", 0) => {
-                let key = (site, self.ctx.clone());
-                self.sync(Yield::Barrier {
-                    key,
-                    line,
-                    pred: None,
-                })?;
-                Ok(Value::Void)
-            }
-            ("__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or", 1) => {
-                let p = self.cond(&args[0])?;
-                let key = (site, self.ctx.clone());
-                let counted = self.sync(Yield::Barrier {
-                    key,
-                    line,
-                    pred: Some(p),
-                })?;
-                let c = counted.as_i128()?;
-                let total = i128::from(self.block_dim[0] * self.block_dim[1] * self.block_dim[2]);
-                Ok(match name {
-                    "__syncthreads_count" => Value::int(c),
-                    "__syncthreads_and" => Value::int(i128::from(c == total)),
-                    _ => Value::int(i128::from(c > 0)),
-                })
-            }
-            ("__syncwarp", 0 | 1) => {
-                let mask = if n == 1 {
-                    self.eval(&args[0])?.as_i128()? as u32
-                } else {
-                    u32::MAX
-                };
-                self.sync(Yield::Warp {
-                    op: WarpOp::Sync,
-                    mask,
-                    line,
-                })?;
-                Ok(Value::Void)
-            }
-            ("__shfl_sync" | "__shfl_up_sync" | "__shfl_down_sync" | "__shfl_xor_sync", 3 | 4) => {
-                let v = self.args(args)?;
-                let mask = v[0].as_i128()? as u32;
-                let width = if n == 4 { v[3].as_i128()? as i64 } else { 32 };
-                if !(1..=32).contains(&width) || width & (width - 1) != 0 {
-                    return unsup("a shuffle width that is not a power of two up to 32");
-                }
-                let kind = match name {
-                    "__shfl_sync" => ShflKind::Idx,
-                    "__shfl_up_sync" => ShflKind::Up,
-                    "__shfl_down_sync" => ShflKind::Down,
-                    _ => ShflKind::Xor,
-                };
-                if matches!(v[1], Value::Ptr(_) | Value::Null | Value::Void) {
-                    return unsup("a shuffle of a pointer");
-                }
-                self.sync(Yield::Warp {
-                    op: WarpOp::Shfl {
-                        kind,
-                        value: v[1].clone(),
-                        lane: v[2].as_i128()? as i64,
-                        width,
-                    },
-                    mask,
-                    line,
-                })
-            }
-            ("__ballot_sync" | "__all_sync" | "__any_sync", 2) => {
-                let mask = self.eval(&args[0])?.as_i128()? as u32;
-                let pred = self.cond(&args[1])?;
-                let kind = match name {
-                    "__ballot_sync" => VoteKind::Ballot,
-                    "__all_sync" => VoteKind::All,
-                    _ => VoteKind::Any,
-                };
-                self.sync(Yield::Warp {
-                    op: WarpOp::Vote { kind, pred },
-                    mask,
-                    line,
-                })
-            }
-            ("__requires" | "__assume", 1) => {
-                if self.cond(&args[0])? {
-                    Ok(Value::Void)
-                } else {
-                    Err(Stop::Out(Outcome::Vacuous))
-                }
-            }
-            ("assert", 1) => {
-                if self.cond(&args[0])? {
-                    Ok(Value::Void)
-                } else {
-                    Err(Stop::Out(Outcome::AssertionFailed {
-                        thread: self.thread,
-                        block: self.block,
-                        line,
-                    }))
-                }
-            }
-            ("printf", _) => Ok(Value::int(0)),
-            ("__threadfence" | "__threadfence_block" | "__threadfence_system", 0) => {
-                unsup("fence-based ordering (__threadfence)")
-            }
-            ("__ldg", 1) => match self.eval(&args[0])? {
-                Value::Ptr(p) => self.load_mem(&p, line, Kind::Read),
-                _ => unsup("__ldg of a non-pointer"),
-            },
-            _ if name.starts_with("atomic") => self.atomic(name, args, line),
-            _ => {
-                let v = self.args(args)?;
-                math(name, &v)
-            }
-        }
-    }
-
-    fn atomic(&mut self, name: &str, args: &[Ex], line: usize) -> R<Value> {
+    fn atomic(&self, env: &Env, w: &mut World, name: &str, v: Vec<Value>, line: usize) -> R<Value> {
         let base = name.trim_end_matches("_block").trim_end_matches("_system");
-        let v = self.args(args)?;
         let Some(Value::Ptr(p)) = v.first().cloned() else {
             return unsup(format!("`{name}` on something that is not a pointer"));
         };
         let Ty::S(s) = p.to else {
             return unsup(format!("`{name}` on a non-scalar"));
         };
-        let old = self.load_mem(&p, line, Kind::Atomic)?;
+        // One access for the read-modify-write.
+        let off = self.access(env, w, &p, Kind::Atomic, line, None)?;
+        let old = w.bufs[p.buf].data[off].clone();
         let arg = |i: usize| -> R<Value> {
             match v.get(i) {
                 Some(x) => Ok(x.clone().into_scal(s)?),
@@ -885,23 +916,102 @@ impl<'p> Thread<'p> {
                     old.clone()
                 }
             }
-            _ => return unsup(format!("the atomic `{name}`")),
+            _ => return unsup(format!("the atomic `{name}` with {} arguments", v.len())),
         };
-        // One access for the read-modify-write (already recorded by the
-        // load): the store goes straight to memory.
-        let new = new.into_scal(s)?;
-        self.w().bufs[p.buf].data[p.off as usize] = new;
+        w.bufs[p.buf].data[off] = new.into_scal(s)?;
         Ok(old)
     }
 }
 
-fn flatten<'a>(items: &'a [Init], out: &mut Vec<&'a Ex>) {
-    for i in items {
-        match i {
-            Init::Expr(e) => out.push(e),
-            Init::List(l) => flatten(l, out),
-            Init::None => {}
+/// The bits of a stored value, to compare two writes' values.
+fn value_bits(v: &Value) -> u128 {
+    match v {
+        Value::Int(i, _) => *i as u128,
+        // Equal floats have equal bits except 0.0 and -0.0 (compared as
+        // different: a conservative answer for "same value").
+        Value::Float(f, _) => u128::from(f.to_bits()) | 1 << 100,
+        Value::Ptr(p) => (p.buf as u128) << 64 | p.off as u64 as u128 | 1 << 101,
+        Value::Null => 1 << 102,
+        Value::Void => 1 << 103,
+        Value::Group(g) => u128::from(*g) | 1 << 104,
+    }
+}
+
+/// `v` converted to the type `old` has (an `auto` variable's).
+fn same_type_as(old: &Value, v: Value) -> R<Value> {
+    Ok(match old {
+        Value::Int(_, s) | Value::Float(_, s) => v.into_scal(*s)?,
+        _ => v,
+    })
+}
+
+/// `base + sign*idx` for a pointer `base`.
+fn offset(base: Value, idx: &Value, sign: i64) -> R<Ptr> {
+    let Value::Ptr(p) = base else {
+        return unsup("indexing something that is not an array or pointer");
+    };
+    if matches!(
+        idx,
+        Value::Float(..) | Value::Ptr(_) | Value::Null | Value::Void
+    ) {
+        return unsup("a non-integer index");
+    }
+    let i = idx.as_i128()?;
+    let cells = p.to.cells().max(1) as i128;
+    let off = i128::from(p.off) + i128::from(sign) * i * cells;
+    let off = off.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    Ok(Ptr {
+        buf: p.buf,
+        off,
+        to: p.to,
+    })
+}
+
+fn binary(op: BinOp, x: Value, y: Value) -> R<Value> {
+    match (&x, &y) {
+        (Value::Ptr(_), Value::Int(..)) if matches!(op, BinOp::Add | BinOp::Sub) => {
+            let sign = if op == BinOp::Add { 1 } else { -1 };
+            Ok(Value::Ptr(offset(x, &y, sign)?))
         }
+        (Value::Int(..), Value::Ptr(_)) if op == BinOp::Add => Ok(Value::Ptr(offset(y, &x, 1)?)),
+        (Value::Ptr(a), Value::Ptr(b)) => {
+            if a.buf != b.buf {
+                return match op {
+                    BinOp::Eq => Ok(Value::of_bool(false)),
+                    BinOp::Ne => Ok(Value::of_bool(true)),
+                    _ => unsup("pointers into different buffers compared"),
+                };
+            }
+            if op == BinOp::Sub {
+                let cells = a.to.cells().max(1) as i128;
+                return Ok(Value::Int(
+                    (i128::from(a.off) - i128::from(b.off)) / cells,
+                    Scal::I64,
+                ));
+            }
+            let i = Value::Int(a.off.into(), Scal::I64);
+            let j = Value::Int(b.off.into(), Scal::I64);
+            Ok(arith(op, &i, &j)?)
+        }
+        (Value::Ptr(_), Value::Null) | (Value::Null, Value::Ptr(_)) => match op {
+            BinOp::Eq => Ok(Value::of_bool(false)),
+            BinOp::Ne => Ok(Value::of_bool(true)),
+            _ => unsup("a pointer compared with null by order"),
+        },
+        (Value::Null, Value::Null) => match op {
+            BinOp::Eq => Ok(Value::of_bool(true)),
+            BinOp::Ne => Ok(Value::of_bool(false)),
+            _ => unsup("null compared by order"),
+        },
+        (Value::Ptr(_), Value::Int(0, _)) | (Value::Int(0, _), Value::Ptr(_))
+            if matches!(op, BinOp::Eq | BinOp::Ne) =>
+        {
+            Ok(Value::of_bool(op == BinOp::Ne))
+        }
+        (Value::Ptr(_) | Value::Null, _) | (_, Value::Ptr(_) | Value::Null) => {
+            unsup("this pointer arithmetic")
+        }
+        _ => Ok(arith(op, &x, &y)?),
     }
 }
 
@@ -1013,6 +1123,26 @@ fn math(name: &str, v: &[Value]) -> R<Value> {
                 Scal::F32,
             ))
         }
+        ("truncf", 1) => f1(Scal::F32, f64::trunc),
+        ("roundf", 1) => f1(Scal::F32, f64::round),
+        ("exp2f", 1) => f1(Scal::F32, f64::exp2),
+        ("log2f" | "__log2f", 1) => f1(Scal::F32, f64::log2),
+        ("log10f", 1) => f1(Scal::F32, f64::log10),
+        ("tanf", 1) => f1(Scal::F32, f64::tan),
+        ("fmodf", 2) => f2(Scal::F32, |x, y| x % y),
+        ("__saturatef", 1) => f1(
+            Scal::F32,
+            |x| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) },
+        ),
+        ("__float_as_int", 1) => Ok(Value::int(i128::from(
+            (v[0].as_f64()? as f32).to_bits() as i32
+        ))),
+        ("__float_as_uint", 1) => Ok(Value::uint(i128::from((v[0].as_f64()? as f32).to_bits()))),
+        ("__int_as_float" | "__uint_as_float", 1) => Ok(Value::Float(
+            f64::from(f32::from_bits(v[0].as_i128()? as u32)),
+            Scal::F32,
+        )),
+        ("__implies", 2) => Ok(Value::of_bool(!v[0].truthy()? || v[1].truthy()?)),
         ("isnan", 1) => Ok(Value::of_bool(v[0].as_f64()?.is_nan())),
         ("isinf", 1) => Ok(Value::of_bool(v[0].as_f64()?.is_infinite())),
         ("__popc", 1) => Ok(Value::int(u32_of(&v[0])?.count_ones().into())),

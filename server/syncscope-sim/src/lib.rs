@@ -4,17 +4,47 @@
 //! It shares no code with the core on purpose (its own preprocessor, its own
 //! reading of the syntax tree, its own semantics): a bug the two shared would
 //! agree with itself and hide. It is the Simulee approach: run every thread
-//! of one concrete launch, keep a vector clock per thread, and report two
-//! conflicting accesses that no barrier, warp synchronisation or program
-//! order puts one before the other.
+//! of one concrete launch and report two conflicting accesses that no
+//! barrier, warp synchronisation or program order puts one before the other.
 //!
 //! Every construct it does not model is `Outcome::Unsupported` naming it:
 //! the oracle never answers `Clean` for code it did not run.
+//!
+//! What a run assumes and how it orders:
+//!
+//! - Each pointer parameter points to a buffer of its own of
+//!   `Inputs::buffer_len` elements (parameters never alias); every
+//!   `extern __shared__` array of a block is one buffer of that length.
+//!   Shared and local memory start as zeros.
+//! - Blocks run one after another (in the order `Order` asks for), and no
+//!   two blocks are ordered: a conflict between blocks is always a race.
+//! - Inside a block a thread runs from one synchronisation to the next
+//!   while the others wait (under `Order::Interleaved` it also stops after
+//!   each atomic). Which accesses race does not depend on that order:
+//!   a block barrier orders everything before it before everything after
+//!   it (each access records the block's barrier phase), and inside a phase
+//!   only `__syncwarp`, shuffles and votes order lanes of one warp (a
+//!   vector clock over the warp's lanes). Warps are not lock-step.
+//! - A warp operation completes when every existing lane of its mask waits
+//!   at a warp operation with the same mask; a lane that never comes is a
+//!   `Divergence`, as are threads of a block at different barriers, at the
+//!   same barrier in different loop iterations or calls, or ended while
+//!   others wait.
+//! - Two plain writes of the same value race too, but are reported (with
+//!   `Race::same_value`) only when the run finds no other race.
+//! - Undefined behaviour (integer division by zero, shifts past the width,
+//!   an out-of-range float converted to an integer) is `Unsupported`.
+//! - Not modelled: fences (`__threadfence`: ordering by fence and atomic),
+//!   grid synchronisation, asynchronous copies, pipelines and mbarriers,
+//!   textures, inline asm, unions, methods, references, a `goto` into a
+//!   loop, and views
+//!   of memory as another element type.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod ast;
+mod compile;
 mod exec;
 mod memory;
 mod preprocess;
@@ -70,11 +100,18 @@ impl Default for Inputs {
 /// The order in which the threads of a block run inside one phase (between
 /// two synchronisations). It changes only values (atomics' results, what a
 /// racy read sees), never which accesses are ordered.
+///
+/// A thread runs from one synchronisation to the next without being
+/// interrupted, except under `Interleaved`: there it also stops after each
+/// atomic operation, so another thread's atomics can come between two of
+/// its own (two threads each winning one of two `atomicCAS` elections).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     Forward,
     Reverse,
     Seeded(u64),
+    /// Seeded, and a thread is preempted after every atomic.
+    Interleaved(u64),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -121,6 +158,11 @@ pub struct Race {
     pub a: Access,
     /// The later access of the run.
     pub b: Access,
+    /// Both accesses are plain writes that stored the same value in this
+    /// run (what the checker calls a benign race). Such a race is reported
+    /// only when the run finds no other: a `Race` with `same_value` false
+    /// always wins.
+    pub same_value: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -171,7 +213,7 @@ pub fn simulate(
         Ok(t) => t,
         Err(what) => return Outcome::Unsupported(what),
     };
-    let program = match ast::Program::read(&text) {
+    let program = match ast::Program::read(&text, kernel) {
         Ok(p) => p,
         Err(what) => return Outcome::Unsupported(what),
     };

@@ -25,6 +25,17 @@ pub struct Rec {
     pub epoch: u32,
     pub kind: Kind,
     pub line: u32,
+    /// What a plain write stored (its bits), to tell a same-value race.
+    pub value: u128,
+}
+
+/// What an access met.
+pub enum Clash {
+    None,
+    /// Two plain writes of the same value, unordered: a race, but one the
+    /// checker calls benign. The run goes on looking for another.
+    SameValue(Rec),
+    Race(Rec),
 }
 
 pub struct Buffer {
@@ -62,9 +73,16 @@ pub struct Who<'a> {
 
 /// Records an access to element `off` of `buf` (in bounds), or returns the
 /// earlier access it races with.
-pub fn check(buf: &mut Buffer, off: usize, who: &Who, kind: Kind, line: usize) -> Option<Rec> {
+pub fn check(
+    buf: &mut Buffer,
+    off: usize,
+    who: &Who,
+    kind: Kind,
+    line: usize,
+    value: u128,
+) -> Clash {
     if !buf.tracked {
-        return None;
+        return Clash::None;
     }
     let cell = &mut buf.hist[off];
     let mine = Rec {
@@ -74,7 +92,9 @@ pub fn check(buf: &mut Buffer, off: usize, who: &Who, kind: Kind, line: usize) -
         epoch: who.clock[(who.tid % 32) as usize],
         kind,
         line: line as u32,
+        value,
     };
+    let mut benign = None;
     for r in cell.iter() {
         if r.block == who.block && r.tid == who.tid {
             continue;
@@ -88,8 +108,29 @@ pub fn check(buf: &mut Buffer, off: usize, who: &Who, kind: Kind, line: usize) -
             && (r.phase < who.phase
                 || (r.tid / 32 == who.tid / 32 && r.epoch <= who.clock[(r.tid % 32) as usize]));
         if !ordered {
-            return Some(*r);
+            if kind == Kind::Write && r.kind == Kind::Write && r.value == value {
+                benign.get_or_insert(*r);
+                continue;
+            }
+            return Clash::Race(*r);
         }
+    }
+    let met = match benign {
+        Some(r) => Clash::SameValue(r),
+        None => Clash::None,
+    };
+    // The same thread's access of the same kind with the same clock is
+    // ordered exactly as this one: keep the earlier (its line is the first
+    // of the pair).
+    if cell.iter().any(|r| {
+        r.block == mine.block
+            && r.tid == mine.tid
+            && r.kind == kind
+            && r.phase == mine.phase
+            && r.epoch == mine.epoch
+            && r.value == value
+    }) {
+        return met;
     }
     // An access of an earlier phase of this block is ordered before every
     // later access of the block; only other blocks still need it, and one
@@ -100,7 +141,7 @@ pub fn check(buf: &mut Buffer, off: usize, who: &Who, kind: Kind, line: usize) -
         !stale
     });
     cell.push(mine);
-    None
+    met
 }
 
 /// After a block ends: its records are only needed by later blocks, and

@@ -3,10 +3,9 @@
 //! ends, then warp operations whose lanes have all arrived complete, then
 //! a block barrier completes when every thread waits at the same one.
 
-use std::sync::mpsc::{channel, Receiver, Sender};
-
-use crate::ast::{Func, Program, Space};
-use crate::exec::{leaf_type, Resume, ShflKind, Thread, VoteKind, WarpOp, Yield};
+use crate::ast::{cell_types, Program, Space};
+use crate::compile::compile;
+use crate::exec::{leaf_type, Env, ShflKind, ThreadState, VoteKind, WarpOp, Yield};
 use crate::memory::{compact_block, Buffer};
 use crate::value::{Scal, Ty, Value};
 use crate::{Fill, Inputs, Launch, Order, Outcome, Scalar, SimOptions};
@@ -23,6 +22,9 @@ pub struct World {
     pub block_lin: u32,
     pub steps: u64,
     pub max_steps: u64,
+    /// The first race between two plain writes of the same value, reported
+    /// only if the run finds no other race.
+    pub same_value: Option<crate::Race>,
     block_dim: [u32; 3],
     grid_dim: [u32; 3],
 }
@@ -86,9 +88,24 @@ pub fn run(
     inputs: &Inputs,
     opts: &SimOptions,
 ) -> Outcome {
-    let Some(k) = p.funcs.iter().find(|f| f.global && f.name == kernel) else {
+    // A template kernel runs as asked (`k<64>`) or as its first explicit
+    // instantiation in the file.
+    let instance = format!("{kernel}<");
+    let found = p.requested.or_else(|| {
+        let exact = p.funcs.iter().position(|f| f.global && f.name == kernel);
+        let inst = p
+            .funcs
+            .iter()
+            .position(|f| f.global && f.name.starts_with(&instance));
+        match exact {
+            Some(i) if p.funcs[i].unsupported.is_none() => Some(i),
+            _ => inst.or(exact),
+        }
+    });
+    let Some(kernel) = found else {
         return Outcome::Unsupported(format!("no kernel named `{kernel}`"));
     };
+    let k = &p.funcs[kernel];
     if let Some(why) = &k.unsupported {
         return Outcome::Unsupported(why.clone());
     }
@@ -103,6 +120,7 @@ pub fn run(
     if blocks * threads > 1 << 16 {
         return Outcome::Unsupported("a launch of more than 65536 threads".into());
     }
+    let code = compile(p);
     let mut world = Box::new(World {
         bufs: Vec::new(),
         var_bufs: vec![usize::MAX; p.vars.len()],
@@ -111,6 +129,7 @@ pub fn run(
         block_lin: 0,
         steps: 0,
         max_steps: opts.max_steps,
+        same_value: None,
         block_dim: launch.block,
         grid_dim: launch.grid,
     });
@@ -122,22 +141,30 @@ pub fn run(
     let mut args = Vec::new();
     for param in &k.params {
         match &param.ty {
-            Ty::Ptr(to) => {
-                let Ty::S(s) = **to else {
-                    return Outcome::Unsupported(format!(
-                        "the parameter `{}` (a pointer to a non-scalar)",
-                        param.name
-                    ));
-                };
-                let data = (0..inputs.buffer_len)
-                    .map(|i| fill_value(inputs.fill, i, s, &mut rng))
-                    .collect();
+            Ty::Ptr(to) if matches!(**to, Ty::S(_) | Ty::Struct(..)) => {
+                let mut cells = Vec::new();
+                cell_types(to, &p.structs, &mut cells);
+                let mut data = Vec::with_capacity(inputs.buffer_len * cells.len());
+                for i in 0..inputs.buffer_len {
+                    for c in &cells {
+                        data.push(match c {
+                            Ty::S(s) => fill_value(inputs.fill, i, *s, &mut rng),
+                            other => Value::zero(other),
+                        });
+                    }
+                }
                 world.bufs.push(Buffer::new(param.name.clone(), data, true));
                 args.push(Value::Ptr(crate::value::Ptr {
                     buf: world.bufs.len() - 1,
                     off: 0,
                     to: (**to).clone(),
                 }));
+            }
+            Ty::Ptr(_) => {
+                return Outcome::Unsupported(format!(
+                    "the parameter `{}` (a pointer to a non-scalar)",
+                    param.name
+                ));
             }
             Ty::S(_) => {
                 let v = match inputs.scalars.get(&param.name) {
@@ -157,64 +184,87 @@ pub fn run(
     }
     for (i, v) in p.vars.iter().enumerate() {
         if v.space == Space::Global {
-            let leaf = leaf_type(&v.ty);
-            let Ty::S(s) = leaf else {
-                continue;
-            };
-            let data = (0..v.ty.cells())
-                .map(|j| fill_value(inputs.fill, j, s, &mut rng))
+            let mut cells = Vec::new();
+            cell_types(&v.ty, &p.structs, &mut cells);
+            let data = cells
+                .iter()
+                .enumerate()
+                .map(|(j, c)| match c {
+                    Ty::S(s) => fill_value(inputs.fill, j, *s, &mut rng),
+                    other => Value::zero(other),
+                })
                 .collect();
             world.bufs.push(Buffer::new(v.name.clone(), data, true));
             world.var_bufs[i] = world.bufs.len() - 1;
         }
     }
+    // Blocks run one after the other, in the order asked for too: no
+    // block is ordered with another, so the order changes only values
+    // (what an atomic returns to which block).
     let [gx, gy, gz] = launch.grid;
-    let mut b = 0u32;
-    for z in 0..gz {
-        for y in 0..gy {
-            for x in 0..gx {
-                let block = [x, y, z];
-                // This block's shared memory.
-                for (i, v) in p.vars.iter().enumerate() {
-                    if v.space != Space::Shared {
-                        continue;
-                    }
-                    let leaf = leaf_type(&v.ty);
-                    let cells = if v.dynamic {
-                        inputs.buffer_len
-                    } else {
-                        v.ty.cells()
-                    };
-                    world.bufs.push(Buffer::new(
-                        v.name.clone(),
-                        vec![Value::zero(&leaf); cells],
-                        true,
-                    ));
-                    world.var_bufs[i] = world.bufs.len() - 1;
+    let mut ids: Vec<u32> = (0..gx * gy * gz).collect();
+    order(&mut ids, opts.order, 0x0b10_c000);
+    for b in ids {
+        let block = [b % gx, (b / gx) % gy, b / (gx * gy)];
+        // This block's shared memory. Every `extern __shared__`
+        // array starts at the same address: one buffer for all of
+        // them (of one element type; views of other types are
+        // not modelled).
+        let mut dynamic: Option<(usize, Ty)> = None;
+        for (i, v) in p.vars.iter().enumerate() {
+            if v.space != Space::Shared {
+                continue;
+            }
+            let leaf = leaf_type(&v.ty);
+            if v.dynamic {
+                if let Some((buf, ty)) = &dynamic {
+                    world.var_bufs[i] = if *ty == leaf { *buf } else { usize::MAX };
+                    continue;
                 }
-                world.block_lin = b;
-                world.phase = 0;
-                world.reset_clocks();
-                let (w, out) = run_block(p, k, &args, launch, block, world, opts);
-                if let Some(out) = out {
-                    return out;
-                }
-                let Some(w) = w else {
-                    return Outcome::Unsupported("internal: the world was lost".into());
-                };
-                world = w;
-                for buf in &mut world.bufs {
-                    compact_block(buf, b);
-                }
-                b += 1;
+            }
+            let cells = if v.dynamic {
+                inputs.buffer_len
+            } else {
+                v.ty.cells()
+            };
+            world.bufs.push(Buffer::new(
+                v.name.clone(),
+                vec![Value::zero(&leaf); cells],
+                true,
+            ));
+            world.var_bufs[i] = world.bufs.len() - 1;
+            if v.dynamic {
+                dynamic = Some((world.bufs.len() - 1, leaf));
             }
         }
+        world.block_lin = b;
+        world.phase = 0;
+        world.reset_clocks();
+        let env = Env {
+            prog: p,
+            code: &code,
+            block,
+            block_dim: launch.block,
+            grid_dim: launch.grid,
+            preempt_atomics: matches!(opts.order, Order::Interleaved(_)),
+        };
+        if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
+            return out;
+        }
+        for buf in &mut world.bufs {
+            compact_block(buf, b);
+        }
     }
-    Outcome::Clean
+    match world.same_value.take() {
+        Some(r) => Outcome::Race(r),
+        None => Outcome::Clean,
+    }
 }
 
 enum State {
-    Ready(Value),
+    /// Runs next, first receiving the result of the synchronisation it
+    /// stopped at (none at its start).
+    Ready(Option<Value>),
     Barrier {
         key: (usize, Vec<u64>),
         line: usize,
@@ -235,7 +285,7 @@ fn order(ids: &mut [u32], o: Order, salt: u64) {
             ids.sort_unstable();
             ids.reverse();
         }
-        Order::Seeded(s) => {
+        Order::Seeded(s) | Order::Interleaved(s) => {
             ids.sort_unstable();
             let mut r = Rng(s ^ salt.wrapping_mul(0x2545_f491_4f6c_dd1d));
             for i in (1..ids.len()).rev() {
@@ -246,89 +296,26 @@ fn order(ids: &mut [u32], o: Order, salt: u64) {
     }
 }
 
-type Msg = (u32, Option<Box<World>>, Yield);
-
+/// Runs one block to its end; the outcome that stopped it, if any.
 fn run_block(
-    p: &Program,
-    k: &Func,
+    env: &Env,
+    kernel: usize,
     args: &[Value],
-    launch: &Launch,
-    block: [u32; 3],
-    world: Box<World>,
-    opts: &SimOptions,
-) -> (Option<Box<World>>, Option<Outcome>) {
-    let n = launch.block.iter().product::<u32>() as usize;
-    let (tx, rx): (Sender<Msg>, Receiver<Msg>) = channel();
-    let mut world = Some(world);
-    std::thread::scope(|scope| {
-        let mut to_threads: Vec<Sender<Resume>> = Vec::with_capacity(n);
-        for tid in 0..n as u32 {
-            let (rtx, rrx) = channel();
-            to_threads.push(rtx);
-            let coords = {
-                let [bx, by, _] = launch.block;
-                [tid % bx, (tid / bx) % by, tid / (bx * by)]
-            };
-            let t = Thread::new(
-                p,
-                tid,
-                coords,
-                block,
-                launch.block,
-                launch.grid,
-                tx.clone(),
-                rrx,
-            );
-            let args = args.to_vec();
-            let tx2 = tx.clone();
-            let spawned = std::thread::Builder::new()
-                .stack_size(8 << 20)
-                .spawn_scoped(scope, move || {
-                    let r =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| t.main(k, args)));
-                    if r.is_err() {
-                        let _ = tx2.send((
-                            tid,
-                            None,
-                            Yield::Stop(Outcome::Unsupported(
-                                "internal error in the simulator".into(),
-                            )),
-                        ));
-                    }
-                });
-            if spawned.is_err() {
-                for t in &to_threads {
-                    let _ = t.send(Resume::Abort);
-                }
-                return Some(Outcome::Unsupported("could not start a thread".into()));
-            }
-        }
-        let out = schedule(&to_threads, &rx, &mut world, launch, block, opts);
-        // Whatever happened, every thread still waiting unwinds.
-        for t in &to_threads {
-            let _ = t.send(Resume::Abort);
-        }
-        out
-    })
-    .map_or((world.take(), None), |o| (None, Some(o)))
-}
-
-fn schedule(
-    to: &[Sender<Resume>],
-    rx: &Receiver<Msg>,
-    world: &mut Option<Box<World>>,
-    launch: &Launch,
-    block: [u32; 3],
+    world: &mut World,
     opts: &SimOptions,
 ) -> Option<Outcome> {
-    let n = to.len();
-    let mut state: Vec<State> = (0..n).map(|_| State::Ready(Value::Void)).collect();
-    let mut salt = 0u64;
+    let block = env.block;
+    let n = env.block_dim.iter().product::<u32>() as usize;
     let coords = |tid: usize| -> [u32; 3] {
-        let [bx, by, _] = launch.block;
+        let [bx, by, _] = env.block_dim;
         let t = tid as u32;
         [t % bx, (t / bx) % by, t / (bx * by)]
     };
+    let mut threads: Vec<ThreadState> = (0..n)
+        .map(|t| ThreadState::new(t as u32, coords(t), env, kernel, args))
+        .collect();
+    let mut state: Vec<State> = (0..n).map(|_| State::Ready(None)).collect();
+    let mut salt = 0u64;
     loop {
         // Run every ready thread to its next synchronisation.
         let mut ready: Vec<u32> = (0..n as u32)
@@ -337,30 +324,24 @@ fn schedule(
         salt += 1;
         order(&mut ready, opts.order, salt);
         for t in ready {
-            let v = match std::mem::replace(&mut state[t as usize], State::Done) {
-                State::Ready(v) => v,
-                _ => unreachable!("only ready threads are run"),
-            };
-            let w = world.take()?;
-            if to[t as usize].send(Resume::Go(w, v)).is_err() {
-                return Some(Outcome::Unsupported(
-                    "internal: a thread ended early".into(),
-                ));
+            let t = t as usize;
+            if let State::Ready(Some(v)) = std::mem::replace(&mut state[t], State::Done) {
+                threads[t].resume_with(v);
             }
-            let Ok((_, w, y)) = rx.recv() else {
-                return Some(Outcome::Unsupported("internal: a thread vanished".into()));
-            };
-            *world = w;
-            state[t as usize] = match y {
+            state[t] = match threads[t].run(env, world) {
                 Yield::Stop(o) => return Some(o),
                 Yield::Done => State::Done,
+                Yield::Preempted => State::Ready(None),
                 Yield::Barrier { key, line, pred } => State::Barrier { key, line, pred },
                 Yield::Warp { op, mask, line } => State::Warp { op, mask, line },
             };
-            world.as_ref()?;
+        }
+        if state.iter().any(|s| matches!(s, State::Ready(_))) {
+            // Threads preempted after an atomic go on first.
+            continue;
         }
         // Warp operations whose lanes have all arrived.
-        match release_warps(&mut state, world.as_mut()?, n, block, &coords) {
+        match release_warps(&mut state, world, n) {
             Err(o) => return Some(o),
             Ok(true) => continue,
             Ok(false) => {}
@@ -374,18 +355,12 @@ fn schedule(
             _ => None,
         }) {
             let base = t / 32 * 32;
+            let mask = mask & existing_lanes(base, n);
             let missing = (0..32)
                 .filter(|l| mask & (1 << l) != 0)
                 .map(|l| base + l)
-                .find(|&u| {
-                    u >= n || !matches!(&state[u], State::Warp { mask: m, .. } if *m == mask)
-                })
+                .find(|&u| !matches!(&state[u], State::Warp { mask: m, .. } if *m & existing_lanes(base, n) == mask))
                 .unwrap_or(t);
-            if missing >= n {
-                return Some(Outcome::Unsupported(
-                    "a warp mask naming lanes the block does not have".into(),
-                ));
-            }
             return Some(Outcome::Divergence {
                 block,
                 thread_a: coords(t),
@@ -422,25 +397,42 @@ fn schedule(
                 )
             })
             .count();
+        let total = n as i128;
         for s in state.iter_mut() {
-            *s = State::Ready(Value::int(count as i128));
+            let r = match s {
+                State::Barrier {
+                    pred: Some(_),
+                    key: (_, _),
+                    ..
+                } => Some(count as i128),
+                _ => None,
+            };
+            *s = State::Ready(Some(match r {
+                Some(c) => Value::int(c),
+                None => Value::Void,
+            }));
         }
-        let w = world.as_mut()?;
-        w.phase += 1;
-        w.reset_clocks();
+        let _ = total;
+        world.phase += 1;
+        world.reset_clocks();
+    }
+}
+
+/// The lanes of the warp starting at thread `base` that the block has (a
+/// partial last warp has fewer than 32).
+fn existing_lanes(base: usize, n: usize) -> u32 {
+    let have = n.saturating_sub(base).min(32);
+    if have == 32 {
+        u32::MAX
+    } else {
+        (1u32 << have) - 1
     }
 }
 
 /// Completes every warp operation whose mask's lanes all wait at a warp
 /// operation with the same mask: their clocks join, shuffles and votes get
 /// their values. Whether any completed.
-fn release_warps(
-    state: &mut [State],
-    w: &mut World,
-    n: usize,
-    _block: [u32; 3],
-    _coords: &dyn Fn(usize) -> [u32; 3],
-) -> Result<bool, Outcome> {
+fn release_warps(state: &mut [State], w: &mut World, n: usize) -> Result<bool, Outcome> {
     let mut any = false;
     for t in 0..n {
         let (mask, kind_of) = match &state[t] {
@@ -454,13 +446,16 @@ fn release_warps(
                 "a lane calling a warp operation outside its own mask".into(),
             ));
         }
+        // Lanes past the end of the block's last warp do not exist, and
+        // nothing waits for them.
+        let have = existing_lanes(base, n);
         let lanes: Vec<usize> = (0..32)
-            .filter(|l| mask & (1 << l) != 0)
+            .filter(|l| mask & have & (1 << l) != 0)
             .map(|l| base + l)
             .collect();
         let all_here = lanes
             .iter()
-            .all(|&u| u < n && matches!(&state[u], State::Warp { mask: m, .. } if *m == mask));
+            .all(|&u| matches!(&state[u], State::Warp { mask: m, .. } if *m == mask));
         if !all_here {
             continue;
         }
@@ -558,7 +553,7 @@ fn release_warps(
             results.push(r);
         }
         for (&u, r) in lanes.iter().zip(results) {
-            state[u] = State::Ready(r);
+            state[u] = State::Ready(Some(r));
         }
         any = true;
     }

@@ -65,9 +65,13 @@ impl Scal {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
     Void,
+    /// A cooperative group handle (`cg::thread_block`, a tile).
     S(Scal),
     Ptr(Box<Ty>),
     Array(Box<Ty>, usize),
+    Group,
+    /// A struct (index into `Program::structs`) and the cells it takes.
+    Struct(usize, usize),
 }
 
 impl Ty {
@@ -75,6 +79,7 @@ impl Ty {
     pub fn cells(&self) -> usize {
         match self {
             Ty::Array(t, n) => t.cells() * n,
+            Ty::Struct(_, n) => *n,
             _ => 1,
         }
     }
@@ -96,6 +101,8 @@ pub enum Value {
     Ptr(Ptr),
     Null,
     Void,
+    /// A cooperative group: 0 the thread block, N a tile of N lanes.
+    Group(u32),
 }
 
 impl Value {
@@ -127,6 +134,7 @@ impl Value {
             Value::Ptr(_) => true,
             Value::Null => false,
             Value::Void => return Err("a void value used as a condition".into()),
+            Value::Group(_) => return Err("a group used as a condition".into()),
         })
     }
 
@@ -175,6 +183,15 @@ impl Value {
             },
             Ty::Void => Ok(Value::Void),
             Ty::Array(..) => Err("an array assigned as a whole".into()),
+            // A struct value is the address of its cells.
+            Ty::Struct(..) => match self {
+                Value::Ptr(p) if p.to == *ty => Ok(Value::Ptr(p)),
+                _ => Err("a value converted to a struct".into()),
+            },
+            Ty::Group => match self {
+                Value::Group(g) => Ok(Value::Group(g)),
+                _ => Err("a value converted to a cooperative group".into()),
+            },
         }
     }
 
@@ -197,6 +214,7 @@ impl Value {
             (Value::Ptr(_), _) => return Err("a pointer converted to an integer".into()),
             (Value::Null, _) => Value::Int(0, s),
             (Value::Void, _) => return Err("a void value used".into()),
+            (Value::Group(_), _) => return Err("a cooperative group used as a number".into()),
         })
     }
 }

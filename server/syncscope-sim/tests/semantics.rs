@@ -232,8 +232,10 @@ fn atomics_do_not_race_with_each_other_and_count_right() {
     let src = "__global__ void k(int* c, int* out) {
   int old = atomicAdd(&c[0], 1);
   __syncthreads();
-  // After the barrier every thread of the block has added its 1.
-  if (atomicAdd(c, 0) < blockDim.x * (blockIdx.x + 1)) out[100000] = 1;
+  // After the barrier every thread of the block has added its 1 (blocks
+  // run one after the other, in some order).
+  int now = atomicAdd(c, 0);
+  if (now == 0 || now % 64 != 0) out[100000] = 1;
   if (threadIdx.x == 0) out[blockIdx.x] = old;
 }
 ";
@@ -471,4 +473,602 @@ __global__ void first(int* a) { a[0] = f(1); }
 template <int N> __global__ void second(int* a) { a[0] = N; }
 ";
     assert_eq!(kernels(src), ["first", "second"]);
+}
+
+/// A kernel that writes `out[100000]` (past every buffer) when its own
+/// check fails: the simulator's values are then asserted by the outcome.
+fn values_hold(src: &str, l: Launch) {
+    assert_eq!(sim(src, l), Outcome::Clean, "{src}");
+}
+
+#[test]
+fn statements_and_values() {
+    values_hold(
+        "__device__ int twice(int x) { return 2 * x; }
+__device__ unsigned char narrow(int x) { return x; }
+__global__ void k(int* out) {
+  int t = threadIdx.x;
+  auto d = twice(t);
+  int sum = 0;
+  int i = 0;
+  do { sum += i; i++; } while (i < 4);
+  int kind = 0;
+  switch (t % 3) {
+    case 0: kind = 10; break;
+    case 1: kind = 20;
+    default: kind += 1;
+  }
+  int local[4] = {1, 2};
+  local[3] = 7;
+  float f = 1.0f / 3.0f;
+  double g = 1.0 / 3.0;
+  bool ok = d == 2 * t && sum == 6 && narrow(300) == 44 && local[1] + local[2] + local[3] == 9
+      && (t % 3 == 0 ? kind == 10 : t % 3 == 1 ? kind == 21 : kind == 1)
+      && (double)f != g && -7 / 2 == -3 && -7 % 2 == -1 && (5u - 6u) > 0 && (1 << 31) < 0;
+  if (!ok) out[100000] = 1;
+}
+",
+        launch(1, 6),
+    );
+}
+
+#[test]
+fn two_dimensional_shared_arrays_and_blocks() {
+    let src = "#define T 8
+__global__ void k(float* out) {
+  __shared__ float tile[T][T + 1];
+  tile[threadIdx.y][threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[(blockIdx.x * T + threadIdx.y) * T + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+  if (tile[threadIdx.x][threadIdx.y] != threadIdx.y) out[100000] = 1;
+}
+";
+    let l = Launch {
+        grid: [2, 1, 1],
+        block: [8, 8, 1],
+    };
+    assert_eq!(sim(src, l), Outcome::Clean);
+    let racy = src.replace("__syncthreads();", "");
+    let r = race(sim(&racy, l));
+    assert_eq!(r.array, "tile");
+    assert_eq!(lines(&r), (4, 6));
+}
+
+#[test]
+fn barrier_counts_and_votes() {
+    values_hold(
+        "__global__ void k(int* out) {
+  int n = __syncthreads_count(threadIdx.x % 4 == 0);
+  int all = __syncthreads_and(threadIdx.x < 64);
+  int any = __syncthreads_or(threadIdx.x == 63);
+  unsigned b = __ballot_sync(0xffffffff, threadIdx.x % 2);
+  if (n != 16 || !all || !any || b != 0xaaaaaaaau || __popc(b) != 16) out[100000] = 1;
+}
+",
+        launch(1, 64),
+    );
+}
+
+#[test]
+fn a_partial_last_warp_synchronises_without_its_missing_lanes() {
+    let src = "__global__ void k(int* out) {
+  __shared__ int s[48];
+  s[threadIdx.x] = threadIdx.x;
+  __syncwarp();
+  out[threadIdx.x] = s[32 + (threadIdx.x + 1) % 16];
+}
+";
+    // Warp 1 (threads 32..47) orders its own lanes; warp 0 reads them too.
+    assert_eq!(race(sim(src, launch(1, 48))).array, "s");
+    let own = src.replace(
+        "32 + (threadIdx.x + 1) % 16",
+        "threadIdx.x / 32 * 32 + (threadIdx.x + 1) % 16",
+    );
+    assert_eq!(sim(&own, launch(1, 48)), Outcome::Clean);
+}
+
+#[test]
+fn a_lane_missing_from_a_warp_sync_is_divergence() {
+    let src = "__global__ void k(int* out) {
+  if (threadIdx.x % 32 < 16) return;
+  __syncwarp();
+  out[threadIdx.x] = 1;
+}
+";
+    assert!(matches!(
+        sim(src, launch(1, 32)),
+        Outcome::Divergence { line: 3, .. }
+    ));
+}
+
+#[test]
+fn unmodelled_types_are_unsupported() {
+    for src in [
+        "struct P { int x; __device__ int get() { return x; } };\n__global__ void k(P* a) { a[0].x = 1; }\n",
+        "union U { int x; float f; };\n__global__ void k(U* a) { a[0].x = 1; }\n",
+        "__global__ void k(float* a) { int* v = (int*)a; v[0] = 1; }\n",
+        "__global__ void k(int* a) { asm(\"trap;\"); }\n",
+    ] {
+        assert!(
+            matches!(sim(src, launch(1, 2)), Outcome::Unsupported(_)),
+            "{src}"
+        );
+    }
+}
+
+#[test]
+fn same_value_writes_are_a_race_marked_as_such_and_reported_last() {
+    let src = "__global__ void k(int* flag, int* out) {
+  flag[0] = VALUE;
+  out[threadIdx.x] = 1;
+}
+";
+    let same = race(sim(&src.replace("VALUE", "1"), launch(1, 4)));
+    assert!(same.same_value, "{same:?}");
+    assert_eq!(
+        (same.array.as_str(), same.a.line, same.b.line),
+        ("flag", 2, 2)
+    );
+    let different = race(sim(&src.replace("VALUE", "threadIdx.x"), launch(1, 4)));
+    assert!(!different.same_value, "{different:?}");
+    // A real race elsewhere in the run wins over a same-value one.
+    let both = "__global__ void k(int* flag, int* out) {
+  flag[0] = 1;
+  out[0] = threadIdx.x;
+}
+";
+    let r = race(sim(both, launch(1, 4)));
+    assert!(!r.same_value);
+    assert_eq!(r.array, "out");
+}
+
+#[test]
+fn extern_shared_arrays_share_one_buffer() {
+    let src = "__global__ void k(int* out) {
+  extern __shared__ int a[];
+  extern __shared__ int b[];
+  a[threadIdx.x] = threadIdx.x;
+  SYNC
+  out[threadIdx.x] = b[(threadIdx.x + 1) % 32];
+}
+";
+    assert_eq!(
+        sim(&src.replace("SYNC", "__syncthreads();"), launch(1, 32)),
+        Outcome::Clean
+    );
+    let r = race(sim(&src.replace("SYNC", ""), launch(1, 32)));
+    assert_eq!(lines(&r), (4, 6));
+}
+
+#[test]
+fn cooperative_groups_block_and_tiles() {
+    let src = "#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  __shared__ int s[64];
+  cg::thread_block block = cg::this_thread_block();
+  auto tile = cg::tiled_partition<16>(block);
+  unsigned r = block.thread_rank();
+  s[r] = r;
+  SYNC;
+  out[block.group_index().x * 64 + r] = s[OTHER];
+  int v = tile.thread_rank();
+  for (int d = tile.size() / 2; d > 0; d /= 2) v += tile.shfl_down(v, d);
+  if (tile.thread_rank() == 0 && v != 120) out[1000000] = 1;
+}
+";
+    let run = |sync: &str, other: &str| {
+        sim(
+            &src.replace("SYNC", sync).replace("OTHER", other),
+            launch(2, 64),
+        )
+    };
+    assert_eq!(run("block.sync()", "63 - r"), Outcome::Clean);
+    assert_eq!(run("cg::sync(block)", "63 - r"), Outcome::Clean);
+    assert_eq!(race(run("tile.sync()", "63 - r")).array, "s");
+    // A tile's sync orders the lanes of that tile only.
+    assert_eq!(run("tile.sync()", "r ^ 15"), Outcome::Clean);
+    assert_eq!(race(run("tile.sync()", "r ^ 16")).array, "s");
+}
+
+#[test]
+fn interleaving_atomics_finds_races_that_need_two_winners() {
+    let src = "__global__ void k(int* winner, int* flag_a, int* flag_b) {
+  if (atomicCAS(flag_a, 0, 1) == 0) winner[0] = threadIdx.x;
+  if (atomicCAS(flag_b, 0, 1) == 0) winner[0] = threadIdx.x + 100;
+}
+";
+    // Run to completion one at a time, one thread wins both elections.
+    assert_eq!(sim(src, launch(1, 8)), Outcome::Clean);
+    let found = (0..20).any(|seed| {
+        let opts = SimOptions {
+            order: Order::Interleaved(seed),
+            ..SimOptions::default()
+        };
+        matches!(
+            sim_with(src, launch(1, 8), &Inputs::default(), &opts),
+            Outcome::Race(r) if r.array == "winner" && !r.same_value
+        )
+    });
+    assert!(found);
+    // One election: one winner whatever the interleaving.
+    let one = "__global__ void k(int* winner, int* flag_a, int* flag_b) {
+  if (atomicCAS(flag_a, 0, 1) == 0) winner[0] = threadIdx.x;
+}
+";
+    for seed in 0..20 {
+        let opts = SimOptions {
+            order: Order::Interleaved(seed),
+            ..SimOptions::default()
+        };
+        assert_eq!(
+            sim_with(one, launch(1, 8), &Inputs::default(), &opts),
+            Outcome::Clean
+        );
+    }
+}
+
+#[test]
+fn template_kernels_and_explicit_template_calls() {
+    let src = "template <int N>
+__global__ void fold(float* out, const float* in) {
+  __shared__ float s[N];
+  s[threadIdx.x % N] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[N - 1 - threadIdx.x % N];
+}
+template __global__ void fold<64>(float* out, const float* in);
+";
+    let run = |kernel: &str, block: u32| {
+        simulate(
+            Path::new("t.cu"),
+            src,
+            kernel,
+            &launch(1, block),
+            &Inputs::default(),
+            &SimOptions::default(),
+        )
+    };
+    // The explicit instantiation: N = 64.
+    assert_eq!(run("fold", 64), Outcome::Clean);
+    assert_eq!(race(run("fold", 128)).array, "s");
+    // Asked for by name with its argument.
+    assert_eq!(run("fold<128>", 128), Outcome::Clean);
+    assert_eq!(race(run("fold<32>", 64)).array, "s");
+
+    let typed = "template <typename T, int K = 2>
+__device__ T scale(T v) { return v * K; }
+template <typename T>
+__global__ void k(T* out) {
+  T v = scale<T>(threadIdx.x);
+  T w = scale<T, 3>(1.5);
+  if (v != 2 * threadIdx.x || w != (T)1.5 * 3) out[100000] = 1;
+  out[threadIdx.x] = v + w;
+}
+";
+    for kernel in ["k<int>", "k<float>", "k<unsigned int>"] {
+        let o = simulate(
+            Path::new("t.cu"),
+            typed,
+            kernel,
+            &launch(1, 32),
+            &Inputs::default(),
+            &SimOptions::default(),
+        );
+        assert_eq!(o, Outcome::Clean, "{kernel}");
+    }
+    // Without arguments and without an instantiation: unsupported, named.
+    let o = simulate(
+        Path::new("t.cu"),
+        typed,
+        "k",
+        &launch(1, 32),
+        &Inputs::default(),
+        &SimOptions::default(),
+    );
+    assert!(matches!(o, Outcome::Unsupported(w) if w.contains("template")));
+}
+
+#[test]
+fn template_arguments_deduced_from_the_call() {
+    let src = "template <typename T>
+__device__ T sum_op(T a, T b) { return a + b; }
+template <typename T>
+__device__ void load_block(T* sdata, const T* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[threadIdx.x] = i < n ? in[i] : T(0);
+}
+__global__ void k(float* out, const float* in, unsigned n) {
+  __shared__ float s[64];
+  load_block(s, in, n);
+  SYNC
+  float half = 0.5f;
+  out[blockIdx.x * 64 + threadIdx.x] = sum_op(s[63 - threadIdx.x], half);
+  if (sum_op(1u, 2u) != 3u) out[1000000] = 1;
+}
+";
+    assert_eq!(
+        sim(&src.replace("SYNC", "__syncthreads();"), launch(2, 64)),
+        Outcome::Clean
+    );
+    let r = race(sim(&src.replace("SYNC", ""), launch(2, 64)));
+    assert_eq!((r.array.as_str(), lines(&r)), ("s", (6, 13)));
+}
+
+#[test]
+fn the_order_also_orders_blocks() {
+    let src = "__global__ void k(int* c, int* out) {
+  if (threadIdx.x == 0 && atomicAdd(c, 1) == 0 && blockIdx.x == 1) out[100000] = 1;
+}
+";
+    assert_eq!(sim(src, launch(2, 32)), Outcome::Clean);
+    let rev = SimOptions {
+        order: Order::Reverse,
+        ..SimOptions::default()
+    };
+    assert!(matches!(
+        sim_with(src, launch(2, 32), &Inputs::default(), &rev),
+        Outcome::OutOfBounds {
+            block: [1, 0, 0],
+            ..
+        }
+    ));
+}
+
+#[test]
+fn structs_and_vector_types() {
+    let src = "struct Acc { float sum; int count; float hist[2]; };
+typedef struct { int lo; int hi; } Range;
+__device__ Acc bump(Acc a, float v) { a.sum += v; a.count++; return a; }
+__global__ void k(float4* in, Acc* out, Range* r) {
+  __shared__ Acc s[32];
+  float4 v = in[threadIdx.x];
+  float4 w = make_float4(v.x, v.y, v.z, v.w + 1.0f);
+  Acc a = {0.0f, 0, {1.0f, 2.0f}};
+  a = bump(a, w.x + w.y + w.z + w.w);
+  if (a.count != 1 || a.hist[1] != 2.0f || a.sum != w.x + w.y + w.z + w.w || w.w != v.w + 1.0f) out[1000000].count = 1;
+  s[threadIdx.x] = a;
+  s[threadIdx.x].hist[0] = 5.0f;
+  SYNC
+  out[threadIdx.x] = s[OTHER];
+  r[threadIdx.x].lo = threadIdx.x;
+  r[(threadIdx.x + 1) % 32].hi = threadIdx.x;
+}
+";
+    let run = |sync: &str, other: &str| {
+        let inputs = Inputs {
+            fill: Fill::Random(5),
+            ..Inputs::default()
+        };
+        sim_with(
+            &src.replace("SYNC", sync).replace("OTHER", other),
+            launch(1, 32),
+            &inputs,
+            &SimOptions::default(),
+        )
+    };
+    // Different members of one element are different cells.
+    assert_eq!(run("__syncthreads();", "31 - threadIdx.x"), Outcome::Clean);
+    let r = race(run("", "31 - threadIdx.x"));
+    assert_eq!(r.array, "s");
+    assert_eq!(lines(&r), (11, 14));
+    // The by-value parameter was a copy: the caller's `a` changed only by
+    // the assignment of the result (checked in the kernel), and a
+    // thread's own element copied back and forth is no race.
+    assert_eq!(run("", "threadIdx.x"), Outcome::Clean);
+}
+
+#[test]
+fn a_vector_view_of_a_scalar_buffer() {
+    let src = "__global__ void k(float* a, float* out) {
+  const float4* v = reinterpret_cast<const float4*>(a);
+  float4 x = v[threadIdx.x];
+  out[threadIdx.x] = x.x + x.w;
+  a[4 * ((threadIdx.x + OFF) % 32) + 3] = 1.0f;
+}
+";
+    // Thread t reads a[4t..4t+3] and writes a[4(t+OFF)+3].
+    assert_eq!(sim(&src.replace("OFF", "0"), launch(1, 32)), Outcome::Clean);
+    let r = race(sim(&src.replace("OFF", "1"), launch(1, 32)));
+    assert_eq!((r.array.as_str(), r.index % 4, lines(&r)), ("a", 3, (3, 5)));
+    let bytes = "__global__ void k(float* a) { char* c = (char*)a; c[threadIdx.x] = 0; }\n";
+    assert!(matches!(sim(bytes, launch(1, 4)), Outcome::Unsupported(_)));
+}
+
+#[test]
+fn hostile_nesting_is_unsupported_not_a_crash() {
+    let deep = format!(
+        "__global__ void k(int* a) {{ a[0] = {}1{}; }}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert!(matches!(sim(&deep, launch(1, 2)), Outcome::Unsupported(w) if w.contains("nesting")));
+    let blocks = format!(
+        "__global__ void k(int* a) {{ {} a[0] = 1; {} }}\n",
+        "{".repeat(50_000),
+        "}".repeat(50_000)
+    );
+    assert!(matches!(
+        sim(&blocks, launch(1, 2)),
+        Outcome::Unsupported(_)
+    ));
+    // A long but shallow kernel runs.
+    let long = format!(
+        "__global__ void k(int* a) {{ {} }}\n",
+        "a[threadIdx.x] += 1;\n".repeat(2_000)
+    );
+    assert_eq!(sim(&long, launch(1, 2)), Outcome::Clean);
+}
+
+/// Token soup around a kernel: whatever comes back, it is an answer of the
+/// simulator, never a panic or an internal error.
+#[test]
+fn token_soup_never_panics_nor_fails_internally() {
+    let tokens = [
+        "__global__",
+        "void",
+        "k",
+        "(",
+        ")",
+        "{",
+        "}",
+        "int",
+        "*",
+        "a",
+        ",",
+        ";",
+        "=",
+        "[",
+        "]",
+        "threadIdx.x",
+        "__syncthreads()",
+        "__shared__",
+        "float",
+        "s",
+        "if",
+        "for",
+        "while",
+        "+",
+        "-",
+        "/",
+        "%",
+        "<<",
+        "1",
+        "0",
+        "32",
+        "return",
+        "atomicAdd",
+        "&",
+        "__syncwarp",
+        "0xffff",
+        "#define",
+        "#if",
+        "#endif",
+        "\n",
+        "template",
+        "<",
+        ">",
+        "typename",
+        "T",
+        "struct",
+        ".",
+        "->",
+        "__shfl_sync",
+        "unsigned",
+        "break",
+        "continue",
+        "?",
+        ":",
+        "do",
+        "switch",
+        "case",
+    ];
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let opts = SimOptions {
+        max_steps: 100_000,
+        ..SimOptions::default()
+    };
+    for _ in 0..300 {
+        let n = 5 + next() % 60;
+        let mut text = String::from("__global__ void k(int* a) {\n");
+        for _ in 0..n {
+            text.push_str(tokens[(next() % tokens.len() as u64) as usize]);
+            text.push(' ');
+        }
+        text.push_str("\n}\n");
+        let o = simulate(
+            Path::new("soup.cu"),
+            &text,
+            "k",
+            &launch(2, 33),
+            &Inputs::default(),
+            &opts,
+        );
+        assert!(
+            !matches!(&o, Outcome::Unsupported(w) if w.contains("internal")),
+            "{text}: {o:?}"
+        );
+    }
+}
+
+#[test]
+fn assertions_and_bit_casts() {
+    let src = "__global__ void k(float* a, int* out) {
+  __assert(__implies(threadIdx.x < 4, threadIdx.x < 8));
+  if (__float_as_int(1.0f) != 0x3f800000 || __int_as_float(0x40000000) != 2.0f) out[100000] = 1;
+  assert(threadIdx.x != LIMIT);
+}
+";
+    assert_eq!(
+        sim(&src.replace("LIMIT", "100"), launch(1, 8)),
+        Outcome::Clean
+    );
+    assert_eq!(
+        sim(&src.replace("LIMIT", "5"), launch(1, 8)),
+        Outcome::AssertionFailed {
+            thread: [5, 0, 0],
+            block: [0, 0, 0],
+            line: 4
+        }
+    );
+}
+
+#[test]
+fn goto_forward_out_of_loops_and_backward() {
+    let src = "__global__ void k(int* out, int stop) {
+  __shared__ int s[32];
+  int i = 0;
+  for (int r = 0; r < 4; r++) {
+    for (int j = 0; j < 4; j++) {
+      if (r == stop) goto finish;
+      s[threadIdx.x] = r;
+      __syncthreads();
+    }
+  }
+finish:
+  __syncthreads();
+  out[threadIdx.x] = s[31 - threadIdx.x];
+again:
+  i++;
+  if (i < 3) goto again;
+  if (i != 3) out[100000] = 1;
+}
+";
+    let stop = |v: i64| Inputs {
+        scalars: [("stop".to_string(), Scalar::Int(v))].into(),
+        ..Inputs::default()
+    };
+    // Every thread leaves in the same iteration: the barrier after the
+    // label is one barrier for all.
+    for v in [0, 2, 9] {
+        assert_eq!(
+            sim_with(src, launch(1, 32), &stop(v), &SimOptions::default()),
+            Outcome::Clean,
+            "stop = {v}"
+        );
+    }
+    // Leaving in a thread-dependent iteration: divergence.
+    let diverge = src.replace("r == stop", "r == threadIdx.x % 2");
+    assert!(matches!(
+        sim_with(&diverge, launch(1, 32), &stop(0), &SimOptions::default()),
+        Outcome::Divergence { .. }
+    ));
+}
+
+#[test]
+fn printf_arguments_are_read() {
+    let src = "__global__ void k(int* out) {
+  __shared__ int s[32];
+  s[threadIdx.x] = threadIdx.x;
+  printf(\"%d \" \"%d\\n\", threadIdx.x, s[(threadIdx.x + 1) % 32]);
+}
+";
+    let r = race(sim(src, launch(1, 32)));
+    assert_eq!((r.array.as_str(), lines(&r)), ("s", (3, 4)));
 }
