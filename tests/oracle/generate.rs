@@ -273,20 +273,17 @@ fn tid_eq(rng: &mut Rng, c: u32) -> String {
 }
 
 // Thread c1 reads the row start, thread c2 the row end, thread c3 writes
-// the length. In one-dimensional blocks `t == c` is one thread of each
-// block: the accesses to `a` (by c1 and c3) and `e` (by c2 and c3) race
-// unless one thread makes them all or a barrier separates them: racy iff
-// no barrier and (c1 != c3 or c2 != c3). In blocks of any shape `t == c`
-// is every thread (c, y, z): (c3, 1) reads `a` while (c1, 0) writes it, so
-// without the barrier it always races. Same-value writes: `a` and `e`
-// (every thread of the block reads one `rp[b]`) and, when the threads
-// read `a` and `e` after they were written, `len[b]` (threads (c3, y) of
-// a block, and blocks (b, y) of a grid that is not one-dimensional).
+// the length. `t == c` is one thread of each block (blocks are 1-D: by
+// `__requires`, or because the kernel never mentions another dimension,
+// the engine's documented assumption the harness honours): the accesses to
+// `a` (by c1 and c3) and `e` (by c2 and c3) race unless one thread makes
+// them all or a barrier separates them: racy iff no barrier and
+// (c1 != c3 or c2 != c3).
 fn thread_id_guards(rng: &mut Rng) -> Case {
     let (c1, c2, c3) = (rng.range(0, 2), rng.range(0, 2), rng.range(0, 2));
     let barrier = rng.coin();
     let requires = rng.below(3); // 0: none, 1: one-dimensional blocks, 2: and grids
-    let needed = requires == 0 || c1 != c3 || c2 != c3;
+    let needed = c1 != c3 || c2 != c3;
     let mut s = Src::default();
     s.line("__global__ void row_length(const int* rp, int* len)");
     s.line("{");
@@ -308,18 +305,16 @@ fn thread_id_guards(rng: &mut Rng) -> Case {
     s.line("    __shared__ int e;");
     s.line("    int b = blockIdx.x;");
     s.line("    unsigned t = threadIdx.x;");
-    let la = s.line(&format!("    if ({}) a = rp[b];", tid_eq(rng, c1)));
-    let le = s.line(&format!("    if ({}) e = rp[b + 1];", tid_eq(rng, c2)));
+    s.line(&format!("    if ({}) a = rp[b];", tid_eq(rng, c1)));
+    s.line(&format!("    if ({}) e = rp[b + 1];", tid_eq(rng, c2)));
     let mut truth = Truth {
         racy: !barrier && needed,
-        same_value_writes: vec![(la, true), (le, true)],
         ..Truth::default()
     };
     if barrier {
         truth.barriers.push((s.line("    __syncthreads();"), needed));
     }
-    let ll = s.line(&format!("    if ({}) len[b] = e - a;", tid_eq(rng, c3)));
-    truth.same_value_writes.push((ll, barrier || !needed));
+    s.line(&format!("    if ({}) len[b] = e - a;", tid_eq(rng, c3)));
     s.line("}");
     single(
         "row_length",
@@ -334,31 +329,29 @@ fn thread_id_guards(rng: &mut Rng) -> Case {
     )
 }
 
-// The threads that pass the guard update `*total`; a plain update races
-// unless the launch has exactly one such thread: one-dimensional blocks
-// (else (0,1,0) passes too) and, for a guard on the thread alone, a single
-// block (else thread 0 of every block), for a guard on the block too,
-// one-dimensional grids.
+// Every thread stores its element, and the threads that pass the guard
+// update `*total`. Blocks are 1-D (the kernel mentions no other block
+// dimension) and so is the grid (none but `blockIdx.x`); thread 0 of
+// every block passes `threadIdx.x == 0`: a plain update races unless the
+// guard also asks for block 0 or the grid is one block.
 fn one_thread_counter(rng: &mut Rng) -> Case {
     let block_guard = rng.coin();
     let atomic = rng.below(3) == 0;
-    let requires = rng.below(3); // 0: none, 1: one-dimensional, 2: one block
+    let single_block = rng.below(3) == 0;
+    let one_d = rng.coin();
     let mut s = Src::default();
-    s.line("__global__ void count_blocks(int* total)");
+    s.line("__global__ void count_blocks(int* out, int* total)");
     s.line("{");
-    let launches = match requires {
-        0 => LaunchShape::any(),
-        1 => {
-            s.line(&format!("    {ONE_D}"));
-            LaunchShape::one_d()
-        }
-        _ => {
-            s.line("    __requires(blockDim.y == 1 && blockDim.z == 1 && gridDim.x == 1 && gridDim.y == 1 && gridDim.z == 1);");
-            let mut one = LaunchShape::one_d();
-            one.grid[0] = Dim::OneOf(vec![1]);
-            one
-        }
-    };
+    let mut shape = LaunchShape::any();
+    if one_d {
+        s.line(&format!("    {ONE_D}"));
+        shape = LaunchShape::one_d();
+    }
+    if single_block {
+        s.line("    __requires(gridDim.x == 1);");
+        shape.grid[0] = Dim::OneOf(vec![1]);
+    }
+    s.line("    out[blockIdx.x * blockDim.x + threadIdx.x] = 1;");
     let guard = if block_guard {
         "threadIdx.x == 0 && blockIdx.x == 0"
     } else {
@@ -373,18 +366,16 @@ fn one_thread_counter(rng: &mut Rng) -> Case {
     };
     s.line(&format!("    if ({guard}) {update}"));
     s.line("}");
-    let block_1d = requires >= 1;
-    let unique = block_1d && if block_guard { true } else { requires == 2 };
     single(
         "count_blocks",
         s,
-        vec![param("total", ParamKind::Pointer)],
-        vec![launches],
+        vec![param("out", ParamKind::Pointer), param("total", ParamKind::Pointer)],
+        vec![shape],
         Truth {
-            racy: !atomic && !unique,
+            racy: !atomic && !block_guard && !single_block,
             ..Truth::default()
         },
-        format!("block_guard={block_guard} atomic={atomic} requires={requires}"),
+        format!("block_guard={block_guard} atomic={atomic} single_block={single_block} one_d_requires={one_d}"),
     )
 }
 

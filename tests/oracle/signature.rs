@@ -28,6 +28,32 @@ pub fn error_lines(text: &str) -> Vec<usize> {
     out
 }
 
+/// `text` without the bodies of the `__global__` functions other than
+/// `kernel` (blanked): what `kernel` and the device functions it may call
+/// are written in.
+pub fn without_other_kernels(text: &str, kernel: &str) -> String {
+    let tree = parse(text);
+    let mut out = text.as_bytes().to_vec();
+    let mut stack = vec![tree.root_node()];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" {
+            if let (Some((name, _)), Some(body)) = (self::kernel(text, n), n.child_by_field_name("body")) {
+                if name != kernel {
+                    for b in &mut out[body.byte_range()] {
+                        if *b != b'\n' {
+                            *b = b' ';
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
 /// Every `__global__` function of `text`: name and parameters.
 pub fn kernels(text: &str) -> Vec<(String, Vec<Param>)> {
     let tree = parse(text);
