@@ -39,7 +39,8 @@ fn env_u64(name: &str) -> Option<u64> {
 }
 
 fn temp_root(suite: &str) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("syncscope-oracle-{}-{suite}", std::process::id()));
+    let root =
+        std::env::temp_dir().join(format!("syncscope-oracle-{}-{suite}", std::process::id()));
     std::fs::create_dir_all(&root).expect("temp folder");
     root
 }
@@ -51,7 +52,10 @@ fn generated_kernels() {
     let start = std::time::Instant::now();
     let family = std::env::var("SYNCSCOPE_ORACLE_FAMILY").ok().map(|name| {
         generate::family_named(&name).unwrap_or_else(|| {
-            panic!("no family `{name}`; the families: {:?}", generate::FAMILIES.map(|f| f.name()))
+            panic!(
+                "no family `{name}`; the families: {:?}",
+                generate::FAMILIES.map(|f| f.name())
+            )
         })
     });
     let case = |seed| match family {
@@ -60,7 +64,9 @@ fn generated_kernels() {
     };
     if let Some(seed) = env_u64("SYNCSCOPE_ORACLE_SEED") {
         check::check_case(&case(seed), &root, &mut tally);
-    } else if env_u64("SYNCSCOPE_SOAK_CASES").is_some() || env_u64("SYNCSCOPE_SOAK_SECONDS").is_some() {
+    } else if env_u64("SYNCSCOPE_SOAK_CASES").is_some()
+        || env_u64("SYNCSCOPE_SOAK_SECONDS").is_some()
+    {
         let first = env_u64("SYNCSCOPE_SOAK_START").unwrap_or(1_000_000);
         let cases = env_u64("SYNCSCOPE_SOAK_CASES").unwrap_or(u64::MAX);
         let seconds = env_u64("SYNCSCOPE_SOAK_SECONDS");
@@ -79,14 +85,28 @@ fn generated_kernels() {
     println!("{}", tally.summary("generated"));
     println!("{}", tally.per_family());
     if !tally.unsupported.is_empty() {
-        println!("unsupported by the simulator:\n{}", tally.unsupported_reasons());
+        println!(
+            "unsupported by the simulator:\n{}",
+            tally.unsupported_reasons()
+        );
     }
     assert!(
         tally.failures.is_empty(),
         "{} false claims:\n{}\n\nthe first ones in full:\n{}",
         tally.failures.len(),
-        tally.failures.iter().map(|(line, _)| line.as_str()).collect::<Vec<_>>().join("\n"),
-        tally.failures.iter().take(6).map(|(_, d)| d.as_str()).collect::<Vec<_>>().join("\n")
+        tally
+            .failures
+            .iter()
+            .map(|(line, _)| line.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        tally
+            .failures
+            .iter()
+            .take(6)
+            .map(|(_, d)| d.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
@@ -118,7 +138,11 @@ struct Witnesses {
 /// witness's are simulated.
 const WITNESS_THREADS: u64 = 8192;
 
-fn witness_launch(w: &syncscope_core::Witness, block: Option<[u32; 3]>, grid: Option<[u32; 3]>) -> Option<Launch> {
+fn witness_launch(
+    w: &syncscope_core::Witness,
+    block: Option<[u32; 3]>,
+    grid: Option<[u32; 3]>,
+) -> Option<Launch> {
     let get = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
         let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
         let mut out = [1u32; 3];
@@ -133,14 +157,19 @@ fn witness_launch(w: &syncscope_core::Witness, block: Option<[u32; 3]>, grid: Op
     };
     let block = get("blockDim", block);
     let mut grid = get("gridDim", grid);
-    let threads = |g: [u32; 3]| g.iter().chain(block.iter()).map(|&x| u64::from(x)).product::<u64>();
+    let threads = |g: [u32; 3]| {
+        g.iter()
+            .chain(block.iter())
+            .map(|&x| u64::from(x))
+            .product::<u64>()
+    };
     if threads(grid) > WITNESS_THREADS {
         // Only the blocks up to the witness's two (the kernel may read
         // gridDim: a reduced grid is a different launch, tried only when
         // the full one is too large to run).
-        for d in 0..3 {
+        for (d, size) in grid.iter_mut().enumerate() {
             let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
-            grid[d] = grid[d].min(u32::try_from(highest + 1).ok()?);
+            *size = (*size).min(u32::try_from(highest + 1).ok()?);
         }
         if threads(grid) > WITNESS_THREADS {
             return None;
@@ -218,7 +247,10 @@ fn corpus_claims() {
                 Verdict::Unsupported(why) => *tally.unsupported.entry(why).or_default() += 1,
                 Verdict::Broken(run, out) => {
                     let line = format!("{}: {}", path.display(), claim.describe());
-                    let details = format!("{line}: the simulator finds {out:?}\n  under {}", run.describe());
+                    let details = format!(
+                        "{line}: the simulator finds {out:?}\n  under {}",
+                        run.describe()
+                    );
                     tally.failures.push((line, details));
                 }
             }
@@ -231,7 +263,11 @@ fn corpus_claims() {
             let (Some(kernel), Some(w)) = (&f.kernel, &f.witness) else {
                 continue;
             };
-            let status = report.kernels.iter().find(|k| &k.name == kernel).map(|k| k.status);
+            let status = report
+                .kernels
+                .iter()
+                .find(|k| &k.name == kernel)
+                .map(|k| k.status);
             if !matches!(status, Some(KernelStatus::Racy | KernelStatus::Divergent)) {
                 continue;
             }
@@ -259,13 +295,39 @@ fn corpus_claims() {
                 .collect();
             let mut lines = vec![f.span.start.line as usize + 1];
             lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
-            lines.extend(f.pairs.iter().flat_map(|p| [p.first.start.line as usize + 1, p.second.start.line as usize + 1]));
+            lines.extend(f.pairs.iter().flat_map(|p| {
+                [
+                    p.first.start.line as usize + 1,
+                    p.second.start.line as usize + 1,
+                ]
+            }));
             let mut result = None;
             let mut unsupported = None;
+            let mut stopped = None;
             // Large launches get two tries, small ones eight.
-            let large = launch.grid.iter().chain(launch.block.iter()).map(|&x| u64::from(x)).product::<u64>() > 1024;
-            let fills: &[Fill] = if large { &[Fill::Zero, Fill::Index] } else { &[Fill::Zero, Fill::Index, Fill::Random(1), Fill::Constant(1.0)] };
-            let orders: &[Order] = if large { &[Order::Forward] } else { &[Order::Forward, Order::Reverse] };
+            let large = launch
+                .grid
+                .iter()
+                .chain(launch.block.iter())
+                .map(|&x| u64::from(x))
+                .product::<u64>()
+                > 1024;
+            let fills: &[Fill] = if large {
+                &[Fill::Zero, Fill::Index, Fill::Constant(-1.0)]
+            } else {
+                &[
+                    Fill::Zero,
+                    Fill::Index,
+                    Fill::Random(1),
+                    Fill::Constant(1.0),
+                    Fill::Constant(-1.0),
+                ]
+            };
+            let orders: &[Order] = if large {
+                &[Order::Forward]
+            } else {
+                &[Order::Forward, Order::Reverse]
+            };
             'tries: for &fill in fills {
                 for &order in orders {
                     let inputs = Inputs {
@@ -296,6 +358,13 @@ fn corpus_claims() {
                             unsupported = Some(why);
                             break 'tries;
                         }
+                        // The run stopped before it could race (the engine
+                        // assumes in-bounds accesses).
+                        Outcome::OutOfBounds { .. } => stopped = Some("out of bounds"),
+                        Outcome::StepLimit => stopped = Some("step limit"),
+                        Outcome::Vacuous => {
+                            stopped = Some("vacuous: the witness breaks a __requires")
+                        }
                         _ => {}
                     }
                 }
@@ -305,16 +374,24 @@ fn corpus_claims() {
                 (Some(false), _) => witnesses.race_elsewhere += 1,
                 (None, Some(why)) => *witnesses.unsupported.entry(why).or_default() += 1,
                 (None, None) => witnesses.not_reproduced.push(format!(
-                    "{at}: {} {} under grid {:?} block {:?}",
+                    "{at}: {} {} under grid {:?} block {:?}{}",
                     f.kind.code(),
                     w.describe(),
                     launch.grid,
-                    launch.block
+                    launch.block,
+                    stopped
+                        .map(|s| format!(" (a run stopped: {s})"))
+                        .unwrap_or_default()
                 )),
             }
         }
         if verbose {
-            println!("{}: {:.1} s, {} simulations so far", path.display(), started.elapsed().as_secs_f64(), tally.simulations);
+            println!(
+                "{}: {:.1} s, {} simulations so far",
+                path.display(),
+                started.elapsed().as_secs_f64(),
+                tally.simulations
+            );
         }
     }
     println!("{}", tally.summary("corpus"));
@@ -339,7 +416,12 @@ fn corpus_claims() {
         println!("unsupported by the simulator:\n{}", t.unsupported_reasons());
     }
     let mut problems: Vec<String> = tally.failures.iter().map(|(_, d)| d.clone()).collect();
-    problems.extend(witnesses.not_reproduced.iter().map(|w| format!("witness not reproduced: {w}")));
+    problems.extend(
+        witnesses
+            .not_reproduced
+            .iter()
+            .map(|w| format!("witness not reproduced: {w}")),
+    );
     assert!(
         problems.is_empty(),
         "{} false claims, {} witnesses not reproduced:\n{}",

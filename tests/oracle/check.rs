@@ -20,7 +20,9 @@ pub const RUNS_PER_CLAIM: usize = 24;
 /// A claim of the engine's report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Claim {
-    Verified { kernel: String },
+    Verified {
+        kernel: String,
+    },
     /// `start..end`: the barrier call's bytes in the checked file.
     Redundant {
         kernel: String,
@@ -29,7 +31,10 @@ pub enum Claim {
         end: usize,
     },
     /// The lines of the writes said to race benignly.
-    Benign { kernel: String, lines: Vec<usize> },
+    Benign {
+        kernel: String,
+        lines: Vec<usize>,
+    },
 }
 
 impl Claim {
@@ -109,7 +114,11 @@ pub fn benign_lines(claims: &[Claim], kernel: &str) -> Vec<usize> {
 pub fn without(text: &str, start: usize, end: usize) -> String {
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..start]);
-    out.extend(text[start..end].chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+    out.extend(
+        text[start..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' }),
+    );
     out.push_str(&text[end..]);
     out
 }
@@ -211,7 +220,16 @@ impl Run {
     }
 }
 
-const INT_VALUES: [i64; 8] = [0, 1, -1, 2, i32::MAX as i64, i32::MIN as i64, 100_000_000, 63];
+const INT_VALUES: [i64; 8] = [
+    0,
+    1,
+    -1,
+    2,
+    i32::MAX as i64,
+    i32::MIN as i64,
+    100_000_000,
+    63,
+];
 const UNSIGNED_VALUES: [i64; 8] = [
     0,
     1,
@@ -271,10 +289,7 @@ pub fn launch_of(rng: &mut Rng, shape: &LaunchShape) -> Launch {
     ];
     // Keep a free-sized block within 64 threads.
     for d in (0..3).rev() {
-        while block.iter().product::<u32>() > 64
-            && shape.block[d] == Dim::Any
-            && block[d] > 1
-        {
+        while block.iter().product::<u32>() > 64 && shape.block[d] == Dim::Any && block[d] > 1 {
             block[d] /= 2;
         }
     }
@@ -302,19 +317,38 @@ pub fn launch_of(rng: &mut Rng, shape: &LaunchShape) -> Launch {
 /// file without the other kernels' bodies.
 pub fn within_assumptions(shapes: &[LaunchShape], text: &str) -> Vec<LaunchShape> {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let whole_block = ["=threadIdx;", "(threadIdx)", "=blockDim;", "thread_rank", "thread_index", "dim_threads", "size()", "num_threads"]
-        .iter()
-        .any(|w| compact.contains(w));
-    let whole_grid = ["=blockIdx;", "=gridDim;", "group_index", "block_rank", "num_blocks", "grid_group"]
-        .iter()
-        .any(|w| compact.contains(w));
-    let mentioned = |a: &str, b: &str, d: &str| compact.contains(&format!("{a}.{d}")) || compact.contains(&format!("{b}.{d}"));
+    let whole_block = [
+        "=threadIdx;",
+        "(threadIdx)",
+        "=blockDim;",
+        "thread_rank",
+        "thread_index",
+        "dim_threads",
+        "size()",
+        "num_threads",
+    ]
+    .iter()
+    .any(|w| compact.contains(w));
+    let whole_grid = [
+        "=blockIdx;",
+        "=gridDim;",
+        "group_index",
+        "block_rank",
+        "num_blocks",
+        "grid_group",
+    ]
+    .iter()
+    .any(|w| compact.contains(w));
+    let mentioned = |a: &str, b: &str, d: &str| {
+        compact.contains(&format!("{a}.{d}")) || compact.contains(&format!("{b}.{d}"))
+    };
     shapes
         .iter()
         .map(|shape| {
             let mut s = shape.clone();
             for (i, d) in ["x", "y", "z"].iter().enumerate() {
-                if s.block[i] == Dim::Any && !whole_block && !mentioned("threadIdx", "blockDim", d) {
+                if s.block[i] == Dim::Any && !whole_block && !mentioned("threadIdx", "blockDim", d)
+                {
                     s.block[i] = Dim::OneOf(vec![1]);
                 }
                 if s.grid[i] == Dim::Any && !whole_grid && !mentioned("blockIdx", "gridDim", d) {
@@ -332,7 +366,11 @@ pub fn within_assumptions(shapes: &[LaunchShape], text: &str) -> Vec<LaunchShape
 pub const THREADS_PER_CLAIM: u64 = 24 * 512;
 
 fn threads(l: &Launch) -> u64 {
-    l.grid.iter().chain(l.block.iter()).map(|&x| u64::from(x)).product()
+    l.grid
+        .iter()
+        .chain(l.block.iter())
+        .map(|&x| u64::from(x))
+        .product()
 }
 
 /// The simulations of one claim: `count` runs drawn from `seed`, fewer
@@ -441,17 +479,34 @@ pub fn race_free(subject: &Subject, runs: &[Run], benign: &[usize], tally: &mut 
             // A benign claim is refuted only by its own lines writing
             // different values; the kernel may race elsewhere.
             Outcome::Race(r) if subject.only_benign_lines => {
-                if benign.contains(&r.a.line) && benign.contains(&r.b.line) && r.a.write && r.b.write {
+                if benign.contains(&r.a.line)
+                    && benign.contains(&r.b.line)
+                    && r.a.write
+                    && r.b.write
+                {
                     return Verdict::Broken(run.clone(), out);
                 }
                 tally.clean += 1
             }
-            Outcome::Divergence { .. } | Outcome::AssertionFailed { .. } if subject.only_benign_lines => {
+            Outcome::Divergence { .. } | Outcome::AssertionFailed { .. }
+                if subject.only_benign_lines =>
+            {
                 tally.clean += 1
             }
-            // A verified kernel's assertions hold too; a barrier's removal
-            // is judged by races alone.
-            Outcome::AssertionFailed { .. } if !subject.assertions_hold => tally.clean += 1,
+            // A verified kernel's checked claims (`__assert`) hold too; a
+            // C `assert` stops the thread, which the engine takes as an
+            // assumption (like `__requires`); a barrier's removal is
+            // judged by races alone.
+            Outcome::AssertionFailed { line, .. }
+                if !subject.assertions_hold
+                    || !subject
+                        .text
+                        .lines()
+                        .nth(line.saturating_sub(1))
+                        .is_some_and(|l| l.contains("__assert")) =>
+            {
+                tally.vacuous += 1
+            }
             Outcome::Race(_) | Outcome::Divergence { .. } | Outcome::AssertionFailed { .. } => {
                 return Verdict::Broken(run.clone(), out);
             }
@@ -466,7 +521,11 @@ pub fn race_free(subject: &Subject, runs: &[Run], benign: &[usize], tally: &mut 
 
 /// Runs a value probe (see [`Case::value_probe`]): `Some(run)` when two
 /// threads computed different values (the probe's out-of-bounds report).
-pub fn values_differ(subject: &Subject, runs: &[Run], tally: &mut Tally) -> Result<Option<Run>, String> {
+pub fn values_differ(
+    subject: &Subject,
+    runs: &[Run],
+    tally: &mut Tally,
+) -> Result<Option<Run>, String> {
     let mut unsupported = None;
     for run in runs {
         tally.simulations += 1;
@@ -475,8 +534,17 @@ pub fn values_differ(subject: &Subject, runs: &[Run], tally: &mut Tally) -> Resu
             order: run.order,
             ..SimOptions::default()
         };
-        match syncscope_sim::simulate(subject.file, subject.text, subject.kernel, &run.launch, &run.inputs, &opts) {
-            Outcome::OutOfBounds { array, .. } if array == "mismatch" => return Ok(Some(run.clone())),
+        match syncscope_sim::simulate(
+            subject.file,
+            subject.text,
+            subject.kernel,
+            &run.launch,
+            &run.inputs,
+            &opts,
+        ) {
+            Outcome::OutOfBounds { array, .. } if array == "mismatch" => {
+                return Ok(Some(run.clone()))
+            }
             Outcome::Unsupported(what) => {
                 unsupported = Some(what);
                 break;
@@ -560,12 +628,21 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
             .iter()
             .map(|f| format!("{} at line {}", f.kind.code(), f.span.start.line + 1))
             .collect();
-        println!("{}engine: {statuses:?} {findings:?}; truth: {:?}", show_case(case), case.truth);
+        println!(
+            "{}engine: {statuses:?} {findings:?}; truth: {:?}",
+            show_case(case),
+            case.truth
+        );
     }
     let fail = |tally: &mut Tally, why: String| {
         let headline = why.lines().next().unwrap_or_default();
         tally.failures.push((
-            format!("seed {} [{}: {}] {headline}", case.seed, case.family.name(), case.variant),
+            format!(
+                "seed {} [{}: {}] {headline}",
+                case.seed,
+                case.family.name(),
+                case.variant
+            ),
             format!("{why}\n{}", show_case(case)),
         ));
         tally.families.entry(case.family.name()).or_default()[2] += 1;
@@ -580,12 +657,25 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
         match claim {
             Claim::Verified { .. } if case.truth.racy => fail(
                 tally,
-                format!("{}: the generator's truth is racy (some launch of the set races or diverges)", claim.describe()),
+                format!(
+                    "{}: the generator's truth is racy (some launch of the set races or diverges)",
+                    claim.describe()
+                ),
             ),
             Claim::Redundant { line, .. }
-                if case.truth.barriers.iter().any(|(l, needed)| l == line && *needed) =>
+                if case
+                    .truth
+                    .barriers
+                    .iter()
+                    .any(|(l, needed)| l == line && *needed) =>
             {
-                fail(tally, format!("{}: the generator's truth is that removing it races", claim.describe()))
+                fail(
+                    tally,
+                    format!(
+                        "{}: the generator's truth is that removing it races",
+                        claim.describe()
+                    ),
+                )
             }
             Claim::Benign { lines, .. }
                 if case
@@ -594,12 +684,23 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
                     .iter()
                     .any(|(l, equal)| lines.contains(l) && !equal) =>
             {
-                fail(tally, format!("{}: the generator's truth is that the values differ in machine arithmetic", claim.describe()))
+                fail(
+                    tally,
+                    format!(
+                        "{}: the generator's truth is that the values differ in machine arithmetic",
+                        claim.describe()
+                    ),
+                )
             }
             _ => {}
         }
         let shapes = within_assumptions(&case.launches, text);
-        let runs = runs(case.seed.wrapping_mul(1000).wrapping_add(i as u64), &shapes, &case.params, RUNS_PER_CLAIM);
+        let runs = runs(
+            case.seed.wrapping_mul(1000).wrapping_add(i as u64),
+            &shapes,
+            &case.params,
+            RUNS_PER_CLAIM,
+        );
         let edited;
         let subject_text = match claim {
             Claim::Verified { .. } => text.as_str(),
@@ -629,9 +730,21 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
                     let probe_file = dir.join("probe.cu");
                     std::fs::write(&probe_file, probe).expect("write probe");
                     let mut params = case.params.clone();
-                    params.push(Param { name: "mismatch".into(), kind: ParamKind::Pointer });
-                    let probe_runs = super::check::runs(case.seed ^ 0x5eed, &shapes, &params, RUNS_PER_CLAIM);
-                    let subject = Subject { file: &probe_file, text: probe, kernel: probe_kernel, defines: &[], include_dirs: &[], assertions_hold: false, only_benign_lines: false };
+                    params.push(Param {
+                        name: "mismatch".into(),
+                        kind: ParamKind::Pointer,
+                    });
+                    let probe_runs =
+                        super::check::runs(case.seed ^ 0x5eed, &shapes, &params, RUNS_PER_CLAIM);
+                    let subject = Subject {
+                        file: &probe_file,
+                        text: probe,
+                        kernel: probe_kernel,
+                        defines: &[],
+                        include_dirs: &[],
+                        assertions_hold: false,
+                        only_benign_lines: false,
+                    };
                     match values_differ(&subject, &probe_runs, tally) {
                         Ok(Some(run)) => fail(tally, format!("{}: the simulator's value probe saw two threads compute different values under {}", claim.describe(), run.describe())),
                         Ok(None) => {}
@@ -655,7 +768,11 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
             Verdict::Unsupported(why) => *tally.unsupported.entry(why).or_default() += 1,
             Verdict::Broken(run, out) => fail(
                 tally,
-                format!("{}: the simulator finds {out:?}\n  under {}", claim.describe(), run.describe()),
+                format!(
+                    "{}: the simulator finds {out:?}\n  under {}",
+                    claim.describe(),
+                    run.describe()
+                ),
             ),
         }
     }

@@ -312,14 +312,19 @@ fn thread_id_guards(rng: &mut Rng) -> Case {
         ..Truth::default()
     };
     if barrier {
-        truth.barriers.push((s.line("    __syncthreads();"), needed));
+        truth
+            .barriers
+            .push((s.line("    __syncthreads();"), needed));
     }
     s.line(&format!("    if ({}) len[b] = e - a;", tid_eq(rng, c3)));
     s.line("}");
     single(
         "row_length",
         s,
-        vec![param("rp", ParamKind::Pointer), param("len", ParamKind::Pointer)],
+        vec![
+            param("rp", ParamKind::Pointer),
+            param("len", ParamKind::Pointer),
+        ],
         vec![shape],
         truth,
         format!(
@@ -660,12 +665,23 @@ fn warp_masks(rng: &mut Rng) -> Case {
         vec![param("out", ParamKind::Pointer)],
         vec![LaunchShape {
             grid: [Dim::Any, Dim::OneOf(vec![1]), Dim::OneOf(vec![1])],
-            block: [Dim::OneOf(vec![64]), Dim::OneOf(vec![1]), Dim::OneOf(vec![1])],
+            block: [
+                Dim::OneOf(vec![64]),
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+            ],
         }],
         truth,
         format!(
             "sync={} d={d} block_barrier={block_barrier}",
-            ["full", "default", "low-half", "both-halves", "low-mask-all-lanes", "low-half-exchange"][form as usize]
+            [
+                "full",
+                "default",
+                "low-half",
+                "both-halves",
+                "low-mask-all-lanes",
+                "low-half-exchange"
+            ][form as usize]
         ),
     )
 }
@@ -707,7 +723,9 @@ fn loop_break(rng: &mut Rng) -> Case {
     // `s[t]`: needed iff another thread writes `s[t]` and no barrier in
     // the body already ordered it.
     let l = s.line("    __syncthreads();");
-    truth.barriers.push((l, (collides && !loop_barrier) || divergent));
+    truth
+        .barriers
+        .push((l, (collides && !loop_barrier) || divergent));
     s.line("    out[blockIdx.x * 64 + t] = s[t];");
     s.line("}");
     truth.racy = (collides && !loop_barrier) || divergent;
@@ -832,7 +850,10 @@ fn conditional_fence(rng: &mut Rng) -> Case {
             racy: fence != 0,
             ..Truth::default()
         },
-        format!("fence={}", ["always", "if (publish)", "none"][fence as usize]),
+        format!(
+            "fence={}",
+            ["always", "if (publish)", "none"][fence as usize]
+        ),
     )
 }
 
@@ -957,7 +978,11 @@ fn host_launches(rng: &mut Rng) -> Case {
     });
     let variant = format!(
         "{} body, launches: {}",
-        if grid_sensitive { "grid-sensitive" } else { "block-sensitive" },
+        if grid_sensitive {
+            "grid-sensitive"
+        } else {
+            "block-sensitive"
+        },
         forms
             .iter()
             .map(|f| f.code.trim().replace('\n', " "))

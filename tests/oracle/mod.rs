@@ -22,10 +22,16 @@ mod tests {
             let case = generate(seed);
             for (name, text) in &case.files {
                 let errors = signature::error_lines(text);
-                assert!(errors.is_empty(), "seed {seed} {name}: errors at {errors:?}\n{text}");
+                assert!(
+                    errors.is_empty(),
+                    "seed {seed} {name}: errors at {errors:?}\n{text}"
+                );
             }
             if let Some((_, probe)) = &case.value_probe {
-                assert!(signature::error_lines(probe).is_empty(), "seed {seed} probe:\n{probe}");
+                assert!(
+                    signature::error_lines(probe).is_empty(),
+                    "seed {seed} probe:\n{probe}"
+                );
             }
             let kernels = signature::kernels(&case.kernel_file().1);
             let found = kernels.iter().find(|(n, _)| *n == case.kernel);
@@ -41,8 +47,14 @@ mod tests {
         assert_eq!(generate(42).files, generate(42).files);
         for family in FAMILIES {
             let cases: Vec<_> = (0..200).map(|s| generate_in(family, s)).collect();
-            assert!(cases.iter().any(|c| c.truth.racy), "{family:?} has no racy variant");
-            assert!(cases.iter().any(|c| !c.truth.racy), "{family:?} has no race-free variant");
+            assert!(
+                cases.iter().any(|c| c.truth.racy),
+                "{family:?} has no racy variant"
+            );
+            assert!(
+                cases.iter().any(|c| !c.truth.racy),
+                "{family:?} has no race-free variant"
+            );
             assert!(cases.iter().all(|c| c.family == family));
         }
         let barriers: Vec<_> = FAMILIES

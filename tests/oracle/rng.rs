@@ -48,11 +48,12 @@ mod tests {
 
     #[test]
     fn same_seed_same_sequence_and_bounds_hold() {
-        let a: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next_u64()
-        })
-        .collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
         let mut r = Rng::new(7);
         assert_eq!(a, (0..5).map(|_| r.next_u64()).collect::<Vec<_>>());
         assert_ne!(Rng::new(1).next_u64(), Rng::new(2).next_u64());

@@ -37,7 +37,9 @@ pub fn without_other_kernels(text: &str, kernel: &str) -> String {
     let mut stack = vec![tree.root_node()];
     while let Some(n) = stack.pop() {
         if n.kind() == "function_definition" {
-            if let (Some((name, _)), Some(body)) = (self::kernel(text, n), n.child_by_field_name("body")) {
+            if let (Some((name, _)), Some(body)) =
+                (self::kernel(text, n), n.child_by_field_name("body"))
+            {
                 if name != kernel {
                     for b in &mut out[body.byte_range()] {
                         if *b != b'\n' {
@@ -85,7 +87,11 @@ fn kernel(text: &str, def: tree_sitter::Node) -> Option<(String, Vec<Param>)> {
         d = d.child_by_field_name("declarator")?;
     }
     let name = d.child_by_field_name("declarator")?;
-    let name = text[name.byte_range()].rsplit("::").next()?.trim().to_string();
+    let name = text[name.byte_range()]
+        .rsplit("::")
+        .next()?
+        .trim()
+        .to_string();
     let list = d.child_by_field_name("parameters")?;
     let mut params = Vec::new();
     let mut c = list.walk();
@@ -105,12 +111,19 @@ fn kernel(text: &str, def: tree_sitter::Node) -> Option<(String, Vec<Param>)> {
             continue;
         };
         let whole = &text[p.byte_range()];
-        let pointer = decl.kind() != "identifier" && (decl_text.contains('*') || decl_text.contains('['));
+        let pointer =
+            decl.kind() != "identifier" && (decl_text.contains('*') || decl_text.contains('['));
         let kind = if pointer {
             ParamKind::Pointer
-        } else if ["float", "double", "half", "__half"].iter().any(|f| ty.contains(f)) {
+        } else if ["float", "double", "half", "__half"]
+            .iter()
+            .any(|f| ty.contains(f))
+        {
             ParamKind::Float
-        } else if ["unsigned", "uint", "size_t"].iter().any(|u| whole.contains(u)) {
+        } else if ["unsigned", "uint", "size_t"]
+            .iter()
+            .any(|u| whole.contains(u))
+        {
             ParamKind::Unsigned
         } else {
             ParamKind::Int
@@ -130,7 +143,9 @@ fn identifier(text: &str, mut n: tree_sitter::Node) -> Option<String> {
             Some(d) => d,
             None => {
                 let mut c = n.walk();
-                let next = n.named_children(&mut c).find(|k| k.kind() != "type_qualifier");
+                let next = n
+                    .named_children(&mut c)
+                    .find(|k| k.kind() != "type_qualifier");
                 next?
             }
         };
