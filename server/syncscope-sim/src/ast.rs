@@ -122,6 +122,9 @@ pub struct VarDef {
     pub space: Space,
     /// `extern __shared__ T s[]`: sized by the launch.
     pub dynamic: bool,
+    /// The constant initial contents of a file-scope variable, cell by cell
+    /// (the rest are zero).
+    pub init: Option<Vec<Value>>,
 }
 
 #[derive(Clone, Debug)]
@@ -417,6 +420,18 @@ fn depth(root: Node) -> usize {
             }
             depth -= 1;
         }
+    }
+}
+
+fn flatten_init<'a>(i: &'a Init, out: &mut Vec<&'a Ex>) {
+    match i {
+        Init::Expr(e) => out.push(e),
+        Init::List(l) => {
+            for x in l {
+                flatten_init(x, out);
+            }
+        }
+        Init::None => {}
     }
 }
 
@@ -990,11 +1005,26 @@ impl<'a> Reader<'a> {
                     }
                 }
             }
-            if value.is_some() {
+            let mut ty = ty;
+            let mut init = None;
+            if let Some(v) = value {
                 // An initialised `__device__`/`__constant__` variable: its
-                // initial contents are not modelled; using it is
-                // unsupported rather than wrong.
-                continue;
+                // contents when every initialiser is a constant; otherwise
+                // it is left unnamed, and using it is unsupported.
+                let read = self.init(v);
+                let mut flat = Vec::new();
+                flatten_init(&read, &mut flat);
+                let Some(vals) = flat.iter().map(|e| fold(e)).collect::<Option<Vec<_>>>() else {
+                    continue;
+                };
+                if let Ty::Array(e, 0) = &ty {
+                    let per = e.cells().max(1);
+                    ty = Ty::Array(e.clone(), vals.len().div_ceil(per));
+                }
+                if shared || vals.len() > ty.cells() {
+                    continue;
+                }
+                init = Some(vals);
             }
             let dynamic = is_extern && matches!(ty, Ty::Array(_, 0));
             self.vars.push(VarDef {
@@ -1002,6 +1032,7 @@ impl<'a> Reader<'a> {
                 ty,
                 space: if shared { Space::Shared } else { Space::Global },
                 dynamic,
+                init,
             });
             self.globals.insert(name, Binding::Var(self.vars.len() - 1));
         }
@@ -1466,6 +1497,7 @@ impl<'a> Reader<'a> {
                     ty,
                     space: Space::Shared,
                     dynamic,
+                    init: None,
                 });
                 let idx = self.vars.len() - 1;
                 self.scopes
@@ -1647,11 +1679,29 @@ impl<'a> Reader<'a> {
                     None => E::Unsupported(format!("the operator `{op}`")),
                 }
             }
-            "conditional_expression" => E::Cond(
-                self.bx(n.child_by_field_name("condition"), line),
-                self.bx(n.child_by_field_name("consequence"), line),
-                self.bx(n.child_by_field_name("alternative"), line),
-            ),
+            "conditional_expression" => {
+                let c = self.bx(n.child_by_field_name("condition"), line);
+                let mut a = self.bx(n.child_by_field_name("consequence"), line);
+                let mut b = self.bx(n.child_by_field_name("alternative"), line);
+                // Both branches have the type of the usual arithmetic
+                // conversions (`c ? 1 : 2.5f` is a float either way).
+                if let (Some(Ty::S(x)), Some(Ty::S(y))) =
+                    (self.static_type(&a), self.static_type(&b))
+                {
+                    if x != y {
+                        let t = Ty::S(crate::value::common(x, y));
+                        a = Box::new(Ex {
+                            e: E::Cast(t.clone(), a),
+                            line,
+                        });
+                        b = Box::new(Ex {
+                            e: E::Cast(t, b),
+                            line,
+                        });
+                    }
+                }
+                E::Cond(c, a, b)
+            }
             "comma_expression" => E::Comma(
                 self.bx(n.child_by_field_name("left"), line),
                 self.bx(n.child_by_field_name("right"), line),

@@ -768,6 +768,25 @@ impl C<'_> {
             }
             let site = self.site();
             self.emit(Op::Sync { kind, line, site });
+            // The barrier answers with how many threads' predicates held:
+            // `_and` is whether all did, `_or` whether any did.
+            match kind {
+                SyncKind::BarrierAnd => {
+                    self.emit(Op::Dim(Dim3::BlockDim, 0));
+                    self.emit(Op::Dim(Dim3::BlockDim, 1));
+                    self.emit(Op::Bin(BinOp::Mul));
+                    self.emit(Op::Dim(Dim3::BlockDim, 2));
+                    self.emit(Op::Bin(BinOp::Mul));
+                    self.emit(Op::Bin(BinOp::Eq));
+                    self.emit(Op::Cast(Ty::S(crate::value::Scal::I32)));
+                }
+                SyncKind::BarrierOr => {
+                    self.emit(Op::Lit(Value::int(0)));
+                    self.emit(Op::Bin(BinOp::Ne));
+                    self.emit(Op::Cast(Ty::S(crate::value::Scal::I32)));
+                }
+                _ => {}
+            }
             return;
         }
         match (name, n) {

@@ -118,8 +118,8 @@ pub enum Order {
 pub struct SimOptions {
     pub defines: Vec<(String, String)>,
     pub include_dirs: Vec<PathBuf>,
-    /// Statements and expressions evaluated, over all threads, before the
-    /// run stops with `Outcome::StepLimit`.
+    /// Operations (about one per operator, load, store or jump) executed
+    /// over all threads before the run stops with `Outcome::StepLimit`.
     pub max_steps: u64,
     pub order: Order,
 }
@@ -220,8 +220,12 @@ pub fn simulate(
     sched::run(&program, kernel, launch, inputs, opts)
 }
 
-/// The names of the `__global__` kernels of `source` (not preprocessed:
-/// every kernel written, in order).
+/// The names of the `__global__` kernels of `source`, in order: read after
+/// preprocessing with no defines when that succeeds (a kernel declared
+/// through a macro is found), else from the text as written.
 pub fn kernels(source: &str) -> Vec<String> {
-    ast::kernel_names(source)
+    match preprocess::preprocess(Path::new(""), source, &[], &[]) {
+        Ok(text) => ast::kernel_names(&text.text),
+        Err(_) => ast::kernel_names(source),
+    }
 }

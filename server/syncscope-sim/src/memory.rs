@@ -43,13 +43,22 @@ pub struct Buffer {
     pub data: Vec<Value>,
     /// Global and shared memory are checked; a thread's local arrays are not.
     pub tracked: bool,
-    hist: Vec<Vec<Rec>>,
+    hist: Vec<Cell>,
+}
+
+/// The accesses an element keeps: reads apart from writes and atomics, so
+/// that a read (which conflicts with writes only) does not walk the reads
+/// of every other thread.
+#[derive(Clone, Default)]
+struct Cell {
+    reads: Vec<Rec>,
+    writes: Vec<Rec>,
 }
 
 impl Buffer {
     pub fn new(name: String, data: Vec<Value>, tracked: bool) -> Buffer {
         let hist = if tracked {
-            vec![Vec::new(); data.len()]
+            vec![Cell::default(); data.len()]
         } else {
             Vec::new()
         };
@@ -95,13 +104,12 @@ pub fn check(
         value,
     };
     let mut benign = None;
-    for r in cell.iter() {
+    let others: &[Rec] = if kind == Kind::Read { &[] } else { &cell.reads };
+    for r in cell.writes.iter().chain(others) {
         if r.block == who.block && r.tid == who.tid {
             continue;
         }
-        let conflict = (kind != Kind::Read || r.kind != Kind::Read)
-            && !(kind == Kind::Atomic && r.kind == Kind::Atomic);
-        if !conflict {
+        if kind == Kind::Atomic && r.kind == Kind::Atomic {
             continue;
         }
         let ordered = r.block == who.block
@@ -119,10 +127,16 @@ pub fn check(
         Some(r) => Clash::SameValue(r),
         None => Clash::None,
     };
+    let list = if kind == Kind::Read {
+        &mut cell.reads
+    } else {
+        &mut cell.writes
+    };
     // The same thread's access of the same kind with the same clock is
     // ordered exactly as this one: keep the earlier (its line is the first
-    // of the pair).
-    if cell.iter().any(|r| {
+    // of the pair). A thread runs its phase without interruption, so its
+    // latest access to the element is the last record.
+    if list.last().is_some_and(|r| {
         r.block == mine.block
             && r.tid == mine.tid
             && r.kind == kind
@@ -132,15 +146,16 @@ pub fn check(
     }) {
         return met;
     }
-    // An access of an earlier phase of this block is ordered before every
-    // later access of the block; only other blocks still need it, and one
-    // record per kind and block serves them.
-    cell.retain(|r| {
+    // The thread's own older access of this kind is dominated by this one;
+    // an access of an earlier phase of this block is ordered before every
+    // later access of the block, and only other blocks still need it, for
+    // which one record per kind and block serves.
+    list.retain(|r| {
         let stale =
             r.block == who.block && r.kind == kind && (r.tid == who.tid || r.phase < who.phase);
         !stale
     });
-    cell.push(mine);
+    list.push(mine);
     met
 }
 
@@ -152,13 +167,15 @@ pub fn compact_block(buf: &mut Buffer, block: u32) {
         return;
     }
     for cell in &mut buf.hist {
-        let mut seen = [false; 3];
-        cell.retain(|r| {
-            if r.block != block {
-                return true;
-            }
-            let k = r.kind as usize;
-            !std::mem::replace(&mut seen[k], true)
-        });
+        for list in [&mut cell.reads, &mut cell.writes] {
+            let mut seen = [false; 3];
+            list.retain(|r| {
+                if r.block != block {
+                    return true;
+                }
+                let k = r.kind as usize;
+                !std::mem::replace(&mut seen[k], true)
+            });
+        }
     }
 }

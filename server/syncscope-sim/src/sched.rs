@@ -186,14 +186,30 @@ pub fn run(
         if v.space == Space::Global {
             let mut cells = Vec::new();
             cell_types(&v.ty, &p.structs, &mut cells);
-            let data = cells
-                .iter()
-                .enumerate()
-                .map(|(j, c)| match c {
-                    Ty::S(s) => fill_value(inputs.fill, j, *s, &mut rng),
-                    other => Value::zero(other),
-                })
-                .collect();
+            let data = match &v.init {
+                // Initialised in the source: those values, then zeros.
+                Some(init) => {
+                    let mut data = Vec::with_capacity(cells.len());
+                    for (j, c) in cells.iter().enumerate() {
+                        data.push(match init.get(j) {
+                            Some(x) => match x.clone().convert(c) {
+                                Ok(x) => x,
+                                Err(e) => return Outcome::Unsupported(e),
+                            },
+                            None => Value::zero(c),
+                        });
+                    }
+                    data
+                }
+                None => cells
+                    .iter()
+                    .enumerate()
+                    .map(|(j, c)| match c {
+                        Ty::S(s) => fill_value(inputs.fill, j, *s, &mut rng),
+                        other => Value::zero(other),
+                    })
+                    .collect(),
+            };
             world.bufs.push(Buffer::new(v.name.clone(), data, true));
             world.var_bufs[i] = world.bufs.len() - 1;
         }

@@ -280,6 +280,31 @@ pub enum BinOp {
 
 /// Arithmetic and comparison of two numbers (not `&&`/`||`, not pointers).
 pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
+    // The common case first: two integers of one type of at least `int`'s
+    // width need no conversion.
+    if let (Value::Int(x, s), Value::Int(y, t)) = (a, b) {
+        if s == t && matches!(s, Scal::I32 | Scal::U32 | Scal::I64 | Scal::U64) {
+            let (x, y, s) = (*x, *y, *s);
+            let r = match op {
+                BinOp::Add => Some(Value::Int(s.wrap(x + y), s)),
+                BinOp::Sub => Some(Value::Int(s.wrap(x - y), s)),
+                BinOp::Mul => Some(Value::Int(s.wrap(x * y), s)),
+                BinOp::And => Some(Value::Int(x & y, s)),
+                BinOp::Or => Some(Value::Int(x | y, s)),
+                BinOp::Xor => Some(Value::Int(s.wrap(x ^ y), s)),
+                BinOp::Lt => Some(Value::of_bool(x < y)),
+                BinOp::Gt => Some(Value::of_bool(x > y)),
+                BinOp::Le => Some(Value::of_bool(x <= y)),
+                BinOp::Ge => Some(Value::of_bool(x >= y)),
+                BinOp::Eq => Some(Value::of_bool(x == y)),
+                BinOp::Ne => Some(Value::of_bool(x != y)),
+                _ => None,
+            };
+            if let Some(r) = r {
+                return Ok(r);
+            }
+        }
+    }
     let (sa, sb) = match (a.scal(), b.scal()) {
         (Some(x), Some(y)) => (x, y),
         _ => return Err("pointer arithmetic of this kind".into()),

@@ -473,6 +473,8 @@ __global__ void first(int* a) { a[0] = f(1); }
 template <int N> __global__ void second(int* a) { a[0] = N; }
 ";
     assert_eq!(kernels(src), ["first", "second"]);
+    let macro_declared = "#define KERNEL extern \"C\" __global__\nKERNEL void third(int* a) { a[0] = 1; }\n#if 0\n__global__ void hidden() {}\n#endif\n";
+    assert_eq!(kernels(macro_declared), ["third"]);
 }
 
 /// A kernel that writes `out[100000]` (past every buffer) when its own
@@ -504,7 +506,7 @@ __global__ void k(int* out) {
   double g = 1.0 / 3.0;
   bool ok = d == 2 * t && sum == 6 && narrow(300) == 44 && local[1] + local[2] + local[3] == 9
       && (t % 3 == 0 ? kind == 10 : t % 3 == 1 ? kind == 21 : kind == 1)
-      && (double)f != g && -7 / 2 == -3 && -7 % 2 == -1 && (5u - 6u) > 0 && (1 << 31) < 0;
+      && (double)f != g && (t >= 0 ? 3 : 2.0f) / 2 == 1.5f && -7 / 2 == -3 && -7 % 2 == -1 && (5u - 6u) > 0 && (1 << 31) < 0;
   if (!ok) out[100000] = 1;
 }
 ",
@@ -541,6 +543,8 @@ fn barrier_counts_and_votes() {
   int n = __syncthreads_count(threadIdx.x % 4 == 0);
   int all = __syncthreads_and(threadIdx.x < 64);
   int any = __syncthreads_or(threadIdx.x == 63);
+  if (__syncthreads_and(threadIdx.x < 63) != 0 || __syncthreads_or(threadIdx.x > 63) != 0
+      || all != 1 || any != 1) out[100000] = 1;
   unsigned b = __ballot_sync(0xffffffff, threadIdx.x % 2);
   if (n != 16 || !all || !any || b != 0xaaaaaaaau || __popc(b) != 16) out[100000] = 1;
 }
@@ -1071,4 +1075,155 @@ fn printf_arguments_are_read() {
 ";
     let r = race(sim(src, launch(1, 32)));
     assert_eq!((r.array.as_str(), lines(&r)), ("s", (3, 4)));
+}
+
+#[test]
+fn initialised_file_scope_tables() {
+    let src = "__constant__ int offsets[] = {0, 1, -1, 2};
+__device__ float weights[4] = {0.5f, 0.25f};
+__device__ int counter = 7;
+__global__ void k(int* out) {
+  int i = threadIdx.x % 4;
+  if (offsets[3] != 2 || weights[1] != 0.25f || weights[3] != 0.0f || counter != 7) out[100000] = 1;
+  out[threadIdx.x + offsets[i] + 1] = i;
+}
+";
+    // Thread t writes out[t + offsets[t % 4] + 1]: 1, 3, 2, 6, 5, 7, 6, 10
+    // for threads 0..8, so threads 3 and 6 both write out[6].
+    let r = race(sim(src, launch(1, 8)));
+    assert_eq!(
+        (r.array.as_str(), r.index, r.a.line, r.b.line),
+        ("out", 6, 7, 7)
+    );
+    assert_eq!(
+        (
+            r.a.thread[0].min(r.b.thread[0]),
+            r.a.thread[0].max(r.b.thread[0])
+        ),
+        (3, 6)
+    );
+    assert_eq!(sim(src, launch(1, 6)), Outcome::Clean);
+}
+
+/// Which accesses race does not depend on the order the threads ran in:
+/// every order finds the race of a racy kernel and none in its fixed twin.
+#[test]
+fn the_verdict_does_not_depend_on_the_order() {
+    let src = "__global__ void k(float* out, int n) {
+  __shared__ float s[128];
+  unsigned t = threadIdx.x;
+  s[t] = t;
+  SYNC
+  for (int d = 64; d > 0; d /= 2) {
+    if (t < d) s[t] += s[t + d];
+    SYNC
+  }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+";
+    let fixed = src.replace("SYNC", "__syncthreads();");
+    let racy = src
+        .replacen("SYNC", "__syncthreads();", 1)
+        .replace("SYNC", "");
+    for order in [
+        Order::Forward,
+        Order::Reverse,
+        Order::Seeded(1),
+        Order::Seeded(2),
+        Order::Interleaved(3),
+    ] {
+        let opts = SimOptions {
+            order,
+            ..SimOptions::default()
+        };
+        let run = |text: &str| sim_with(text, launch(2, 128), &Inputs::default(), &opts);
+        assert_eq!(run(&fixed), Outcome::Clean, "{order:?}");
+        let r = race(run(&racy));
+        assert_eq!(
+            (r.array.as_str(), r.a.line, r.b.line),
+            ("s", 7, 7),
+            "{order:?}"
+        );
+        // The same seed, the same run.
+        assert_eq!(run(&racy), Outcome::Race(r));
+    }
+}
+
+#[test]
+fn warp_exchanges_and_atomics_compute_their_values() {
+    values_hold(
+        "__global__ void k(int* out, unsigned* c) {
+  int lane = threadIdx.x % 32;
+  int up = __shfl_up_sync(0xffffffff, lane, 1);
+  int x = __shfl_xor_sync(0xffffffff, lane, 3);
+  int idx = __shfl_sync(0xffffffff, lane, 5, 16);
+  int down = __shfl_down_sync(0xffffffff, lane, 4, 8);
+  int all = __all_sync(0xffffffff, lane < 32);
+  int any = __any_sync(0xffffffff, lane == 7);
+  bool ok = up == (lane == 0 ? 0 : lane - 1) && x == (lane ^ 3) && idx == lane / 16 * 16 + 5
+      && down == (lane % 8 < 4 ? lane + 4 : lane) && all == 1 && any == 1;
+  if (!ok) out[100000] = 1;
+  if (threadIdx.x == 0) {
+    c[0] = 5;
+    bool a = atomicMax(c, 9u) == 5 && atomicMin(c, 2u) == 9 && atomicExch(c, 7u) == 2
+        && atomicCAS(c, 7u, 1u) == 7 && atomicCAS(c, 7u, 3u) == 1 && atomicInc(c, 1u) == 1
+        && atomicInc(c, 1u) == 0 && atomicDec(c, 4u) == 1 && atomicDec(c, 4u) == 0
+        && atomicSub(c, 1u) == 4 && atomicAnd(c, 6u) == 3 && atomicOr(c, 8u) == 2
+        && atomicXor(c, 15u) == 10 && c[0] == 5;
+    if (!a) out[100001] = 1;
+  }
+}
+",
+        launch(1, 64),
+    );
+}
+
+#[test]
+fn integer_widths_and_conversions() {
+    values_hold(
+        "__global__ void k(int* out) {
+  char c = 127; c++;
+  unsigned char uc = 250; uc += 10;
+  short sh = -32768; sh--;
+  long long big = 1LL << 40;
+  unsigned long long ub = 0; ub--;
+  size_t z = 3000000000u; z *= 2;
+  unsigned u = 7; u /= 2;
+  int neg = -7; neg >>= 1;
+  float f = 2.75f; int fi = (int)f; int fn = (int)-2.75f;
+  double d = 1e300 * 1e10;
+  bool ok = c == -128 && uc == 4 && sh == 32767 && big == 1099511627776LL
+      && ub == 18446744073709551615ull && z == 6000000000ull && u == 3 && neg == -4
+      && fi == 2 && fn == -2 && d > 1e308 && (unsigned)-1 == 4294967295u
+      && sizeof(long long) == 8 && sizeof(short) == 2;
+  if (!ok) out[100000] = 1;
+}
+",
+        launch(1, 1),
+    );
+}
+
+#[test]
+fn loops_with_break_and_continue() {
+    values_hold(
+        "__global__ void k(int* out) {
+  int sum = 0;
+  for (int i = 0; i < 10; i++) {
+    if (i % 2) continue;
+    for (int j = 0; ; j++) {
+      if (j == 3) break;
+      sum += 1;
+    }
+    switch (i) { case 4: continue; default: break; }
+    sum += 100;
+  }
+  int w = 0;
+  while (true) { if (++w >= 5) break; }
+  int d = 0;
+  do { d++; if (d < 3) continue; break; } while (d < 100);
+  if (sum != 15 + 400 || w != 5 || d != 3) out[100000] = 1;
+}
+",
+        launch(1, 1),
+    );
 }
