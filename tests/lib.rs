@@ -6,6 +6,9 @@
 #[path = "fuzz/harness.rs"]
 pub mod fuzz;
 
+#[path = "oracle/mod.rs"]
+pub mod oracle;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syncscope_core::{FileReport, FindingKind, Options};

@@ -1,0 +1,432 @@
+//! The simulator as the oracle of the engine's claims (issue 26).
+//!
+//! `generated_kernels`: kernels generated from real idioms
+//! (`oracle/generate.rs`), each checked as `syncscope check` checks it (in
+//! its project folder, with its host file when it has one); every
+//! `verified`, `redundant-barrier` and `benign-race` claim is checked
+//! against the generator's truth and against the simulator at many small
+//! launches of the launches the kernel can run under, with boundary inputs.
+//!
+//! `corpus_claims`: the same for every claim of the corpus, and every
+//! racy corpus kernel's witness must reproduce on the simulator.
+//!
+//! Environment:
+//! - `SYNCSCOPE_ORACLE_SEED=S` checks the one generated case of seed S
+//!   (every failure prints its seed and this command);
+//!   `SYNCSCOPE_ORACLE_FAMILY=NAME` draws every case from one family;
+//!   `SYNCSCOPE_ORACLE_VERBOSE=1` prints each case, the engine's verdicts
+//!   and the generator's truth.
+//! - `SYNCSCOPE_SOAK_CASES=N` checks N generated cases from
+//!   `SYNCSCOPE_SOAK_START` (default 1000000) instead of the fixed CI set;
+//!   `SYNCSCOPE_SOAK_SECONDS=T` keeps generating new seeds until T seconds
+//!   have passed (a soak; best with `--release`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use syncscope_core::{FindingKind, KernelStatus};
+use syncscope_sim::{Fill, Inputs, Launch, Order, Outcome, Scalar, SimOptions};
+use syncscope_tests::oracle::check::{self, Claim, Subject, Tally, Verdict};
+use syncscope_tests::oracle::generate::{self, Dim, LaunchShape, ParamKind};
+use syncscope_tests::oracle::signature;
+use syncscope_tests::*;
+
+/// Generated cases per CI run (seeds `1..=CI_CASES`): enough for every
+/// family several times over, within a minute of a debug build.
+const CI_CASES: u64 = 110;
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+fn temp_root(suite: &str) -> PathBuf {
+    let root =
+        std::env::temp_dir().join(format!("syncscope-oracle-{}-{suite}", std::process::id()));
+    std::fs::create_dir_all(&root).expect("temp folder");
+    root
+}
+
+#[test]
+fn generated_kernels() {
+    let root = temp_root("generated");
+    let mut tally = Tally::default();
+    let start = std::time::Instant::now();
+    let family = std::env::var("SYNCSCOPE_ORACLE_FAMILY").ok().map(|name| {
+        generate::family_named(&name).unwrap_or_else(|| {
+            panic!(
+                "no family `{name}`; the families: {:?}",
+                generate::FAMILIES.map(|f| f.name())
+            )
+        })
+    });
+    let case = |seed| match family {
+        Some(f) => generate::generate_in(f, seed),
+        None => generate::generate(seed),
+    };
+    if let Some(seed) = env_u64("SYNCSCOPE_ORACLE_SEED") {
+        check::check_case(&case(seed), &root, &mut tally);
+    } else if env_u64("SYNCSCOPE_SOAK_CASES").is_some()
+        || env_u64("SYNCSCOPE_SOAK_SECONDS").is_some()
+    {
+        let first = env_u64("SYNCSCOPE_SOAK_START").unwrap_or(1_000_000);
+        let cases = env_u64("SYNCSCOPE_SOAK_CASES").unwrap_or(u64::MAX);
+        let seconds = env_u64("SYNCSCOPE_SOAK_SECONDS");
+        for seed in first..first.saturating_add(cases) {
+            if seconds.is_some_and(|s| start.elapsed().as_secs() >= s) {
+                break;
+            }
+            check::check_case(&case(seed), &root, &mut tally);
+        }
+    } else {
+        for seed in 1..=CI_CASES {
+            check::check_case(&case(seed), &root, &mut tally);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    println!("{}", tally.summary("generated"));
+    println!("{}", tally.per_family());
+    if !tally.unsupported.is_empty() {
+        println!(
+            "unsupported by the simulator:\n{}",
+            tally.unsupported_reasons()
+        );
+    }
+    assert!(
+        tally.failures.is_empty(),
+        "{} false claims:\n{}\n\nthe first ones in full:\n{}",
+        tally.failures.len(),
+        tally
+            .failures
+            .iter()
+            .map(|(line, _)| line.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        tally
+            .failures
+            .iter()
+            .take(6)
+            .map(|(_, d)| d.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The launches a corpus kernel can run under: its fixed sizes, else any.
+fn corpus_shape(block: Option<[u32; 3]>, grid: Option<[u32; 3]>) -> LaunchShape {
+    let dims = |d: Option<[u32; 3]>| match d {
+        Some(v) => v.map(|x| Dim::OneOf(vec![x])),
+        None => [Dim::Any, Dim::Any, Dim::Any],
+    };
+    LaunchShape {
+        grid: dims(grid),
+        block: dims(block),
+    }
+}
+
+/// How a racy kernel's witness fared on the simulator.
+#[derive(Default)]
+struct Witnesses {
+    reproduced: usize,
+    /// The simulator found a race too, between other lines (it stops at
+    /// the first race of the run).
+    race_elsewhere: usize,
+    unsupported: BTreeMap<String, usize>,
+    too_large: usize,
+    not_reproduced: Vec<String>,
+}
+
+/// Threads a witness launch may have before only the blocks up to the
+/// witness's are simulated.
+const WITNESS_THREADS: u64 = 8192;
+
+fn witness_launch(
+    w: &syncscope_core::Witness,
+    block: Option<[u32; 3]>,
+    grid: Option<[u32; 3]>,
+) -> Option<Launch> {
+    let get = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
+        let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
+        let mut out = [1u32; 3];
+        for d in 0..3 {
+            out[d] = from_witness[d]
+                .and_then(|v| u32::try_from(v).ok())
+                .or(fixed.map(|f| f[d]))
+                .unwrap_or(1)
+                .max(1);
+        }
+        out
+    };
+    let block = get("blockDim", block);
+    let mut grid = get("gridDim", grid);
+    let threads = |g: [u32; 3]| {
+        g.iter()
+            .chain(block.iter())
+            .map(|&x| u64::from(x))
+            .product::<u64>()
+    };
+    if threads(grid) > WITNESS_THREADS {
+        // Only the blocks up to the witness's two (the kernel may read
+        // gridDim: a reduced grid is a different launch, tried only when
+        // the full one is too large to run).
+        for (d, size) in grid.iter_mut().enumerate() {
+            let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
+            *size = (*size).min(u32::try_from(highest + 1).ok()?);
+        }
+        if threads(grid) > WITNESS_THREADS {
+            return None;
+        }
+    }
+    Some(Launch { grid, block })
+}
+
+#[test]
+fn corpus_claims() {
+    let mut tally = Tally::default();
+    let mut witnesses = Witnesses::default();
+    let mut lockstep_skipped = 0;
+    let verbose = std::env::var_os("SYNCSCOPE_ORACLE_VERBOSE").is_some();
+    for path in cu_files(&corpus_dir()) {
+        let started = std::time::Instant::now();
+        let text = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
+        let e = expectations(&text);
+        let base = options_for(&e);
+        let report = syncscope_core::analyze_source(&text, &base);
+        let options = syncscope_core::options::with_file_directives(&text, &base);
+        tally.cases += 1;
+        if options.warp_sync {
+            // The simulator runs threads independently (Volta and later);
+            // a claim made for lockstep warps is not its to judge.
+            lockstep_skipped += 1;
+            continue;
+        }
+        let include_dirs = vec![path.parent().unwrap_or(Path::new(".")).to_path_buf()];
+        let kernels = signature::kernels(&text);
+        let params_of = |k: &str| {
+            kernels
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default()
+        };
+        let claims = check::claims(&report);
+        for (i, claim) in claims.iter().enumerate() {
+            let kernel = claim.kernel();
+            let (block, grid) = options.launch_for(kernel);
+            let params = params_of(kernel);
+            let shapes = check::within_assumptions(
+                &[corpus_shape(block, grid)],
+                &signature::without_other_kernels(&text, kernel),
+            );
+            let runs = check::runs(
+                (tally.cases as u64) << 16 | i as u64,
+                &shapes,
+                &params,
+                check::RUNS_PER_CLAIM,
+            );
+            let benign = check::benign_lines(&claims, kernel);
+            let edited;
+            let subject_text = match claim {
+                Claim::Verified { .. } | Claim::Benign { .. } => text.as_str(),
+                Claim::Redundant { start, end, .. } => {
+                    edited = check::without(&text, *start, *end);
+                    edited.as_str()
+                }
+            };
+            tally.claims += 1;
+            let subject = Subject {
+                file: &path,
+                text: subject_text,
+                kernel,
+                defines: &options.defines,
+                include_dirs: &include_dirs,
+                assertions_hold: matches!(claim, Claim::Verified { .. }),
+                // A benign claim: its writes must store one value.
+                only_benign_lines: matches!(claim, Claim::Benign { .. }),
+            };
+            match check::race_free(&subject, &runs, &benign, &mut tally) {
+                Verdict::Holds => {}
+                Verdict::Unsupported(why) => *tally.unsupported.entry(why).or_default() += 1,
+                Verdict::Broken(run, out) => {
+                    let line = format!("{}: {}", path.display(), claim.describe());
+                    let details = format!(
+                        "{line}: the simulator finds {out:?}\n  under {}",
+                        run.describe()
+                    );
+                    tally.failures.push((line, details));
+                }
+            }
+        }
+        for f in &report.findings {
+            let race = f.kind == FindingKind::DataRace;
+            if !race && f.kind != FindingKind::BarrierDivergence {
+                continue;
+            }
+            let (Some(kernel), Some(w)) = (&f.kernel, &f.witness) else {
+                continue;
+            };
+            let status = report
+                .kernels
+                .iter()
+                .find(|k| &k.name == kernel)
+                .map(|k| k.status);
+            if !matches!(status, Some(KernelStatus::Racy | KernelStatus::Divergent)) {
+                continue;
+            }
+            let at = format!("{}:{} ({kernel})", path.display(), f.span.start.line + 1);
+            let (block, grid) = options.launch_for(kernel);
+            let Some(launch) = witness_launch(w, block, grid) else {
+                witnesses.too_large += 1;
+                continue;
+            };
+            let params = params_of(kernel);
+            let scalars: BTreeMap<String, Scalar> = params
+                .iter()
+                .filter(|p| p.kind != ParamKind::Pointer)
+                .filter_map(|p| {
+                    let v = w.value(&p.name)?;
+                    Some((
+                        p.name.clone(),
+                        if p.kind == ParamKind::Float {
+                            Scalar::Float(v as f64)
+                        } else {
+                            Scalar::Int(v)
+                        },
+                    ))
+                })
+                .collect();
+            let mut lines = vec![f.span.start.line as usize + 1];
+            lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
+            lines.extend(f.pairs.iter().flat_map(|p| {
+                [
+                    p.first.start.line as usize + 1,
+                    p.second.start.line as usize + 1,
+                ]
+            }));
+            let mut result = None;
+            let mut unsupported = None;
+            let mut stopped = None;
+            // Large launches get two tries, small ones eight.
+            let large = launch
+                .grid
+                .iter()
+                .chain(launch.block.iter())
+                .map(|&x| u64::from(x))
+                .product::<u64>()
+                > 1024;
+            let fills: &[Fill] = if large {
+                &[Fill::Zero, Fill::Index, Fill::Constant(-1.0)]
+            } else {
+                &[
+                    Fill::Zero,
+                    Fill::Index,
+                    Fill::Random(1),
+                    Fill::Constant(1.0),
+                    Fill::Constant(-1.0),
+                ]
+            };
+            let orders: &[Order] = if large {
+                &[Order::Forward]
+            } else {
+                &[Order::Forward, Order::Reverse]
+            };
+            'tries: for &fill in fills {
+                for &order in orders {
+                    let inputs = Inputs {
+                        scalars: scalars.clone(),
+                        buffer_len: 1 << 16,
+                        fill,
+                    };
+                    let opts = SimOptions {
+                        defines: options.defines.clone(),
+                        include_dirs: include_dirs.clone(),
+                        max_steps: 20_000_000,
+                        order,
+                    };
+                    tally.simulations += 1;
+                    match syncscope_sim::simulate(&path, &text, kernel, &launch, &inputs, &opts) {
+                        Outcome::Race(r) if race => {
+                            let exact = lines.contains(&r.a.line) || lines.contains(&r.b.line);
+                            result = Some(exact);
+                            if exact {
+                                break 'tries;
+                            }
+                        }
+                        Outcome::Divergence { .. } if !race => {
+                            result = Some(true);
+                            break 'tries;
+                        }
+                        Outcome::Unsupported(why) => {
+                            unsupported = Some(why);
+                            break 'tries;
+                        }
+                        // The run stopped before it could race (the engine
+                        // assumes in-bounds accesses).
+                        Outcome::OutOfBounds { .. } => stopped = Some("out of bounds"),
+                        Outcome::StepLimit => stopped = Some("step limit"),
+                        Outcome::Vacuous => {
+                            stopped = Some("vacuous: the witness breaks a __requires")
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            match (result, unsupported) {
+                (Some(true), _) => witnesses.reproduced += 1,
+                (Some(false), _) => witnesses.race_elsewhere += 1,
+                (None, Some(why)) => *witnesses.unsupported.entry(why).or_default() += 1,
+                (None, None) => witnesses.not_reproduced.push(format!(
+                    "{at}: {} {} under grid {:?} block {:?}{}",
+                    f.kind.code(),
+                    w.describe(),
+                    launch.grid,
+                    launch.block,
+                    stopped
+                        .map(|s| format!(" (a run stopped: {s})"))
+                        .unwrap_or_default()
+                )),
+            }
+        }
+        if verbose {
+            println!(
+                "{}: {:.1} s, {} simulations so far",
+                path.display(),
+                started.elapsed().as_secs_f64(),
+                tally.simulations
+            );
+        }
+    }
+    println!("{}", tally.summary("corpus"));
+    println!(
+        "corpus witnesses: {} reproduced, {} with a race elsewhere, {} unsupported, {} too large, {} not reproduced; {} files for lockstep warps not simulated",
+        witnesses.reproduced,
+        witnesses.race_elsewhere,
+        witnesses.unsupported.values().sum::<usize>(),
+        witnesses.too_large,
+        witnesses.not_reproduced.len(),
+        lockstep_skipped
+    );
+    let mut reasons = tally.unsupported.clone();
+    for (r, n) in &witnesses.unsupported {
+        *reasons.entry(format!("witness: {r}")).or_default() += n;
+    }
+    if !reasons.is_empty() {
+        let t = Tally {
+            unsupported: reasons,
+            ..Tally::default()
+        };
+        println!("unsupported by the simulator:\n{}", t.unsupported_reasons());
+    }
+    let mut problems: Vec<String> = tally.failures.iter().map(|(_, d)| d.clone()).collect();
+    problems.extend(
+        witnesses
+            .not_reproduced
+            .iter()
+            .map(|w| format!("witness not reproduced: {w}")),
+    );
+    assert!(
+        problems.is_empty(),
+        "{} false claims, {} witnesses not reproduced:\n{}",
+        tally.failures.len(),
+        witnesses.not_reproduced.len(),
+        problems.join("\n")
+    );
+}

@@ -1,0 +1,1010 @@
+//! Kernels generated from real idioms, each with the truth the generator
+//! knows by construction: the launches the kernel can run under, whether
+//! some launch and some inputs of that set give a race or a divergence,
+//! which barriers are needed, and whether the threads of a same-value
+//! write really write one value in machine arithmetic.
+//!
+//! Every family has racy and race-free variants, drawn from the seed. The
+//! truth is computed from the variant's parameters by the rules written
+//! next to each family, never by running anything: it is the second,
+//! independent oracle next to the simulator (`super::check`).
+
+use super::rng::Rng;
+
+/// A family of generated kernels: one idiom of real code and its traps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Family {
+    /// `if (t == c1) a = ..; if (t == c2) e = ..; if (t == c3) out = e - a;`
+    ThreadIdGuards,
+    /// `if (threadIdx.x == 0) *total += 1;` under grids of one or more blocks.
+    OneThreadCounter,
+    /// `if (blockIdx.x == 0) halo[t] = ..; if (blockIdx.x == gridDim.x - 1) halo[t] = ..;`
+    BlockIdGuards,
+    /// `v != v`, `!(v == v)`, `v < v`, signed zero, `v + 1 == v`.
+    FloatCompare,
+    /// `base + t < base` (unsigned carry), `x & (x - 1)`, shifts that wrap.
+    BitTricks,
+    /// Threads writing one location with values equal in mathematics but
+    /// not in machine arithmetic, or truly equal.
+    SameValueWrites,
+    /// `__syncwarp(0xffffffff)` against partial masks, with or without a
+    /// `__syncthreads()` after.
+    WarpMasks,
+    /// A loop with `break` and an optional barrier in its body.
+    LoopBreak,
+    /// `atomicAdd` tickets and compare-and-swap flags.
+    TicketsAndFlags,
+    /// The last-block pattern with its fence always, under a condition, or absent.
+    ConditionalFence,
+    /// A kernel file, its header and a host file launching it through
+    /// `<<<>>>` with `dim3` fields set after the declaration, sizes changed
+    /// in a loop, `cudaLaunchKernel` or a function pointer.
+    HostLaunches,
+}
+
+pub const FAMILIES: [Family; 11] = [
+    Family::ThreadIdGuards,
+    Family::OneThreadCounter,
+    Family::BlockIdGuards,
+    Family::FloatCompare,
+    Family::BitTricks,
+    Family::SameValueWrites,
+    Family::WarpMasks,
+    Family::LoopBreak,
+    Family::TicketsAndFlags,
+    Family::ConditionalFence,
+    Family::HostLaunches,
+];
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::ThreadIdGuards => "thread-id-guards",
+            Family::OneThreadCounter => "one-thread-counter",
+            Family::BlockIdGuards => "block-id-guards",
+            Family::FloatCompare => "float-compare",
+            Family::BitTricks => "bit-tricks",
+            Family::SameValueWrites => "same-value-writes",
+            Family::WarpMasks => "warp-masks",
+            Family::LoopBreak => "loop-break",
+            Family::TicketsAndFlags => "tickets-and-flags",
+            Family::ConditionalFence => "conditional-fence",
+            Family::HostLaunches => "host-launches",
+        }
+    }
+}
+
+/// The values one launch dimension can take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dim {
+    /// Any size the hardware allows (a size computed at run time).
+    Any,
+    OneOf(Vec<u32>),
+}
+
+/// One way the kernel is launched: every combination of the dimensions'
+/// values is a launch that can happen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub grid: [Dim; 3],
+    pub block: [Dim; 3],
+}
+
+impl LaunchShape {
+    /// Any launch at all.
+    pub fn any() -> LaunchShape {
+        LaunchShape {
+            grid: [Dim::Any, Dim::Any, Dim::Any],
+            block: [Dim::Any, Dim::Any, Dim::Any],
+        }
+    }
+
+    /// One-dimensional blocks and grids of any size (what [`ONE_D`] requires).
+    pub fn one_d() -> LaunchShape {
+        let one = || Dim::OneOf(vec![1]);
+        LaunchShape {
+            grid: [Dim::Any, one(), one()],
+            block: [Dim::Any, one(), one()],
+        }
+    }
+
+    pub fn exact(grid: [u32; 3], block: [u32; 3]) -> LaunchShape {
+        LaunchShape {
+            grid: grid.map(|g| Dim::OneOf(vec![g])),
+            block: block.map(|b| Dim::OneOf(vec![b])),
+        }
+    }
+}
+
+/// A kernel parameter, by the kind of value the harness gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Pointer,
+    Int,
+    Unsigned,
+    Float,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+}
+
+/// What the generator knows of its kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Truth {
+    /// Some launch of the launch set and some inputs give a data race
+    /// (same-value writes excluded) or a barrier divergence.
+    pub racy: bool,
+    /// Each barrier's 1-based line in the kernel file, and whether removing
+    /// it (alone) gives a race under some launch and inputs.
+    pub barriers: Vec<(usize, bool)>,
+    /// Lines of writes that threads make to one location, and whether the
+    /// values written are equal in machine arithmetic for every input.
+    pub same_value_writes: Vec<(usize, bool)>,
+}
+
+/// One generated case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub seed: u64,
+    pub family: Family,
+    /// The variant's parameters, for the failure message.
+    pub variant: String,
+    /// (relative path, text); the first file holds the kernel and is the
+    /// one checked and simulated.
+    pub files: Vec<(String, String)>,
+    pub kernel: String,
+    pub params: Vec<Param>,
+    /// The union of these shapes is every launch the kernel can run under.
+    pub launches: Vec<LaunchShape>,
+    pub truth: Truth,
+    /// For same-value writes: a kernel (same parameters plus `int*
+    /// mismatch`, launched like the case, blocks of at most 64 threads)
+    /// that indexes `mismatch` past its end exactly when two threads of a block
+    /// computed different values: the simulator's out-of-bounds report is
+    /// the evidence, so the value check does not rest on the generator.
+    pub value_probe: Option<(String, String)>,
+}
+
+impl Case {
+    pub fn kernel_file(&self) -> &(String, String) {
+        &self.files[0]
+    }
+}
+
+/// The precondition that makes `threadIdx.x`/`blockIdx.x` identify a
+/// thread and a block: one-dimensional blocks and grids.
+pub const ONE_D: &str =
+    "__requires(blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1);";
+
+/// Source text with the 1-based line of each statement written.
+#[derive(Default)]
+struct Src {
+    text: String,
+    lines: usize,
+}
+
+impl Src {
+    /// Appends one line; returns its 1-based number.
+    fn line(&mut self, s: &str) -> usize {
+        self.text.push_str(s);
+        self.text.push('\n');
+        self.lines += 1;
+        self.lines
+    }
+}
+
+fn param(name: &str, kind: ParamKind) -> Param {
+    Param {
+        name: name.into(),
+        kind,
+    }
+}
+
+/// The case of `seed`: its family and variant are drawn from it.
+pub fn generate(seed: u64) -> Case {
+    generate_in(*Rng::new(seed).pick(&FAMILIES), seed)
+}
+
+/// The case of `seed` in one family: `generate(seed)` is the case of its
+/// own family, so a seed and its family name one case either way.
+pub fn generate_in(family: Family, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    // The draw `generate` spent on the family.
+    let _ = rng.next_u64();
+    generate_family(family, seed, &mut rng)
+}
+
+/// The family named `name` (as [`Family::name`] spells it).
+pub fn family_named(name: &str) -> Option<Family> {
+    FAMILIES.iter().copied().find(|f| f.name() == name)
+}
+
+fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
+    let mut case = match family {
+        Family::ThreadIdGuards => thread_id_guards(rng),
+        Family::OneThreadCounter => one_thread_counter(rng),
+        Family::BlockIdGuards => block_id_guards(rng),
+        Family::FloatCompare => float_compare(rng),
+        Family::BitTricks => bit_tricks(rng),
+        Family::SameValueWrites => same_value_writes(rng),
+        Family::WarpMasks => warp_masks(rng),
+        Family::LoopBreak => loop_break(rng),
+        Family::TicketsAndFlags => tickets_and_flags(rng),
+        Family::ConditionalFence => conditional_fence(rng),
+        Family::HostLaunches => host_launches(rng),
+    };
+    case.seed = seed;
+    case.family = family;
+    case
+}
+
+/// A case of one file, `kernel.cu`.
+fn single(
+    kernel: &str,
+    src: Src,
+    params: Vec<Param>,
+    launches: Vec<LaunchShape>,
+    truth: Truth,
+    variant: String,
+) -> Case {
+    Case {
+        seed: 0,
+        family: Family::ThreadIdGuards,
+        variant,
+        files: vec![("kernel.cu".into(), src.text)],
+        kernel: kernel.into(),
+        params,
+        launches,
+        truth,
+        value_probe: None,
+    }
+}
+
+/// The guard `t == c`, spelled one of the ways real code spells it.
+fn tid_eq(rng: &mut Rng, c: u32) -> String {
+    match rng.below(3) {
+        0 => format!("threadIdx.x == {c}"),
+        1 => format!("t == {c}"),
+        _ => format!("{c} == t"),
+    }
+}
+
+// Thread c1 reads the row start, thread c2 the row end, thread c3 writes
+// the length. `t == c` is one thread of each block (blocks are 1-D: by
+// `__requires`, or because the kernel never mentions another dimension,
+// the engine's documented assumption the harness honours): the accesses to
+// `a` (by c1 and c3) and `e` (by c2 and c3) race unless one thread makes
+// them all or a barrier separates them: racy iff no barrier and
+// (c1 != c3 or c2 != c3).
+fn thread_id_guards(rng: &mut Rng) -> Case {
+    let (c1, c2, c3) = (rng.range(0, 2), rng.range(0, 2), rng.range(0, 2));
+    let barrier = rng.coin();
+    let requires = rng.below(3); // 0: none, 1: one-dimensional blocks, 2: and grids
+    let needed = c1 != c3 || c2 != c3;
+    let mut s = Src::default();
+    s.line("__global__ void row_length(const int* rp, int* len)");
+    s.line("{");
+    let shape = match requires {
+        0 => LaunchShape::any(),
+        1 => {
+            s.line("    __requires(blockDim.y == 1 && blockDim.z == 1);");
+            let mut shape = LaunchShape::any();
+            shape.block[1] = Dim::OneOf(vec![1]);
+            shape.block[2] = Dim::OneOf(vec![1]);
+            shape
+        }
+        _ => {
+            s.line(&format!("    {ONE_D}"));
+            LaunchShape::one_d()
+        }
+    };
+    s.line("    __shared__ int a;");
+    s.line("    __shared__ int e;");
+    s.line("    int b = blockIdx.x;");
+    s.line("    unsigned t = threadIdx.x;");
+    s.line(&format!("    if ({}) a = rp[b];", tid_eq(rng, c1)));
+    s.line(&format!("    if ({}) e = rp[b + 1];", tid_eq(rng, c2)));
+    let mut truth = Truth {
+        racy: !barrier && needed,
+        ..Truth::default()
+    };
+    if barrier {
+        truth
+            .barriers
+            .push((s.line("    __syncthreads();"), needed));
+    }
+    s.line(&format!("    if ({}) len[b] = e - a;", tid_eq(rng, c3)));
+    s.line("}");
+    single(
+        "row_length",
+        s,
+        vec![
+            param("rp", ParamKind::Pointer),
+            param("len", ParamKind::Pointer),
+        ],
+        vec![shape],
+        truth,
+        format!(
+            "c1={c1} c2={c2} c3={c3} barrier={barrier} requires={}",
+            ["none", "1-D blocks", "1-D blocks and grid"][requires as usize]
+        ),
+    )
+}
+
+// Every thread stores its element, and the threads that pass the guard
+// update `*total`. Blocks are 1-D (the kernel mentions no other block
+// dimension) and so is the grid (none but `blockIdx.x`); thread 0 of
+// every block passes `threadIdx.x == 0`: a plain update races unless the
+// guard also asks for block 0 or the grid is one block.
+fn one_thread_counter(rng: &mut Rng) -> Case {
+    let block_guard = rng.coin();
+    let atomic = rng.below(3) == 0;
+    let single_block = rng.below(3) == 0;
+    let one_d = rng.coin();
+    let mut s = Src::default();
+    s.line("__global__ void count_blocks(int* out, int* total)");
+    s.line("{");
+    let mut shape = LaunchShape::any();
+    if one_d {
+        s.line(&format!("    {ONE_D}"));
+        shape = LaunchShape::one_d();
+    }
+    if single_block {
+        s.line("    __requires(gridDim.x == 1);");
+        shape.grid[0] = Dim::OneOf(vec![1]);
+    }
+    s.line("    out[blockIdx.x * blockDim.x + threadIdx.x] = 1;");
+    let guard = if block_guard {
+        "threadIdx.x == 0 && blockIdx.x == 0"
+    } else {
+        "threadIdx.x == 0"
+    };
+    let update = if atomic {
+        "atomicAdd(total, 1);"
+    } else if rng.coin() {
+        "*total += 1;"
+    } else {
+        "*total = *total + 1;"
+    };
+    s.line(&format!("    if ({guard}) {update}"));
+    s.line("}");
+    single(
+        "count_blocks",
+        s,
+        vec![param("out", ParamKind::Pointer), param("total", ParamKind::Pointer)],
+        vec![shape],
+        Truth {
+            racy: !atomic && !block_guard && !single_block,
+            ..Truth::default()
+        },
+        format!("block_guard={block_guard} atomic={atomic} single_block={single_block} one_d_requires={one_d}"),
+    )
+}
+
+// Block 0 and the last block write the halo; they are one block only when
+// the grid has one block. Racy iff both write `halo[t]` (different
+// constants) and the grid can have two blocks.
+fn block_id_guards(rng: &mut Rng) -> Case {
+    let same_index = rng.coin();
+    let single_block = rng.below(3) == 0;
+    let mut s = Src::default();
+    s.line("__global__ void halo_edges(int* halo)");
+    s.line("{");
+    let mut shape = LaunchShape::one_d();
+    if single_block {
+        s.line("    __requires(blockDim.y == 1 && blockDim.z == 1 && gridDim.x == 1 && gridDim.y == 1 && gridDim.z == 1);");
+        shape.grid[0] = Dim::OneOf(vec![1]);
+    } else {
+        s.line(&format!("    {ONE_D}"));
+    }
+    s.line("    unsigned t = threadIdx.x;");
+    s.line("    if (blockIdx.x == 0) halo[t] = 1;");
+    let second = if same_index { "t" } else { "blockDim.x + t" };
+    let last = if rng.coin() {
+        "blockIdx.x == gridDim.x - 1"
+    } else {
+        "blockIdx.x + 1 == gridDim.x"
+    };
+    s.line(&format!("    if ({last}) halo[{second}] = 2;"));
+    s.line("}");
+    single(
+        "halo_edges",
+        s,
+        vec![param("halo", ParamKind::Pointer)],
+        vec![shape],
+        Truth {
+            racy: same_index && !single_block,
+            ..Truth::default()
+        },
+        format!("same_index={same_index} single_block={single_block}"),
+    )
+}
+
+// Every thread stores its index to `out[0]` when the condition on the
+// scalar `v` holds: racy iff some float `v` satisfies it (IEEE: NaN,
+// signed zero, infinities, rounding).
+fn float_compare(rng: &mut Rng) -> Case {
+    const CONDS: [(&str, bool); 10] = [
+        ("v != v", true),
+        ("!(v == v)", true),
+        ("!(v >= v)", true),
+        ("v < v", false),
+        ("v > v", false),
+        ("v != v && v == v", false),
+        ("v == 0.0f && 1.0f / v < 0.0f", true),
+        ("v + 1.0f == v", true),
+        ("v * 0.0f != 0.0f", true),
+        ("v - v != 0.0f", true),
+    ];
+    let (cond, sat) = *rng.pick(&CONDS);
+    let mut s = Src::default();
+    s.line("__global__ void nan_guard(const float* in, float* out, float v)");
+    s.line("{");
+    s.line(&format!("    {ONE_D}"));
+    s.line("    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;");
+    s.line(&format!("    if ({cond})"));
+    s.line("        out[0] = (float)i;");
+    s.line("    out[i + 1] = in[i];");
+    s.line("}");
+    single(
+        "nan_guard",
+        s,
+        vec![
+            param("in", ParamKind::Pointer),
+            param("out", ParamKind::Pointer),
+            param("v", ParamKind::Float),
+        ],
+        vec![LaunchShape::one_d()],
+        Truth {
+            racy: sat,
+            ..Truth::default()
+        },
+        format!("cond=`{cond}`"),
+    )
+}
+
+// The threads of a block whose condition holds write `out[blockIdx.x]`:
+// racy iff two threads of one block can satisfy it in 32-bit unsigned
+// arithmetic (where a carry wraps and a shift drops bits).
+fn bit_tricks(rng: &mut Rng) -> Case {
+    const CONDS: [(&str, bool); 9] = [
+        ("base + t < base", true),
+        ("base + t < t", true),
+        ("(t & (t - 1)) == 0", true),
+        ("t != 0 && (t & (t - 1)) == 0 && t < 2", false),
+        ("(t >> 5) == base", true),
+        ("(t >> 5) == base && (t & 31) == 0", false),
+        ("(t << 27) == 0", true),
+        ("t * 0x80000000u == 0u", true),
+        ("(t << 27) == 0 && t < 32", false),
+    ];
+    let (cond, sat) = *rng.pick(&CONDS);
+    let mut s = Src::default();
+    s.line("__global__ void carry_check(unsigned* out, unsigned base)");
+    s.line("{");
+    s.line(&format!("    {ONE_D}"));
+    s.line("    unsigned t = threadIdx.x;");
+    s.line(&format!("    if ({cond})"));
+    s.line("        out[blockIdx.x] = t;");
+    s.line("}");
+    single(
+        "carry_check",
+        s,
+        vec![
+            param("out", ParamKind::Pointer),
+            param("base", ParamKind::Unsigned),
+        ],
+        vec![LaunchShape::one_d()],
+        Truth {
+            racy: sat,
+            ..Truth::default()
+        },
+        format!("cond=`{cond}`"),
+    )
+}
+
+// Every thread of a block writes `out[blockIdx.x]`; the values are equal
+// for all threads in machine arithmetic (a benign race) or only in
+// mathematics (a real race).
+fn same_value_writes(rng: &mut Rng) -> Case {
+    // (type, expression, equal in machine arithmetic)
+    const EXPRS: [(&str, &str, bool); 8] = [
+        ("float", "(t & 1) ? (x + y) + z : x + (y + z)", false),
+        ("float", "(t & 1) ? x * 3.0f : x + x + x", false),
+        ("unsigned", "(base + t < base) ? 1u : 0u", false),
+        ("unsigned", "(t & 1) ? (base * 2u) / 2u : base", false),
+        ("unsigned", "(base + t) - t", true),
+        ("unsigned", "7u", true),
+        ("unsigned", "(t & 1) ? base * 2u : base << 1", true),
+        ("float", "x * 2.0f", true),
+    ];
+    let (ty, expr, equal) = *rng.pick(&EXPRS);
+    let scalars = if ty == "float" {
+        "float x, float y, float z"
+    } else {
+        "unsigned base"
+    };
+    let params = |extra: bool| {
+        let mut p = vec![param("out", ParamKind::Pointer)];
+        if ty == "float" {
+            p.extend(["x", "y", "z"].map(|n| param(n, ParamKind::Float)));
+        } else {
+            p.push(param("base", ParamKind::Unsigned));
+        }
+        if extra {
+            p.push(param("mismatch", ParamKind::Pointer));
+        }
+        p
+    };
+    let mut s = Src::default();
+    s.line(&format!("__global__ void same_value({ty}* out, {scalars})"));
+    s.line("{");
+    s.line(&format!("    {ONE_D}"));
+    s.line("    unsigned t = threadIdx.x;");
+    let write = s.line(&format!("    out[blockIdx.x] = {expr};"));
+    s.line("}");
+    // The probe compares the values of a block's threads after a barrier;
+    // NaN equals NaN here (one NaN or another, the write is the same
+    // "not a number"), everything else compares with `!=`.
+    let mut p = Src::default();
+    p.line(&format!(
+        "__global__ void same_value_probe({ty}* out, {scalars}, int* mismatch)"
+    ));
+    p.line("{");
+    p.line("    __requires(blockDim.x <= 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1);");
+    p.line(&format!("    __shared__ {ty} vals[64];"));
+    p.line("    unsigned t = threadIdx.x;");
+    p.line(&format!("    vals[t] = {expr};"));
+    p.line("    __syncthreads();");
+    p.line("    if (t == 0) {");
+    p.line("        for (unsigned j = 1; j < blockDim.x; ++j) {");
+    p.line("            bool both_nan = vals[j] != vals[j] && vals[0] != vals[0];");
+    p.line("            if (vals[j] != vals[0] && !both_nan) mismatch[1 << 20] = 1;");
+    p.line("        }");
+    p.line("    }");
+    p.line("}");
+    let mut case = single(
+        "same_value",
+        s,
+        params(false),
+        vec![LaunchShape::one_d()],
+        Truth {
+            racy: !equal,
+            same_value_writes: vec![(write, equal)],
+            ..Truth::default()
+        },
+        format!("{ty} `{expr}`"),
+    );
+    case.params = params(false);
+    case.value_probe = Some(("same_value_probe".into(), p.text));
+    case
+}
+
+// Each thread writes `s[t]`, synchronises, and reads its partner
+// `s[t ^ d]`. The read is ordered after the partner's write iff a barrier
+// orders them: `__syncthreads()`, or a `__syncwarp` whose mask holds both
+// lanes and that both lanes execute. Full mask: the partner is in the warp
+// iff d < 32. Low half only: lanes 16..31 execute no `__syncwarp`, so
+// they are never ordered. Both halves (each its own mask): ordered iff
+// d < 16. A low-half mask executed by every lane orders only the low
+// lanes among themselves: the high lanes race. A low-half exchange (only
+// lanes 0..15 synchronise and read) is ordered iff d < 16. A barrier is
+// needed iff the kernel races without it.
+fn warp_masks(rng: &mut Rng) -> Case {
+    let form = rng.below(6);
+    let d = *rng.pick(&[1u32, 5, 16, 32]);
+    let block_barrier = rng.coin();
+    // Racy with the block barrier `block` present or not and with a warp
+    // synchronisation taken out (`removed`; None: all present).
+    let racy = |block: bool, removed: Option<usize>| {
+        !block
+            && match (form, removed) {
+                (0 | 1, None) => d >= 32,
+                (3 | 5, None) => d >= 16,
+                // Every synchronisation is needed, or none orders enough.
+                _ => true,
+            }
+    };
+    let mut s = Src::default();
+    s.line("__global__ void warp_exchange(int* out)");
+    s.line("{");
+    s.line("    __requires(blockDim.x == 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1);");
+    s.line("    __shared__ int s[64];");
+    s.line("    unsigned t = threadIdx.x;");
+    s.line("    s[t] = (int)t * 3;");
+    let mut warp_syncs = Vec::new();
+    match form {
+        0 => warp_syncs.push(s.line("    __syncwarp(0xffffffff);")),
+        1 => warp_syncs.push(s.line("    __syncwarp();")),
+        2 => {
+            s.line("    if ((t & 31) < 16)");
+            warp_syncs.push(s.line("        __syncwarp(0x0000ffff);"));
+        }
+        3 => {
+            s.line("    if ((t & 31) < 16)");
+            warp_syncs.push(s.line("        __syncwarp(0x0000ffff);"));
+            s.line("    else");
+            warp_syncs.push(s.line("        __syncwarp(0xffff0000);"));
+        }
+        4 => warp_syncs.push(s.line("    __syncwarp(0x0000ffff);")),
+        _ => {
+            s.line("    if ((t & 31) < 16) {");
+            warp_syncs.push(s.line("        __syncwarp(0x0000ffff);"));
+        }
+    }
+    let mut truth = Truth::default();
+    for (i, line) in warp_syncs.iter().enumerate() {
+        truth.barriers.push((*line, racy(block_barrier, Some(i))));
+    }
+    let indent = if form == 5 { "        " } else { "    " };
+    if block_barrier {
+        // In the low-half exchange only lanes 0..15 would reach it inside
+        // the branch (a divergence): the branch closes around it.
+        if form == 5 {
+            s.line("    }");
+        }
+        truth
+            .barriers
+            .push((s.line("    __syncthreads();"), racy(false, None)));
+        if form == 5 {
+            s.line("    if ((t & 31) < 16) {");
+        }
+    }
+    s.line(&format!("{indent}out[blockIdx.x * 64 + t] = s[t ^ {d}];"));
+    if form == 5 {
+        s.line("    }");
+    }
+    s.line("}");
+    truth.racy = racy(block_barrier, None);
+    single(
+        "warp_exchange",
+        s,
+        vec![param("out", ParamKind::Pointer)],
+        vec![LaunchShape {
+            grid: [Dim::Any, Dim::OneOf(vec![1]), Dim::OneOf(vec![1])],
+            block: [
+                Dim::OneOf(vec![64]),
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+            ],
+        }],
+        truth,
+        format!(
+            "sync={} d={d} block_barrier={block_barrier}",
+            [
+                "full",
+                "default",
+                "low-half",
+                "both-halves",
+                "low-mask-all-lanes",
+                "low-half-exchange"
+            ][form as usize]
+        ),
+    )
+}
+
+// Iteration i writes `s[t + i * k]`; a thread leaves the loop at
+// `i == stop` (plus one for odd threads when the break depends on the
+// thread). With k == 1, thread t at iteration 1 and thread t + 1 at
+// iteration 0 write one element: racy iff some thread reaches iteration 1
+// and no barrier in the body separates the iterations. A barrier in the
+// body with a thread-dependent break is divergent (n large enough).
+fn loop_break(rng: &mut Rng) -> Case {
+    let k = rng.below(2) as u32;
+    let stop = rng.range(1, 3);
+    let thread_break = rng.below(3) == 0;
+    let loop_barrier = rng.coin();
+    let iterations = stop + u32::from(thread_break);
+    let collides = k == 1 && iterations >= 2;
+    let mut s = Src::default();
+    s.line("__global__ void shifted_fill(int* out, int n)");
+    s.line("{");
+    s.line("    __requires(blockDim.x <= 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1);");
+    s.line("    __shared__ int s[128];");
+    s.line("    unsigned t = threadIdx.x;");
+    s.line("    for (int i = 0; i < n; ++i) {");
+    if thread_break {
+        s.line(&format!("        if (i == {stop} + (int)(t & 1)) break;"));
+    } else {
+        s.line(&format!("        if (i == {stop}) break;"));
+    }
+    s.line(&format!("        s[t + i * {k}] = i;"));
+    let mut truth = Truth::default();
+    let divergent = loop_barrier && thread_break;
+    if loop_barrier {
+        let l = s.line("        __syncthreads();");
+        truth.barriers.push((l, collides));
+    }
+    s.line("    }");
+    // The final barrier orders the last writes before the reads of
+    // `s[t]`: needed iff another thread writes `s[t]` and no barrier in
+    // the body already ordered it.
+    let l = s.line("    __syncthreads();");
+    truth
+        .barriers
+        .push((l, (collides && !loop_barrier) || divergent));
+    s.line("    out[blockIdx.x * 64 + t] = s[t];");
+    s.line("}");
+    truth.racy = (collides && !loop_barrier) || divergent;
+    single(
+        "shifted_fill",
+        s,
+        vec![param("out", ParamKind::Pointer), param("n", ParamKind::Int)],
+        vec![LaunchShape {
+            grid: [Dim::Any, Dim::OneOf(vec![1]), Dim::OneOf(vec![1])],
+            block: [
+                Dim::OneOf((1..=64).collect()),
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+            ],
+        }],
+        truth,
+        format!("k={k} stop={stop} thread_break={thread_break} loop_barrier={loop_barrier}"),
+    )
+}
+
+// Tickets from `atomicAdd` are distinct: `slots[my]` is race-free, a slot
+// shared by two tickets (`my / 2`, `my & 3`) races. One winner of a
+// compare-and-swap writes alone; an `atomicAdd(flag, 1) < 2` lets two in.
+fn tickets_and_flags(rng: &mut Rng) -> Case {
+    let mut s = Src::default();
+    let (racy, variant, params);
+    if rng.coin() {
+        let (index, r) = *rng.pick(&[("my", false), ("my / 2", true), ("my & 3", true)]);
+        s.line("__global__ void take_slot(int* counter, int* slots)");
+        s.line("{");
+        s.line("    int my = atomicAdd(counter, 1);");
+        s.line(&format!("    slots[{index}] = (int)threadIdx.x;"));
+        s.line("}");
+        racy = r;
+        variant = format!("ticket slot `{index}`");
+        params = vec![
+            param("counter", ParamKind::Pointer),
+            param("slots", ParamKind::Pointer),
+        ];
+    } else {
+        let (claim, r) = *rng.pick(&[
+            ("atomicCAS(flag, 0, 1) == 0", false),
+            ("atomicExch(flag, 1) == 0", false),
+            ("atomicAdd(flag, 1) < 2", true),
+        ]);
+        s.line("__global__ void elect(int* flag, int* winner)");
+        s.line("{");
+        s.line(&format!("    if ({claim})"));
+        s.line("        *winner = (int)(threadIdx.x + blockIdx.x * blockDim.x);");
+        s.line("}");
+        racy = r;
+        variant = format!("flag `{claim}`");
+        params = vec![
+            param("flag", ParamKind::Pointer),
+            param("winner", ParamKind::Pointer),
+        ];
+    }
+    let kernel = if variant.starts_with("ticket") {
+        "take_slot"
+    } else {
+        "elect"
+    };
+    single(
+        kernel,
+        s,
+        params,
+        vec![LaunchShape::any()],
+        Truth {
+            racy,
+            ..Truth::default()
+        },
+        variant,
+    )
+}
+
+// The last-block pattern: thread 0 of each block writes its partial sum,
+// fences, draws a ticket; the block drawing the last ticket reads every
+// partial. Without a fence executed before the ticket, the partials are
+// not ordered before the last block's reads: racy when the fence is absent
+// or under a parameter that can be 0.
+fn conditional_fence(rng: &mut Rng) -> Case {
+    let fence = rng.below(3); // 0: always, 1: under `publish`, 2: none
+    let mut s = Src::default();
+    s.line("__global__ void last_block_sum(float* partial, unsigned* count, float* result, int publish)");
+    s.line("{");
+    s.line(&format!("    {ONE_D}"));
+    s.line("    __shared__ bool last;");
+    s.line("    if (threadIdx.x == 0) {");
+    s.line("        partial[blockIdx.x] = (float)blockIdx.x + 1.0f;");
+    match fence {
+        0 => {
+            s.line("        __threadfence();");
+        }
+        1 => {
+            s.line("        if (publish)");
+            s.line("            __threadfence();");
+        }
+        _ => {}
+    }
+    s.line("        unsigned ticket = atomicAdd(count, 1u);");
+    s.line("        last = (ticket == gridDim.x - 1);");
+    s.line("    }");
+    s.line("    __syncthreads();");
+    s.line("    if (last && threadIdx.x == 0) {");
+    s.line("        float sum = 0.0f;");
+    s.line("        for (unsigned b = 0; b < gridDim.x; ++b)");
+    s.line("            sum += partial[b];");
+    s.line("        *result = sum;");
+    s.line("    }");
+    s.line("}");
+    single(
+        "last_block_sum",
+        s,
+        vec![
+            param("partial", ParamKind::Pointer),
+            param("count", ParamKind::Pointer),
+            param("result", ParamKind::Pointer),
+            param("publish", ParamKind::Int),
+        ],
+        vec![LaunchShape::one_d()],
+        Truth {
+            racy: fence != 0,
+            ..Truth::default()
+        },
+        format!(
+            "fence={}",
+            ["always", "if (publish)", "none"][fence as usize]
+        ),
+    )
+}
+
+/// How the host file launches the kernel, and the launches that gives.
+struct HostForm {
+    code: String,
+    shape: LaunchShape,
+}
+
+fn host_form(rng: &mut Rng) -> HostForm {
+    let one = || Dim::OneOf(vec![1]);
+    let shape = |g: Dim, b: Dim| LaunchShape {
+        grid: [g, one(), one()],
+        block: [b, one(), one()],
+    };
+    let block = *rng.pick(&[32u32, 64, 128]);
+    let grid = *rng.pick(&[1u32, 1, 2]);
+    match rng.below(6) {
+        0 => HostForm {
+            code: format!("    fill_rows<<<{grid}, {block}>>>(out);\n"),
+            shape: shape(Dim::OneOf(vec![grid]), Dim::OneOf(vec![block])),
+        },
+        1 => {
+            // Fields set after the declaration: the grid from a run-time
+            // size, the block from a constant.
+            let runtime_grid = rng.coin();
+            let g = if runtime_grid {
+                "n / 256".to_string()
+            } else {
+                grid.to_string()
+            };
+            HostForm {
+                code: format!(
+                    "    dim3 grid;\n    grid.x = {g};\n    dim3 threads;\n    threads.x = {block};\n    fill_rows<<<grid, threads>>>(out);\n"
+                ),
+                shape: shape(
+                    if runtime_grid {
+                        Dim::Any
+                    } else {
+                        Dim::OneOf(vec![grid])
+                    },
+                    Dim::OneOf(vec![block]),
+                ),
+            }
+        }
+        2 => {
+            // The grid doubles every round.
+            HostForm {
+                code: format!(
+                    "    int blocks = {grid};\n    for (int round = 0; round < 3; ++round) {{\n        fill_rows<<<blocks, {block}>>>(out);\n        blocks *= 2;\n    }}\n"
+                ),
+                shape: shape(
+                    Dim::OneOf(vec![grid, grid * 2, grid * 4]),
+                    Dim::OneOf(vec![block]),
+                ),
+            }
+        }
+        3 => {
+            // The block doubles every round.
+            let start = *rng.pick(&[16u32, 32]);
+            HostForm {
+                code: format!(
+                    "    int threads = {start};\n    for (int round = 0; round < 3; ++round) {{\n        fill_rows<<<{grid}, threads>>>(out);\n        threads *= 2;\n    }}\n"
+                ),
+                shape: shape(
+                    Dim::OneOf(vec![grid]),
+                    Dim::OneOf(vec![start, start * 2, start * 4]),
+                ),
+            }
+        }
+        4 => HostForm {
+            code: format!(
+                "    void* args[] = {{&out}};\n    cudaLaunchKernel((void*)fill_rows, dim3(n / {block}), dim3({block}), args, 0, 0);\n"
+            ),
+            shape: shape(Dim::Any, Dim::OneOf(vec![block])),
+        },
+        _ => HostForm {
+            code: format!(
+                "    kernel_fn table[] = {{fill_rows}};\n    launch_with(table[0], out, n / {block}, {block});\n"
+            ),
+            shape: shape(Dim::Any, Dim::OneOf(vec![block])),
+        },
+    }
+}
+
+// `fill_rows` races only under some launches: the grid-sensitive body when
+// the grid has two blocks, the block-sensitive one when a block has more
+// than 64 threads. The host file's launches (one or two forms) decide
+// whether such a launch happens.
+fn host_launches(rng: &mut Rng) -> Case {
+    let grid_sensitive = rng.coin();
+    let forms: Vec<HostForm> = (0..rng.range(1, 2)).map(|_| host_form(rng)).collect();
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void fill_rows(int* out)");
+    k.line("{");
+    if grid_sensitive {
+        k.line("    out[threadIdx.x] = (int)blockIdx.x;");
+    } else {
+        k.line("    out[blockIdx.x * 64 + (threadIdx.x & 63)] = (int)threadIdx.x;");
+    }
+    k.line("}");
+    let header = "#pragma once\n\n__global__ void fill_rows(int* out);\n\ntypedef void (*kernel_fn)(int*);\n";
+    let mut host = String::from(
+        "#include <cuda_runtime.h>\n#include \"kern.cuh\"\n\nstatic void launch_with(kernel_fn k, int* out, int blocks, int threads)\n{\n    k<<<blocks, threads>>>(out);\n}\n\nvoid run(int* out, int n)\n{\n",
+    );
+    for f in &forms {
+        host.push_str(&f.code);
+    }
+    host.push_str("}\n\nint main()\n{\n    int* out = 0;\n    cudaMalloc(&out, 1 << 20);\n    run(out, 1 << 12);\n    cudaDeviceSynchronize();\n    return 0;\n}\n");
+    let max = |d: &Dim| match d {
+        Dim::Any => u32::MAX,
+        Dim::OneOf(v) => v.iter().copied().max().unwrap_or(1),
+    };
+    let racy = forms.iter().any(|f| {
+        if grid_sensitive {
+            max(&f.shape.grid[0]) >= 2
+        } else {
+            max(&f.shape.block[0]) > 64
+        }
+    });
+    let variant = format!(
+        "{} body, launches: {}",
+        if grid_sensitive {
+            "grid-sensitive"
+        } else {
+            "block-sensitive"
+        },
+        forms
+            .iter()
+            .map(|f| f.code.trim().replace('\n', " "))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    Case {
+        seed: 0,
+        family: Family::HostLaunches,
+        variant,
+        files: vec![
+            ("kern.cu".into(), k.text),
+            ("kern.cuh".into(), header.into()),
+            ("host.cu".into(), host),
+        ],
+        kernel: "fill_rows".into(),
+        params: vec![param("out", ParamKind::Pointer)],
+        launches: forms.into_iter().map(|f| f.shape).collect(),
+        truth: Truth {
+            racy,
+            ..Truth::default()
+        },
+        value_probe: None,
+    }
+}
