@@ -67,6 +67,9 @@ pub struct HumanStyle {
     pub quiet: bool,
     /// What fails the run, so that `quiet` keeps it.
     pub policy: FailPolicy,
+    /// The part of a sharded run (`--shard`), named in the summary line so
+    /// that a job's log says which files it covered.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// The syntax errors of one file that the human format prints; the rest are
@@ -565,6 +568,9 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             "{syntax_files} file{} with syntax errors (not fully analysed)",
             if syntax_files == 1 { "" } else { "s" }
         ));
+    }
+    if let Some(shard) = style.shard {
+        let _ = write!(out, "{} ", paint("1", &format!("shard {shard}:")));
     }
     let _ = writeln!(
         out,
