@@ -809,6 +809,34 @@ mod tests {
         )
     }
 
+    /// A sharded run's summary says which part it was; an empty part says
+    /// it checked nothing, and `--quiet` still prints no summary.
+    #[test]
+    fn the_summary_names_the_shard() {
+        let text = "__global__ void k(float *a) {\n  a[threadIdx.x] = 1.0f;\n}\n";
+        let shard = crate::shard::parse_shard("2/4").ok();
+        let style = HumanStyle {
+            shard,
+            ..HumanStyle::default()
+        };
+        let out = render("k.cu", text, &Default::default(), style.clone());
+        assert!(
+            out.lines()
+                .any(|l| l == "shard 2/4: checked 1 kernel in 1 file: 1 verified"),
+            "{out}"
+        );
+        let empty = human_with(&[], style.clone());
+        assert_eq!(
+            empty,
+            "shard 2/4: checked 0 kernels in 0 files: nothing to verify\n"
+        );
+        let quiet = HumanStyle {
+            quiet: true,
+            ..style
+        };
+        assert_eq!(render("k.cu", text, &Default::default(), quiet), "");
+    }
+
     /// Issue 19: a same-value write is a `benign-race` note in the human
     /// format, a SARIF `note`, and fails the run only when asked.
     #[test]
