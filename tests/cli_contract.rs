@@ -448,3 +448,158 @@ fn model_prints_the_model_check_verifies() {
     let model = print(&["-D", "SCALE=5"]);
     assert!(model.contains("Write a[(threadIdx.x * 16) + 5]"), "{model}");
 }
+
+/// `--shard I/N` refuses parts that do not exist, naming the reason, with
+/// the usage status.
+#[test]
+fn a_shard_outside_one_to_n_is_a_usage_error() {
+    for (bad, why) in [
+        ("0/4", "counts from 1"),
+        ("5/4", "counts from 1"),
+        ("1/0", "at least 1"),
+        ("two/4", "whole numbers"),
+        ("2", "I/N"),
+    ] {
+        let (code, out, err) = run_with(&["--shard", bad], &["x.cu"]);
+        assert_eq!(code, 2, "--shard {bad}: {out}{err}");
+        assert!(
+            err.contains(bad) && err.contains(why),
+            "--shard {bad}: {err}"
+        );
+    }
+}
+
+/// A report's entries as a sorted multiset of their JSON texts, with the
+/// timings (which differ from run to run) left out.
+fn entries(report: &Value, list: &str) -> Vec<String> {
+    let mut out: Vec<String> = report[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("`{list}` is an array: {report}"))
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            if let Some(o) = e.as_object_mut() {
+                o.remove("millis");
+            }
+            e.to_string()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The files a JSON report speaks of (a kernel's or a finding's `file`).
+fn files_of(report: &Value) -> std::collections::BTreeSet<String> {
+    ["kernels", "findings"]
+        .iter()
+        .flat_map(|l| report[l].as_array().cloned().unwrap_or_default())
+        .filter_map(|e| e["file"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The N parts of `--shard` together are the single run: the same findings
+/// and kernels (as multisets), every file in exactly one part, the same
+/// SARIF results, and the single run's exit status from the parts'.
+#[test]
+fn the_shards_of_a_run_together_are_the_run() {
+    let dirs = [corpus_dir().join("divergence"), corpus_dir().join("faial")];
+    let paths: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let all_files: std::collections::BTreeSet<String> = dirs
+        .iter()
+        .flat_map(|d| cu_files(d))
+        .map(|f| f.display().to_string())
+        .collect();
+    let run_as = |format: &str, shard: Option<String>| {
+        let mut flags = vec![format!("--format={format}")];
+        flags.extend(VERDICT_LIMITS.iter().map(|s| s.to_string()));
+        flags.extend(shard.map(|s| format!("--shard={s}")));
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (code, out, err) = run_with(&flags, &paths);
+        assert!(code <= 1, "{flags:?}: status {code}: {err}");
+        let report: Value = serde_json::from_str(&out).expect("the report is JSON");
+        (code, report)
+    };
+    let shards: Vec<String> = (1..=3).map(|i| format!("{i}/3")).collect();
+
+    let (whole_code, whole) = run_as("json", None);
+    assert_eq!(
+        files_of(&whole),
+        all_files,
+        "the whole run reports every file"
+    );
+    let parts: Vec<(i32, Value)> = shards
+        .iter()
+        .map(|s| run_as("json", Some(s.clone())))
+        .collect();
+    for list in ["findings", "kernels"] {
+        let mut merged: Vec<String> = parts.iter().flat_map(|(_, p)| entries(p, list)).collect();
+        merged.sort();
+        assert_eq!(
+            merged,
+            entries(&whole, list),
+            "the parts' {list} are the run's"
+        );
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (shard, (_, part)) in shards.iter().zip(&parts) {
+        for file in files_of(part) {
+            assert!(
+                seen.insert(file.clone()),
+                "{file} is in two parts (again in {shard})"
+            );
+        }
+    }
+    assert_eq!(seen, all_files, "every file is in a part");
+    // The split is a real one: no part holds everything.
+    let nonempty = parts
+        .iter()
+        .filter(|(_, p)| !files_of(p).is_empty())
+        .count();
+    assert!(
+        nonempty >= 2,
+        "{nonempty} non-empty parts of {}",
+        all_files.len()
+    );
+    // Each part's status is decided by its own findings; together they fail
+    // exactly when the run does.
+    assert_eq!(parts.iter().map(|(c, _)| *c).max(), Some(whole_code));
+
+    let sarif_results = |report: &Value| -> Vec<String> {
+        let run = &report["runs"][0];
+        // The findings, and each kernel's verdict (the run's properties).
+        let mut out: Vec<String> = run["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .chain(
+                run["properties"]["kernels"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+            .map(|r| r.to_string())
+            .collect();
+        out.sort();
+        out
+    };
+    let (_, whole) = run_as("sarif", None);
+    assert!(
+        !whole["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .is_empty(),
+        "the corpus folders have findings"
+    );
+    let mut merged: Vec<String> = shards
+        .iter()
+        .flat_map(|s| sarif_results(&run_as("sarif", Some(s.clone())).1))
+        .collect();
+    merged.sort();
+    assert_eq!(
+        merged,
+        sarif_results(&whole),
+        "the parts' SARIF results are the run's"
+    );
+}

@@ -169,6 +169,13 @@ pub struct CheckArgs {
     /// Human format: print only the findings that fail the run, no summary.
     #[arg(long, short)]
     quiet: bool,
+    /// Check only part I of N (1-based, e.g. 2/4) of the files, for a CI job
+    /// matrix: each file is in exactly one part, chosen by a stable hash of
+    /// its path relative to the working folder. Headers and launch sites are
+    /// read from the whole project as usual, so a kernel's verdict does not
+    /// depend on the part; the N reports together are the whole run's.
+    #[arg(long, value_name = "I/N", value_parser = crate::shard::parse_shard)]
+    pub shard: Option<crate::shard::Shard>,
     /// Files and folders to check.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
@@ -515,7 +522,15 @@ pub type Job = (PathBuf, Options, SearchPaths);
 /// errors met: each file with the syncscope.toml above it (or `--config`).
 pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
     let mut io_errors = Vec::new();
-    let files = collect_files(&args.paths, &mut io_errors);
+    let mut files = collect_files(&args.paths, &mut io_errors);
+    // The part is chosen among the files only: a missing path is an error
+    // in every part, and each file is then analysed exactly as in a whole
+    // run (its headers and the project's launch sites are read from disk,
+    // whichever part they fall in).
+    if let Some(shard) = args.shard {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        files = shard.select(files, &cwd);
+    }
     let mut configs = Configs {
         explicit: args.analysis.config.clone(),
         loaded: Default::default(),
@@ -551,6 +566,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
                 color,
                 quiet: args.quiet,
                 policy: policy.clone(),
+                shard: args.shard,
             },
         ),
         Format::Json => output::json(&results),

@@ -67,6 +67,9 @@ pub struct HumanStyle {
     pub quiet: bool,
     /// What fails the run, so that `quiet` keeps it.
     pub policy: FailPolicy,
+    /// The part of a sharded run (`--shard`), named in the summary line so
+    /// that a job's log says which files it covered.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// The syntax errors of one file that the human format prints; the rest are
@@ -566,6 +569,9 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             if syntax_files == 1 { "" } else { "s" }
         ));
     }
+    if let Some(shard) = style.shard {
+        let _ = write!(out, "{} ", paint("1", &format!("shard {shard}:")));
+    }
     let _ = writeln!(
         out,
         "{} {nkernels} kernel{} in {} file{}: {}",
@@ -801,6 +807,34 @@ mod tests {
             }],
             style,
         )
+    }
+
+    /// A sharded run's summary says which part it was; an empty part says
+    /// it checked nothing, and `--quiet` still prints no summary.
+    #[test]
+    fn the_summary_names_the_shard() {
+        let text = "__global__ void k(float *a) {\n  a[threadIdx.x] = 1.0f;\n}\n";
+        let shard = crate::shard::parse_shard("2/4").ok();
+        let style = HumanStyle {
+            shard,
+            ..HumanStyle::default()
+        };
+        let out = render("k.cu", text, &Default::default(), style.clone());
+        assert!(
+            out.lines()
+                .any(|l| l == "shard 2/4: checked 1 kernel in 1 file: 1 verified"),
+            "{out}"
+        );
+        let empty = human_with(&[], style.clone());
+        assert_eq!(
+            empty,
+            "shard 2/4: checked 0 kernels in 0 files: nothing to verify\n"
+        );
+        let quiet = HumanStyle {
+            quiet: true,
+            ..style
+        };
+        assert_eq!(render("k.cu", text, &Default::default(), quiet), "");
     }
 
     /// Issue 19: a same-value write is a `benign-race` note in the human
