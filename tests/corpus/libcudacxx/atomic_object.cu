@@ -66,7 +66,7 @@ __global__ void peek_plain(cuda::atomic<int> *counter, const int *values, int *o
 __global__ void reset_plain(cuda::std::atomic<int> *counter, int *out)
 {
     if (threadIdx.x == 0)
-        *reinterpret_cast<int *>(counter) = 0; //~ data-race
+        *reinterpret_cast<int *>(counter) = blockIdx.x; //~ data-race
     int seen = counter->load(); //~ data-race
     out[blockIdx.x * blockDim.x + threadIdx.x] = seen;
 }

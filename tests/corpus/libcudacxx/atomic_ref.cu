@@ -15,7 +15,8 @@
 
 __device__ int load_relaxed(int *p)
 {
-    return reinterpret_cast<cuda::atomic<int, cuda::thread_scope_device> *>(p)->load(
+    // (the race of `store_then_helper` is reported here, at the load)
+    return reinterpret_cast<cuda::atomic<int, cuda::thread_scope_device> *>(p)->load( //~ data-race
         cuda::memory_order_relaxed);
 }
 
@@ -56,5 +57,5 @@ __global__ void store_then_helper(int *flag, int *seen)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (threadIdx.x == 0)
         flag[0] = blockIdx.x; //~ data-race
-    seen[i] = load_relaxed(flag); //~ data-race
+    seen[i] = load_relaxed(flag);
 }

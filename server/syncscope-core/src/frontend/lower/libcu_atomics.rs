@@ -72,13 +72,7 @@ fn rmw_builtin(member: &str) -> Option<&'static str> {
 fn unmodelled_member(member: &str) -> bool {
     matches!(
         member,
-        "wait"
-            | "notify_one"
-            | "notify_all"
-            | "test_and_set"
-            | "clear"
-            | "test"
-            | "is_lock_free"
+        "wait" | "notify_one" | "notify_all" | "test_and_set" | "clear" | "test" | "is_lock_free"
     )
 }
 
@@ -129,7 +123,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             _ => {
                 self.unsupported(
                     decl,
-                    format!("`{}` over a cell that is not in shared or global memory", short(ty)),
+                    format!(
+                        "`{}` over a cell that is not in shared or global memory",
+                        short(ty)
+                    ),
                 );
                 let v = self.fresh_unknown(name, Scope::Thread);
                 self.declare(name, Value::Int(v));
@@ -171,10 +168,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.out.pop();
         self.dry -= 1;
         match lv {
-            Some(LValue::Mem { ptr, .. }) => self
-                .elem_of(&ptr)
-                .0
-                .is_some_and(|t| is_atomic_type(&t)),
+            Some(LValue::Mem { ptr, .. }) => {
+                self.elem_of(&ptr).0.is_some_and(|t| is_atomic_type(&t))
+            }
             _ => false,
         }
     }
@@ -222,7 +218,12 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     /// `a = v`, `a += v`, ... on an atomic object: a store or an atomic
     /// read-modify-write. None when `left` is no atomic object.
-    pub(super) fn atomic_assignment(&mut self, node: Node, left: Node, right: Node) -> Option<Value> {
+    pub(super) fn atomic_assignment(
+        &mut self,
+        node: Node,
+        left: Node,
+        right: Node,
+    ) -> Option<Value> {
         if !self.atomic_object(left) {
             return None;
         }
@@ -293,9 +294,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             return None;
         }
         let receiver = func.field("argument")?;
-        let arrow = func
-            .field("operator")
-            .is_some_and(|o| self.text(o) == "->");
+        let arrow = func.field("operator").is_some_and(|o| self.text(o) == "->");
         let cell = if arrow {
             // Through a pointer: to an atomic type, or to a scalar cast to
             // one (a scalar has no members of its own).
@@ -312,9 +311,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Ptr(p) => {
                     let elem = self.elem_of(p).0;
                     cast_to_atomic
-                        || elem.as_deref().is_some_and(|t| {
-                            is_atomic_type(t) || views::type_bytes(t).is_some()
-                        })
+                        || elem
+                            .as_deref()
+                            .is_some_and(|t| is_atomic_type(t) || views::type_bytes(t).is_some())
                 }
                 Value::Opaque(_) => cast_to_atomic,
                 _ => false,

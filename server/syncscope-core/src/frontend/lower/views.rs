@@ -124,8 +124,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         // not the kind of access: a view, so accesses through it are plain
         // (or atomic) as their type says.
         let atomic = super::libcu_atomics::is_atomic_type;
-        let same_kind = cur_ty.as_deref().is_none_or(atomic) == atomic(&target)
-            || cur_ty.is_none();
+        let same_kind = cur_ty.as_deref().is_none_or(atomic) == atomic(&target) || cur_ty.is_none();
         let same = cur_ty.as_deref().map(plain_type) == Some(plain_type(&target))
             || (target_bytes.is_some() && target_bytes == cur_bytes && same_kind);
         if same {
