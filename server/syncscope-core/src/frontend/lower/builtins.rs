@@ -552,7 +552,7 @@ impl Lowerer<'_, '_> {
     /// Records an atomic operation for the schedule checks
     /// (`Kernel::atomic_ops`): its operands after the address and the
     /// variable of its result.
-    fn note_atomic_op(
+    pub(super) fn note_atomic_op(
         &mut self,
         node: Node,
         base: &str,

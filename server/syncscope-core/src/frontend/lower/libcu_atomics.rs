@@ -197,6 +197,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     fn atomic_load(&mut self, node: Node, cell: Value) -> Value {
+        let id = self.next_access;
+        let mut recorded = false;
         match cell {
             Value::Ptr(p) => {
                 self.note_atomic_target(p.array, node);
@@ -208,12 +210,19 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // always with a plain write. It updates nothing, so
                     // tickets and flags are unaffected.
                     self.record_access(AccessKind::Atomic, &ptr, &bounds, Some(node), &t);
+                    recorded = self.next_access == id + 1;
                 }
             }
             Value::Opaque(r) => self.unsupported(node, r),
             _ => {}
         }
-        Value::Int(self.fresh_unknown("atomic-load", Scope::Thread))
+        let result = self.fresh_value("atomic-load", Scope::Thread);
+        // For the schedule checks (`--deterministic`): what it returns
+        // depends on the order of the updates before it.
+        if let (true, Expr::Var(v)) = (recorded, &result) {
+            self.note_atomic_op(node, "atomicLoad", id, &[], Some(v.clone()));
+        }
+        Value::Int(result)
     }
 
     /// `a = v`, `a += v`, ... on an atomic object: a store or an atomic
@@ -299,7 +308,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             // Through a pointer: to an atomic type, or to a scalar cast to
             // one (a scalar has no members of its own).
             let receiver_text = self.text(receiver);
-            let cast_to_atomic = receiver_text.contains("atomic");
+            let cast_to_atomic =
+                receiver_text.contains("atomic<") || receiver_text.contains("atomic_ref<");
             self.dry += 1;
             self.out.push(Vec::new());
             let saved = self.unknown_counts.clone();
