@@ -334,10 +334,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.eval(receiver)
         } else if self.atomic_object(receiver) {
             self.atomic_cell(receiver)?
-        } else if let Some(cell) = self.atomic_ref_temporary(receiver) {
-            cell
         } else {
-            return None;
+            self.atomic_ref_temporary(receiver)?
         };
         Some(self.atomic_member(cell, member, node, args, receiver))
     }
