@@ -356,6 +356,31 @@ pub(crate) fn lookup(name: &str) -> Option<SystemHeader> {
                 "bit_xor",
             ],
         },
+        // libcu++'s atomics: the front end lowers their members to CUDA's
+        // atomics (`frontend::lower::libcu_atomics`).
+        "cuda/atomic" | "cuda/std/atomic" => SystemHeader {
+            prelude: "",
+            names: &[
+                "cuda",
+                "std",
+                "atomic",
+                "atomic_ref",
+                "thread_scope",
+                "thread_scope_system",
+                "thread_scope_device",
+                "thread_scope_block",
+                "thread_scope_thread",
+                "memory_order",
+                "memory_order_relaxed",
+                "memory_order_consume",
+                "memory_order_acquire",
+                "memory_order_release",
+                "memory_order_acq_rel",
+                "memory_order_seq_cst",
+                "atomic_thread_fence",
+                "atomic_flag",
+            ],
+        },
         "cuda_fp16.h" | "cuda_fp16.hpp" => SystemHeader {
             prelude: "",
             names: &[

@@ -735,6 +735,8 @@ fn apply_atomic(op: &str, old: i64, operands: &[i64]) -> Option<(i64, i64)> {
         "atomicAdd" => old.checked_add(a?)?,
         "atomicSub" => old.checked_sub(a?)?,
         "atomicExch" => a?,
+        // libcu++'s `load()`: reads the cell, changes nothing.
+        "atomicLoad" => old,
         "atomicMax" => old.max(a?),
         "atomicMin" => old.min(a?),
         "atomicAnd" => old & a?,

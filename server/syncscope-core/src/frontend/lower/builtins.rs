@@ -161,132 +161,14 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         if let Some(base) = atomic_base(name) {
             let values: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
-            let mut ticket = None;
-            let mut fixed_cell = false;
-            let mut recorded = false;
-            let atomic_id = self.next_access;
-            let atomic_guard = self.guard();
-            match values.first().cloned() {
-                Some(Value::Ptr(p)) => {
-                    self.note_atomic_target(p.array, node);
-                    let array = p.array;
-                    let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
-                    if let LValue::Mem { ptr, bounds } = lv {
-                        let t = self.text(node);
-                        fixed_cell = ptr.offset.as_const().is_some();
-                        self.record_access(AccessKind::Atomic, &ptr, &bounds, Some(node), &t);
-                        recorded = self.next_access == atomic_id + 1;
-                        // An add of a non-zero constant at a fixed cell: a
-                        // ticket, if every update of the array is one (the
-                        // kernel's `ticket_counters` decides).
-                        let step = match (base, values.get(1)) {
-                            ("atomicAdd", Some(Value::Int(Expr::Const(c)))) => c.signum(),
-                            ("atomicSub", Some(Value::Int(Expr::Const(c)))) => -c.signum(),
-                            _ => 0,
-                        };
-                        let cell = ptr.offset.as_const().filter(|_| step != 0);
-                        if self.dry == 0 {
-                            self.atomic_updates.push((array, cell.map(|c| (c, step))));
-                        }
-                        ticket = cell.map(|c| symbols::ticket(array, c));
-                        // A one-shot flag: `atomicCAS(&f, c, v)` (c != v) or
-                        // `atomicExch(&f, v)` of constants at a fixed cell,
-                        // if every update of the cell sets the one value v
-                        // (the kernel's `flag_cells` decides).
-                        let konst = |i: usize| match values.get(i) {
-                            Some(Value::Int(Expr::Const(c))) => Some(*c),
-                            _ => None,
-                        };
-                        let flag = match base {
-                            "atomicCAS" => konst(1)
-                                .zip(konst(2))
-                                .filter(|(c, v)| c != v)
-                                .map(|(c, v)| (v, symbols::Win::Equals(c))),
-                            "atomicExch" => konst(1).map(|v| (v, symbols::Win::Differs(v))),
-                            _ => None,
-                        };
-                        let flag = ptr.offset.as_const().zip(flag);
-                        if self.dry == 0 {
-                            self.flag_updates
-                                .push((array, flag.map(|(cell, (v, _))| (cell, v))));
-                        }
-                        if let Some((cell, (_, win))) = flag {
-                            ticket = Some(symbols::winner(array, cell, win));
-                        }
-                    }
-                }
-                Some(Value::Opaque(r)) => self.unsupported(node, r),
-                _ => {}
-            }
-            if self.fence_pending
-                && self.fenced.is_none()
-                && matches!(base, "atomicAdd" | "atomicSub" | "atomicInc")
-                && implies(&atomic_guard, &self.fence_guard)
-            {
-                self.fence_pending = false;
-                let target: String = args
-                    .first()
-                    .map(|a| self.text(*a))
-                    .unwrap_or_default()
-                    .chars()
-                    .filter(|c| !c.is_whitespace() && *c != '&')
-                    .collect();
-                let after = self.fresh_bool(&symbols::fenced(&target), Scope::Grid);
-                self.fenced = Some((target.clone(), after));
-                // The last-block pattern: one increment by one, outside
-                // loops, at a fixed cell, by `threadIdx.x == 0`: its result
-                // is the block's ticket (the verifier checks the other
-                // dimensions). Otherwise (every thread takes a slot) it
-                // stays a per-thread value, a ticket as above.
-                let wrap = match (base, values.get(1)) {
-                    ("atomicInc", Some(Value::Int(n))) => Some(Some(n.clone())),
-                    ("atomicAdd", Some(Value::Int(Expr::Const(1)))) => Some(None),
-                    _ => None,
-                };
-                if let Some(wrap) = wrap.filter(|_| {
-                    fixed_cell
-                        && atomic_guard.requires_thread_zero(0)
-                        && self.loops.is_empty()
-                        && self.dry == 0
-                        && self.next_access == atomic_id + 1
-                }) {
-                    let Expr::Var(ticket) =
-                        self.fresh_unknown(&symbols::last_ticket(&target), Scope::Block)
-                    else {
-                        unreachable!("fresh_unknown makes a variable")
-                    };
-                    self.last_blocks.push(crate::model::LastBlock {
-                        ticket: ticket.clone(),
-                        wrap,
-                        atomic: atomic_id,
-                        atomic_guard,
-                        span: self.span(node),
-                        counter: target,
-                        barrier_before: self.fence_access.1 .0,
-                        fence: self.fence_access.0,
-                        barrier_after: None,
-                        barriers: self.fence_access.1 .1.into_iter().collect(),
-                    });
-                    if recorded {
-                        self.note_atomic_op(node, base, atomic_id, &values, None);
-                    }
-                    return Value::Int(Expr::Var(ticket));
-                }
-            }
-            // `atomicExch(&l, 0)` releases the lock `l`.
-            if base == "atomicExch" && matches!(values.get(1), Some(Value::Int(Expr::Const(0)))) {
-                if let Some(target) = lock_target(&self.text(node)) {
-                    self.locks.retain(|(t, _)| *t != target);
-                }
-            }
-            let base_name = ticket.unwrap_or_else(|| name.to_string());
-            let result = self.fresh_value(&base_name, Scope::Thread);
-            if recorded {
-                if let Expr::Var(v) = &result {
-                    self.note_atomic_op(node, base, atomic_id, &values, Some(v.clone()));
-                }
-            }
-            return Value::Int(result);
+            let target: String = args
+                .first()
+                .map(|a| self.text(*a))
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '&')
+                .collect();
+            return self.atomic_update(base, name, node, values, target);
         }
         if let Some(m) = self
             .file
@@ -425,6 +307,140 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         // Its result is fixed by code the model does not see.
         Value::Int(self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope))
+    }
+
+    /// An atomic update `base` (`atomicAdd`, ... as CUDA names them) of the
+    /// cell `values[0]` points to, with its operands after it: the CUDA
+    /// builtins and libcu++'s atomics (`libcu_atomics`) share it, so both
+    /// get the same accesses, tickets, flags and last-block patterns.
+    /// `target` is the counter's text (the last-block pattern's name).
+    pub(super) fn atomic_update(
+        &mut self,
+        base: &str,
+        name: &str,
+        node: Node,
+        values: Vec<Value>,
+        target: String,
+    ) -> Value {
+        let mut ticket = None;
+        let mut fixed_cell = false;
+        let mut recorded = false;
+        let atomic_id = self.next_access;
+        let atomic_guard = self.guard();
+        match values.first().cloned() {
+            Some(Value::Ptr(p)) => {
+                self.note_atomic_target(p.array, node);
+                let array = p.array;
+                let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());
+                if let LValue::Mem { ptr, bounds } = lv {
+                    let t = self.text(node);
+                    fixed_cell = ptr.offset.as_const().is_some();
+                    self.record_access(AccessKind::Atomic, &ptr, &bounds, Some(node), &t);
+                    recorded = self.next_access == atomic_id + 1;
+                    // An add of a non-zero constant at a fixed cell: a
+                    // ticket, if every update of the array is one (the
+                    // kernel's `ticket_counters` decides).
+                    let step = match (base, values.get(1)) {
+                        ("atomicAdd", Some(Value::Int(Expr::Const(c)))) => c.signum(),
+                        ("atomicSub", Some(Value::Int(Expr::Const(c)))) => -c.signum(),
+                        _ => 0,
+                    };
+                    let cell = ptr.offset.as_const().filter(|_| step != 0);
+                    if self.dry == 0 {
+                        self.atomic_updates.push((array, cell.map(|c| (c, step))));
+                    }
+                    ticket = cell.map(|c| symbols::ticket(array, c));
+                    // A one-shot flag: `atomicCAS(&f, c, v)` (c != v) or
+                    // `atomicExch(&f, v)` of constants at a fixed cell,
+                    // if every update of the cell sets the one value v
+                    // (the kernel's `flag_cells` decides).
+                    let konst = |i: usize| match values.get(i) {
+                        Some(Value::Int(Expr::Const(c))) => Some(*c),
+                        _ => None,
+                    };
+                    let flag = match base {
+                        "atomicCAS" => konst(1)
+                            .zip(konst(2))
+                            .filter(|(c, v)| c != v)
+                            .map(|(c, v)| (v, symbols::Win::Equals(c))),
+                        "atomicExch" => konst(1).map(|v| (v, symbols::Win::Differs(v))),
+                        _ => None,
+                    };
+                    let flag = ptr.offset.as_const().zip(flag);
+                    if self.dry == 0 {
+                        self.flag_updates
+                            .push((array, flag.map(|(cell, (v, _))| (cell, v))));
+                    }
+                    if let Some((cell, (_, win))) = flag {
+                        ticket = Some(symbols::winner(array, cell, win));
+                    }
+                }
+            }
+            Some(Value::Opaque(r)) => self.unsupported(node, r),
+            _ => {}
+        }
+        if self.fence_pending
+            && self.fenced.is_none()
+            && matches!(base, "atomicAdd" | "atomicSub" | "atomicInc")
+            && implies(&atomic_guard, &self.fence_guard)
+        {
+            self.fence_pending = false;
+            let after = self.fresh_bool(&symbols::fenced(&target), Scope::Grid);
+            self.fenced = Some((target.clone(), after));
+            // The last-block pattern: one increment by one, outside
+            // loops, at a fixed cell, by `threadIdx.x == 0`: its result
+            // is the block's ticket (the verifier checks the other
+            // dimensions). Otherwise (every thread takes a slot) it
+            // stays a per-thread value, a ticket as above.
+            let wrap = match (base, values.get(1)) {
+                ("atomicInc", Some(Value::Int(n))) => Some(Some(n.clone())),
+                ("atomicAdd", Some(Value::Int(Expr::Const(1)))) => Some(None),
+                _ => None,
+            };
+            if let Some(wrap) = wrap.filter(|_| {
+                fixed_cell
+                    && atomic_guard.requires_thread_zero(0)
+                    && self.loops.is_empty()
+                    && self.dry == 0
+                    && self.next_access == atomic_id + 1
+            }) {
+                let Expr::Var(ticket) =
+                    self.fresh_unknown(&symbols::last_ticket(&target), Scope::Block)
+                else {
+                    unreachable!("fresh_unknown makes a variable")
+                };
+                self.last_blocks.push(crate::model::LastBlock {
+                    ticket: ticket.clone(),
+                    wrap,
+                    atomic: atomic_id,
+                    atomic_guard,
+                    span: self.span(node),
+                    counter: target,
+                    barrier_before: self.fence_access.1 .0,
+                    fence: self.fence_access.0,
+                    barrier_after: None,
+                    barriers: self.fence_access.1 .1.into_iter().collect(),
+                });
+                if recorded {
+                    self.note_atomic_op(node, base, atomic_id, &values, None);
+                }
+                return Value::Int(Expr::Var(ticket));
+            }
+        }
+        // `atomicExch(&l, 0)` releases the lock `l`.
+        if base == "atomicExch" && matches!(values.get(1), Some(Value::Int(Expr::Const(0)))) {
+            if let Some(target) = lock_target(&self.text(node)) {
+                self.locks.retain(|(t, _)| *t != target);
+            }
+        }
+        let base_name = ticket.unwrap_or_else(|| name.to_string());
+        let result = self.fresh_value(&base_name, Scope::Thread);
+        if recorded {
+            if let Expr::Var(v) = &result {
+                self.note_atomic_op(node, base, atomic_id, &values, Some(v.clone()));
+            }
+        }
+        Value::Int(result)
     }
 
     /// Bit-counting intrinsics: side-effect free, per thread, with the
@@ -612,7 +628,7 @@ impl Lowerer<'_, '_> {
     /// Records an atomic operation for the schedule checks
     /// (`Kernel::atomic_ops`): its operands after the address and the
     /// variable of its result.
-    fn note_atomic_op(
+    pub(super) fn note_atomic_op(
         &mut self,
         node: Node,
         base: &str,

@@ -15,6 +15,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 .field("field")
                 .map(|f| self.text(f))
                 .unwrap_or_default();
+            // libcu++'s atomics: the CUDA atomics they stand for.
+            if let Some(v) = self.atomic_method(func, &field, node, &args) {
+                return v;
+            }
             // A method of a modelled object: inlined with its members bound.
             if let Some(obj) = self.member_base(func) {
                 return self.method_call(obj, &field, node, &args);

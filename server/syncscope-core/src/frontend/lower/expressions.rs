@@ -79,6 +79,18 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Int(Expr::Const(t.chars().nth(1).map(|c| c as i64).unwrap_or(0)))
             }
             "string_literal" | "concatenated_string" | "raw_string_literal" => Value::Local,
+            "identifier" | "field_expression" | "subscript_expression" | "pointer_expression"
+                if self.libcu_atomics && !self.is_address_of(node) =>
+            {
+                if let Some(v) = self.atomic_implicit_load(node) {
+                    return v;
+                }
+                match node.kind() {
+                    "identifier" => self.identifier(node),
+                    "field_expression" => self.field(node),
+                    _ => self.cell_value(node),
+                }
+            }
             "identifier" => self.identifier(node),
             "field_expression" => self.field(node),
             "qualified_identifier" => match node.field("name") {
@@ -99,16 +111,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             "subscript_expression" | "pointer_expression" if !self.is_address_of(node) => {
-                if let Some(row) = self.row_pointer(node) {
-                    return row;
-                }
-                match self.lvalue(node) {
-                    Some(lv) => {
-                        let text = self.text(node);
-                        self.read_lvalue(&lv, &text, Some(node))
-                    }
-                    None => Value::Int(self.fresh_unknown("deref", Scope::Thread)),
-                }
+                self.cell_value(node)
             }
             "pointer_expression" => {
                 // `&x`
@@ -416,10 +419,27 @@ impl<'a, 't> Lowerer<'a, 't> {
         result
     }
 
+    /// `a[i]`, `*p`: the value of a memory cell (or a row pointer).
+    fn cell_value(&mut self, node: Node) -> Value {
+        if let Some(row) = self.row_pointer(node) {
+            return row;
+        }
+        match self.lvalue(node) {
+            Some(lv) => {
+                let text = self.text(node);
+                self.read_lvalue(&lv, &text, Some(node))
+            }
+            None => Value::Int(self.fresh_unknown("deref", Scope::Thread)),
+        }
+    }
+
     pub(super) fn assignment(&mut self, node: Node) -> Value {
         let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return Value::Int(Expr::Const(0));
         };
+        if let Some(v) = self.atomic_assignment(node, left, right) {
+            return v;
+        }
         let op = node
             .field("operator")
             .map(|o| self.text(o))
@@ -465,6 +485,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         let Some(arg) = node.field("argument") else {
             return Value::Int(Expr::Const(0));
         };
+        if let Some(v) = self.atomic_increment(node, arg) {
+            return v;
+        }
         let op = node
             .field("operator")
             .map(|o| self.text(o))

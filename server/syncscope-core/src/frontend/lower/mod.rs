@@ -15,6 +15,7 @@ mod calls;
 mod expressions;
 mod groups;
 mod kernel;
+mod libcu_atomics;
 mod loops;
 mod objects;
 mod places;
@@ -312,6 +313,12 @@ struct Lowerer<'a, 't> {
     /// constants at a constant index (CAS: compare and new value differ),
     /// the index and the value it sets.
     flag_updates: Vec<(ArrayId, Option<(i64, i64)>)>,
+    /// Whether the file names libcu++'s atomic types at all (a cheap gate
+    /// before looking for atomic objects at every use of a cell).
+    libcu_atomics: bool,
+    /// `cuda::atomic_ref` locals (scope, name): aliases of a memory cell
+    /// whose every use is atomic (`libcu_atomics`).
+    atomic_refs: HashSet<(usize, String)>,
     /// Sizes of the groups whose warp-level barriers the kernel uses
     /// (32 for `__syncwarp`, N for a `tiled_partition<N>` tile).
     warp_widths: std::collections::BTreeSet<i64>,
@@ -430,6 +437,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_targets: HashSet::new(),
             atomic_updates: Vec::new(),
             flag_updates: Vec::new(),
+            libcu_atomics: libcu_atomics::mentions_atomic_types(text),
+            atomic_refs: HashSet::new(),
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
             launch_template_args: Vec::new(),

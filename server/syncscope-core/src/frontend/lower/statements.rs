@@ -283,6 +283,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.declare(&name, v);
                 continue;
             }
+            if self.declare_atomic_ref(&ty, &name, inner, value) {
+                continue;
+            }
             let is_array = inner.kind() == "array_declarator";
             let is_ref = contains_kind(inner, "reference_declarator");
             if inner.kind() == "identifier" {

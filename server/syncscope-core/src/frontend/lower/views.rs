@@ -33,6 +33,10 @@ pub(super) enum Recorded {
 /// The size in bytes of a CUDA scalar or vector type, `None` when the model
 /// cannot know it (template parameters, structs).
 pub(super) fn type_bytes(ty: &str) -> Option<i64> {
+    // `cuda::atomic<int>` holds one `int`.
+    if let Some(value) = super::libcu_atomics::atomic_value_type(ty) {
+        return type_bytes(value);
+    }
     let t = plain_type(ty);
     if t.ends_with('*') {
         return Some(8);
@@ -116,8 +120,13 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let target_bytes = type_bytes(&target);
         let (cur_ty, cur_bytes) = self.elem_of(&p);
+        // `(int*)a` of a `cuda::atomic<int>* a` (or back) keeps the size but
+        // not the kind of access: a view, so accesses through it are plain
+        // (or atomic) as their type says.
+        let atomic = super::libcu_atomics::is_atomic_type;
+        let same_kind = cur_ty.as_deref().is_none_or(atomic) == atomic(&target) || cur_ty.is_none();
         let same = cur_ty.as_deref().map(plain_type) == Some(plain_type(&target))
-            || (target_bytes.is_some() && target_bytes == cur_bytes);
+            || (target_bytes.is_some() && target_bytes == cur_bytes && same_kind);
         if same {
             return Value::Ptr(p);
         }
