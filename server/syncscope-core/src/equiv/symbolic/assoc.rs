@@ -46,7 +46,7 @@ fn int_var(name: &str) -> Expr {
 fn is_zero(e: &Expr) -> bool {
     match e {
         Expr::Const(0) => true,
-        Expr::Var(v) => crate::equiv::is_float_zero(v),
+        Expr::Var(v) => crate::equiv::float_literal(v) == Some(0),
         _ => false,
     }
 }
