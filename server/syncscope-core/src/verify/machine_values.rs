@@ -53,7 +53,7 @@ pub(super) fn machine_exact(e: &Expr) -> Option<Expr> {
                         | BinOp::And
                         | BinOp::Or
                 );
-                if !modular && !(const_ok(a) && const_ok(b)) {
+                if !(modular || const_ok(a) && const_ok(b)) {
                     ok = false;
                 }
             }
