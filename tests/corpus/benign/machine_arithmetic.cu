@@ -7,7 +7,7 @@
 // writes are data races. Values that are equal on the machine stay
 // benign: a constant, one expression of block-uniform values, a small
 // in-range computation every thread of the block does on the same inputs.
-// syncscope-args: --block-dim 64 --grid-dim 4
+// syncscope-args: --block-dim 512 --grid-dim 4
 // expect-kernel: carry_flag racy
 // expect-kernel: carry_flag_in_block racy
 // expect-kernel: float_sum_orders racy
@@ -15,6 +15,9 @@
 // expect-kernel: constant_flag verified
 // expect-kernel: uniform_sum verified
 // expect-kernel: small_quotient verified
+// expect-kernel: narrow_carry racy
+// expect-kernel: narrow_index racy
+// expect-kernel: narrow_lane verified
 
 // Each thread computes whether its offset carries; in integers no sum of
 // non-negative numbers is below one of them, so every thread "writes 0".
@@ -85,4 +88,27 @@ __global__ void small_quotient(int *group_of_block)
     __syncthreads();
     if (threadIdx.x == 0)
         group_of_block[blockIdx.x] = s_group;
+}
+
+// A type narrower than 32 bits wraps: `base + t` stored in an unsigned
+// char is below `base` once it passes 255.
+__global__ void narrow_carry(unsigned char base, int *wrapped)
+{
+    unsigned char c = base + threadIdx.x;
+    wrapped[0] = (c < base); //~ data-race
+}
+
+// The same wrap in an index: threads t and t + 256 meet.
+__global__ void narrow_index(int *owner)
+{
+    unsigned char c = threadIdx.x;
+    owner[blockIdx.x * 256 + c] = threadIdx.x; //~ data-race
+}
+
+// An index that provably fits its narrow type keeps its value.
+__global__ void narrow_lane(int *lane_of)
+{
+    unsigned char lane = threadIdx.x & 31;
+    short warp = threadIdx.x / 32;
+    lane_of[blockIdx.x * blockDim.x + warp * 32 + lane] = lane;
 }

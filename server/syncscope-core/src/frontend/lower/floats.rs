@@ -17,6 +17,11 @@
 //! remembered (`Lowerer::float_vars`); an expression is floating point when
 //! it is one of them or a conditional choosing between them.
 //!
+//! The same conversions (`convert_scalar`) keep integer types narrower
+//! than 32 bits honest: a value stored in an `unsigned char` or `short`
+//! that may not fit wraps on the machine, so it becomes an unknown of the
+//! type's range unless interval arithmetic shows it fits.
+//!
 //! `syncscope equiv` (lowering with `Options::track_values`) keeps the
 //! operations: its proof treats them as uninterpreted functions and its
 //! interpreter as one fixed interpretation, so it needs their structure.
@@ -197,7 +202,8 @@ impl Lowerer<'_, '_> {
     /// integer becomes a floating-point value (`float h = t; h / 2` divides
     /// in floating point); to an integer type, a floating-point value
     /// becomes an integer of the same scope (truncation, not the model's
-    /// identity). Anything else is left as it is.
+    /// identity), and so does an integer that may not fit a type narrower
+    /// than 32 bits. Anything else is left as it is.
     pub(super) fn convert_scalar(&mut self, ty: &str, e: Expr) -> Expr {
         if !self.floats_opaque() {
             return e;
@@ -232,6 +238,16 @@ impl Lowerer<'_, '_> {
             let scope = e.scope();
             return self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
         }
+        // A type narrower than 32 bits (`unsigned char c = base + t;`)
+        // wraps a value outside its range: the model's value is the
+        // machine's only when it provably fits, else an unknown of the
+        // type's range (never a wrapped value read as the unwrapped one).
+        if let Some((lo, hi)) = int_range(ty).filter(|&(lo, hi)| hi - lo < u32::MAX as i64) {
+            if ty.trim() != "bool" && !value_range(&e).is_some_and(|(a, b)| lo <= a && b <= hi) {
+                let scope = e.scope();
+                return self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
+            }
+        }
         e
     }
 
@@ -243,6 +259,53 @@ impl Lowerer<'_, '_> {
             is_float_type(t)
         })
     }
+}
+
+/// Bounds of an integer expression's value, where simple interval
+/// arithmetic finds them.
+fn value_range(e: &Expr) -> Option<(i64, i64)> {
+    Some(match e {
+        Expr::Const(c) => (*c, *c),
+        Expr::Var(v) => match v.kind {
+            VarKind::ThreadIdx(_) => (0, 1023),
+            VarKind::BlockDim(_) => (1, 1024),
+            VarKind::Param { lo, hi } | VarKind::Unknown { lo, hi, .. } => (lo, hi),
+            _ => return None,
+        },
+        Expr::Bin(op, a, b) => {
+            let (al, ah) = value_range(a)?;
+            match (op, b.as_const()) {
+                (BinOp::BitAnd, Some(c)) if c >= 0 && al >= 0 => (0, c.min(ah)),
+                (BinOp::Rem, Some(c)) if c > 0 && al >= 0 => (0, (c - 1).min(ah)),
+                (BinOp::Shr | BinOp::Div, Some(c)) if c > 0 && al >= 0 => {
+                    let d = if *op == BinOp::Shr {
+                        1i64.checked_shl(c as u32)?
+                    } else {
+                        c
+                    };
+                    (al / d, ah / d)
+                }
+                _ => {
+                    let (bl, bh) = value_range(b)?;
+                    match op {
+                        BinOp::Add => (al.checked_add(bl)?, ah.checked_add(bh)?),
+                        BinOp::Sub => (al.checked_sub(bh)?, ah.checked_sub(bl)?),
+                        BinOp::Min => (al.min(bl), ah.min(bh)),
+                        BinOp::Max => (al.max(bl), ah.max(bh)),
+                        _ if op.is_boolean() => (0, 1),
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        Expr::Un(UnOp::Not, _) => (0, 1),
+        Expr::Ite(_, a, b) => {
+            let (al, ah) = value_range(a)?;
+            let (bl, bh) = value_range(b)?;
+            (al.min(bl), ah.max(bh))
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
