@@ -242,7 +242,9 @@ impl Lowerer<'_, '_> {
         // wraps a value outside its range: the model's value is the
         // machine's only when it provably fits, else an unknown of the
         // type's range (never a wrapped value read as the unwrapped one).
-        if let Some((lo, hi)) = int_range(ty).filter(|&(lo, hi)| hi - lo < u32::MAX as i64) {
+        if let Some((lo, hi)) =
+            int_range(ty).filter(|&(lo, hi)| (hi as i128 - lo as i128) < u32::MAX as i128)
+        {
             if ty.trim() != "bool" && !value_range(&e).is_some_and(|(a, b)| lo <= a && b <= hi) {
                 let scope = e.scope();
                 return self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
@@ -279,7 +281,7 @@ fn value_range(e: &Expr) -> Option<(i64, i64)> {
                 (BinOp::Rem, Some(c)) if c > 0 && al >= 0 => (0, (c - 1).min(ah)),
                 (BinOp::Shr | BinOp::Div, Some(c)) if c > 0 && al >= 0 => {
                     let d = if *op == BinOp::Shr {
-                        1i64.checked_shl(c as u32)?
+                        1i64 << u32::try_from(c).ok().filter(|&s| s < 63)?
                     } else {
                         c
                     };
