@@ -179,6 +179,12 @@ pub fn winner_flag(name: &str) -> Option<(&str, Win)> {
     Some((cell, win))
 }
 
+/// The name of the condition that the floating-point value named `value`
+/// is NaN (its iteration tag, if any, stays last: one per iteration).
+pub fn is_nan(value: &str) -> String {
+    format!("isnan:{value}")
+}
+
 /// The value thread `t`'s chosen write stores, in a grouped race query.
 pub fn written_value(t: u8) -> String {
     format!("written'{t}")

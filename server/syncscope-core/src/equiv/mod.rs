@@ -587,15 +587,22 @@ fn compare_under(
 }
 
 /// The value of a floating-point literal the model holds as an unknown
-/// (`2.0f#0`), as the bits of the double it denotes: one constant for every
-/// spelling of the same number, the same in both versions.
+/// (`2.0f#0`), as the bits of the double it denotes in its type: a `float`
+/// literal (suffix `f`) is first rounded to float, so `0.1f` is
+/// 0.100000001490116…, not the double 0.1 (and `x * 0.1` differs from
+/// `x * 0.1f`). One constant for every spelling of the same number, the
+/// same in both versions; a number both types hold exactly (`0.5`, `0.0`)
+/// is one constant in both.
 pub(crate) fn float_literal(v: &crate::model::Var) -> Option<i64> {
     let base = v.name.split('#').next()?;
+    let single = base.ends_with(['f', 'F']) && !base.starts_with("0x");
     let digits = base.trim_end_matches(['f', 'F', 'l', 'L']);
     if !digits.contains(['.', 'e', 'E']) {
         return None;
     }
-    digits.parse::<f64>().ok().map(|x| x.to_bits() as i64)
+    let x = digits.parse::<f64>().ok()?;
+    let x = if single { x as f32 as f64 } else { x };
+    Some(x.to_bits() as i64)
 }
 
 /// Scalar parameters the kernels read, with their bounds.
@@ -953,6 +960,20 @@ mod tests {
         assert_eq!(
             float_literal(&unknown("1e3#0")),
             Some(1000.0f64.to_bits() as i64)
+        );
+        // The type is part of the constant: 0.1 and 0.1f are two numbers.
+        assert_eq!(
+            float_literal(&unknown("0.1#0")),
+            Some(0.1f64.to_bits() as i64)
+        );
+        assert_ne!(
+            float_literal(&unknown("0.1#0")),
+            float_literal(&unknown("0.1f#1"))
+        );
+        assert_eq!(float_literal(&unknown("2.0#0")), two);
+        assert_eq!(
+            float_literal(&unknown("0.1f#1")),
+            Some((0.1f32 as f64).to_bits() as i64)
         );
         assert_eq!(float_literal(&unknown("in[i]#0")), None);
         assert_eq!(float_literal(&unknown("sum@exit#0")), None);

@@ -15,6 +15,7 @@ mod divergence;
 pub(crate) mod engine;
 pub(crate) mod intervals;
 mod last_block;
+mod machine_values;
 mod precheck;
 pub(crate) mod races;
 mod redundancy;

@@ -633,10 +633,16 @@ impl<'k> KernelVerifier<'k> {
     /// Over `insts`, (the two chosen accesses are not both writes of
     /// provably equal values, they are): each thread's written value is
     /// `written'1`/`written'2` when its chosen access is a plain write whose
-    /// value the model has. `None` when no instance has one.
+    /// value the model has. Equal means equal on the machine
+    /// (`machine_values`): the same expression of shared inputs, or equal
+    /// in the model with every intermediate value exact. `None` when no
+    /// instance has a value.
     fn written_values(&self, insts: &[&Instance], rel: Relation) -> Option<(Expr, Expr)> {
         let mut defs = Vec::new();
         let mut known = [Expr::fals(), Expr::fals()];
+        let mut exact = [Expr::fals(), Expr::fals()];
+        // Each thread's instantiated value, by instance.
+        let mut values: [Vec<(usize, Expr)>; 2] = [Vec::new(), Vec::new()];
         for (i, inst) in insts.iter().enumerate() {
             let a = self.accesses[&inst.access];
             let Some(v) = a.value.as_ref().filter(|_| a.kind == AccessKind::Write) else {
@@ -646,19 +652,46 @@ impl<'k> KernelVerifier<'k> {
                 let chosen = Expr::eq(sel(t), Expr::Const(i as i64));
                 let value = self.instantiate(v, t, rel, &inst.subst, false);
                 let slot = Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
-                defs.push(Expr::or(Expr::not(chosen.clone()), Expr::eq(slot, value)));
+                defs.push(Expr::or(
+                    Expr::not(chosen.clone()),
+                    Expr::eq(slot, value.clone()),
+                ));
                 let k = &mut known[t as usize - 1];
-                *k = Expr::or(k.clone(), chosen);
+                *k = Expr::or(k.clone(), chosen.clone());
+                if let Some(cond) = super::machine_values::machine_exact(&value) {
+                    let x = &mut exact[t as usize - 1];
+                    *x = Expr::or(x.clone(), Expr::and(chosen, cond));
+                }
+                values[t as usize - 1].push((i, value));
             }
         }
         if defs.is_empty() {
             return None;
         }
+        // Pairs of instances whose two threads' values are one expression.
+        let mut by_value: HashMap<&Expr, Vec<usize>> = HashMap::new();
+        for (i, v) in &values[0] {
+            by_value.entry(v).or_default().push(*i);
+        }
+        let mut same_computation = Expr::fals();
+        for (j, v) in &values[1] {
+            for i in by_value.get(v).into_iter().flatten() {
+                same_computation = Expr::or(
+                    same_computation,
+                    Expr::and(
+                        Expr::eq(sel(1), Expr::Const(*i as i64)),
+                        Expr::eq(sel(2), Expr::Const(*j as i64)),
+                    ),
+                );
+            }
+        }
         let slot = |t: u8| Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
+        let [exact1, exact2] = exact;
         let equal = Expr::all([
             known[0].clone(),
             known[1].clone(),
             Expr::eq(slot(1), slot(2)),
+            Expr::or(same_computation, Expr::and(exact1, exact2)),
         ]);
         let defs = Expr::all(defs);
         Some((

@@ -258,6 +258,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                     v => v,
                 }
             };
+            // A by-value parameter converts its argument (`float x` given `t`).
+            let v = if is_ref || contains_kind(decl, "pointer_declarator") {
+                v
+            } else {
+                let pty = p.field("type").map(|t| self.text(t)).unwrap_or_default();
+                self.convert_for_type(&pty, v)
+            };
             bound.push((pname, Bound::Value(v)));
         }
         for a in args.iter().skip(params.len()) {

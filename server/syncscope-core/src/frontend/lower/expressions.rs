@@ -7,7 +7,10 @@ use super::*;
 impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn eval_cond(&mut self, node: Node) -> Expr {
         match self.eval(node) {
-            Value::Int(e) => e.truthy(),
+            Value::Int(e) => match self.float_truth(&e) {
+                Some(truth) => truth,
+                None => e.truthy(),
+            },
             Value::Ptr(_)
             | Value::Local
             | Value::Group(_)
@@ -68,6 +71,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let t = self.text(node);
                 match parse_int(&t) {
                     Some(c) => Value::Int(Expr::Const(c)),
+                    None if floats::is_float_literal(&t) => Value::Int(self.float_literal(&t)),
                     None => Value::Int(self.fresh_unknown(&t, Scope::Grid)),
                 }
             }
@@ -147,8 +151,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 let e = self.int_of(v, "unary");
                 Value::Int(match op.as_str() {
-                    "-" => Expr::un(UnOp::Neg, e),
-                    "!" => Expr::not(e.truthy()),
+                    "-" => match self.float_negation(&e) {
+                        Some(neg) => neg,
+                        None => Expr::un(UnOp::Neg, e),
+                    },
+                    "!" => match self.float_truth(&e) {
+                        Some(truth) => Expr::not(truth),
+                        None => Expr::not(e.truthy()),
+                    },
                     "~" => Expr::un(UnOp::BitNot, e),
                     _ => e,
                 })
@@ -556,16 +566,16 @@ impl<'a, 't> Lowerer<'a, 't> {
             (a, b) => {
                 let a = self.int_of(a, "lhs");
                 let b = self.int_of(b, "rhs");
-                let a = if op.is_boolean() && matches!(op, BinOp::And | BinOp::Or) {
-                    a.truthy()
-                } else {
-                    a
+                if let Some(v) = self.float_binary(op, &a, &b) {
+                    return Value::Int(v);
+                }
+                let logical = matches!(op, BinOp::And | BinOp::Or);
+                let truth = |lw: &mut Self, e: Expr| match lw.float_truth(&e) {
+                    Some(t) => t,
+                    None => e.truthy(),
                 };
-                let b = if op.is_boolean() && matches!(op, BinOp::And | BinOp::Or) {
-                    b.truthy()
-                } else {
-                    b
-                };
+                let a = if logical { truth(self, a) } else { a };
+                let b = if logical { truth(self, b) } else { b };
                 Value::Int(Expr::bin(op, a, b))
             }
         }

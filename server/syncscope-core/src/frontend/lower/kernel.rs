@@ -273,6 +273,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                     hi: i64::MAX,
                 },
             ));
+            let v = if floats::is_float_type(&ty) {
+                self.mark_float(v)
+            } else {
+                v
+            };
             self.declare(&name, Value::Int(v));
         } else {
             self.declare(&name, Value::Local);

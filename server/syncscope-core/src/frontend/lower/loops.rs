@@ -101,6 +101,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
                 if !keep {
                     let (ev, _) = entry_value(name, v);
+                    // The entry value of a floating-point local is one too
+                    // (`acc * 2` is no induction `acc0 * 2^k`).
+                    if let (Value::Int(e), Value::Int(Expr::Var(m))) = (v, &ev) {
+                        if self.is_float(e) {
+                            self.float_vars.insert(m.name.clone());
+                        } else {
+                            self.float_vars.remove(&m.name);
+                        }
+                    }
                     self.scopes.insert(*scope, name.clone(), ev);
                 }
             }
@@ -475,6 +484,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                     level: p.level,
                     view: p.view.clone(),
                 })
+            }
+            Value::Int(e) if self.is_float(e) => {
+                let h = self.fresh_unknown(name, scope);
+                Value::Int(self.mark_float(h))
             }
             _ => Value::Int(self.fresh_unknown(name, scope)),
         }

@@ -13,6 +13,7 @@ mod asynccopy;
 mod builtins;
 mod calls;
 mod expressions;
+mod floats;
 mod groups;
 mod kernel;
 mod libcu_atomics;
@@ -355,6 +356,11 @@ struct Lowerer<'a, 't> {
     preproc_dropped: Vec<(Span, String)>,
     /// Parameter passing of functions declared without a body, by name.
     prototypes: HashMap<String, Option<Vec<builtins::Passing>>>,
+    /// The unknowns standing for floating-point values (see `floats`).
+    float_vars: HashSet<Arc<str>>,
+    /// Locals declared with a floating-point type (scope, name): a value
+    /// assigned to one later is converted (see `floats`).
+    float_locals: HashSet<(usize, String)>,
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
@@ -458,6 +464,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             kernel_name: String::new(),
             preproc_dropped: Vec::new(),
             prototypes: HashMap::new(),
+            float_vars: HashSet::new(),
+            float_locals: HashSet::new(),
         }
     }
 
@@ -629,7 +637,11 @@ impl<'a, 't> Lowerer<'a, 't> {
     fn bound(&mut self, e: Expr, scope_hint: Scope) -> Expr {
         if e.size_up_to(MAX_EXPR) > MAX_EXPR {
             let s = e.scope().max(scope_hint);
-            self.fresh_unknown("big", s)
+            let big = self.fresh_unknown("big", s);
+            if self.is_float(&e) {
+                return self.mark_float(big);
+            }
+            big
         } else {
             e
         }

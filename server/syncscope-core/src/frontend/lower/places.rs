@@ -625,7 +625,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                             }
                             _ => (i64::MIN, i64::MAX),
                         };
-                        self.fresh_value_in(text, scope, range)
+                        let v = self.fresh_value_in(text, scope, range);
+                        if ptr.view.is_none() && self.float_elements(ptr.array) {
+                            self.mark_float(v)
+                        } else {
+                            v
+                        }
                     }
                 };
                 if self.track_values {
@@ -679,7 +684,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                 // Straight-line code like `x = x + x;` repeated grows a
                 // value exponentially: past a bound it becomes unknown.
                 let value = match value {
-                    Value::Int(e) => Value::Int(self.bound(e, Scope::Thread)),
+                    Value::Int(e) => {
+                        let e = if self.float_locals.contains(&(*scope, name.clone())) {
+                            self.convert_scalar("float", e)
+                        } else {
+                            e
+                        };
+                        Value::Int(self.bound(e, Scope::Thread))
+                    }
                     v => v,
                 };
                 if *scope < self.scopes.len() {

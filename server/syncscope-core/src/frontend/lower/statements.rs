@@ -351,6 +351,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 None => {
                     if is_scalar_type(&ty) || contains_kind(inner, "pointer_declarator") {
                         let e = self.fresh_unknown(&format!("uninit_{name}"), Scope::Thread);
+                        let scalar = !contains_kind(inner, "pointer_declarator");
+                        if scalar && floats::is_float_type(&ty) {
+                            self.mark_float(e.clone());
+                        }
                         Value::Int(e)
                     } else {
                         Value::Local
@@ -370,14 +374,26 @@ impl<'a, 't> Lowerer<'a, 't> {
             } else {
                 value
             };
+            // A floating-point local converts what is assigned to it later.
+            let top = (self.scopes.len() - 1, name.clone());
+            if floats::is_float_type(&ty) && inner.kind() == "identifier" {
+                self.float_locals.insert(top);
+            } else {
+                self.float_locals.remove(&top);
+            }
             self.declare(&name, value);
         }
     }
 
-    /// Integer conversions that matter for indices: `bool` normalises.
-    pub(super) fn convert_for_type(&self, ty: &str, v: Value) -> Value {
+    /// Conversions that matter: `bool` normalises, and values change
+    /// between floating point and integers (see `floats`).
+    pub(super) fn convert_for_type(&mut self, ty: &str, v: Value) -> Value {
         match v {
-            Value::Int(e) if ty.trim() == "bool" => Value::Int(e.truthy()),
+            Value::Int(e) if ty.trim() == "bool" => Value::Int(match self.float_truth(&e) {
+                Some(t) => t,
+                None => e.truthy(),
+            }),
+            Value::Int(e) => Value::Int(self.convert_scalar(ty, e)),
             other => other,
         }
     }
