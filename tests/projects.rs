@@ -116,3 +116,52 @@ fn without_its_include_folder_a_header_is_missing() {
         syncscope_core::KernelStatus::NotVerified
     );
 }
+
+/// A kernel also run in a way its `<<<…>>>` sites do not show is checked
+/// for a launch of any size, and a note and its launch record name the use
+/// (file, line, what); a non-launching use keeps the site's sizes.
+#[test]
+fn launches_not_understood_are_named() {
+    let file = projects_dir().join("launch_ways/kernels.cu");
+    let mut args = syncscope::cli::parse_check_args(&VERDICT_LIMITS).unwrap();
+    args.paths = vec![file];
+    let (results, _) = syncscope::cli::results(&args);
+    let report = &results[0].report;
+    let launch = |name: &str| {
+        report
+            .kernels
+            .iter()
+            .find(|k| k.name == name)
+            .and_then(|k| k.launch.clone())
+            .unwrap_or_default()
+    };
+    let runtime = launch("pack_runtime");
+    assert!(
+        runtime.starts_with("block symbolic, grid symbolic")
+            && runtime.contains("host.cu:23")
+            && runtime.contains("cudaLaunchKernel"),
+        "{runtime}"
+    );
+    let note = report
+        .findings
+        .iter()
+        .find(|f| {
+            f.kind == syncscope_core::FindingKind::Note && f.kernel.as_deref() == Some("pack_table")
+        })
+        .expect("a note on pack_table");
+    assert!(
+        note.message.contains("host.cu:") && note.message.contains("stored in a table"),
+        "{}",
+        note.message
+    );
+    assert!(
+        launch("pack_attr").starts_with("block (128,1,1)"),
+        "{}",
+        launch("pack_attr")
+    );
+    assert!(
+        launch("pack_fields").starts_with("block (256,1,1)"),
+        "{}",
+        launch("pack_fields")
+    );
+}

@@ -1,0 +1,66 @@
+// Host code of launch_ways/kernels.cu: launches beyond one `<<<…>>>` site.
+#include <cuda_runtime.h>
+
+#define HALF 128
+
+__global__ void pack_runtime(float *out, const float *in);
+__global__ void sum_runtime(float *total, const float *in);
+__global__ void pack_attr(float *out, const float *in);
+__global__ void pack_table(float *out, const float *in);
+__global__ void sum_table(float *total, const float *in);
+__global__ void pack_fields(float *out, const float *in);
+__global__ void wrap_fields(float *out, const float *in, int n);
+__global__ void pack_loop(float *out, const float *in);
+__global__ void pack_loop_grid(float *out, const float *in);
+
+typedef void (*pack_fn)(float *, const float *);
+
+void runtime_launches(float *out, float *total, const float *in)
+{
+    pack_runtime<<<1, HALF>>>(out, in);
+    sum_runtime<<<1, HALF>>>(total, in);
+    void *args[] = {&out, &in};
+    cudaLaunchKernel((const void *)pack_runtime, dim3(2), dim3(2 * HALF), args, 0, 0);
+    void *sum_args[] = {&total, &in};
+    cudaLaunchKernel((const void *)sum_runtime, dim3(2), dim3(2 * HALF), sum_args, 0, 0);
+}
+
+void attribute_then_launch(float *out, const float *in)
+{
+    cudaFuncSetAttribute(pack_attr, cudaFuncAttributePreferredSharedMemoryCarveout, 50);
+    pack_attr<<<4, HALF>>>(out, in);
+}
+
+void table_launches(float *out, float *total, const float *in)
+{
+    const pack_fn table[] = {pack_table, sum_table};
+    pack_table<<<1, HALF>>>(out, in);
+    for (int i = 0; i < 2; ++i) {
+        table[i]<<<2, 2 * HALF>>>(i == 0 ? out : total, in);
+    }
+}
+
+void field_launches(float *out, const float *in, int n)
+{
+    dim3 threads;
+    threads.x = 2 * HALF;
+    pack_fields<<<1, threads>>>(out, in);
+    dim3 grid;
+    dim3 block;
+    grid.x = n / HALF;
+    block.x = HALF;
+    wrap_fields<<<grid, block>>>(out, in, n);
+}
+
+void loop_launches(float *out, const float *in, int rounds)
+{
+    int threads = HALF / 2;
+    for (int r = 0; r < 3; ++r) {
+        pack_loop<<<1, threads>>>(out, in);
+        threads *= 2;
+    }
+    int block = HALF;
+    for (int r = 0; r < rounds; ++r) {
+        pack_loop_grid<<<r + 1, block>>>(out, in);
+    }
+}

@@ -1,0 +1,102 @@
+// Kernels that host.cu runs in more ways than one `<<<…>>>` site shows.
+// Each `pack_*` kernel is race-free with at most 128 threads a block (its
+// visible `<<<…>>>` launch) and racy with 256 (threads t and t + 128 write
+// one cell): a launch the checker does not understand, or reads wrongly,
+// must not lend it the visible launch's size. Each twin stays verified.
+// expect-kernel: pack_runtime racy
+// expect-kernel: sum_runtime verified
+// expect-kernel: pack_attr verified
+// expect-kernel: pack_table racy
+// expect-kernel: sum_table verified
+// expect-kernel: pack_fields racy
+// expect-kernel: wrap_fields verified
+// expect-kernel: pack_loop racy
+// expect-kernel: pack_loop_grid verified
+#define HALF 128
+
+// Also launched through cudaLaunchKernel with 256 threads.
+__global__ void pack_runtime(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x]; //~ data-race
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// Also launched through cudaLaunchKernel; race-free under any launch.
+__global__ void sum_runtime(float *total, const float *in)
+{
+    __shared__ float s[HALF];
+    bool lead = threadIdx.x < HALF && threadIdx.y == 0 && threadIdx.z == 0;
+    if (lead)
+        s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    if (lead)
+        atomicAdd(total, s[HALF - 1 - threadIdx.x]);
+}
+
+// Its attributes are set before its one launch: that runs nothing, so the
+// launch's 128 threads are all there is.
+__global__ void pack_attr(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// Also in a table of kernels launched with 256 threads.
+__global__ void pack_table(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x]; //~ data-race
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// In the same table; race-free under any launch.
+__global__ void sum_table(float *total, const float *in)
+{
+    __shared__ float s[HALF];
+    bool lead = threadIdx.x < HALF && threadIdx.y == 0 && threadIdx.z == 0;
+    if (lead)
+        s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    if (lead)
+        atomicAdd(total, s[HALF - 1 - threadIdx.x]);
+}
+
+// Its block is `dim3 block; block.x = 256;`: 256 threads, not one.
+__global__ void pack_fields(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x]; //~ data-race
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// `grid.x = n / HALF; block.x = HALF;`: every i is below n, so `i % n`
+// is i (racy for a grid or block the fields do not give).
+__global__ void wrap_fields(float *out, const float *in, int n)
+{
+    int i = blockIdx.x * HALF + threadIdx.x;
+    out[i % n] = in[i];
+}
+
+// Launched in a loop that doubles its block size: 64, 128, then 256.
+__global__ void pack_loop(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x]; //~ data-race
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// Launched in a loop whose grid grows; the block stays 128 threads.
+__global__ void pack_loop_grid(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
