@@ -119,7 +119,8 @@ fn without_its_include_folder_a_header_is_missing() {
 
 /// A kernel also run in a way its `<<<…>>>` sites do not show is checked
 /// for a launch of any size, and a note and its launch record name the use
-/// (file, line, what); a non-launching use keeps the site's sizes.
+/// (file, line, what); a non-launching use keeps the site's sizes; a
+/// runtime launch and a launch through a pointer are launches of their own.
 #[test]
 fn launches_not_understood_are_named() {
     let file = projects_dir().join("launch_ways/kernels.cu");
@@ -135,24 +136,38 @@ fn launches_not_understood_are_named() {
             .and_then(|k| k.launch.clone())
             .unwrap_or_default()
     };
+    // `cudaLaunchKernel((const void *)pack_runtime, dim3(2), dim3(256), ..)`
+    // is read as a launch of its own.
     let runtime = launch("pack_runtime");
     assert!(
-        runtime.starts_with("block symbolic, grid symbolic")
-            && runtime.contains("host.cu:23")
-            && runtime.contains("cudaLaunchKernel"),
+        runtime.starts_with("block (256,1,1), grid (2,1,1)") && runtime.contains("host.cu:27"),
         "{runtime}"
+    );
+    // Passed to a helper that launches its parameter: not understood.
+    let helper = launch("pack_helper");
+    assert!(
+        helper.starts_with("block symbolic, grid symbolic")
+            && helper.contains("host.cu:42")
+            && helper.contains("passed to `launch_with`"),
+        "{helper}"
     );
     let note = report
         .findings
         .iter()
         .find(|f| {
-            f.kind == syncscope_core::FindingKind::Note && f.kernel.as_deref() == Some("pack_table")
+            f.kind == syncscope_core::FindingKind::Note && f.kernel.as_deref() == Some("sum_helper")
         })
-        .expect("a note on pack_table");
+        .expect("a note on sum_helper");
     assert!(
-        note.message.contains("host.cu:") && note.message.contains("stored in a table"),
+        note.message.contains("host.cu:43") && note.message.contains("launch_with"),
         "{}",
         note.message
+    );
+    // Through a pointer set to it: the launch through the pointer.
+    assert!(
+        launch("pack_pointer").starts_with("block (128,1,1), grid (4,1,1)"),
+        "{}",
+        launch("pack_pointer")
     );
     assert!(
         launch("pack_attr").starts_with("block (128,1,1)"),

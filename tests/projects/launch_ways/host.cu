@@ -5,7 +5,11 @@
 
 __global__ void pack_runtime(float *out, const float *in);
 __global__ void sum_runtime(float *total, const float *in);
+__global__ void pack_helper(float *out, const float *in);
+__global__ void sum_helper(float *total, const float *in);
 __global__ void pack_attr(float *out, const float *in);
+__global__ void pack_pointer(float *out, const float *in);
+__global__ void quarter_pointer(float *out, const float *in);
 __global__ void pack_table(float *out, const float *in);
 __global__ void sum_table(float *total, const float *in);
 __global__ void pack_fields(float *out, const float *in);
@@ -23,6 +27,39 @@ void runtime_launches(float *out, float *total, const float *in)
     cudaLaunchKernel((const void *)pack_runtime, dim3(2), dim3(2 * HALF), args, 0, 0);
     void *sum_args[] = {&total, &in};
     cudaLaunchKernel((const void *)sum_runtime, dim3(2), dim3(2 * HALF), sum_args, 0, 0);
+}
+
+// Launches whatever kernel it is given: its callers' kernels run with
+// `threads` threads, which nothing here bounds.
+void launch_with(pack_fn kernel, float *out, const float *in, int threads)
+{
+    kernel<<<1, threads>>>(out, in);
+}
+
+void helper_launches(float *out, float *total, const float *in)
+{
+    pack_helper<<<1, HALF>>>(out, in);
+    launch_with(pack_helper, out, in, 2 * HALF);
+    launch_with(sum_helper, total, in, 2 * HALF);
+}
+
+void pointer_launches(float *out, const float *in, int variants)
+{
+    quarter_pointer<<<1, HALF / 2>>>(out, in);
+    void (*kernel)(float *, const float *);
+    for (int v = 0; v < variants; ++v) {
+        switch (v) {
+        case 0:
+            kernel = &pack_pointer;
+            break;
+        default:
+            kernel = &quarter_pointer;
+            break;
+        }
+        if (kernel == &pack_pointer || v < 2) {
+            kernel<<<4, HALF>>>(out, in);
+        }
+    }
 }
 
 void attribute_then_launch(float *out, const float *in)

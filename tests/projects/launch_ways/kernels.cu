@@ -5,7 +5,11 @@
 // must not lend it the visible launch's size. Each twin stays verified.
 // expect-kernel: pack_runtime racy
 // expect-kernel: sum_runtime verified
+// expect-kernel: pack_helper racy
+// expect-kernel: sum_helper verified
 // expect-kernel: pack_attr verified
+// expect-kernel: pack_pointer verified
+// expect-kernel: quarter_pointer racy
 // expect-kernel: pack_table racy
 // expect-kernel: sum_table verified
 // expect-kernel: pack_fields racy
@@ -14,7 +18,8 @@
 // expect-kernel: pack_loop_grid verified
 #define HALF 128
 
-// Also launched through cudaLaunchKernel with 256 threads.
+// Also launched through cudaLaunchKernel with 256 threads (read as a
+// launch of its own: the sizes are the call's arguments).
 __global__ void pack_runtime(float *out, const float *in)
 {
     __shared__ float s[HALF];
@@ -33,6 +38,48 @@ __global__ void sum_runtime(float *total, const float *in)
     __syncthreads();
     if (lead)
         atomicAdd(total, s[HALF - 1 - threadIdx.x]);
+}
+
+// Also passed to a launch helper that launches whatever it is given: not
+// understood, so checked for any launch.
+__global__ void pack_helper(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x]; //~ data-race
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// Passed to the same helper; race-free under any launch.
+__global__ void sum_helper(float *total, const float *in)
+{
+    __shared__ float s[HALF];
+    bool lead = threadIdx.x < HALF && threadIdx.y == 0 && threadIdx.z == 0;
+    if (lead)
+        s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    if (lead)
+        atomicAdd(total, s[HALF - 1 - threadIdx.x]);
+}
+
+// Launched only through a pointer set to it or to quarter_pointer, with
+// 128 threads: race-free under that launch.
+__global__ void pack_pointer(float *out, const float *in)
+{
+    __shared__ float s[HALF];
+    s[threadIdx.x % HALF] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF - 1 - threadIdx.x % HALF];
+}
+
+// The same pointer's other kernel: 64 cells for 128 threads, racy (its own
+// `<<<…>>>` launch of 64 threads is race-free).
+__global__ void quarter_pointer(float *out, const float *in)
+{
+    __shared__ float s[HALF / 2];
+    s[threadIdx.x % (HALF / 2)] = in[blockIdx.x * blockDim.x + threadIdx.x]; //~ data-race
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[HALF / 2 - 1 - threadIdx.x % (HALF / 2)];
 }
 
 // Its attributes are set before its one launch: that runs nothing, so the

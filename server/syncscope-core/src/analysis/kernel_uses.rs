@@ -31,10 +31,32 @@ const NON_LAUNCHING: &[&str] = &[
     "cudaOccupancyAvailableDynamicSMemPerBlock",
 ];
 
-/// What an identifier naming a kernel does there, when it is a use that
-/// may launch the kernel in a way the launch sites do not show (`None`: a
-/// `<<<…>>>` callee, a declaration, another entity, a non-launching query).
-pub(crate) fn other_use(text: &str, ident: Node) -> Option<String> {
+/// Runtime functions that launch the kernel of their first argument with
+/// the grid and block of their second and third (its arguments in an
+/// array of pointers, not read).
+const RUNTIME_LAUNCH: &[&str] = &["cudaLaunchKernel", "cudaLaunchCooperativeKernel"];
+
+/// What a use of a kernel's name does.
+pub(crate) enum Use<'t> {
+    /// Nothing a launch site does not show: a `<<<…>>>` callee, a
+    /// declaration, another entity, a query, a comparison.
+    NotALaunch,
+    /// `cudaLaunchKernel((void *)k, grid, block, args, ..)`: this call.
+    Runtime(Node<'t>),
+    /// A use that may launch the kernel some way not understood: what.
+    Unknown(String),
+}
+
+/// What an identifier naming a kernel does there.
+pub(crate) fn use_of<'t>(text: &str, ident: Node<'t>) -> Use<'t> {
+    match other_use(text, ident) {
+        None => Use::NotALaunch,
+        Some(Ok(call)) => Use::Runtime(call),
+        Some(Err(what)) => Use::Unknown(what),
+    }
+}
+
+fn other_use<'t>(text: &str, ident: Node<'t>) -> Option<Result<Node<'t>, String>> {
     let name = node_text(text, ident);
     // `k<16>`, `ns::k`, `&k`, `(void *)k`, `(k)`: the use is the whole.
     let mut u = ident;
@@ -83,17 +105,30 @@ pub(crate) fn other_use(text: &str, ident: Node) -> Option<String> {
     if shadowed(text, ident, name) {
         return None;
     }
-    Some(match parent.kind() {
+    Some(Err(match parent.kind() {
+        // `p == &k`: a comparison runs nothing.
+        "binary_expression"
+            if parent
+                .child_by_field_name("operator")
+                .is_some_and(|o| matches!(node_text(text, o), "==" | "!=")) =>
+        {
+            return None
+        }
         "argument_list" => {
-            let callee = parent
-                .parent()
-                .filter(|c| c.kind() == "call_expression")
+            let call = parent.parent().filter(|c| c.kind() == "call_expression");
+            let callee = call
                 .and_then(|c| c.child_by_field_name("function"))
                 .map(|f| node_text(text, f).to_string())
                 .unwrap_or_default();
             let bare = callee.rsplit("::").next().unwrap_or(&callee);
             if NON_LAUNCHING.contains(&bare) {
                 return None;
+            }
+            let first = crate::syntax::items(parent)
+                .first()
+                .is_some_and(|a| a.id() == u.id());
+            if let (Some(call), true) = (call, first && RUNTIME_LAUNCH.contains(&bare)) {
+                return Some(Ok(call));
             }
             format!("`{name}` passed to `{callee}`")
         }
@@ -113,7 +148,7 @@ pub(crate) fn other_use(text: &str, ident: Node) -> Option<String> {
                 .unwrap_or("?")
         ),
         _ => format!("`{name}` used as a value"),
-    })
+    }))
 }
 
 /// Whether a parameter or local of the function around `ident` has the
@@ -165,4 +200,141 @@ pub(crate) fn macro_names(body: &str, kernel: &str) -> bool {
         let word = |c: char| c.is_alphanumeric() || c == '_';
         !body[..i].ends_with(word) && !body[i + kernel.len()..].starts_with(word)
     })
+}
+
+/// The functions a local pointer or table of functions may hold, when a
+/// launch goes through it (`p<<<…>>>`, `table[i]<<<…>>>`): every write to
+/// it (its initializer, `p = &k`, `table[i] = k`) stores a function's name,
+/// and it is otherwise only launched or compared (`p == &k`). Then the
+/// names stored (`names`: their identifiers) are understood uses: each
+/// function gets the launches through the variable.
+#[derive(Default)]
+pub(crate) struct Held {
+    pub targets: Vec<String>,
+    pub names: Vec<usize>,
+}
+
+/// The variable a launch's callee reads, when it is a local pointer
+/// (`p`) or an element of a local table (`table[i]`).
+pub(crate) fn launch_variable(text: &str, callee: Node) -> Option<String> {
+    match callee.kind() {
+        "identifier" => Some(node_text(text, callee).to_string()),
+        "subscript_expression" => callee
+            .child_by_field_name("argument")
+            .filter(|a| a.kind() == "identifier")
+            .map(|a| node_text(text, a).to_string()),
+        "parenthesized_expression" => launch_variable(text, callee.named_child(0)?),
+        "pointer_expression" => launch_variable(text, callee.child_by_field_name("argument")?),
+        _ => None,
+    }
+}
+
+pub(crate) fn held_by(text: &str, call: Node, var: &str) -> Option<Held> {
+    let mut func = call.parent();
+    while let Some(n) = func {
+        if n.kind() == "function_definition" {
+            break;
+        }
+        func = n.parent();
+    }
+    let func = func?;
+    let mut held = Held::default();
+    let mut declared = false;
+    let mut stack = vec![func];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        if n.kind() != "identifier" || node_text(text, n) != var {
+            continue;
+        }
+        let mut u = n;
+        if let Some(p) = u
+            .parent()
+            .filter(|p| p.kind() == "subscript_expression")
+            .filter(|p| {
+                p.child_by_field_name("argument")
+                    .is_some_and(|a| a.id() == u.id())
+            })
+        {
+            u = p;
+        }
+        let parent = u.parent()?;
+        let is_field = |f: &str| {
+            parent
+                .child_by_field_name(f)
+                .is_some_and(|x| x.id() == u.id())
+        };
+        match parent.kind() {
+            "call_expression" if is_field("function") => {
+                let mut c = parent.walk();
+                if !parent
+                    .named_children(&mut c)
+                    .any(|x| x.kind() == "kernel_call_syntax")
+                {
+                    return None;
+                }
+            }
+            "binary_expression"
+                if parent
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| matches!(node_text(text, o), "==" | "!=")) => {}
+            "assignment_expression"
+                if is_field("left")
+                    && parent
+                        .child_by_field_name("operator")
+                        .is_some_and(|o| node_text(text, o) == "=") =>
+            {
+                hold(text, parent.child_by_field_name("right")?, &mut held)?;
+            }
+            _ if u.id() == n.id() => {
+                // A declarator: `void (*p)(float *) = &k;`, `fn table[] = {..}`.
+                let mut d = n;
+                loop {
+                    let p = d.parent()?;
+                    match p.kind() {
+                        "pointer_declarator" | "parenthesized_declarator" | "array_declarator" => {}
+                        "function_declarator"
+                            if p.child_by_field_name("declarator")
+                                .is_some_and(|x| x.id() == d.id()) => {}
+                        "init_declarator" => {
+                            let value = p.child_by_field_name("value")?;
+                            match value.kind() {
+                                "initializer_list" => {
+                                    for v in crate::syntax::items(value) {
+                                        hold(text, v, &mut held)?;
+                                    }
+                                }
+                                _ => hold(text, value, &mut held)?,
+                            }
+                            break;
+                        }
+                        "declaration" => break,
+                        _ => return None,
+                    }
+                    d = p;
+                }
+                declared = true;
+            }
+            _ => return None,
+        }
+    }
+    declared.then_some(held)
+}
+
+/// A stored function name: `k`, `&k`, `(fn)k`.
+fn hold(text: &str, mut v: Node, held: &mut Held) -> Option<()> {
+    loop {
+        match v.kind() {
+            "identifier" => break,
+            "parenthesized_expression" => v = v.named_child(0)?,
+            "cast_expression" => v = v.child_by_field_name("value")?,
+            "pointer_expression" => v = v.child_by_field_name("argument")?,
+            // `k<16>` held: its template arguments are not carried to the
+            // launch, so it is not understood.
+            _ => return None,
+        }
+    }
+    held.targets.push(node_text(text, v).to_string());
+    held.names.push(v.id());
+    Some(())
 }

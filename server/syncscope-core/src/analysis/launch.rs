@@ -44,23 +44,13 @@ pub(crate) fn sites(
     if !kernels.keys().any(|k| text.contains(k.as_str())) {
         return out;
     }
+    let mut calls = Vec::new();
+    let mut names = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         match n.kind() {
-            "call_expression" => {
-                for bound in host_instantiations(text, root, n, cx) {
-                    if let Some(site) = site(text, n, cx, kernels, origin, bound) {
-                        if !out.contains(&site) {
-                            out.push(site);
-                        }
-                    }
-                }
-            }
-            "identifier" if kernels.contains_key(node_text(text, n)) => {
-                if let Some(what) = kernel_uses::other_use(text, n) {
-                    push_not_understood(&mut out, node_text(text, n), n, what, origin);
-                }
-            }
+            "call_expression" => calls.push(n),
+            "identifier" if kernels.contains_key(node_text(text, n)) => names.push(n),
             "preproc_arg" => {
                 let body = node_text(text, n);
                 for k in kernels.keys() {
@@ -74,6 +64,67 @@ pub(crate) fn sites(
         }
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
+    }
+    // Names stored in a pointer or table that is only launched: their
+    // launches are those through it.
+    let mut held_names: Vec<usize> = Vec::new();
+    let push = |out: &mut Vec<Site>, launch: &Launch| {
+        for bound in host_instantiations(text, root, launch.call, cx) {
+            if let Some(site) = site(text, launch, cx, kernels, origin, bound) {
+                if !out.contains(&site) {
+                    out.push(site);
+                }
+            }
+        }
+    };
+    for call in calls {
+        let Some(launch) = direct_launch(text, call) else {
+            continue;
+        };
+        if kernels.contains_key(&launch.kernel) {
+            push(&mut out, &launch);
+            continue;
+        }
+        let held = call
+            .child_by_field_name("function")
+            .and_then(|f| kernel_uses::launch_variable(text, f))
+            .and_then(|v| kernel_uses::held_by(text, call, &v));
+        if let Some(held) = held {
+            held_names.extend(held.names);
+            for k in held.targets {
+                push(
+                    &mut out,
+                    &Launch {
+                        kernel: k,
+                        template: None,
+                        ..launch.clone()
+                    },
+                );
+            }
+        }
+    }
+    for n in names {
+        if held_names.contains(&n.id()) {
+            continue;
+        }
+        match kernel_uses::use_of(text, n) {
+            kernel_uses::Use::NotALaunch => {}
+            kernel_uses::Use::Runtime(call) => {
+                let args = crate::syntax::call_arguments(call);
+                let launch = Launch {
+                    call,
+                    kernel: node_text(text, n).to_string(),
+                    template: n.parent().filter(|p| p.kind() == "template_function"),
+                    cfg: args.iter().skip(1).take(2).copied().collect(),
+                    // Passed as an array of pointers: not read.
+                    args: Vec::new(),
+                };
+                push(&mut out, &launch);
+            }
+            kernel_uses::Use::Unknown(what) => {
+                push_not_understood(&mut out, node_text(text, n), n, what, origin)
+            }
+        }
     }
     out.sort_by_key(|s: &Site| s.fact.origin.clone());
     out
@@ -182,14 +233,21 @@ fn host_instantiations(
     out
 }
 
-fn site(
-    text: &str,
-    call: Node,
-    cx: &FileContext,
-    kernels: &HashMap<String, Params>,
-    origin: &dyn Fn(u32) -> Option<String>,
-    bound: HashMap<String, i64>,
-) -> Option<Site> {
+/// How a launch names its kernel and passes its sizes and arguments.
+#[derive(Clone)]
+struct Launch<'t> {
+    call: Node<'t>,
+    kernel: String,
+    /// `k<16>`: the template function the launch names, for its arguments.
+    template: Option<Node<'t>>,
+    /// Grid, block (and the rest of `<<<…>>>`).
+    cfg: Vec<Node<'t>>,
+    /// The kernel's arguments, by position (none when not known).
+    args: Vec<Node<'t>>,
+}
+
+/// A `k<<<…>>>(…)` call (the kernel named at the call).
+fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
     let mut c = call.walk();
     let config = call
         .named_children(&mut c)
@@ -200,18 +258,36 @@ fn site(
         "qualified_identifier" => node_text(text, func.child_by_field_name("name")?),
         _ => node_text(text, func),
     };
+    Some(Launch {
+        call,
+        kernel: name.to_string(),
+        template: (func.kind() == "template_function").then_some(func),
+        cfg: children(config),
+        args: crate::syntax::call_arguments(call),
+    })
+}
+
+fn site(
+    text: &str,
+    launch: &Launch,
+    cx: &FileContext,
+    kernels: &HashMap<String, Params>,
+    origin: &dyn Fn(u32) -> Option<String>,
+    bound: HashMap<String, i64>,
+) -> Option<Site> {
+    let call = launch.call;
+    let name = launch.kernel.as_str();
     let params = kernels.get(name)?;
     let origin = origin(call.start_position().row as u32)?;
-    let mut c = config.walk();
-    let cfg: Vec<Node> = config.named_children(&mut c).collect();
-    let args = crate::syntax::call_arguments(call);
-    let host = Host::new(text, call, cx, params, &args, bound);
+    let cfg = &launch.cfg;
+    let args = &launch.args;
+    let host = Host::new(text, call, cx, params, args, bound);
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),
         origin: Some(origin),
         ..Default::default()
     };
-    if func.kind() == "template_function" {
+    if let Some(func) = launch.template {
         if let Some(targs) = func.child_by_field_name("arguments") {
             fact.template_args = children(targs)
                 .into_iter()
