@@ -14,6 +14,8 @@ __global__ void pack_table(float *out, const float *in);
 __global__ void sum_table(float *total, const float *in);
 __global__ void pack_fields(float *out, const float *in);
 __global__ void wrap_fields(float *out, const float *in, int n);
+__global__ void row_wrap(float *out, const float *in, int w);
+__global__ void row_wrap_wide(float *out, const float *in, int w);
 __global__ void pack_loop(float *out, const float *in);
 __global__ void pack_loop_grid(float *out, const float *in);
 
@@ -87,6 +89,17 @@ void field_launches(float *out, const float *in, int n)
     grid.x = n / HALF;
     block.x = HALF;
     wrap_fields<<<grid, block>>>(out, in, n);
+}
+
+// Sizes and arguments through a `dim3` parameter's fields and the block's
+// own field (`threads.x` is blockDim.x at the launch).
+void row_launches(float *out, const float *in, dim3 dims, int bs)
+{
+    dim3 threads(bs);
+    dim3 grid(dims.x / threads.x);
+    row_wrap<<<grid, threads>>>(out, in, dims.x);
+    dim3 wide(dims.x / threads.x + 1);
+    row_wrap_wide<<<wide, threads>>>(out, in, dims.x);
 }
 
 void loop_launches(float *out, const float *in, int rounds)

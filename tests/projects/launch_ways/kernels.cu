@@ -14,6 +14,8 @@
 // expect-kernel: sum_table verified
 // expect-kernel: pack_fields racy
 // expect-kernel: wrap_fields verified
+// expect-kernel: row_wrap verified
+// expect-kernel: row_wrap_wide racy
 // expect-kernel: pack_loop racy
 // expect-kernel: pack_loop_grid verified
 #define HALF 128
@@ -128,6 +130,21 @@ __global__ void wrap_fields(float *out, const float *in, int n)
 {
     int i = blockIdx.x * HALF + threadIdx.x;
     out[i % n] = in[i];
+}
+
+// `dim3 threads(bs); dim3 grid(dims.x / threads.x);` with `dims.x` passed
+// for w: gridDim.x * blockDim.x <= w, so `i % w` is i.
+__global__ void row_wrap(float *out, const float *in, int w)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i % w] = in[i];
+}
+
+// The same with one block more than fits: i reaches w and wraps onto 0.
+__global__ void row_wrap_wide(float *out, const float *in, int w)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i % w] = in[i]; //~ data-race
 }
 
 // Launched in a loop that doubles its block size: 64, 128, then 256.

@@ -305,6 +305,9 @@ fn site(
     if fact.arg_types.iter().all(Option::is_none) {
         fact.arg_types.clear();
     }
+    let mut host = host;
+    host.alias_sizes(cfg.get(1).copied(), "blockDim");
+    host.alias_sizes(cfg.first().copied(), "gridDim");
     let (grid, mut grid_facts) = host.dims(cfg.first().copied(), "gridDim");
     let (block, mut block_facts) = host.dims(cfg.get(1).copied(), "blockDim");
     fact.grid_dim = grid;
@@ -330,8 +333,15 @@ struct Host<'a, 't> {
     text: &'a str,
     call: Node<'t>,
     cx: &'a FileContext<'t>,
-    /// Host variable → the kernel parameter it is passed for.
+    /// Host variable (or field of one) → the kernel-side expression it
+    /// equals at the launch: the parameter it is passed for, or the launch
+    /// size it gives (`threads.x`, `block_size` of `dim3 threads(block_size)`
+    /// → `blockDim.x`).
     passed: HashMap<String, String>,
+    /// The arguments alone (host text → parameter), for relations that are
+    /// evaluated at the launch itself, where a written variable still
+    /// holds the value passed.
+    arguments: HashMap<String, String>,
     /// Local declarations in scope at the launch: name → initializer (or
     /// dim3 components), when every write to it that may run before the
     /// launch is understood (a `dim3`'s fields set in order), else unknown.
@@ -341,7 +351,8 @@ struct Host<'a, 't> {
     /// Host variables written (assigned, incremented, their address taken)
     /// somewhere that may run before the launch: their value at a host
     /// check or at a local's initializer may not be the one passed.
-    written: Vec<String>,
+    /// With where each write ends.
+    written: Vec<(String, usize)>,
     /// Host functions whose body is `return E;`: name → (params, E).
     inline: HashMap<String, (Vec<String>, Node<'t>)>,
     /// The enclosing host function template's parameters, bound by one
@@ -371,7 +382,12 @@ impl<'a, 't> Host<'a, 't> {
         let mut passed = HashMap::new();
         for (i, (p, integer)) in params.iter().enumerate() {
             if let (Some(a), true) = (args.get(i), *integer) {
-                if a.kind() == "identifier" {
+                // `n`, `dims.x`: a variable or a field of one.
+                let simple = a.kind() == "identifier"
+                    || (a.kind() == "field_expression"
+                        && a.child_by_field_name("argument")
+                            .is_some_and(|v| v.kind() == "identifier"));
+                if simple {
                     passed.insert(node_text(text, *a).to_string(), p.clone());
                 }
             }
@@ -380,6 +396,7 @@ impl<'a, 't> Host<'a, 't> {
             text,
             call,
             cx,
+            arguments: passed.clone(),
             passed,
             locals: HashMap::new(),
             types: HashMap::new(),
@@ -428,8 +445,11 @@ impl<'a, 't> Host<'a, 't> {
                         writes.push((v, n));
                     }
                 }
-                // `f(x)` where `f` may take `x` by reference.
-                "call_expression" if n.id() != self.call.id() => {
+                // `f(x)` where `f` may take `x` by reference (a kernel
+                // launch takes its arguments by value).
+                "call_expression"
+                    if n.id() != self.call.id() && direct_launch(self.text, n).is_none() =>
+                {
                     let args = crate::syntax::call_arguments(n);
                     for (i, a) in args.iter().enumerate() {
                         if a.kind() == "identifier" && may_write_argument(self.text, n, i) {
@@ -466,7 +486,10 @@ impl<'a, 't> Host<'a, 't> {
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
         }
-        self.written = writes.iter().map(|(v, _)| v.clone()).collect();
+        self.written = writes
+            .iter()
+            .map(|(v, w)| (v.clone(), w.end_byte()))
+            .collect();
         decls.sort_by_key(|d| d.start_byte());
         for d in decls {
             let ty = d
@@ -671,6 +694,56 @@ impl<'a, 't> Host<'a, 't> {
         }
     }
 
+    /// Whether `name` is written anywhere that may run before the launch.
+    fn ever_written(&self, name: &str) -> bool {
+        self.written.iter().any(|(w, _)| w == name)
+    }
+
+    /// Whether `name` keeps, from `at` on, the value it has at the launch:
+    /// every write to it that may run before the launch ends before `at`
+    /// (a write after the launch in a loop around it is after `at` too).
+    fn stable(&self, name: &str, at: usize) -> bool {
+        self.written.iter().all(|(w, end)| w != name || *end <= at)
+    }
+
+    /// What the launch size `node` makes known on the kernel's side: the
+    /// variable it is (`threads` → `blockDim.x`, `threads.y` →
+    /// `blockDim.y`) and the variables its components are (`dim3
+    /// threads(bs, bs)`: `bs` → `blockDim.x`), when not written before the
+    /// launch (then they hold the value the size was made of).
+    fn alias_sizes(&mut self, node: Option<Node<'t>>, dim: &str) {
+        let Some(node) = node.filter(|n| n.kind() == "identifier") else {
+            return;
+        };
+        let g = node_text(self.text, node).to_string();
+        // Only the function's own locals and parameters: a global may be
+        // written by any call in between.
+        let local = |name: &str| self.types.contains_key(name);
+        if self.ever_written(&g) || !local(&g) {
+            return;
+        }
+        let axes = ["x", "y", "z"];
+        let comps = match self.dim3_components(node) {
+            Some(c) => c,
+            None if self.is_integer(node) => {
+                self.passed.entry(g).or_insert(format!("{dim}.x"));
+                return;
+            }
+            None => [None; 3],
+        };
+        for (i, axis) in axes.iter().enumerate() {
+            self.passed
+                .entry(format!("{g}.{axis}"))
+                .or_insert(format!("{dim}.{axis}"));
+            if let Some(c) = comps[i].filter(|c| c.kind() == "identifier") {
+                let name = node_text(self.text, c).to_string();
+                if self.value(c).is_none() && !self.ever_written(&name) && local(&name) {
+                    self.passed.entry(name).or_insert(format!("{dim}.{axis}"));
+                }
+            }
+        }
+    }
+
     /// The launch sizes `node` gives `dim` (`gridDim`/`blockDim`): fixed
     /// when every component is a constant, else facts.
     fn dims(&self, node: Option<Node<'t>>, dim: &str) -> (Option<[u32; 3]>, Vec<String>) {
@@ -686,8 +759,19 @@ impl<'a, 't> Host<'a, 't> {
             Some(c) => c,
             // An integer: the other two dimensions are 1.
             None if self.is_integer(node) => [Some(node), None, None],
-            // A `dim3` whose components are not known: nothing.
-            None => return (None, Vec::new()),
+            // A `dim3` whose components are not known: only what the
+            // launch itself passes (`g.x` as an argument: `blockDim.x ==` it).
+            None => {
+                let g = node_text(self.text, node);
+                let facts = ["x", "y", "z"]
+                    .iter()
+                    .filter_map(|axis| {
+                        let p = self.arguments.get(&format!("{g}.{axis}"))?;
+                        Some(format!("{dim}.{axis} == ({p})"))
+                    })
+                    .collect();
+                return (None, facts);
+            }
         };
         let axes = ["x", "y", "z"];
         let mut fixed = [1u32; 3];
@@ -703,7 +787,14 @@ impl<'a, 't> Host<'a, 't> {
                     }
                     _ => {
                         all_fixed = false;
-                        if let Some(e) = self.kernel_expr(c, 0) {
+                        // The launch's own expression, also passed as an
+                        // argument: equal at the launch, written or not.
+                        let e = self.kernel_expr(c, 0).or_else(|| {
+                            (c.id() == node.id())
+                                .then(|| self.arguments.get(node_text(self.text, c)).cloned())
+                                .flatten()
+                        });
+                        if let Some(e) = e {
                             facts.push(format!("{dim}.{axis} == ({e})"));
                         }
                     }
@@ -850,16 +941,39 @@ impl<'a, 't> Host<'a, 't> {
                 if let Some(v) = self.value(n) {
                     return Some(v.to_string());
                 }
-                // A variable written before the launch may hold another
-                // value where this expression was evaluated (a host check,
-                // a local's initializer) than the one passed.
+                // A variable written between where this expression is
+                // evaluated (a host check, a local's initializer) and the
+                // launch may hold another value there than the one passed.
                 if let Some(p) = self.passed.get(name) {
-                    if !self.written.iter().any(|w| w == name) {
+                    if self.stable(name, n.start_byte()) {
                         return Some(p.clone());
                     }
                 }
                 match self.locals.get(name) {
                     Some(Local::Scalar(v)) => go(*v).map(|e| format!("({e})")),
+                    _ => None,
+                }
+            }
+            "field_expression" => {
+                let var = n.child_by_field_name("argument")?;
+                let root = node_text(self.text, var);
+                if var.kind() != "identifier" || !self.stable(root, n.start_byte()) {
+                    return None;
+                }
+                if let Some(p) = self.passed.get(node_text(self.text, n)) {
+                    return Some(p.clone());
+                }
+                let axis = match node_text(self.text, n.child_by_field_name("field")?) {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    _ => return None,
+                };
+                match self.locals.get(root) {
+                    Some(Local::Dim3(c)) => match c[axis] {
+                        Some(v) => go(v).map(|e| format!("({e})")),
+                        None => Some("1".into()),
+                    },
                     _ => None,
                 }
             }
