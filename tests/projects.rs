@@ -116,3 +116,74 @@ fn without_its_include_folder_a_header_is_missing() {
         syncscope_core::KernelStatus::NotVerified
     );
 }
+
+/// A kernel also run in a way its `<<<…>>>` sites do not show is checked
+/// for a launch of any size, and a note and its launch record name the use
+/// (file, line, what); a non-launching use keeps the site's sizes; a
+/// runtime launch and a launch through a pointer are launches of their own.
+#[test]
+fn launches_not_understood_are_named() {
+    let file = projects_dir().join("launch_ways/kernels.cu");
+    let mut args = syncscope::cli::parse_check_args(&VERDICT_LIMITS).unwrap();
+    args.paths = vec![file];
+    let (results, _) = syncscope::cli::results(&args);
+    let report = &results[0].report;
+    let launch = |name: &str| {
+        report
+            .kernels
+            .iter()
+            .find(|k| k.name == name)
+            .and_then(|k| k.launch.clone())
+            .unwrap_or_default()
+    };
+    let host = std::fs::read_to_string(projects_dir().join("launch_ways/host.cu")).unwrap();
+    let line_of = |needle: &str| {
+        let i = host.lines().position(|l| l.contains(needle)).unwrap();
+        format!("host.cu:{}", i + 1)
+    };
+    // `cudaLaunchKernel((const void *)pack_runtime, dim3(2), dim3(256), ..)`
+    // is read as a launch of its own.
+    let runtime = launch("pack_runtime");
+    assert!(
+        runtime.starts_with("block (256,1,1), grid (2,1,1)")
+            && runtime.contains(&line_of("(const void *)pack_runtime")),
+        "{runtime}"
+    );
+    // Passed to a helper that launches its parameter: not understood.
+    let helper = launch("pack_helper");
+    assert!(
+        helper.starts_with("block symbolic, grid symbolic")
+            && helper.contains(&line_of("launch_with(pack_helper"))
+            && helper.contains("passed to `launch_with`"),
+        "{helper}"
+    );
+    let note = report
+        .findings
+        .iter()
+        .find(|f| {
+            f.kind == syncscope_core::FindingKind::Note && f.kernel.as_deref() == Some("sum_helper")
+        })
+        .expect("a note on sum_helper");
+    assert!(
+        note.message.contains(&line_of("launch_with(sum_helper"))
+            && note.message.contains("launch_with"),
+        "{}",
+        note.message
+    );
+    // Through a pointer set to it: the launch through the pointer.
+    assert!(
+        launch("pack_pointer").starts_with("block (128,1,1), grid (4,1,1)"),
+        "{}",
+        launch("pack_pointer")
+    );
+    assert!(
+        launch("pack_attr").starts_with("block (128,1,1)"),
+        "{}",
+        launch("pack_attr")
+    );
+    assert!(
+        launch("pack_fields").starts_with("block (256,1,1)"),
+        "{}",
+        launch("pack_fields")
+    );
+}

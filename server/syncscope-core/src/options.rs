@@ -21,6 +21,10 @@ pub struct LaunchOverride {
     /// (`Scale{2.0f}`, `Scale(2.0f)`, a host local declared `Scale op`), by
     /// position: what binds a kernel's template type parameter to a functor.
     pub arg_types: Vec<Option<String>>,
+    /// Why this launch is a launch of any size with any arguments: the
+    /// ways the kernel can run that the host code reading did not
+    /// understand (`host.cu:12: passed to `cudaLaunchKernel``).
+    pub not_understood: Vec<String>,
 }
 
 /// The default `__CUDA_ARCH__` of the device pass (sm_80).

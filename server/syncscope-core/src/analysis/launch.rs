@@ -12,6 +12,7 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
+use super::kernel_uses;
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -38,27 +39,121 @@ pub(crate) fn sites(
     origin: &dyn Fn(u32) -> Option<String>,
 ) -> Vec<Site> {
     let mut out = Vec::new();
-    // Every launch is written with `<<<`: a file without one has none, and
-    // its tree is not walked.
-    if !text.contains("<<<") {
+    // Every launch and every other use names the kernel: a file that names
+    // none has none, and its tree is not walked.
+    if !kernels.keys().any(|k| text.contains(k.as_str())) {
         return out;
     }
+    let mut calls = Vec::new();
+    let mut names = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
-        if n.kind() == "call_expression" {
-            for bound in host_instantiations(text, root, n, cx) {
-                if let Some(site) = site(text, n, cx, kernels, origin, bound) {
-                    if !out.contains(&site) {
-                        out.push(site);
+        match n.kind() {
+            "call_expression" => calls.push(n),
+            "identifier" if kernels.contains_key(node_text(text, n)) => names.push(n),
+            "preproc_arg" => {
+                let body = node_text(text, n);
+                for k in kernels.keys() {
+                    if kernel_uses::macro_names(body, k) {
+                        let what = format!("`{k}` named in a macro");
+                        push_not_understood(&mut out, k, n, what, origin);
                     }
                 }
             }
+            _ => {}
         }
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
+    // Names stored in a pointer or table that is only launched: their
+    // launches are those through it.
+    let mut held_names: Vec<usize> = Vec::new();
+    let push = |out: &mut Vec<Site>, launch: &Launch| {
+        for bound in host_instantiations(text, root, launch.call, cx) {
+            if let Some(site) = site(text, launch, cx, kernels, origin, bound) {
+                if !out.contains(&site) {
+                    out.push(site);
+                }
+            }
+        }
+    };
+    for call in calls {
+        let Some(launch) = direct_launch(text, call) else {
+            continue;
+        };
+        if kernels.contains_key(&launch.kernel) {
+            push(&mut out, &launch);
+            continue;
+        }
+        let held = call
+            .child_by_field_name("function")
+            .and_then(|f| kernel_uses::launch_variable(text, f))
+            .and_then(|v| kernel_uses::held_by(text, call, &v));
+        if let Some(held) = held {
+            held_names.extend(held.names);
+            for k in held.targets {
+                push(
+                    &mut out,
+                    &Launch {
+                        kernel: k,
+                        template: None,
+                        ..launch.clone()
+                    },
+                );
+            }
+        }
+    }
+    for n in names {
+        if held_names.contains(&n.id()) {
+            continue;
+        }
+        match kernel_uses::use_of(text, n) {
+            kernel_uses::Use::NotALaunch => {}
+            kernel_uses::Use::Runtime(call) => {
+                let args = crate::syntax::call_arguments(call);
+                let launch = Launch {
+                    call,
+                    kernel: node_text(text, n).to_string(),
+                    template: n.parent().filter(|p| p.kind() == "template_function"),
+                    cfg: args.iter().skip(1).take(2).copied().collect(),
+                    // Passed as an array of pointers: not read.
+                    args: Vec::new(),
+                };
+                push(&mut out, &launch);
+            }
+            kernel_uses::Use::Unknown(what) => {
+                push_not_understood(&mut out, node_text(text, n), n, what, origin)
+            }
+        }
+    }
     out.sort_by_key(|s: &Site| s.fact.origin.clone());
     out
+}
+
+/// A use of `kernel` at `at` that may launch it in a way no launch site
+/// shows: a launch of any size with any arguments, saying why.
+fn push_not_understood(
+    out: &mut Vec<Site>,
+    kernel: &str,
+    at: Node,
+    what: String,
+    origin: &dyn Fn(u32) -> Option<String>,
+) {
+    let Some(place) = origin(at.start_position().row as u32) else {
+        return;
+    };
+    let site = Site {
+        kernel: kernel.to_string(),
+        fact: LaunchOverride {
+            kernel_glob: kernel.to_string(),
+            not_understood: vec![format!("{place}: {what}")],
+            origin: Some(place),
+            ..Default::default()
+        },
+    };
+    if !out.contains(&site) {
+        out.push(site);
+    }
 }
 
 /// The bindings of the non-type template parameters of the host function
@@ -138,14 +233,21 @@ fn host_instantiations(
     out
 }
 
-fn site(
-    text: &str,
-    call: Node,
-    cx: &FileContext,
-    kernels: &HashMap<String, Params>,
-    origin: &dyn Fn(u32) -> Option<String>,
-    bound: HashMap<String, i64>,
-) -> Option<Site> {
+/// How a launch names its kernel and passes its sizes and arguments.
+#[derive(Clone)]
+struct Launch<'t> {
+    call: Node<'t>,
+    kernel: String,
+    /// `k<16>`: the template function the launch names, for its arguments.
+    template: Option<Node<'t>>,
+    /// Grid, block (and the rest of `<<<…>>>`).
+    cfg: Vec<Node<'t>>,
+    /// The kernel's arguments, by position (none when not known).
+    args: Vec<Node<'t>>,
+}
+
+/// A `k<<<…>>>(…)` call (the kernel named at the call).
+fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
     let mut c = call.walk();
     let config = call
         .named_children(&mut c)
@@ -156,18 +258,36 @@ fn site(
         "qualified_identifier" => node_text(text, func.child_by_field_name("name")?),
         _ => node_text(text, func),
     };
+    Some(Launch {
+        call,
+        kernel: name.to_string(),
+        template: (func.kind() == "template_function").then_some(func),
+        cfg: children(config),
+        args: crate::syntax::call_arguments(call),
+    })
+}
+
+fn site(
+    text: &str,
+    launch: &Launch,
+    cx: &FileContext,
+    kernels: &HashMap<String, Params>,
+    origin: &dyn Fn(u32) -> Option<String>,
+    bound: HashMap<String, i64>,
+) -> Option<Site> {
+    let call = launch.call;
+    let name = launch.kernel.as_str();
     let params = kernels.get(name)?;
     let origin = origin(call.start_position().row as u32)?;
-    let mut c = config.walk();
-    let cfg: Vec<Node> = config.named_children(&mut c).collect();
-    let args = crate::syntax::call_arguments(call);
-    let host = Host::new(text, call, cx, params, &args, bound);
+    let cfg = &launch.cfg;
+    let args = &launch.args;
+    let host = Host::new(text, call, cx, params, args, bound);
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),
         origin: Some(origin),
         ..Default::default()
     };
-    if func.kind() == "template_function" {
+    if let Some(func) = launch.template {
         if let Some(targs) = func.child_by_field_name("arguments") {
             fact.template_args = children(targs)
                 .into_iter()
@@ -185,6 +305,9 @@ fn site(
     if fact.arg_types.iter().all(Option::is_none) {
         fact.arg_types.clear();
     }
+    let mut host = host;
+    host.alias_sizes(cfg.get(1).copied(), "blockDim");
+    host.alias_sizes(cfg.first().copied(), "gridDim");
     let (grid, mut grid_facts) = host.dims(cfg.first().copied(), "gridDim");
     let (block, mut block_facts) = host.dims(cfg.get(1).copied(), "blockDim");
     fact.grid_dim = grid;
@@ -210,11 +333,26 @@ struct Host<'a, 't> {
     text: &'a str,
     call: Node<'t>,
     cx: &'a FileContext<'t>,
-    /// Host variable → the kernel parameter it is passed for.
+    /// Host variable (or field of one) → the kernel-side expression it
+    /// equals at the launch: the parameter it is passed for, or the launch
+    /// size it gives (`threads.x`, `block_size` of `dim3 threads(block_size)`
+    /// → `blockDim.x`).
     passed: HashMap<String, String>,
-    /// Local declarations before the launch: name → initializer (or dim3
-    /// components), when never assigned again before it.
+    /// The arguments alone (host text → parameter), for relations that are
+    /// evaluated at the launch itself, where a written variable still
+    /// holds the value passed.
+    arguments: HashMap<String, String>,
+    /// Local declarations in scope at the launch: name → initializer (or
+    /// dim3 components), when every write to it that may run before the
+    /// launch is understood (a `dim3`'s fields set in order), else unknown.
     locals: HashMap<String, Local<'t>>,
+    /// The declared type of each local and parameter of the host function.
+    types: HashMap<String, String>,
+    /// Host variables written (assigned, incremented, their address taken)
+    /// somewhere that may run before the launch: their value at a host
+    /// check or at a local's initializer may not be the one passed.
+    /// With where each write ends.
+    written: Vec<(String, usize)>,
     /// Host functions whose body is `return E;`: name → (params, E).
     inline: HashMap<String, (Vec<String>, Node<'t>)>,
     /// The enclosing host function template's parameters, bound by one
@@ -225,7 +363,8 @@ struct Host<'a, 't> {
 #[derive(Clone)]
 enum Local<'t> {
     Scalar(Node<'t>),
-    Dim3(Vec<Node<'t>>),
+    /// The x, y, z components (`None`: 1).
+    Dim3([Option<Node<'t>>; 3]),
     Unknown,
 }
 
@@ -243,7 +382,12 @@ impl<'a, 't> Host<'a, 't> {
         let mut passed = HashMap::new();
         for (i, (p, integer)) in params.iter().enumerate() {
             if let (Some(a), true) = (args.get(i), *integer) {
-                if a.kind() == "identifier" {
+                // `n`, `dims.x`: a variable or a field of one.
+                let simple = a.kind() == "identifier"
+                    || (a.kind() == "field_expression"
+                        && a.child_by_field_name("argument")
+                            .is_some_and(|v| v.kind() == "identifier"));
+                if simple {
                     passed.insert(node_text(text, *a).to_string(), p.clone());
                 }
             }
@@ -252,8 +396,11 @@ impl<'a, 't> Host<'a, 't> {
             text,
             call,
             cx,
+            arguments: passed.clone(),
             passed,
             locals: HashMap::new(),
+            types: HashMap::new(),
+            written: Vec::new(),
             inline: HashMap::new(),
             bound,
         };
@@ -266,21 +413,72 @@ impl<'a, 't> Host<'a, 't> {
             return;
         };
         let before = self.call.start_byte();
+        // Inside a loop, what follows the launch in the loop body (and the
+        // loop's own update) runs before the launch's next iteration.
+        let reach = outermost_loop(self.call, func).map_or(before, |l| l.end_byte());
         let mut stack = vec![func];
         let mut decls = Vec::new();
-        let mut assigned = Vec::new();
+        // Each write that may run before the launch: (variable, write).
+        let mut writes: Vec<(String, Node<'t>)> = Vec::new();
         while let Some(n) = stack.pop() {
-            if n.start_byte() >= before {
+            if n.start_byte() >= reach {
                 continue;
             }
             match n.kind() {
-                "declaration" => decls.push(n),
+                "declaration" if n.start_byte() < before && encloses(n.parent(), self.call) => {
+                    decls.push(n)
+                }
+                "parameter_declaration" => {
+                    if let (Some(t), Some(name)) = (
+                        n.child_by_field_name("type"),
+                        n.child_by_field_name("declarator")
+                            .and_then(|d| crate::syntax::declarator_name(self.text, d)),
+                    ) {
+                        self.types.insert(name, node_text(self.text, t).to_string());
+                    }
+                }
                 "assignment_expression" | "update_expression" => {
-                    if let Some(l) = n
+                    let target = n
                         .child_by_field_name("left")
-                        .or_else(|| n.child_by_field_name("argument"))
+                        .or_else(|| n.child_by_field_name("argument"));
+                    if let Some(v) = target.and_then(|l| written_variable(self.text, l)) {
+                        writes.push((v, n));
+                    }
+                }
+                // `f(x)` where `f` may take `x` by reference (a kernel
+                // launch takes its arguments by value).
+                "call_expression"
+                    if n.id() != self.call.id() && direct_launch(self.text, n).is_none() =>
+                {
+                    let args = crate::syntax::call_arguments(n);
+                    for (i, a) in args.iter().enumerate() {
+                        if a.kind() == "identifier" && may_write_argument(self.text, n, i) {
+                            writes.push((node_text(self.text, *a).to_string(), *a));
+                        }
+                    }
+                }
+                // `int &r = x;`: writes through `r` write `x`.
+                "init_declarator"
+                    if n.child_by_field_name("declarator")
+                        .is_some_and(|d| d.kind() == "reference_declarator") =>
+                {
+                    if let Some(v) = n
+                        .child_by_field_name("value")
+                        .and_then(|a| written_variable(self.text, a))
                     {
-                        assigned.push(node_text(self.text, l).to_string());
+                        writes.push((v, n));
+                    }
+                }
+                // `&x`: whatever receives the address may write `x`.
+                "pointer_expression"
+                    if n.child_by_field_name("operator")
+                        .is_some_and(|o| node_text(self.text, o) == "&") =>
+                {
+                    if let Some(v) = n
+                        .child_by_field_name("argument")
+                        .and_then(|a| written_variable(self.text, a))
+                    {
+                        writes.push((v, n));
                     }
                 }
                 _ => {}
@@ -288,6 +486,10 @@ impl<'a, 't> Host<'a, 't> {
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
         }
+        self.written = writes
+            .iter()
+            .map(|(v, w)| (v.clone(), w.end_byte()))
+            .collect();
         decls.sort_by_key(|d| d.start_byte());
         for d in decls {
             let ty = d
@@ -298,11 +500,13 @@ impl<'a, 't> Host<'a, 't> {
             for decl in d.children_by_field_name("declarator", &mut c) {
                 let (name, local) = self.local(ty, decl);
                 if let Some(name) = name {
-                    let local = if assigned.contains(&name) {
-                        Local::Unknown
-                    } else {
-                        local
+                    let mut mine = writes.iter().filter(|(v, _)| *v == name).map(|(_, w)| *w);
+                    let local = match local {
+                        Local::Dim3(comps) => self.dim3_writes(&name, comps, &mut mine),
+                        l if mine.next().is_none() => l,
+                        _ => Local::Unknown,
                     };
+                    self.types.insert(name.clone(), ty.to_string());
                     self.locals.insert(name, local);
                 }
             }
@@ -326,10 +530,83 @@ impl<'a, 't> Host<'a, 't> {
         }
     }
 
+    /// A `dim3` local after the writes to it before the launch, followed in
+    /// order: each must be `g.x = E` or `g = dim3(...)` as a statement of a
+    /// block around the launch (so it runs, once, before it) and before the
+    /// launch; any other write makes the local unknown.
+    fn dim3_writes(
+        &self,
+        name: &str,
+        mut comps: [Option<Node<'t>>; 3],
+        writes: &mut dyn Iterator<Item = Node<'t>>,
+    ) -> Local<'t> {
+        let mut writes: Vec<Node<'t>> = writes.collect();
+        writes.sort_by_key(|w| w.start_byte());
+        for w in writes {
+            let in_order = w.kind() == "assignment_expression"
+                && w.start_byte() < self.call.start_byte()
+                && w.child_by_field_name("operator")
+                    .is_some_and(|o| node_text(self.text, o) == "=")
+                && w.parent().is_some_and(|s| {
+                    s.kind() == "expression_statement"
+                        && s.parent().is_some_and(|b| {
+                            b.kind() == "compound_statement" && encloses(Some(b), self.call)
+                        })
+                });
+            let (Some(left), Some(right), true) = (
+                w.child_by_field_name("left"),
+                w.child_by_field_name("right"),
+                in_order,
+            ) else {
+                return Local::Unknown;
+            };
+            match left.kind() {
+                "field_expression" => {
+                    let axis = left
+                        .child_by_field_name("field")
+                        .map(|f| node_text(self.text, f));
+                    let i = match axis {
+                        Some("x") => 0,
+                        Some("y") => 1,
+                        Some("z") => 2,
+                        _ => return Local::Unknown,
+                    };
+                    let direct = left
+                        .child_by_field_name("argument")
+                        .is_some_and(|a| node_text(self.text, a) == name);
+                    if !direct {
+                        return Local::Unknown;
+                    }
+                    comps[i] = Some(right);
+                }
+                "identifier" => {
+                    let args = match right.kind() {
+                        "call_expression"
+                            if right
+                                .child_by_field_name("function")
+                                .is_some_and(|f| node_text(self.text, f) == "dim3") =>
+                        {
+                            right.child_by_field_name("arguments").map(children)
+                        }
+                        "initializer_list" => Some(children(right)),
+                        _ => None,
+                    };
+                    match args.and_then(|a| components(&a)) {
+                        Some(c) => comps = c,
+                        None => return Local::Unknown,
+                    }
+                }
+                _ => return Local::Unknown,
+            }
+        }
+        Local::Dim3(comps)
+    }
+
     /// A declarator of a local: `x = E`, `b(X, Y)`, `b = dim3(X, Y)`, `b{X, Y}`.
     fn local(&self, ty: &str, d: Node<'t>) -> (Option<String>, Local<'t>) {
         let dim3 = ty.ends_with("dim3");
         let name_of = |n: Node| crate::syntax::declarator_name(self.text, n);
+        let dim3_of = |c: &[Node<'t>]| components(c).map_or(Local::Unknown, Local::Dim3);
         match d.kind() {
             "init_declarator" => {
                 let name = d.child_by_field_name("declarator").and_then(name_of);
@@ -337,12 +614,11 @@ impl<'a, 't> Host<'a, 't> {
                     return (name, Local::Unknown);
                 };
                 let local = match v.kind() {
-                    "argument_list" | "initializer_list" if dim3 => Local::Dim3(children(v)),
+                    "argument_list" | "initializer_list" if dim3 => dim3_of(&children(v)),
                     "call_expression" if dim3 => match v.child_by_field_name("arguments") {
-                        Some(a) => Local::Dim3(children(a)),
+                        Some(a) => dim3_of(&children(a)),
                         None => Local::Unknown,
                     },
-                    _ if dim3 => Local::Dim3(vec![v]),
                     _ => Local::Scalar(v),
                 };
                 (name, local)
@@ -350,7 +626,7 @@ impl<'a, 't> Host<'a, 't> {
             // `dim3 b(T, T)` parses as a function declaration.
             "function_declarator" if dim3 => {
                 let name = d.child_by_field_name("declarator").and_then(name_of);
-                let comps = d
+                let comps: Vec<Node> = d
                     .child_by_field_name("parameters")
                     .map(|p| {
                         children(p)
@@ -359,10 +635,112 @@ impl<'a, 't> Host<'a, 't> {
                             .collect()
                     })
                     .unwrap_or_default();
-                (name, Local::Dim3(comps))
+                (name, dim3_of(&comps))
             }
-            "identifier" if dim3 => (name_of(d), Local::Dim3(Vec::new())),
+            "identifier" if dim3 => (name_of(d), Local::Dim3([None; 3])),
             _ => (name_of(d), Local::Unknown),
+        }
+    }
+
+    /// Whether a host expression is evidently an integer (not a `dim3`):
+    /// only then does a launch size written with it leave the other two
+    /// dimensions at 1.
+    fn is_integer(&self, n: Node) -> bool {
+        match n.kind() {
+            "number_literal" | "binary_expression" | "unary_expression" | "sizeof_expression" => {
+                true
+            }
+            "parenthesized_expression" => n.named_child(0).is_some_and(|m| self.is_integer(m)),
+            "cast_expression" => n
+                .child_by_field_name("type")
+                .is_some_and(|t| !node_text(self.text, t).contains("dim3")),
+            "conditional_expression" => {
+                n.child_by_field_name("consequence")
+                    .is_some_and(|m| self.is_integer(m))
+                    && n.child_by_field_name("alternative")
+                        .is_some_and(|m| self.is_integer(m))
+            }
+            "field_expression" => n
+                .child_by_field_name("field")
+                .is_some_and(|f| matches!(node_text(self.text, f), "x" | "y" | "z")),
+            "identifier" | "type_identifier" => {
+                let name = node_text(self.text, n);
+                match self.types.get(name) {
+                    Some(t) => is_integer_type_name(t),
+                    None => {
+                        self.bound.contains_key(name)
+                            || self.cx.enumerators.contains_key(name)
+                            || self.cx.macros.contains_key(name)
+                            || self.cx.constants.contains_key(name)
+                    }
+                }
+            }
+            "call_expression" => {
+                let Some(f) = n.child_by_field_name("function") else {
+                    return false;
+                };
+                let f = node_text(self.text, f);
+                let bare = f.rsplit("::").next().unwrap_or(f);
+                if matches!(bare, "min" | "max" | "MIN" | "MAX" | "ceil" | "floor") {
+                    return true;
+                }
+                self.cx.functions.get(f).is_some_and(|d| {
+                    d.node
+                        .child_by_field_name("type")
+                        .is_some_and(|t| is_integer_type_name(node_text(self.text, t)))
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `name` is written anywhere that may run before the launch.
+    fn ever_written(&self, name: &str) -> bool {
+        self.written.iter().any(|(w, _)| w == name)
+    }
+
+    /// Whether `name` keeps, from `at` on, the value it has at the launch:
+    /// every write to it that may run before the launch ends before `at`
+    /// (a write after the launch in a loop around it is after `at` too).
+    fn stable(&self, name: &str, at: usize) -> bool {
+        self.written.iter().all(|(w, end)| w != name || *end <= at)
+    }
+
+    /// What the launch size `node` makes known on the kernel's side: the
+    /// variable it is (`threads` → `blockDim.x`, `threads.y` →
+    /// `blockDim.y`) and the variables its components are (`dim3
+    /// threads(bs, bs)`: `bs` → `blockDim.x`), when not written before the
+    /// launch (then they hold the value the size was made of).
+    fn alias_sizes(&mut self, node: Option<Node<'t>>, dim: &str) {
+        let Some(node) = node.filter(|n| n.kind() == "identifier") else {
+            return;
+        };
+        let g = node_text(self.text, node).to_string();
+        // Only the function's own locals and parameters: a global may be
+        // written by any call in between.
+        let local = |name: &str| self.types.contains_key(name);
+        if self.ever_written(&g) || !local(&g) {
+            return;
+        }
+        let axes = ["x", "y", "z"];
+        let comps = match self.dim3_components(node) {
+            Some(c) => c,
+            None if self.is_integer(node) => {
+                self.passed.entry(g).or_insert(format!("{dim}.x"));
+                return;
+            }
+            None => [None; 3],
+        };
+        for (i, axis) in axes.iter().enumerate() {
+            self.passed
+                .entry(format!("{g}.{axis}"))
+                .or_insert(format!("{dim}.{axis}"));
+            if let Some(c) = comps[i].filter(|c| c.kind() == "identifier") {
+                let name = node_text(self.text, c).to_string();
+                if self.value(c).is_none() && !self.ever_written(&name) && local(&name) {
+                    self.passed.entry(name).or_insert(format!("{dim}.{axis}"));
+                }
+            }
         }
     }
 
@@ -372,26 +750,51 @@ impl<'a, 't> Host<'a, 't> {
         let Some(node) = node else {
             return (None, Vec::new());
         };
-        let comps: Vec<Node> = match self.dim3_components(node) {
+        let comps: [Option<Node>; 3] = match self.dim3_components(node) {
+            // `dim3 g(other)`: a copy, not an x size.
+            Some([Some(c), None, None]) if !self.is_integer(c) => match self.dim3_components(c) {
+                Some(inner) => inner,
+                None => return (None, Vec::new()),
+            },
             Some(c) => c,
             // An integer: the other two dimensions are 1.
-            None => vec![node],
+            None if self.is_integer(node) => [Some(node), None, None],
+            // A `dim3` whose components are not known: only what the
+            // launch itself passes (`g.x` as an argument: `blockDim.x ==` it).
+            None => {
+                let g = node_text(self.text, node);
+                let facts = ["x", "y", "z"]
+                    .iter()
+                    .filter_map(|axis| {
+                        let p = self.arguments.get(&format!("{g}.{axis}"))?;
+                        Some(format!("{dim}.{axis} == ({p})"))
+                    })
+                    .collect();
+                return (None, facts);
+            }
         };
         let axes = ["x", "y", "z"];
         let mut fixed = [1u32; 3];
         let mut all_fixed = true;
         let mut facts = Vec::new();
         for (i, axis) in axes.iter().enumerate() {
-            match comps.get(i) {
+            match comps[i] {
                 None => facts.push(format!("{dim}.{axis} == 1")),
-                Some(c) => match self.value(*c) {
+                Some(c) => match self.value(c) {
                     Some(v) if (1..=i64::from(u32::MAX)).contains(&v) => {
                         fixed[i] = v as u32;
                         facts.push(format!("{dim}.{axis} == {v}"));
                     }
                     _ => {
                         all_fixed = false;
-                        if let Some(e) = self.kernel_expr(*c, 0) {
+                        // The launch's own expression, also passed as an
+                        // argument: equal at the launch, written or not.
+                        let e = self.kernel_expr(c, 0).or_else(|| {
+                            (c.id() == node.id())
+                                .then(|| self.arguments.get(node_text(self.text, c)).cloned())
+                                .flatten()
+                        });
+                        if let Some(e) = e {
                             facts.push(format!("{dim}.{axis} == ({e})"));
                         }
                     }
@@ -399,27 +802,28 @@ impl<'a, 't> Host<'a, 't> {
             }
         }
         // `dim3 block(T, T)`: equal however T is chosen.
-        for i in 1..comps.len().min(3) {
+        for i in 1..3 {
             for j in 0..i {
-                if node_text(self.text, comps[i]) == node_text(self.text, comps[j])
-                    && self.value(comps[i]).is_none()
-                {
-                    facts.push(format!("{dim}.{} == {dim}.{}", axes[i], axes[j]));
+                if let (Some(a), Some(b)) = (comps[i], comps[j]) {
+                    if node_text(self.text, a) == node_text(self.text, b) && self.value(a).is_none()
+                    {
+                        facts.push(format!("{dim}.{} == {dim}.{}", axes[i], axes[j]));
+                    }
                 }
             }
         }
-        if all_fixed && comps.len() <= 3 {
+        if all_fixed {
             (Some(fixed), Vec::new())
         } else {
             (None, facts)
         }
     }
 
-    fn dim3_components(&self, node: Node<'t>) -> Option<Vec<Node<'t>>> {
+    fn dim3_components(&self, node: Node<'t>) -> Option<[Option<Node<'t>>; 3]> {
         match node.kind() {
             "identifier" => match self.locals.get(node_text(self.text, node)) {
-                Some(Local::Dim3(c)) => Some(c.clone()),
-                Some(Local::Scalar(v)) => self.dim3_components(*v).or(Some(vec![*v])),
+                Some(Local::Dim3(c)) => Some(*c),
+                Some(Local::Scalar(v)) => self.dim3_components(*v),
                 _ => None,
             },
             "call_expression" => {
@@ -427,12 +831,12 @@ impl<'a, 't> Host<'a, 't> {
                 (node_text(self.text, f) == "dim3")
                     .then(|| node.child_by_field_name("arguments").map(children))
                     .flatten()
+                    .and_then(|a| components(&a))
             }
             "parenthesized_expression" => self.dim3_components(node.named_child(0)?),
             _ => None,
         }
     }
-
     /// The constant value of a host expression, if it has one.
     fn value(&self, n: Node) -> Option<i64> {
         self.value_at(n, 0)
@@ -537,11 +941,39 @@ impl<'a, 't> Host<'a, 't> {
                 if let Some(v) = self.value(n) {
                     return Some(v.to_string());
                 }
+                // A variable written between where this expression is
+                // evaluated (a host check, a local's initializer) and the
+                // launch may hold another value there than the one passed.
                 if let Some(p) = self.passed.get(name) {
-                    return Some(p.clone());
+                    if self.stable(name, n.start_byte()) {
+                        return Some(p.clone());
+                    }
                 }
                 match self.locals.get(name) {
                     Some(Local::Scalar(v)) => go(*v).map(|e| format!("({e})")),
+                    _ => None,
+                }
+            }
+            "field_expression" => {
+                let var = n.child_by_field_name("argument")?;
+                let root = node_text(self.text, var);
+                if var.kind() != "identifier" || !self.stable(root, n.start_byte()) {
+                    return None;
+                }
+                if let Some(p) = self.passed.get(node_text(self.text, n)) {
+                    return Some(p.clone());
+                }
+                let axis = match node_text(self.text, n.child_by_field_name("field")?) {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    _ => return None,
+                };
+                match self.locals.get(root) {
+                    Some(Local::Dim3(c)) => match c[axis] {
+                        Some(v) => go(v).map(|e| format!("({e})")),
+                        None => Some("1".into()),
+                    },
                     _ => None,
                 }
             }
@@ -795,4 +1227,170 @@ fn enclosing_function(node: Node) -> Option<Node> {
         f = n.parent();
     }
     None
+}
+
+/// The x, y, z components of `dim3(...)`'s arguments (`None`: 1), if at
+/// most three.
+fn components<'t>(args: &[Node<'t>]) -> Option<[Option<Node<'t>>; 3]> {
+    if args.len() > 3 {
+        return None;
+    }
+    let mut out = [None; 3];
+    for (i, a) in args.iter().enumerate() {
+        out[i] = Some(*a);
+    }
+    Some(out)
+}
+
+/// Whether `scope` (a block, a `for`) contains `node`.
+fn encloses(scope: Option<Node>, node: Node) -> bool {
+    scope.is_some_and(|s| s.start_byte() <= node.start_byte() && node.end_byte() <= s.end_byte())
+}
+
+/// The outermost loop inside `func` around `node`.
+fn outermost_loop<'t>(node: Node<'t>, func: Node<'t>) -> Option<Node<'t>> {
+    let mut found = None;
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        if n.id() == func.id() {
+            break;
+        }
+        if matches!(
+            n.kind(),
+            "for_statement" | "for_range_loop" | "while_statement" | "do_statement"
+        ) {
+            found = Some(n);
+        }
+        cur = n.parent();
+    }
+    found
+}
+
+/// The variable a write targets: `x`, `g.x`, `a[i]`, `(x)` → the name.
+fn written_variable(text: &str, mut n: Node) -> Option<String> {
+    loop {
+        match n.kind() {
+            "identifier" => return Some(node_text(text, n).to_string()),
+            "field_expression" | "subscript_expression" => {
+                n = n.child_by_field_name("argument")?;
+            }
+            "parenthesized_expression" => n = n.named_child(0)?,
+            _ => return None,
+        }
+    }
+}
+
+/// A declared type that is an integer (`const int`, `unsigned`, `size_t`).
+fn is_integer_type_name(ty: &str) -> bool {
+    let ty = ty
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("static ")
+        .trim_start_matches("constexpr ")
+        .trim();
+    matches!(
+        ty,
+        "int"
+            | "unsigned"
+            | "unsigned int"
+            | "long"
+            | "long long"
+            | "unsigned long"
+            | "unsigned long long"
+            | "size_t"
+            | "short"
+            | "int32_t"
+            | "uint32_t"
+            | "int64_t"
+            | "uint64_t"
+            | "uint"
+    )
+}
+
+/// Functions known to take their scalar arguments by value (the C library,
+/// the CUDA runtime's C API, whose outputs are pointers).
+const BY_VALUE: &[&str] = &[
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "puts",
+    "assert",
+    "malloc",
+    "calloc",
+    "free",
+    "memset",
+    "memcpy",
+    "exit",
+    "abort",
+    "min",
+    "max",
+    "sqrt",
+    "sqrtf",
+    "ceil",
+    "floor",
+    "log2",
+    "pow",
+    "abs",
+    "fabs",
+    "rand",
+    "srand",
+    "__builtin_assume",
+    "checkCudaErrors",
+    "getLastCudaError",
+    "static_cast",
+    "dim3",
+];
+
+/// Whether the call `call` may write its `index`-th argument (a variable):
+/// its callee takes that parameter by non-`const` reference, or the callee
+/// is not found in the unit and not known to take it by value.
+fn may_write_argument(text: &str, call: Node, index: usize) -> bool {
+    let Some(f) = call.child_by_field_name("function") else {
+        return true;
+    };
+    let callee = match f.kind() {
+        "template_function" => f.child_by_field_name("name").unwrap_or(f),
+        _ => f,
+    };
+    let callee = node_text(text, callee);
+    let bare = callee.rsplit("::").next().unwrap_or(callee);
+    if BY_VALUE.contains(&bare) || bare.starts_with("cuda") || bare.starts_with("std") {
+        return false;
+    }
+    let mut root = call;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let mut found = false;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_declarator"
+            && n.child_by_field_name("declarator")
+                .is_some_and(|d| node_text(text, d).rsplit("::").next() == Some(bare))
+        {
+            found = true;
+            let params = n
+                .child_by_field_name("parameters")
+                .map(children)
+                .unwrap_or_default();
+            let by_ref = params.get(index).is_some_and(|p| {
+                let t = node_text(text, *p);
+                t.contains('&') && !t.trim_start().starts_with("const")
+            });
+            // A variadic or shorter list: the argument's fate is unknown.
+            let unknown =
+                params.len() <= index || params.iter().any(|p| p.kind() == "variadic_parameter");
+            if by_ref || unknown {
+                return true;
+            }
+            continue;
+        }
+        if matches!(n.kind(), "compound_statement" | "field_declaration_list") {
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    !found
 }

@@ -8,6 +8,7 @@
 //! nothing below it parses or lowers text again.
 
 pub(crate) mod fixes;
+pub(crate) mod kernel_uses;
 pub(crate) mod launch;
 mod models;
 mod names;

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Most launch sites a kernel is checked under (one analysis of the file each).
-const MAX_SITES: usize = 4;
+const MAX_SITES: usize = 32;
 /// Most files of a project read for launch sites.
 const MAX_SCANNED: usize = 400;
 
@@ -119,14 +119,47 @@ fn launches(
         sites.extend(theirs);
         launch_files_parsed = parsed;
     }
+    (union_of_launches(sites), launch_files_parsed)
+}
+
+/// The launches each kernel is checked under, whose union is every way it
+/// can run: its distinct launch sites; or, when one of its uses may launch
+/// it in a way no site shows (or it has more distinct launches than are
+/// checked one by one), one launch of any size with any arguments, which
+/// covers them all, naming why.
+fn union_of_launches(sites: Vec<launch::Site>) -> HashMap<String, Vec<LaunchOverride>> {
     let mut by_kernel: HashMap<String, Vec<LaunchOverride>> = HashMap::new();
+    let mut unknown: HashMap<String, Vec<String>> = HashMap::new();
     for s in sites {
-        let list = by_kernel.entry(s.kernel).or_default();
-        if list.len() < MAX_SITES && !list.iter().any(|f| same_launch(f, &s.fact)) {
+        if !s.fact.not_understood.is_empty() {
+            unknown
+                .entry(s.kernel)
+                .or_default()
+                .extend(s.fact.not_understood);
+            continue;
+        }
+        let list = by_kernel.entry(s.kernel.clone()).or_default();
+        if !list.iter().any(|f| same_launch(f, &s.fact)) {
             list.push(s.fact);
         }
     }
-    (by_kernel, launch_files_parsed)
+    for (kernel, list) in &mut by_kernel {
+        if list.len() > MAX_SITES {
+            unknown.entry(kernel.clone()).or_default().push(format!(
+                "{} distinct launches, more than the {MAX_SITES} checked one by one",
+                list.len()
+            ));
+        }
+    }
+    for (kernel, why) in unknown {
+        let any = LaunchOverride {
+            kernel_glob: kernel.clone(),
+            not_understood: why,
+            ..Default::default()
+        };
+        by_kernel.insert(kernel, vec![any]);
+    }
+    by_kernel
 }
 
 /// A file in its project, as `check` analyses it, for `syncscope equiv`:
@@ -203,6 +236,9 @@ pub fn analyze(
         reports.push(r);
     }
     let mut report = merge(reports, &by_kernel);
+    report
+        .findings
+        .extend(not_understood_notes(&report, &by_kernel));
     names::check_kernels(unit, unit_tree, &cx, &mut report);
     report.findings.extend(built.notes.iter().cloned());
     report.findings.extend(include_findings(unit, dir));
@@ -266,6 +302,34 @@ pub fn models(
     out.sort_by_key(|k| k.def_span.start.offset);
     for k in &mut out {
         spans_to_file(k, unit);
+    }
+    out
+}
+
+/// One note per kernel checked under a launch of any size because some
+/// way it can run was not understood: which uses, where.
+fn not_understood_notes(
+    report: &FileReport,
+    by_kernel: &HashMap<String, Vec<LaunchOverride>>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for k in &report.kernels {
+        let Some(why) = by_kernel
+            .get(&k.name)
+            .and_then(|l| l.iter().find(|s| !s.not_understood.is_empty()))
+        else {
+            continue;
+        };
+        out.push(Finding::new(
+            FindingKind::Note,
+            Some(&k.name),
+            k.span,
+            format!(
+                "`{}` is checked for a launch of any size with any arguments: the host code launches it in ways not understood ({}), so no launch site's sizes or arguments are assumed",
+                k.name,
+                why.not_understood.join("; ")
+            ),
+        ));
     }
     out
 }
@@ -476,7 +540,9 @@ fn sibling_sites(
         let Some(text) = sources.read(&f) else {
             continue;
         };
-        if !text.contains("<<<") || !kernels.keys().any(|k| text.contains(k.as_str())) {
+        // A file that names none of the kernels neither launches one nor
+        // takes one's address.
+        if !kernels.keys().any(|k| text.contains(k.as_str())) {
             continue;
         }
         let mut d = dirs.to_vec();
@@ -573,6 +639,12 @@ pub(crate) fn describe(site: &LaunchOverride) -> String {
     }
     if let Some(o) = &site.origin {
         s.push_str(&format!(" (launch at {o})"));
+    }
+    if !site.not_understood.is_empty() {
+        s.push_str(&format!(
+            " (launches not understood: {}; sizes and arguments unknown)",
+            site.not_understood.join("; ")
+        ));
     }
     s
 }
