@@ -2,7 +2,7 @@
 //! encoding and solving (`smt`, `watchdog`), the per-kernel driver
 //! (`engine`) and its checks (`precheck`, `races`, `divergence`,
 //! `redundancy`, `assertions`, `schedules`), witnesses (`witness`) replayed on the concrete interpreter
-//! (`replay`).
+//! (`replay`) and checked to be executions that exist (`realisable`).
 //!
 //! Must not parse or lower source text: it takes models and returns
 //! findings; the file-level driver is `crate::analysis`.
@@ -17,6 +17,7 @@ pub(crate) mod intervals;
 mod last_block;
 mod precheck;
 pub(crate) mod races;
+mod realisable;
 mod redundancy;
 pub(crate) mod replay;
 mod schedules;
