@@ -20,6 +20,9 @@ use std::collections::HashSet;
 /// the witness gave it.
 pub(super) type Draw = (String, i64);
 
+/// A thread's values, as the replay reads them.
+pub(super) type Lookup<'a> = &'a dyn Fn(&Var) -> Option<i64>;
+
 impl KernelVerifier<'_> {
     /// Whether `name` is a draw the realisability rules constrain under
     /// `rel`: a ticket of a counter, or the result of a one-shot flag's
@@ -41,7 +44,7 @@ impl KernelVerifier<'_> {
     pub(super) fn unrealisable(
         &self,
         draws: [&[Draw]; 2],
-        lookups: [&dyn Fn(&Var) -> Option<i64>; 2],
+        lookups: [Lookup; 2],
     ) -> Option<&'static str> {
         // Each draw once per thread: a name read twice is one draw (a name
         // with an iteration tag stands for a draw per iteration, which the
