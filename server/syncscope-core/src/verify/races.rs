@@ -1345,6 +1345,8 @@ mod tests {
     /// with no barrier, at a symbolic launch: after the grouped query finds
     /// the first racing pair, the rest are decided pair by pair, and they
     /// must be exactly the neighbour reads (never the thread's own read).
+    /// One block (the kernel never reads `blockIdx`: two blocks would
+    /// also race on `a[t]`).
     #[test]
     fn every_racing_pair_of_a_group_and_only_those() {
         let mut src = String::from(
@@ -1357,7 +1359,11 @@ mod tests {
             src.push_str("    acc += s[t];\n");
         }
         src.push_str("    a[t] = acc;\n}\n");
-        let report = crate::analyze_source(&src, &Options::default());
+        let options = Options {
+            grid_dim: Some([1, 1, 1]),
+            ..Options::default()
+        };
+        let report = crate::analyze_source(&src, &options);
         assert_eq!(report.kernels[0].status, KernelStatus::Racy);
         let races: Vec<_> = report
             .findings
