@@ -5,7 +5,7 @@
 // Each `*_verified` kernel gives every thread its own cells; each `*_racy`
 // one makes two threads meet on a cell, inside a method (marked on the
 // method's line) or at a member access in the kernel.
-// syncscope-args: --block-dim 64
+// syncscope-args: --block-dim 64 --grid-dim 1
 // expect-kernel: ctor_verified verified
 // expect-kernel: ctor_racy racy
 // expect-kernel: out_of_line_racy racy

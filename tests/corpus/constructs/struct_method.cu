@@ -5,7 +5,7 @@
 // writes s[0] and every odd one s[1] inside `put`, and s[0] is read after
 // without a barrier.  `struct_method_fixed` writes each thread's own cell
 // and reads a neighbour's after a barrier (verified).
-// syncscope-args: --block-dim 64
+// syncscope-args: --block-dim 64 --grid-dim 1
 // expect-kernel: struct_method_racy racy
 // expect-kernel: struct_method_fixed verified
 

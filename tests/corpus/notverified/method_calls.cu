@@ -11,7 +11,7 @@
 // the two cells its threads write.  `builtins_verified`
 // shows that math builtins, shuffles and functional casts stay modelled, and
 // that `sincosf` writing two locals through their addresses is fine.
-// syncscope-args: --block-dim 64
+// syncscope-args: --block-dim 64 --grid-dim 1
 // expect-kernel: arrow not-verified
 // expect-kernel: derived not-verified
 // expect-kernel: destructor not-verified

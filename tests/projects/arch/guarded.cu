@@ -1,7 +1,7 @@
 // The device pass defines __CUDA_ARCH__ (800 unless configured): code under
 // `#if __CUDA_ARCH__ >= 700` is analysed, and a kernel whose body exists
 // only for old architectures is said to be empty, not verified.
-// syncscope-args: --block-dim 128
+// syncscope-args: --block-dim 128 --grid-dim 1
 // expect-kernel: modern_only racy
 // expect-kernel: modern_verified verified
 // expect-kernel: legacy_only not-verified

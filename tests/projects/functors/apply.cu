@@ -55,7 +55,8 @@ __global__ void gather_rows(F f, float *out, int width)
 template <typename F>
 __global__ void never_launched(F f, float *a)
 {
-    a[threadIdx.x] = f(a[threadIdx.x]); //~ not-verified
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    a[i] = f(a[i]); //~ not-verified
 }
 
 void launch_all(float *d_a, const float *d_x, const float *d_y, float *d_out,

@@ -348,16 +348,19 @@ impl Facts<'_> {
         (quotient == remainder && same_kind).then(|| (**quotient).clone())
     }
 
-    /// The varying coordinates the guard pins to one value (`threadIdx.x
-    /// == 0`): two threads that run the access agree on them.
-    pub(super) fn pinned(&self) -> BTreeSet<Var> {
-        let mut out = BTreeSet::new();
+    /// The varying coordinates the guard pins to a thread-uniform value
+    /// (`threadIdx.x == 0`, `blockIdx.x == gridDim.x - 1`), with that value.
+    /// A pin alone says nothing about which thread runs the access: only
+    /// [`common_pins`] (both accesses pin a coordinate to one value) tells
+    /// that the two threads agree on it.
+    pub(super) fn pins(&self) -> Vec<(Var, &Expr)> {
+        let mut out = Vec::new();
         for g in &self.guard {
             if let Expr::Bin(BinOp::Eq, a, b) = g {
                 for (x, c) in [(a, b), (b, a)] {
                     if let Expr::Var(v) = &**x {
                         if (self.varying)(v) && !self.is_varying(c) {
-                            out.insert(v.clone());
+                            out.push((v.clone(), &**c));
                         }
                     }
                 }
@@ -365,6 +368,24 @@ impl Facts<'_> {
         }
         out
     }
+}
+
+/// The coordinates on which two threads running the accesses of `fa` and
+/// `fb` agree because both guards pin them to the same thread-uniform
+/// value: `threadIdx.x == 0` in both. `threadIdx.x == 0` against
+/// `threadIdx.x == 1` (or `blockIdx.x == 0` against `blockIdx.x ==
+/// gridDim.x - 1`) pins each thread but not to one value, so the two are
+/// not known to be one thread there.
+pub(super) fn common_pins(fa: &Facts, fb: &Facts) -> BTreeSet<Var> {
+    let same_value = |x: &Expr, y: &Expr| {
+        x == y || matches!((fa.constant(x), fb.constant(y)), (Some(p), Some(q)) if p == q)
+    };
+    let pins_b = fb.pins();
+    fa.pins()
+        .into_iter()
+        .filter(|(v, x)| pins_b.iter().any(|(w, y)| v == w && same_value(x, y)))
+        .map(|(v, _)| v)
+        .collect()
 }
 
 /// Whether `r + xa` and `r + xb` (thread-uniform `xa != xb`) never meet

@@ -2,7 +2,7 @@
 //! encoding and solving (`smt`, `watchdog`), the per-kernel driver
 //! (`engine`) and its checks (`precheck`, `races`, `divergence`,
 //! `redundancy`, `assertions`, `schedules`), witnesses (`witness`) replayed on the concrete interpreter
-//! (`replay`).
+//! (`replay`) and checked to be executions that exist (`realisable`).
 //!
 //! Must not parse or lower source text: it takes models and returns
 //! findings; the file-level driver is `crate::analysis`.
@@ -18,6 +18,7 @@ mod last_block;
 mod machine_values;
 mod precheck;
 pub(crate) mod races;
+mod realisable;
 mod redundancy;
 pub(crate) mod replay;
 mod schedules;

@@ -159,28 +159,43 @@ impl<'k> KernelVerifier<'k> {
         if split.iter().any(|(x, _)| x != r) {
             return false;
         }
-        let injective = facts.iter().all(|f| {
-            let Some(mut covered) = f.injective(r, 0) else {
-                return false;
-            };
-            covered.extend(f.pinned());
-            identity
-                .iter()
-                .all(|kind| covered.iter().any(|v| v.kind == *kind))
-        });
-        if !injective {
+        let Some(injective_in) = facts
+            .iter()
+            .map(|f| f.injective(r, 0))
+            .collect::<Option<Vec<_>>>()
+        else {
             return false;
-        }
+        };
+        // Equal indices at equal offsets mean one thread when the index
+        // determines every coordinate in which the two threads may differ,
+        // or both guards pin the rest to the same value (`threadIdx.x ==
+        // 0` twice; not `threadIdx.x == 0` against `threadIdx.x == 1`).
+        let one_thread = |i: usize, j: usize| {
+            let pinned = affine::common_pins(&facts[i], &facts[j]);
+            [i, j].iter().all(|&k| {
+                identity.iter().all(|kind| {
+                    injective_in[k]
+                        .iter()
+                        .chain(&pinned)
+                        .any(|v| v.kind == *kind)
+                })
+            })
+        };
         // Writes against everything: only pairs with a write can conflict.
         for (w, a) in accesses.iter().enumerate().filter(|(_, a)| a.kind.writes()) {
             for (o, b) in accesses.iter().enumerate() {
                 // Each pair in program order, as the rules are stated.
                 let (i, j) = (w.min(o), w.max(o));
                 let conflict = !(a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic);
-                if conflict
-                    && split[i].1 != split[j].1
-                    && !affine::offsets_apart(r, &split[i].1, &split[j].1, &facts[i], &facts[j])
-                {
+                if !conflict {
+                    continue;
+                }
+                let decided = if split[i].1 == split[j].1 {
+                    one_thread(i, j)
+                } else {
+                    affine::offsets_apart(r, &split[i].1, &split[j].1, &facts[i], &facts[j])
+                };
+                if !decided {
                     return false;
                 }
             }

@@ -14,6 +14,7 @@ use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
 use crate::symbols;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A confirmed race between two accesses.
@@ -239,15 +240,13 @@ impl<'k> KernelVerifier<'k> {
             symbols::ticket_counter(&v.name).is_some_and(|c| counters.iter().any(|k| *k == c))
         });
         let mut out = Vec::new();
-        for a in &per_thread[0] {
-            for b in &per_thread[1] {
-                if a != b && symbols::ticket_counter(&a.name) == symbols::ticket_counter(&b.name) {
-                    out.push(Expr::bin(
-                        BinOp::Ne,
-                        Expr::Var(a.clone()),
-                        Expr::Var(b.clone()),
-                    ));
-                }
+        for (a, b) in draw_pairs(&per_thread) {
+            if symbols::ticket_counter(&a.name) == symbols::ticket_counter(&b.name) {
+                out.push(Expr::bin(
+                    BinOp::Ne,
+                    Expr::Var(a.clone()),
+                    Expr::Var(b.clone()),
+                ));
             }
         }
         out
@@ -278,23 +277,21 @@ impl<'k> KernelVerifier<'k> {
             }
         };
         let mut out = Vec::new();
-        for a in &per_thread[0] {
-            for b in &per_thread[1] {
-                let (Some((fa, wa)), Some((fb, wb))) =
-                    (symbols::winner_flag(&a.name), symbols::winner_flag(&b.name))
-                else {
-                    continue;
-                };
-                if a != b && fa == fb {
-                    out.push(Expr::not(Expr::and(wins(a, wa), wins(b, wb))));
-                }
+        for (a, b) in draw_pairs(&per_thread) {
+            let (Some((fa, wa)), Some((fb, wb))) =
+                (symbols::winner_flag(&a.name), symbols::winner_flag(&b.name))
+            else {
+                continue;
+            };
+            if fa == fb {
+                out.push(Expr::not(Expr::and(wins(a, wa), wins(b, wb))));
             }
         }
         out
     }
 
     /// Whether the ticket counter `array:index` is in shared memory.
-    fn shared_counter(&self, counter: &str) -> bool {
+    pub(super) fn shared_counter(&self, counter: &str) -> bool {
         counter
             .split(':')
             .next()
@@ -856,6 +853,20 @@ impl<'k> KernelVerifier<'k> {
         let (p, q) = (pi.access, qj.access);
         let l1 = self.lookup_for(values, 1, rel);
         let l2 = self.lookup_for(values, 2, rel);
+        // The tickets and flag results each thread's replay draws, for the
+        // realisability check below.
+        let drawn: [RefCell<Vec<super::realisable::Draw>>; 2] = Default::default();
+        let recording = |t: usize, lookup: &dyn Fn(&Var) -> Option<i64>, v: &Var| {
+            let x = lookup(v);
+            if let Some(x) = x {
+                if self.constrained_draw(&v.name, rel) {
+                    drawn[t].borrow_mut().push((v.name.to_string(), x));
+                }
+            }
+            x
+        };
+        let r1 = |v: &Var| recording(0, &l1, v);
+        let r2 = |v: &Var| recording(1, &l2, v);
         let only = [p, q];
         let mut skip_list = self.divergent.clone();
         skip_list.extend(skip);
@@ -869,8 +880,8 @@ impl<'k> KernelVerifier<'k> {
             }
             .run_outlined(self.kernel, &self.outline)
         };
-        let t1 = run(&l1);
-        let t2 = run(&l2);
+        let t1 = run(&r1);
+        let t2 = run(&r2);
         let e = rel.epoch();
         let lockstep = self.options.warp_sync && rel == Relation::SameWarp;
         // The second thread's events of `q` by (index, epoch): a loop that
@@ -927,6 +938,23 @@ impl<'k> KernelVerifier<'k> {
         };
         let witness = self.witness(values, rel, index);
         if !super::witness::is_launchable(&witness, rel) {
+            return None;
+        }
+        // Draws the model does not name are read as 0 by both threads'
+        // replays alike; only those it gave are the witness's.
+        let named = |t: u8, list: &[super::realisable::Draw]| -> Vec<super::realisable::Draw> {
+            list.iter()
+                .filter(|(n, _)| {
+                    values
+                        .iter()
+                        .any(|(k, _)| *k == symbols::for_thread(n, t) || k == n)
+                })
+                .cloned()
+                .collect()
+        };
+        let d1 = named(1, &drawn[0].borrow());
+        let d2 = named(2, &drawn[1].borrow());
+        if self.unrealisable([&d1, &d2], [&l1, &l2]).is_some() {
             return None;
         }
         let loop_values = [
@@ -1290,6 +1318,35 @@ fn overlap(a: Option<i64>, wa: i64, b: Option<i64>, wb: i64) -> Option<i64> {
     (start < a.saturating_add(wa) && start < b.saturating_add(wb)).then_some(start)
 }
 
+/// The pairs of distinct draws (atomic results) among each thread's
+/// variables: thread 1's against thread 2's, and two of one thread's own
+/// (`a = atomicAdd(c, 1); b = atomicAdd(c, 1);` are two draws of one
+/// thread; at most one of a thread's two updates of a one-shot flag wins).
+/// A name with an iteration tag stands for one draw per iteration, so a
+/// thread's tagged names are paired only across threads.
+fn draw_pairs(per_thread: &[Vec<Var>; 2]) -> Vec<(&Var, &Var)> {
+    let mut out = Vec::new();
+    for a in &per_thread[0] {
+        for b in &per_thread[1] {
+            if a != b {
+                out.push((a, b));
+            }
+        }
+    }
+    for own in per_thread {
+        for (i, a) in own.iter().enumerate() {
+            for b in &own[i + 1..] {
+                let tagged =
+                    symbols::is_iteration_tagged(&a.name) || symbols::is_iteration_tagged(&b.name);
+                if !tagged {
+                    out.push((a, b));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The variables that `wanted` picks in the guards and indices of each
 /// thread's instances (thread 1's, thread 2's), each once, in order of
 /// appearance.
@@ -1321,6 +1378,8 @@ mod tests {
     /// with no barrier, at a symbolic launch: after the grouped query finds
     /// the first racing pair, the rest are decided pair by pair, and they
     /// must be exactly the neighbour reads (never the thread's own read).
+    /// One block (the kernel never reads `blockIdx`: two blocks would
+    /// also race on `a[t]`).
     #[test]
     fn every_racing_pair_of_a_group_and_only_those() {
         let mut src = String::from(
@@ -1333,7 +1392,11 @@ mod tests {
             src.push_str("    acc += s[t];\n");
         }
         src.push_str("    a[t] = acc;\n}\n");
-        let report = crate::analyze_source(&src, &Options::default());
+        let options = Options {
+            grid_dim: Some([1, 1, 1]),
+            ..Options::default()
+        };
+        let report = crate::analyze_source(&src, &options);
         assert_eq!(report.kernels[0].status, KernelStatus::Racy);
         let races: Vec<_> = report
             .findings

@@ -35,7 +35,16 @@ impl LaunchEnv {
             },
             VarKind::GridDim(d) => match self.grid_dim {
                 Some(g) => Some(g[d as usize] as i64),
-                None if !self.grid_used[d as usize] => Some(1),
+                // A kernel that never reads `blockIdx` or `gridDim` still
+                // runs as many blocks as its launch asks (every block the
+                // same work: its global writes meet between blocks), so
+                // its grid's x is free; a dimension beyond the ones a
+                // kernel reads is 1 (a 1-D kernel is launched 1-D).
+                None if !self.grid_used[d as usize]
+                    && (d != 0 || self.grid_used.contains(&true)) =>
+                {
+                    Some(1)
+                }
                 None => None,
             },
             _ => None,
