@@ -57,8 +57,8 @@ async fn start(root: &std::path::Path) -> (LspClient, Child, String) {
 const SHIFT: &str = "__global__ void shift(float *out) {
     __shared__ float s[256];
     int t = threadIdx.x;
-    s[t] = out[t];
-    out[t] = s[(t + 1) % blockDim.x];
+    s[t] = out[blockIdx.x * blockDim.x + t];
+    out[blockIdx.x * blockDim.x + t] = s[(t + 1) % blockDim.x];
 }
 ";
 
@@ -68,7 +68,7 @@ const DIVERGE: &str = "__global__ void diverge(float *a) {
         s[threadIdx.x] = a[threadIdx.x];
         __syncthreads();
     }
-    a[threadIdx.x] = s[threadIdx.x % 16];
+    a[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x % 16];
 }
 ";
 

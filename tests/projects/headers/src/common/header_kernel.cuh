@@ -7,7 +7,8 @@
 __global__ void header_kernel(float* data) {
     __shared__ float s[64];
     int t = threadIdx.x;
-    s[t % TILE] = data[t];
+    int g = blockIdx.x * blockDim.x + t;
+    s[t % TILE] = data[g];
     __syncthreads();
-    data[t] = s[(t + 1) % TILE];
+    data[g] = s[(t + 1) % TILE];
 }
