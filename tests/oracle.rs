@@ -222,7 +222,7 @@ fn check_corpus_file(index: usize, path: &Path, verbose: bool) -> (Tally, Witnes
     let mut tally = Tally::default();
     let mut witnesses = Witnesses::default();
     let started = std::time::Instant::now();
-    let text = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
+    let text = std::fs::read_to_string(path).expect("corpus file is UTF-8");
     let e = expectations(&text);
     let base = options_for(&e);
     let report = syncscope_core::analyze_source(&text, &base);
@@ -268,7 +268,7 @@ fn check_corpus_file(index: usize, path: &Path, verbose: bool) -> (Tally, Witnes
         };
         tally.claims += 1;
         let subject = Subject {
-            file: &path,
+            file: path,
             text: subject_text,
             kernel,
             defines: &options.defines,
@@ -419,7 +419,7 @@ fn check_corpus_file(index: usize, path: &Path, verbose: bool) -> (Tally, Witnes
                     continue_out_of_bounds: true,
                 };
                 tally.simulations += 1;
-                match syncscope_sim::simulate(&path, &text, kernel, &launch, &inputs, &opts) {
+                match syncscope_sim::simulate(path, &text, kernel, &launch, &inputs, &opts) {
                     Outcome::Race(r) if race => {
                         let exact = lines.contains(&r.a.line) || lines.contains(&r.b.line);
                         result = Some(exact);

@@ -69,9 +69,10 @@ fn fill_value(fill: Fill, i: usize, s: Scal, rng: &mut Rng) -> Value {
         Fill::Zero => Value::Int(0, Scal::I64),
         Fill::Index => Value::Int(i as i128, Scal::I64),
         Fill::Constant(c) => Value::Float(c, Scal::F64),
-        Fill::Alternating(even, odd) => {
-            Value::Int(if i % 2 == 0 { even } else { odd }.into(), Scal::I64)
-        }
+        Fill::Alternating(even, odd) => Value::Int(
+            if i.is_multiple_of(2) { even } else { odd }.into(),
+            Scal::I64,
+        ),
         Fill::Random(_) => {
             let r = rng.next();
             if s.is_float() {

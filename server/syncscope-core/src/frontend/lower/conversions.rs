@@ -92,9 +92,8 @@ fn class_of(src: &str, node: Node) -> IntClass {
                 .rev()
                 .take_while(|c| *c == 'u' || *c == 'l')
                 .collect();
-            if t.contains('.') || (!hex && (t.contains('e') || t.ends_with('f'))) {
-                IntClass::Other
-            } else if suffix.contains('l') {
+            let float = t.contains('.') || (!hex && (t.contains('e') || t.ends_with('f')));
+            if float || suffix.contains('l') {
                 IntClass::Other
             } else if suffix.contains('u') {
                 IntClass::Unsigned32
