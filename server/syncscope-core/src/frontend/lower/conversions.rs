@@ -7,9 +7,9 @@
 //! syntax: the CUDA coordinates and sizes and `u`-suffixed literals are
 //! `unsigned int`, identifiers have the type of their declaration in the
 //! enclosing function, casts their target type, and arithmetic follows the
-//! promotions. Where a type cannot be read, a negative value of the signed
-//! side is compared as an unknown truth value: never the mathematical
-//! answer that C does not give.
+//! promotions. Where a type cannot be read, a negative value of the other
+//! side compares either way (wrapped as a 32-bit type, or as is, as a
+//! 64-bit signed type would): never only the answer C may not give.
 
 use super::*;
 
@@ -190,8 +190,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// when one side is `unsigned int` and the other is not, the other side
     /// is converted to `unsigned int` (a negative `int` becomes itself plus
     /// 2^32); when its type is unknown (it could be 64-bit, where the
-    /// unsigned side converts instead), a negative value compares as an
-    /// unknown truth value.
+    /// unsigned side converts instead), a negative value compares either
+    /// way.
     pub(super) fn c_comparison(&mut self, op: BinOp, l: Node, r: Node, a: Expr, b: Expr) -> Expr {
         let plain = Expr::bin(op, a.clone(), b.clone());
         let (cl, cr) = (class_of(&self.src, l), class_of(&self.src, r));
@@ -206,16 +206,22 @@ impl<'a, 't> Lowerer<'a, 't> {
             return plain;
         }
         let negative = Expr::bin(BinOp::Lt, value.clone(), Expr::Const(0));
+        let shifted = Expr::add(value.clone(), Expr::Const(1i64 << 32));
+        let wrapped = if signed_is_left {
+            Expr::bin(op, shifted, b)
+        } else {
+            Expr::bin(op, a, shifted)
+        };
         let when_negative = match signed {
-            IntClass::Signed32 => {
-                let wrapped = Expr::add(value.clone(), Expr::Const(1i64 << 32));
-                if signed_is_left {
-                    Expr::bin(op, wrapped, b)
-                } else {
-                    Expr::bin(op, a, wrapped)
-                }
-            }
-            _ => self.fresh_bool("unsigned_cmp", Scope::Thread),
+            IntClass::Signed32 => wrapped,
+            // A 32-bit type converts to `unsigned int` (wrapped); a 64-bit
+            // signed one takes the `unsigned int` side instead (plain):
+            // either may be the program's.
+            _ => Expr::ite(
+                self.fresh_bool("unsigned_cmp", Scope::Thread),
+                wrapped,
+                plain.clone(),
+            ),
         };
         Expr::ite(negative, when_negative, plain)
     }
