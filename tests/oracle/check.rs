@@ -131,6 +131,8 @@ pub struct Tally {
     pub simulations: usize,
     pub clean: usize,
     pub vacuous: usize,
+    /// Runs that overflowed a signed integer (undefined behaviour).
+    pub overflow: usize,
     pub out_of_bounds: usize,
     pub step_limit: usize,
     /// Benign same-value races the simulator saw, on lines the engine called benign.
@@ -151,18 +153,43 @@ impl Tally {
 
     pub fn summary(&self, suite: &str) -> String {
         format!(
-            "{suite}: {} cases, {} claims checked, {} simulations ({} clean, {} vacuous, {} out of bounds, {} step limit, {} benign races seen), {} claims unsupported by the simulator, {} failures",
+            "{suite}: {} cases, {} claims checked, {} simulations ({} clean, {} vacuous, {} signed overflow, {} out of bounds, {} step limit, {} benign races seen), {} claims unsupported by the simulator, {} failures",
             self.cases,
             self.claims,
             self.simulations,
             self.clean,
             self.vacuous,
+            self.overflow,
             self.out_of_bounds,
             self.step_limit,
             self.benign_seen,
             self.unsupported_total(),
             self.failures.len()
         )
+    }
+
+    /// Adds another tally's counts (a part of the suite checked on another
+    /// thread) to this one.
+    pub fn absorb(&mut self, other: Tally) {
+        self.cases += other.cases;
+        self.claims += other.claims;
+        self.simulations += other.simulations;
+        self.clean += other.clean;
+        self.vacuous += other.vacuous;
+        self.overflow += other.overflow;
+        self.out_of_bounds += other.out_of_bounds;
+        self.step_limit += other.step_limit;
+        self.benign_seen += other.benign_seen;
+        for (why, n) in other.unsupported {
+            *self.unsupported.entry(why).or_default() += n;
+        }
+        self.failures.extend(other.failures);
+        for (family, counts) in other.families {
+            let mine = self.families.entry(family).or_default();
+            for (m, c) in mine.iter_mut().zip(counts) {
+                *m += c;
+            }
+        }
     }
 
     /// One line per family: cases, claims checked, false claims.
@@ -453,6 +480,7 @@ pub fn race_free(subject: &Subject, runs: &[Run], benign: &[usize], tally: &mut 
             include_dirs: subject.include_dirs.to_vec(),
             max_steps: 5_000_000,
             order: run.order,
+            ..SimOptions::default()
         };
         tally.simulations += 1;
         let out = syncscope_sim::simulate(
@@ -466,6 +494,9 @@ pub fn race_free(subject: &Subject, runs: &[Run], benign: &[usize], tally: &mut 
         match &out {
             Outcome::Clean => tally.clean += 1,
             Outcome::Vacuous => tally.vacuous += 1,
+            // Undefined behaviour: no claim covers the run (the engine
+            // reasons in mathematical integers).
+            Outcome::SignedOverflow { .. } => tally.overflow += 1,
             Outcome::OutOfBounds { .. } => tally.out_of_bounds += 1,
             Outcome::StepLimit => tally.step_limit += 1,
             Outcome::Unsupported(what) => {

@@ -79,7 +79,8 @@ pub enum Op {
     VarPtr(usize),
     Dim(Dim3, u8),
     Un(UnOp),
-    Bin(BinOp),
+    /// A binary operator, with its line (where a signed overflow happens).
+    Bin(BinOp, usize),
     ToBool,
     Cast(Ty),
     /// Pops index and pointer, pushes the element's pointer.
@@ -630,7 +631,7 @@ impl C<'_> {
             E::Bin(op, a, b) => {
                 self.expr(a);
                 self.expr(b);
-                self.emit(Op::Bin(*op));
+                self.emit(Op::Bin(*op, line));
             }
             E::Assign(op, l, r) => match (&l.e, op) {
                 (E::Local(s), None) => {
@@ -641,7 +642,7 @@ impl C<'_> {
                 (E::Local(s), Some(op)) => {
                     self.emit(Op::Local(*s));
                     self.expr(r);
-                    self.emit(Op::Bin(*op));
+                    self.emit(Op::Bin(*op, line));
                     let t = self.slot_type(*s);
                     self.emit(Op::SetLocal(*s, t));
                 }
@@ -664,7 +665,7 @@ impl C<'_> {
                         self.emit(Op::Dup);
                     }
                     self.emit(Op::Lit(Value::int(1)));
-                    self.emit(Op::Bin(if *inc { BinOp::Add } else { BinOp::Sub }));
+                    self.emit(Op::Bin(if *inc { BinOp::Add } else { BinOp::Sub }, line));
                     self.emit(Op::SetLocal(*s, t));
                     if !*pre {
                         self.emit(Op::Pop);
@@ -774,15 +775,15 @@ impl C<'_> {
                 SyncKind::BarrierAnd => {
                     self.emit(Op::Dim(Dim3::BlockDim, 0));
                     self.emit(Op::Dim(Dim3::BlockDim, 1));
-                    self.emit(Op::Bin(BinOp::Mul));
+                    self.emit(Op::Bin(BinOp::Mul, line));
                     self.emit(Op::Dim(Dim3::BlockDim, 2));
-                    self.emit(Op::Bin(BinOp::Mul));
-                    self.emit(Op::Bin(BinOp::Eq));
+                    self.emit(Op::Bin(BinOp::Mul, line));
+                    self.emit(Op::Bin(BinOp::Eq, line));
                     self.emit(Op::Cast(Ty::S(crate::value::Scal::I32)));
                 }
                 SyncKind::BarrierOr => {
                     self.emit(Op::Lit(Value::int(0)));
-                    self.emit(Op::Bin(BinOp::Ne));
+                    self.emit(Op::Bin(BinOp::Ne, line));
                     self.emit(Op::Cast(Ty::S(crate::value::Scal::I32)));
                 }
                 _ => {}

@@ -95,6 +95,7 @@ pub struct Env<'a> {
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
     pub preempt_atomics: bool,
+    pub continue_out_of_bounds: bool,
 }
 
 pub struct ThreadState {
@@ -315,10 +316,13 @@ impl ThreadState {
                     let v = self.pop()?;
                     self.stack.push(unary(*op, v)?);
                 }
-                Op::Bin(op) => {
+                Op::Bin(op, line) => {
                     let y = self.pop()?;
                     let x = self.pop()?;
-                    self.stack.push(binary(*op, x, y)?);
+                    let exact = exact_result(*op, &x, &y);
+                    let r = binary(*op, x, y)?;
+                    self.check_overflow(env, exact, &r, *line)?;
+                    self.stack.push(r);
                 }
                 Op::ToBool => {
                     let v = self.pop()?;
@@ -375,7 +379,9 @@ impl ThreadState {
                     let r = self.pop()?;
                     let p = self.pop_ptr()?;
                     let old = self.load(env, w, &p, *line, Kind::Read)?;
+                    let exact = exact_result(*op, &old, &r);
                     let new = binary(*op, old, r)?;
+                    self.check_overflow(env, exact, &new, *line)?;
                     let v = self.store(env, w, &p, new, *line)?;
                     self.stack.push(v);
                 }
@@ -383,7 +389,9 @@ impl ThreadState {
                     let p = self.pop_ptr()?;
                     let old = self.load(env, w, &p, *line, Kind::Read)?;
                     let op = if *inc { BinOp::Add } else { BinOp::Sub };
+                    let exact = exact_result(op, &old, &Value::int(1));
                     let new = binary(op, old.clone(), Value::int(1))?;
+                    self.check_overflow(env, exact, &new, *line)?;
                     let new = self.store(env, w, &p, new, *line)?;
                     self.stack.push(if *pre { new } else { old });
                 }
@@ -656,11 +664,14 @@ impl ThreadState {
                 to: Ty::S(Scal::I8),
             };
             let s = cell(src);
-            let off = self.access(env, w, &s, Kind::Read, line, None)?;
-            let v = w.bufs[s.buf].data[off].clone();
+            let v = match self.access(env, w, &s, Kind::Read, line, None)? {
+                Some(off) => w.bufs[s.buf].data[off].clone(),
+                None => Value::zero(&s.to),
+            };
             let d = cell(dst);
-            let off = self.access(env, w, &d, Kind::Write, line, Some(&v))?;
-            w.bufs[d.buf].data[off] = v;
+            if let Some(off) = self.access(env, w, &d, Kind::Write, line, Some(&v))? {
+                w.bufs[d.buf].data[off] = v;
+            }
         }
         Ok(())
     }
@@ -769,7 +780,23 @@ impl ThreadState {
         })
     }
 
-    /// Bounds and happens-before check of an access; the element's index.
+    /// A signed result that is not the mathematical one overflowed:
+    /// undefined behaviour, which stops the run (`Outcome::SignedOverflow`).
+    fn check_overflow(&self, env: &Env, exact: Option<i128>, r: &Value, line: usize) -> R<()> {
+        match (exact, r) {
+            (Some(e), Value::Int(v, s)) if s.signed() && *v != e => {
+                Err(Box::new(Outcome::SignedOverflow {
+                    thread: self.thread,
+                    block: env.block,
+                    line,
+                }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Bounds and happens-before check of an access; the element's index
+    /// (`None`: out of bounds, skipped under `continue_out_of_bounds`).
     /// `value`: what a plain write stores.
     fn access(
         &self,
@@ -779,21 +806,26 @@ impl ThreadState {
         kind: Kind,
         line: usize,
         value: Option<&Value>,
-    ) -> R<usize> {
+    ) -> R<Option<usize>> {
         let len = w.bufs[p.buf].data.len() as i64;
         let cells = p.to.cells() as i64;
         if p.off < 0 || p.off.saturating_add(cells) > len {
-            return Err(Box::new(Outcome::OutOfBounds {
+            let oob = Outcome::OutOfBounds {
                 thread: self.thread,
                 block: env.block,
                 array: w.bufs[p.buf].name.clone(),
                 index: p.off,
                 line,
-            }));
+            };
+            if env.continue_out_of_bounds {
+                w.out_of_bounds.get_or_insert(oob);
+                return Ok(None);
+            }
+            return Err(Box::new(oob));
         }
         let off = p.off as usize;
         if !w.bufs[p.buf].tracked {
-            return Ok(off);
+            return Ok(Some(off));
         }
         let who = Who {
             block: w.block_lin,
@@ -803,7 +835,7 @@ impl ThreadState {
         };
         let bits = value.map_or(0, value_bits);
         let (r, same_value) = match memory::check(&mut w.bufs[p.buf], off, &who, kind, line, bits) {
-            Clash::None => return Ok(off),
+            Clash::None => return Ok(Some(off)),
             Clash::SameValue(r) => (r, true),
             Clash::Race(r) => (r, false),
         };
@@ -830,7 +862,7 @@ impl ThreadState {
         };
         if same_value {
             w.same_value.get_or_insert(race);
-            return Ok(off);
+            return Ok(Some(off));
         }
         Err(Box::new(Outcome::Race(race)))
     }
@@ -852,15 +884,18 @@ impl ThreadState {
         if !matches!(p.to, Ty::S(_) | Ty::Ptr(_)) {
             return unsup("a load of a void value");
         }
-        let off = self.access(env, w, p, kind, line, None)?;
-        Ok(w.bufs[p.buf].data[off].clone())
+        Ok(match self.access(env, w, p, kind, line, None)? {
+            Some(off) => w.bufs[p.buf].data[off].clone(),
+            None => Value::zero(&p.to),
+        })
     }
 
     /// Stores `v` converted to the element's type; the value stored.
     fn store(&self, env: &Env, w: &mut World, p: &Ptr, v: Value, line: usize) -> R<Value> {
         let v = v.convert(&p.to)?;
-        let off = self.access(env, w, p, Kind::Write, line, Some(&v))?;
-        w.bufs[p.buf].data[off] = v.clone();
+        if let Some(off) = self.access(env, w, p, Kind::Write, line, Some(&v))? {
+            w.bufs[p.buf].data[off] = v.clone();
+        }
         Ok(v)
     }
 
@@ -873,7 +908,9 @@ impl ThreadState {
             return unsup(format!("`{name}` on a non-scalar"));
         };
         // One access for the read-modify-write.
-        let off = self.access(env, w, &p, Kind::Atomic, line, None)?;
+        let Some(off) = self.access(env, w, &p, Kind::Atomic, line, None)? else {
+            return Ok(Value::zero(&p.to));
+        };
         let old = w.bufs[p.buf].data[off].clone();
         let arg = |i: usize| -> R<Value> {
             match v.get(i) {
@@ -1166,5 +1203,20 @@ fn math(name: &str, v: &[Value]) -> R<Value> {
         }
         ("__activemask", 0) => unsup("__activemask (which lanes are converged is not modelled)"),
         _ => unsup(format!("the function `{name}` with {n} arguments")),
+    }
+}
+
+/// The mathematical value of `x op y` for the operators that can overflow
+/// (`+`, `-`, `*` of two integers); compared with the machine's result of
+/// a signed type, it tells a signed overflow.
+fn exact_result(op: BinOp, x: &Value, y: &Value) -> Option<i128> {
+    let (Value::Int(a, _), Value::Int(b, _)) = (x, y) else {
+        return None;
+    };
+    match op {
+        BinOp::Add => a.checked_add(*b),
+        BinOp::Sub => a.checked_sub(*b),
+        BinOp::Mul => a.checked_mul(*b),
+        _ => None,
     }
 }

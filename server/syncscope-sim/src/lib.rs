@@ -33,7 +33,9 @@
 //! - Two plain writes of the same value race too, but are reported (with
 //!   `Race::same_value`) only when the run finds no other race.
 //! - Undefined behaviour (integer division by zero, shifts past the width,
-//!   an out-of-range float converted to an integer) is `Unsupported`.
+//!   an out-of-range float converted to an integer) is `Unsupported`;
+//!   a signed overflow depends on the inputs, so it is reported distinctly
+//!   as `SignedOverflow` (the run says nothing about a claim).
 //! - Not modelled: fences (`__threadfence`: ordering by fence and atomic),
 //!   grid synchronisation, asynchronous copies, pipelines and mbarriers,
 //!   textures, inline asm, unions, methods, references, a `goto` into a
@@ -75,6 +77,10 @@ pub enum Fill {
     /// Pseudo-random values from this seed (small integers for integer
     /// buffers, values in [-1, 1) for floating-point ones).
     Random(u64),
+    /// Even elements hold the first integer, odd ones the second
+    /// (converted to the element type, wrapping): neighbouring threads
+    /// read different values (`-1` and `0`: every bit set, none set).
+    Alternating(i64, i64),
 }
 
 /// The arguments of one launch.
@@ -122,6 +128,15 @@ pub struct SimOptions {
     /// over all threads before the run stops with `Outcome::StepLimit`.
     pub max_steps: u64,
     pub order: Order,
+    /// Go on past an out-of-bounds access instead of stopping there: the
+    /// access is not performed (a load yields zero, a store and an atomic
+    /// change nothing), and the run ends with the first such access as its
+    /// `OutOfBounds` outcome unless it races or diverges first. For
+    /// replaying a witness of a race between in-bounds accesses in a kernel
+    /// that also goes out of bounds (a static analysis that assumes
+    /// in-bounds accesses reports such races); a race it reports is
+    /// between two accesses that were in bounds.
+    pub continue_out_of_bounds: bool,
 }
 
 impl Default for SimOptions {
@@ -131,6 +146,7 @@ impl Default for SimOptions {
             include_dirs: Vec::new(),
             max_steps: 50_000_000,
             order: Order::Forward,
+            continue_out_of_bounds: false,
         }
     }
 }
@@ -187,6 +203,15 @@ pub enum Outcome {
     },
     /// An `assert(e)` was false.
     AssertionFailed {
+        thread: [u32; 3],
+        block: [u32; 3],
+        line: usize,
+    },
+    /// A signed integer operation overflowed (`int` arithmetic past
+    /// `INT_MAX`): undefined behaviour in C, so the run is outside every
+    /// claim about the kernel (the engine reasons in mathematical integers
+    /// unless `--bitvector`). Unsigned arithmetic and atomics wrap.
+    SignedOverflow {
         thread: [u32; 3],
         block: [u32; 3],
         line: usize,

@@ -25,6 +25,9 @@ pub struct World {
     /// The first race between two plain writes of the same value, reported
     /// only if the run finds no other race.
     pub same_value: Option<crate::Race>,
+    /// The first out-of-bounds access, when the run goes on past them
+    /// (`SimOptions::continue_out_of_bounds`).
+    pub out_of_bounds: Option<crate::Outcome>,
     block_dim: [u32; 3],
     grid_dim: [u32; 3],
 }
@@ -66,6 +69,10 @@ fn fill_value(fill: Fill, i: usize, s: Scal, rng: &mut Rng) -> Value {
         Fill::Zero => Value::Int(0, Scal::I64),
         Fill::Index => Value::Int(i as i128, Scal::I64),
         Fill::Constant(c) => Value::Float(c, Scal::F64),
+        Fill::Alternating(even, odd) => Value::Int(
+            if i.is_multiple_of(2) { even } else { odd }.into(),
+            Scal::I64,
+        ),
         Fill::Random(_) => {
             let r = rng.next();
             if s.is_float() {
@@ -130,6 +137,7 @@ pub fn run(
         steps: 0,
         max_steps: opts.max_steps,
         same_value: None,
+        out_of_bounds: None,
         block_dim: launch.block,
         grid_dim: launch.grid,
     });
@@ -263,6 +271,7 @@ pub fn run(
             block_dim: launch.block,
             grid_dim: launch.grid,
             preempt_atomics: matches!(opts.order, Order::Interleaved(_)),
+            continue_out_of_bounds: opts.continue_out_of_bounds,
         };
         if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
             return out;
@@ -271,9 +280,10 @@ pub fn run(
             compact_block(buf, b);
         }
     }
-    match world.same_value.take() {
-        Some(r) => Outcome::Race(r),
-        None => Outcome::Clean,
+    match (world.same_value.take(), world.out_of_bounds.take()) {
+        (Some(r), _) => Outcome::Race(r),
+        (None, Some(oob)) => oob,
+        (None, None) => Outcome::Clean,
     }
 }
 

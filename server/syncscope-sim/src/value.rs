@@ -31,7 +31,7 @@ impl Scal {
         }
     }
 
-    fn signed(self) -> bool {
+    pub fn signed(self) -> bool {
         matches!(self, Scal::I8 | Scal::I16 | Scal::I32 | Scal::I64)
     }
 

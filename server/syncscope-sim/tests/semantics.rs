@@ -1227,3 +1227,113 @@ fn loops_with_break_and_continue() {
         launch(1, 1),
     );
 }
+
+#[test]
+fn a_signed_overflow_is_reported_as_such_and_unsigned_arithmetic_wraps() {
+    let src = "__global__ void k(int* out, int pitch) {
+  int row = blockIdx.x;
+  out[(row * pitch) % 4 + threadIdx.x * 0] = 1;
+}
+";
+    let inputs = |pitch: i64| Inputs {
+        scalars: [("pitch".to_string(), Scalar::Int(pitch))].into(),
+        ..Inputs::default()
+    };
+    let big = sim_with(
+        src,
+        launch(3, 1),
+        &inputs(i64::from(i32::MAX)),
+        &SimOptions::default(),
+    );
+    assert!(
+        matches!(
+            big,
+            Outcome::SignedOverflow {
+                line: 3,
+                block: [2, 0, 0],
+                ..
+            }
+        ),
+        "{big:?}"
+    );
+    let small = sim_with(src, launch(3, 1), &inputs(1), &SimOptions::default());
+    assert_eq!(small, Outcome::Clean);
+    let wraps = "__global__ void k(unsigned* out, unsigned base) {
+  out[threadIdx.x] = base + threadIdx.x;
+}
+";
+    let inputs = Inputs {
+        scalars: [("base".to_string(), Scalar::Int(i64::from(u32::MAX)))].into(),
+        ..Inputs::default()
+    };
+    let o = sim_with(wraps, launch(1, 4), &inputs, &SimOptions::default());
+    assert_eq!(o, Outcome::Clean);
+}
+
+#[test]
+fn a_run_may_go_on_past_an_out_of_bounds_access_to_its_race() {
+    // Thread 0 writes s[-1] first; threads 0 and 1 both write s[0].
+    let src = "__global__ void k(int* out, int off) {
+  __shared__ int s[64];
+  int t = threadIdx.x; s[t] = 1;
+  s[t + off] = 2;
+}
+";
+    let inputs = Inputs {
+        scalars: [("off".to_string(), Scalar::Int(-1))].into(),
+        ..Inputs::default()
+    };
+    let stops = sim_with(src, launch(1, 2), &inputs, &SimOptions::default());
+    assert!(
+        matches!(
+            stops,
+            Outcome::OutOfBounds {
+                line: 4,
+                index: -1,
+                ..
+            }
+        ),
+        "{stops:?}"
+    );
+    let goes_on = SimOptions {
+        continue_out_of_bounds: true,
+        ..SimOptions::default()
+    };
+    let r = race(sim_with(src, launch(1, 2), &inputs, &goes_on));
+    assert_eq!(lines(&r), (3, 4));
+    // Without a race, the first out-of-bounds access is the outcome.
+    let alone = sim_with(src, launch(1, 1), &inputs, &goes_on);
+    assert!(
+        matches!(
+            alone,
+            Outcome::OutOfBounds {
+                line: 4,
+                index: -1,
+                ..
+            }
+        ),
+        "{alone:?}"
+    );
+}
+
+#[test]
+fn an_alternating_fill_gives_neighbours_all_bits_and_none() {
+    let src = "__global__ void k(const unsigned* w, int* slots) {
+  int t = threadIdx.x;
+  slots[t * 32 + __popc(w[t])] = t;
+}
+";
+    let fill = |fill| Inputs {
+        fill,
+        ..Inputs::default()
+    };
+    let o = sim_with(src, launch(1, 2), &fill(Fill::Zero), &SimOptions::default());
+    assert_eq!(o, Outcome::Clean);
+    let r = race(sim_with(
+        src,
+        launch(1, 2),
+        &fill(Fill::Alternating(-1, 0)),
+        &SimOptions::default(),
+    ));
+    assert_eq!(r.array, "slots");
+}

@@ -617,6 +617,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             return Value::Int(self.fresh_unknown(&op, Scope::Thread));
         }
         match binop(&op) {
+            Some(bop) if bop.is_comparison() => match self.arith(bop, a, b) {
+                // Comparisons of integers follow C's conversions
+                // (`conversions`), not mathematical order.
+                Value::Int(Expr::Bin(o, x, y)) if o == bop => {
+                    let (x, y) = ((*x).clone(), (*y).clone());
+                    Value::Int(self.c_comparison(bop, l, r, x, y))
+                }
+                v => v,
+            },
             Some(bop) => self.arith(bop, a, b),
             None => Value::Int(self.fresh_unknown(&op, Scope::Thread)),
         }

@@ -12,6 +12,7 @@
 mod asynccopy;
 mod builtins;
 mod calls;
+mod conversions;
 mod expressions;
 mod floats;
 mod groups;

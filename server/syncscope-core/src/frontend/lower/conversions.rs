@@ -1,0 +1,228 @@
+//! The usual arithmetic conversions of C where the model's mathematical
+//! integers would otherwise disagree with the machine: a comparison between
+//! a signed 32-bit operand and an `unsigned int` one (`off >= blockDim.x`)
+//! compares in unsigned arithmetic, so `off = -1` is the huge `2^32 - 1`.
+//!
+//! The model has no types, so the operands' C types are read from the
+//! syntax: the CUDA coordinates and sizes and `u`-suffixed literals are
+//! `unsigned int`, identifiers have the type of their declaration in the
+//! enclosing function, casts their target type, and arithmetic follows the
+//! promotions. Where a type cannot be read, a negative value of the other
+//! side compares either way (wrapped as a 32-bit type, or as is, as a
+//! 64-bit signed type would): never only the answer C may not give.
+
+use super::*;
+
+/// The C type of an integer expression, as far as comparisons care.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum IntClass {
+    /// `unsigned int` (narrower unsigned types promote to `int`).
+    Unsigned32,
+    /// `int` or a narrower type promoted to `int`.
+    Signed32,
+    /// Anything else (64-bit, floating, unknown).
+    Other,
+}
+
+fn class_of_type(ty: &str) -> IntClass {
+    let t = ty.trim().trim_start_matches("const ").trim();
+    match t {
+        "unsigned" | "unsigned int" | "uint32_t" | "uint" => IntClass::Unsigned32,
+        "int" | "signed" | "signed int" | "int32_t" | "short" | "short int" | "int16_t"
+        | "unsigned short" | "uint16_t" | "ushort" | "char" | "signed char" | "int8_t"
+        | "unsigned char" | "uint8_t" | "uchar" | "bool" => IntClass::Signed32,
+        _ => IntClass::Other,
+    }
+}
+
+/// The declared type of `name` in the function around `at`, if it is a
+/// plain (not pointer, not array) parameter or local.
+fn declared_type(src: &str, at: Node, name: &str) -> Option<String> {
+    let mut f = at.parent();
+    while let Some(n) = f {
+        if n.kind() == "function_definition" {
+            break;
+        }
+        f = n.parent();
+    }
+    let f = f?;
+    let mut found = None;
+    let mut stack = vec![f];
+    while let Some(n) = stack.pop() {
+        if matches!(n.kind(), "parameter_declaration" | "declaration")
+            && n.start_byte() < at.start_byte()
+        {
+            let ty = n.field("type").map(|t| node_text(src, t).to_string());
+            let mut c = n.walk();
+            for d in n.children_by_field_name("declarator", &mut c) {
+                let plain = match d.kind() {
+                    "identifier" => true,
+                    "init_declarator" => d
+                        .field("declarator")
+                        .is_some_and(|x| x.kind() == "identifier"),
+                    _ => false,
+                };
+                if plain && declarator_name(src, d).as_deref() == Some(name) {
+                    // Several declarations of one name (shadowing): the
+                    // types must agree, else the type is unknown.
+                    found = match (found, ty.clone()) {
+                        (None, t) => Some(t),
+                        (Some(a), b) if a == b => Some(a),
+                        _ => Some(None),
+                    };
+                }
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    found.flatten()
+}
+
+fn class_of(src: &str, node: Node) -> IntClass {
+    match node.kind() {
+        "parenthesized_expression" => node
+            .named_child(0)
+            .map_or(IntClass::Other, |n| class_of(src, n)),
+        "number_literal" => {
+            let t = node_text(src, node).to_ascii_lowercase();
+            let hex = t.starts_with("0x");
+            let suffix: String = t
+                .chars()
+                .rev()
+                .take_while(|c| *c == 'u' || *c == 'l')
+                .collect();
+            let float = t.contains('.') || (!hex && (t.contains('e') || t.ends_with('f')));
+            if float || suffix.contains('l') {
+                IntClass::Other
+            } else if suffix.contains('u') {
+                IntClass::Unsigned32
+            } else {
+                // A decimal literal above INT_MAX is `long`, a hexadecimal
+                // one `unsigned int`: those are read as unknown.
+                match parse_int(&t) {
+                    Some(v) if (0..=i64::from(i32::MAX)).contains(&v) => IntClass::Signed32,
+                    _ => IntClass::Other,
+                }
+            }
+        }
+        "field_expression" => {
+            let base = node.field("argument").map(|a| node_text(src, a));
+            if matches!(
+                base,
+                Some("threadIdx" | "blockIdx" | "blockDim" | "gridDim")
+            ) {
+                IntClass::Unsigned32
+            } else {
+                IntClass::Other
+            }
+        }
+        "identifier" => {
+            let name = node_text(src, node);
+            if name == "warpSize" {
+                return IntClass::Signed32;
+            }
+            declared_type(src, node, name).map_or(IntClass::Other, |t| class_of_type(&t))
+        }
+        "cast_expression" => node
+            .field("type")
+            .map_or(IntClass::Other, |t| class_of_type(node_text(src, t))),
+        "unary_expression" => {
+            let op = node.field("operator").map(|o| node_text(src, o));
+            match op {
+                Some("-" | "+" | "~") => node
+                    .field("argument")
+                    .map_or(IntClass::Other, |a| class_of(src, a)),
+                Some("!") => IntClass::Signed32,
+                _ => IntClass::Other,
+            }
+        }
+        "binary_expression" => {
+            let op = node.field("operator").map(|o| node_text(src, o));
+            match op {
+                Some("<" | "<=" | ">" | ">=" | "==" | "!=" | "&&" | "||") => IntClass::Signed32,
+                Some("<<" | ">>") => node
+                    .field("left")
+                    .map_or(IntClass::Other, |l| class_of(src, l)),
+                Some(_) => {
+                    let side = |f| node.field(f).map_or(IntClass::Other, |n| class_of(src, n));
+                    match (side("left"), side("right")) {
+                        (IntClass::Other, _) | (_, IntClass::Other) => IntClass::Other,
+                        (IntClass::Unsigned32, _) | (_, IntClass::Unsigned32) => {
+                            IntClass::Unsigned32
+                        }
+                        _ => IntClass::Signed32,
+                    }
+                }
+                None => IntClass::Other,
+            }
+        }
+        _ => IntClass::Other,
+    }
+}
+
+/// A cheap, sufficient test that a model value is never negative (the
+/// coordinates and sizes, nonnegative parameters and counters, and their
+/// sums and products), so that the common `threadIdx.x < n` keeps its
+/// plain form.
+fn never_negative(e: &Expr) -> bool {
+    match e {
+        Expr::Const(c) => *c >= 0,
+        Expr::Var(v) => match v.kind {
+            VarKind::ThreadIdx(_)
+            | VarKind::BlockIdx(_)
+            | VarKind::BlockDim(_)
+            | VarKind::GridDim(_)
+            | VarKind::Counter { .. } => true,
+            VarKind::Param { lo, .. } | VarKind::Unknown { lo, .. } => lo >= 0,
+            VarKind::Shared => false,
+        },
+        Expr::Pow2(_) => true,
+        Expr::Bin(BinOp::Add | BinOp::Mul | BinOp::Div | BinOp::Shr, a, b) => {
+            never_negative(a) && never_negative(b)
+        }
+        _ => false,
+    }
+}
+
+impl<'a, 't> Lowerer<'a, 't> {
+    /// The comparison `a op b` as C evaluates it, given the operand nodes:
+    /// when one side is `unsigned int` and the other is not, the other side
+    /// is converted to `unsigned int` (a negative `int` becomes itself plus
+    /// 2^32); when its type is unknown (it could be 64-bit, where the
+    /// unsigned side converts instead), a negative value compares either
+    /// way.
+    pub(super) fn c_comparison(&mut self, op: BinOp, l: Node, r: Node, a: Expr, b: Expr) -> Expr {
+        let plain = Expr::bin(op, a.clone(), b.clone());
+        let (cl, cr) = (class_of(&self.src, l), class_of(&self.src, r));
+        let (signed, signed_is_left) = match (cl, cr) {
+            (IntClass::Unsigned32, IntClass::Unsigned32) => return plain,
+            (IntClass::Unsigned32, c) => (c, false),
+            (c, IntClass::Unsigned32) => (c, true),
+            _ => return plain,
+        };
+        let value = if signed_is_left { &a } else { &b };
+        if never_negative(value) {
+            return plain;
+        }
+        let negative = Expr::bin(BinOp::Lt, value.clone(), Expr::Const(0));
+        let shifted = Expr::add(value.clone(), Expr::Const(1i64 << 32));
+        let wrapped = if signed_is_left {
+            Expr::bin(op, shifted, b)
+        } else {
+            Expr::bin(op, a, shifted)
+        };
+        let when_negative = match signed {
+            IntClass::Signed32 => wrapped,
+            // A 32-bit type converts to `unsigned int` (wrapped); a 64-bit
+            // signed one takes the `unsigned int` side instead (plain):
+            // either may be the program's.
+            _ => Expr::ite(
+                self.fresh_bool("unsigned_cmp", Scope::Thread),
+                wrapped,
+                plain.clone(),
+            ),
+        };
+        Expr::ite(negative, when_negative, plain)
+    }
+}
