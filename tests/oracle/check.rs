@@ -333,6 +333,34 @@ pub fn launch_of(rng: &mut Rng, shape: &LaunchShape) -> Launch {
     Launch { grid, block }
 }
 
+/// `text` without its `//` and `/* */` comments (string literals are not
+/// looked at: a kernel's strings do not hold `/*`).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let line = rest.find("//");
+        let block = rest.find("/*");
+        match (line, block) {
+            (Some(l), b) if b.is_none_or(|b| l < b) => {
+                out.push_str(&rest[..l]);
+                rest = rest[l..].find('\n').map_or("", |e| &rest[l + e..]);
+            }
+            (_, Some(b)) => {
+                out.push_str(&rest[..b]);
+                rest = rest[b + 2..]
+                    .find("*/")
+                    .map_or("", |e| &rest[b + 2 + e + 2..]);
+            }
+            _ => {
+                out.push_str(rest);
+                rest = "";
+            }
+        }
+    }
+    out
+}
+
 /// The launches the engine's verdicts speak of: `shapes` with every free
 /// dimension the source never mentions fixed at 1 (the documented
 /// assumption of `docs/architecture.md`: "a launch dimension the kernel
@@ -343,7 +371,12 @@ pub fn launch_of(rng: &mut Rng, shape: &LaunchShape) -> Launch {
 /// `dim3` or a cooperative-groups rank or size. `text` is the kernel's
 /// file without the other kernels' bodies.
 pub fn within_assumptions(shapes: &[LaunchShape], text: &str) -> Vec<LaunchShape> {
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    // Comments name coordinates too (a file's header describing another
+    // kernel): only code counts, as the engine reads only code.
+    let compact: String = without_comments(text)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let whole_block = [
         "=threadIdx;",
         "(threadIdx)",

@@ -185,6 +185,77 @@ fn never_negative(e: &Expr) -> bool {
     }
 }
 
+/// Bounds `lo..=hi` of a model value, where a cheap interval reading finds
+/// them (the launch's coordinates and sizes as the hardware limits them,
+/// parameters and unknowns by their ranges, sums and products of them).
+fn bounds(e: &Expr) -> Option<(i128, i128)> {
+    Some(match e {
+        Expr::Const(c) => (i128::from(*c), i128::from(*c)),
+        Expr::Var(v) => match v.kind {
+            VarKind::ThreadIdx(_) => (0, 1023),
+            VarKind::BlockDim(_) => (1, 1024),
+            VarKind::BlockIdx(_) => (0, i128::from(i32::MAX) - 1),
+            VarKind::GridDim(_) => (1, i128::from(i32::MAX)),
+            VarKind::Param { lo, hi } | VarKind::Unknown { lo, hi, .. } => {
+                (i128::from(lo), i128::from(hi))
+            }
+            VarKind::Counter { .. } | VarKind::Shared => return None,
+        },
+        Expr::Bin(op, a, b) => {
+            let ((alo, ahi), (blo, bhi)) = (bounds(a)?, bounds(b)?);
+            match op {
+                BinOp::Add => (alo + blo, ahi + bhi),
+                BinOp::Sub => (alo - bhi, ahi - blo),
+                BinOp::Mul => {
+                    let p = [alo * blo, alo * bhi, ahi * blo, ahi * bhi];
+                    (*p.iter().min()?, *p.iter().max()?)
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Whether `e` mentions a parameter or an unknown (a value read from
+/// memory or computed by an operation the model does not follow).
+fn mentions_run_time_value(e: &Expr) -> bool {
+    match e {
+        Expr::Var(v) => matches!(v.kind, VarKind::Param { .. } | VarKind::Unknown { .. }),
+        Expr::Bin(_, a, b) => mentions_run_time_value(a) || mentions_run_time_value(b),
+        _ => false,
+    }
+}
+
+/// `e` as an `unsigned int` holds it: its value modulo 2^32. The model's
+/// arithmetic is mathematical, so `base + t` may pass 2^32 and `t - 1` go
+/// below 0 where the machine wraps (`base + t < base` is the carry test);
+/// a value the bounds keep in `0..2^32` is itself.
+///
+/// Only a value of known bounds that mentions a parameter or a value read
+/// or computed at run time is wrapped: a loop counter's value stays
+/// mathematical (its loop's exit test keeps it in range in the kernels the
+/// model takes, and a wrapped counter makes loop invariants undecidable in
+/// practice), and so does an index of the launch's coordinates alone (a
+/// launch has fewer than 2^32 threads along a dimension in practice; the
+/// assumption is stated in docs/diagnostics.md).
+fn wrapped_u32(e: Expr) -> Expr {
+    const M: i128 = 1 << 32;
+    match bounds(&e) {
+        Some((lo, hi)) if lo < 0 || hi >= M => {}
+        _ => return e,
+    }
+    if !mentions_run_time_value(&e) {
+        return e;
+    }
+    let r = Expr::bin(BinOp::Rem, e, Expr::Const(1i64 << 32));
+    Expr::ite(
+        Expr::bin(BinOp::Lt, r.clone(), Expr::Const(0)),
+        Expr::add(r.clone(), Expr::Const(1i64 << 32)),
+        r,
+    )
+}
+
 impl<'a, 't> Lowerer<'a, 't> {
     /// The comparison `a op b` as C evaluates it, given the operand nodes:
     /// when one side is `unsigned int` and the other is not, the other side
@@ -196,11 +267,21 @@ impl<'a, 't> Lowerer<'a, 't> {
         let plain = Expr::bin(op, a.clone(), b.clone());
         let (cl, cr) = (class_of(&self.src, l), class_of(&self.src, r));
         let (signed, signed_is_left) = match (cl, cr) {
-            (IntClass::Unsigned32, IntClass::Unsigned32) => return plain,
+            // Both `unsigned int`: compared as the machine holds them.
+            (IntClass::Unsigned32, IntClass::Unsigned32) => {
+                return Expr::bin(op, wrapped_u32(a), wrapped_u32(b));
+            }
             (IntClass::Unsigned32, c) => (c, false),
             (c, IntClass::Unsigned32) => (c, true),
             _ => return plain,
         };
+        // The unsigned side holds its value modulo 2^32 (a carry wraps).
+        let (a, b) = if signed_is_left {
+            (a, wrapped_u32(b))
+        } else {
+            (wrapped_u32(a), b)
+        };
+        let plain = Expr::bin(op, a.clone(), b.clone());
         let value = if signed_is_left { &a } else { &b };
         if never_negative(value) {
             return plain;
