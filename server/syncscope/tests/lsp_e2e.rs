@@ -65,7 +65,7 @@ const SHIFT: &str = "__global__ void shift(float *out) {
 const DIVERGE: &str = "__global__ void diverge(float *a) {
     __shared__ float s[256];
     if (threadIdx.x < 16) {
-        s[threadIdx.x] = a[threadIdx.x];
+        s[threadIdx.x] = a[blockIdx.x * blockDim.x + threadIdx.x];
         __syncthreads();
     }
     a[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x % 16];

@@ -6,7 +6,7 @@
 // expect-kernel: block_sum verified
 __global__ void block_sum(float *out, const float *in, int n) {
     __requires(blockDim.x == BLOCK && blockDim.y == 1 && blockDim.z == 1);
-    __requires(gridDim.y == 1 && gridDim.z == 1);
+    __requires(gridDim.y == 1 && gridDim.z == 1 && n >= 0); // `g < n` compares unsigned
     __shared__ float s[BLOCK];
     unsigned int tid = threadIdx.x;
     unsigned int g = blockIdx.x * BLOCK + tid;

@@ -4,7 +4,7 @@
 // elements (the halving skips odd remainders), so the kernel states it.
 // expect-kernel: block_sum verified
 __global__ void block_sum(float *out, const float *in, int n) {
-    __requires(blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1);
+    __requires(blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1 && n >= 0);
     __requires((blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x <= 1024);
     extern __shared__ float s[];
     unsigned int tid = threadIdx.x;

@@ -204,17 +204,38 @@ fn bounds(e: &Expr) -> Option<(i128, i128)> {
         Expr::Bin(op, a, b) => {
             let ((alo, ahi), (blo, bhi)) = (bounds(a)?, bounds(b)?);
             match op {
-                BinOp::Add => (alo + blo, ahi + bhi),
-                BinOp::Sub => (alo - bhi, ahi - blo),
+                // Checked: constants of hostile input reach i128's limits.
+                BinOp::Add => (alo.checked_add(blo)?, ahi.checked_add(bhi)?),
+                BinOp::Sub => (alo.checked_sub(bhi)?, ahi.checked_sub(blo)?),
                 BinOp::Mul => {
-                    let p = [alo * blo, alo * bhi, ahi * blo, ahi * bhi];
+                    let p = [
+                        alo.checked_mul(blo)?,
+                        alo.checked_mul(bhi)?,
+                        ahi.checked_mul(blo)?,
+                        ahi.checked_mul(bhi)?,
+                    ];
                     (*p.iter().min()?, *p.iter().max()?)
                 }
+                BinOp::Shl if blo == bhi && (0..64).contains(&blo) && alo >= 0 => (
+                    alo.checked_mul(1i128 << blo)?,
+                    ahi.checked_mul(1i128 << blo)?,
+                ),
                 _ => return None,
             }
         }
         _ => return None,
     })
+}
+
+/// Whether `e` is linear: every product has a constant factor.
+fn linear(e: &Expr) -> bool {
+    match e {
+        Expr::Bin(BinOp::Mul, a, b) => {
+            (a.as_const().is_some() || b.as_const().is_some()) && linear(a) && linear(b)
+        }
+        Expr::Bin(_, a, b) => linear(a) && linear(b),
+        _ => true,
+    }
 }
 
 /// Whether `e` mentions a parameter or an unknown (a value read from
@@ -227,36 +248,54 @@ fn mentions_run_time_value(e: &Expr) -> bool {
     }
 }
 
-/// `e` as an `unsigned int` holds it: its value modulo 2^32. The model's
-/// arithmetic is mathematical, so `base + t` may pass 2^32 and `t - 1` go
-/// below 0 where the machine wraps (`base + t < base` is the carry test);
-/// a value the bounds keep in `0..2^32` is itself.
-///
-/// Only a value of known bounds that mentions a parameter or a value read
-/// or computed at run time is wrapped: a loop counter's value stays
-/// mathematical (its loop's exit test keeps it in range in the kernels the
-/// model takes, and a wrapped counter makes loop invariants undecidable in
-/// practice), and so does an index of the launch's coordinates alone (a
-/// launch has fewer than 2^32 threads along a dimension in practice; the
-/// assumption is stated in docs/diagnostics.md).
-fn wrapped_u32(e: Expr) -> Expr {
-    const M: i128 = 1 << 32;
-    match bounds(&e) {
-        Some((lo, hi)) if lo < 0 || hi >= M => {}
-        _ => return e,
+/// Whether `e` is index arithmetic over the launch's coordinates and sizes
+/// with small constants (`blockIdx.x * blockDim.x + threadIdx.x - 1`), the
+/// values the stated assumption keeps below 2^32; a shift or a large
+/// factor (`t << 27`, `t * 0x80000000u`) wraps for small launches too.
+fn launch_index(e: &Expr) -> bool {
+    match e {
+        Expr::Const(c) => c.unsigned_abs() <= 1 << 16,
+        Expr::Var(_) => true,
+        Expr::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul, a, b) => launch_index(a) && launch_index(b),
+        _ => false,
     }
-    if !mentions_run_time_value(&e) {
-        return e;
-    }
-    let r = Expr::bin(BinOp::Rem, e, Expr::Const(1i64 << 32));
-    Expr::ite(
-        Expr::bin(BinOp::Lt, r.clone(), Expr::Const(0)),
-        Expr::add(r.clone(), Expr::Const(1i64 << 32)),
-        r,
-    )
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
+    /// `e` as an `unsigned int` holds it: its value modulo 2^32. The
+    /// model's arithmetic is mathematical, so `base + t` may pass 2^32 and
+    /// `t - 1` go below 0 where the machine wraps (`base + t < base` is the
+    /// carry test). A value the bounds keep in `0..2^32` is itself.
+    ///
+    /// Only a value of known bounds that mentions a parameter or a value
+    /// read or computed at run time, or shifts or scales by a large
+    /// constant, and is linear, is wrapped: a loop counter's value stays mathematical (its
+    /// loop's exit test keeps it in range in the kernels the model takes),
+    /// and so does an index of the launch's coordinates alone (a launch has
+    /// fewer than 2^32 threads along a dimension in practice; the
+    /// assumption is stated in docs/diagnostics.md).
+    fn wrapped_u32(&mut self, e: Expr) -> Expr {
+        const M: i128 = 1 << 32;
+        match bounds(&e) {
+            Some((lo, hi)) if lo < 0 || hi >= M => {}
+            _ => return e,
+        }
+        if !mentions_run_time_value(&e) && launch_index(&e) {
+            return e;
+        }
+        // A product of two run-time values wrapped is more than the solver
+        // decides in time: left mathematical (an assumption, stated).
+        if !linear(&e) {
+            return e;
+        }
+        let r = Expr::bin(BinOp::Rem, e, Expr::Const(1i64 << 32));
+        Expr::ite(
+            Expr::bin(BinOp::Lt, r.clone(), Expr::Const(0)),
+            Expr::add(r.clone(), Expr::Const(1i64 << 32)),
+            r,
+        )
+    }
+
     /// The comparison `a op b` as C evaluates it, given the operand nodes:
     /// when one side is `unsigned int` and the other is not, the other side
     /// is converted to `unsigned int` (a negative `int` becomes itself plus
@@ -269,7 +308,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         let (signed, signed_is_left) = match (cl, cr) {
             // Both `unsigned int`: compared as the machine holds them.
             (IntClass::Unsigned32, IntClass::Unsigned32) => {
-                return Expr::bin(op, wrapped_u32(a), wrapped_u32(b));
+                let (a, b) = (self.wrapped_u32(a), self.wrapped_u32(b));
+                return Expr::bin(op, a, b);
             }
             (IntClass::Unsigned32, c) => (c, false),
             (c, IntClass::Unsigned32) => (c, true),
@@ -277,9 +317,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         };
         // The unsigned side holds its value modulo 2^32 (a carry wraps).
         let (a, b) = if signed_is_left {
-            (a, wrapped_u32(b))
+            (a, self.wrapped_u32(b))
         } else {
-            (wrapped_u32(a), b)
+            (self.wrapped_u32(a), b)
         };
         let plain = Expr::bin(op, a.clone(), b.clone());
         let value = if signed_is_left { &a } else { &b };
