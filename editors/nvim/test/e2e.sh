@@ -77,8 +77,8 @@ cat >"$tmp/work/shift.cu" <<'CUDA'
 __global__ void shift(float *out) {
     __shared__ float s[256];
     int t = threadIdx.x;
-    s[t] = out[t];
-    out[t] = s[(t + 1) % blockDim.x];
+    s[t] = out[blockIdx.x * blockDim.x + t];
+    out[blockIdx.x * blockDim.x + t] = s[(t + 1) % blockDim.x];
 }
 CUDA
 
