@@ -1280,6 +1280,25 @@ fn written_variable(text: &str, mut n: Node) -> Option<String> {
     }
 }
 
+/// The integer types whose declarations host reading and parameter
+/// matching follow (without qualifiers).
+pub(super) const INTEGER_TYPE_NAMES: &[&str] = &[
+    "int",
+    "unsigned",
+    "unsigned int",
+    "long",
+    "long long",
+    "unsigned long",
+    "unsigned long long",
+    "size_t",
+    "short",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "uint",
+];
+
 /// A declared type that is an integer (`const int`, `unsigned`, `size_t`).
 fn is_integer_type_name(ty: &str) -> bool {
     let ty = ty
@@ -1288,23 +1307,7 @@ fn is_integer_type_name(ty: &str) -> bool {
         .trim_start_matches("static ")
         .trim_start_matches("constexpr ")
         .trim();
-    matches!(
-        ty,
-        "int"
-            | "unsigned"
-            | "unsigned int"
-            | "long"
-            | "long long"
-            | "unsigned long"
-            | "unsigned long long"
-            | "size_t"
-            | "short"
-            | "int32_t"
-            | "uint32_t"
-            | "int64_t"
-            | "uint64_t"
-            | "uint"
-    )
+    INTEGER_TYPE_NAMES.contains(&ty)
 }
 
 /// Functions known to take their scalar arguments by value (the C library,

@@ -415,24 +415,8 @@ fn kernel_params(unit: &unit::Unit, cx: &FileContext) -> HashMap<String, launch:
 }
 
 fn is_integer_type(ty: &str) -> bool {
-    matches!(
-        ty.trim(),
-        "int"
-            | "unsigned"
-            | "unsigned int"
-            | "long"
-            | "long long"
-            | "unsigned long"
-            | "unsigned long long"
-            | "size_t"
-            | "short"
-            | "int32_t"
-            | "uint32_t"
-            | "int64_t"
-            | "uint64_t"
-            | "uint"
-            | "index_t"
-    )
+    let ty = ty.trim();
+    ty == "index_t" || launch::INTEGER_TYPE_NAMES.contains(&ty)
 }
 
 /// Where a project's host code is looked for: the folder of the nearest
