@@ -18,7 +18,7 @@ use crate::model::{Barrier, BarrierKind, Kernel, Stmt};
 use crate::options::Options;
 use crate::report::*;
 use crate::syntax::FieldExt;
-use crate::verify::engine::RaceHit;
+use crate::verify::races::RaceHit;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

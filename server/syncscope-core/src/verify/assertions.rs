@@ -8,14 +8,14 @@
 //! the assumptions its verdict rests on. Must not look at accesses or
 //! barriers.
 
-use super::engine::*;
+use super::context::*;
 use super::smt;
 use crate::cache::QueryOutcome;
 use crate::model::*;
 use crate::report::*;
 use crate::symbols;
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
     pub(super) fn check_assertions(&mut self) -> Vec<Finding> {
         let k = self.kernel;
         let mut out = Vec::new();

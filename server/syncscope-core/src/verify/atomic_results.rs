@@ -12,7 +12,7 @@
 //! left as the model has it (any value), so a claim that holds for it
 //! holds, and one that fails is `unknown`, never a false `assertion`.
 
-use super::engine::*;
+use super::context::*;
 use crate::model::*;
 use crate::symbols;
 
@@ -28,7 +28,7 @@ pub(super) struct ResultOrders {
     pub exact: bool,
 }
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
     /// The atomic results `e` mentions and what each can be.
     pub(super) fn result_orders(&self, e: &Expr) -> ResultOrders {
         let k = self.kernel;

@@ -7,15 +7,16 @@
 //! Finding none proves nothing: the solver decides what is left. Must not
 //! report findings.
 
-use super::engine::*;
+use super::context::*;
 use super::intervals::Instance;
-use super::replay::{eval_expr, linear, LaunchShape};
+use super::replay::{linear, LaunchShape};
 use super::smt::LaunchEnv;
+pub(super) use super::sweep::Launch;
+use super::sweep::{Reach, Setup, Thread, RECENT};
 use super::witness::small_launch;
 use crate::model::*;
 use crate::symbols;
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// At most this many (instance, thread) evaluations per group: beyond it
@@ -33,58 +34,7 @@ pub(super) struct Collision {
     pub values: Vec<(String, i64)>,
 }
 
-/// How many evaluated instances [`SweepCache`] keeps (an instance between
-/// two barriers is in the redundancy checks of both).
-const RECENT: usize = 8;
-
-/// What the searches of one kernel reuse: the threads of each launch, and
-/// the most recent instances' evaluations.
-#[derive(Default)]
-pub(crate) struct SweepCache {
-    setups: RefCell<Setups>,
-    recent: RefCell<VecDeque<(ReachKey, Rc<Vec<Reach>>)>>,
-}
-
-/// Each launch's threads, by launch and whether the threads are of
-/// different blocks (`None`: the assumptions leave it to the solver).
-type Setups = HashMap<(Launch, bool), Option<Rc<Setup>>>;
-
-/// An instance's access, the launch, whether the threads are of
-/// different blocks.
-type ReachKey = (usize, Launch, bool);
-
-/// A launch's threads, in order, and which of them the assumptions allow.
-struct Setup {
-    shape: LaunchShape,
-    threads: Vec<Thread>,
-    allowed: Vec<bool>,
-}
-
-impl Setup {
-    /// `e` for thread `th` (its identity and the launch sizes; any other
-    /// value is not known).
-    fn eval(&self, e: &Expr, th: &Thread, bitvector: bool) -> Option<i64> {
-        let lookup = |v: &Var| self.shape.builtin(v.kind, th.tid, th.bid);
-        eval_expr(e, &lookup, bitvector)
-    }
-}
-
-/// Where an instance is for one thread.
-#[derive(Clone, Copy)]
-enum Reach {
-    At(i64),
-    Off,
-    Unknown,
-}
-
-/// One thread of the small launch.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Thread {
-    tid: [i64; 3],
-    bid: [i64; 3],
-}
-
-impl KernelVerifier<'_> {
+impl KernelContext<'_> {
     /// Whether two threads related by `rel` collide through some
     /// conflicting pair of `insts` at the small launch.
     pub(super) fn concrete_collision(&self, insts: &[&Instance], rel: Relation) -> bool {
@@ -379,14 +329,6 @@ impl KernelVerifier<'_> {
 }
 
 /// The launch a search runs on: the small launch of the solver's concrete
-/// first try (blocks of 64 threads), or the largest block the kernel
-/// allows along x (neighbours 64 or more apart meet only there).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(super) enum Launch {
-    Small,
-    Large,
-}
-
 /// `small` with a symbolic `blockDim.x` as large as the launch allows, or
 /// `None` when that is no larger.
 fn large_launch(small: &LaunchEnv, env: &LaunchEnv) -> Option<LaunchEnv> {
@@ -418,7 +360,7 @@ mod tests {
         let options = crate::options::Options::default();
         let mut checked = 0;
         for k in crate::verify::corpus_kernels() {
-            let v = KernelVerifier::new(&k, &options, &crate::cache::NoCache, None);
+            let v = KernelContext::new(&k, &options, &crate::cache::NoCache, None);
             for rel in v.relations.clone() {
                 for iv in intervals(&k, rel.level(), None, &mut |_| true) {
                     let mut by_array: BTreeMap<ArrayId, Vec<Instance>> = BTreeMap::new();

@@ -2,7 +2,7 @@
 //! block and not for another (`g(t1) ∧ ¬g(t2)`), with a replayed witness.
 //! Must not look at accesses.
 
-use super::engine::*;
+use super::context::*;
 use super::replay::Interpreter;
 use super::smt;
 use super::witness::exclude_model;
@@ -11,7 +11,69 @@ use crate::model::*;
 use crate::report::*;
 use std::collections::HashMap;
 
-impl<'k> KernelVerifier<'k> {
+/// The divergence check's verdict on the kernel's barriers.
+pub(super) struct BarrierVerdicts {
+    /// A finding for each barrier found divergent or left undecided, in
+    /// the kernel's order.
+    pub findings: Vec<Finding>,
+    /// The barriers whose divergence could not be decided: no redundancy
+    /// claim is made for them.
+    pub unknown: Vec<usize>,
+}
+
+impl<'k> KernelContext<'k> {
+    /// Every barrier of the kernel checked for divergence, in order. The
+    /// divergent ones are kept in `divergent` (replay ignores them).
+    pub(super) fn check_barriers(&mut self) -> BarrierVerdicts {
+        let k = self.kernel;
+        let mut findings = Vec::new();
+        let mut divergent = Vec::new();
+        let mut unknown_barriers = Vec::new();
+        // The barriers' guards share their enclosing conditions: whether a
+        // shared one is thread-specific is found once (see `divergence`).
+        let mut thread_specific = HashMap::new();
+        for b in k.barriers() {
+            if self.cancelled() {
+                break;
+            }
+            match self.divergence(b, &mut thread_specific) {
+                Divergence::Uniform => {}
+                Divergence::Divergent(f) => {
+                    divergent.push(b.id);
+                    let origins = b.guard.unseen_origins();
+                    if origins.is_empty() {
+                        findings.push(*f);
+                    } else {
+                        let names: Vec<String> = origins.iter().map(|o| format!("`{o}`")).collect();
+                        findings.push(Finding::new(
+                            FindingKind::NotVerified,
+                            Some(&k.name),
+                            b.span,
+                            format!(
+                                "not verified: possible barrier divergence, depends on {} (not visible to the analysis: a function without a body or an undeclared name)",
+                                names.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                Divergence::Unknown(reason) => {
+                    unknown_barriers.push(b.id);
+                    findings.push(Finding::new(
+                        FindingKind::Unknown,
+                        Some(&k.name),
+                        b.span,
+                        format!("unknown: could not decide whether every thread reaches this barrier ({reason})"),
+                    ));
+                }
+            }
+        }
+        self.divergent = divergent;
+        BarrierVerdicts {
+            findings,
+            unknown: unknown_barriers,
+        }
+    }
+
     /// `thread_specific`: the answers of `thread_specific` for this
     /// kernel's guards, kept across its barriers.
     pub(super) fn divergence(
@@ -159,13 +221,13 @@ impl<'k> KernelVerifier<'k> {
     }
 }
 
-pub(crate) enum Divergence {
+pub(super) enum Divergence {
     Uniform,
     Divergent(Box<Finding>),
     Unknown(String),
 }
 
-/// Whether `e` mentions a variable that `KernelVerifier::instantiate` (loop
+/// Whether `e` mentions a variable that `KernelContext::instantiate` (loop
 /// counters shared, no substitution) names differently for the two threads
 /// of `rel`: the other thread's, a thread index, or a block index or unknown
 /// whose scope lets it differ between them. When it does not, the two

@@ -20,13 +20,13 @@
 //! or the host sets it; the last block usually resets it): the report
 //! says so in a note.
 
-use super::engine::{KernelVerifier, Relation};
+use super::context::{KernelContext, Relation};
 use super::intervals::Instance;
 use super::races::sel;
 use crate::model::*;
 use crate::report::{Finding, FindingKind};
 
-impl KernelVerifier<'_> {
+impl KernelContext<'_> {
     /// The last-block patterns the model decides (see the module).
     pub(super) fn modelled_last_blocks(&self) -> Vec<&LastBlock> {
         self.kernel

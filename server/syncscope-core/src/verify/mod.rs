@@ -1,8 +1,12 @@
 //! Verification of kernel models: barrier intervals (`intervals`), SMT
 //! encoding and solving (`smt`, `watchdog`), the per-kernel driver
-//! (`engine`) and its checks (`precheck`, `races`, `divergence`,
-//! `redundancy`, `assertions`, `schedules`), witnesses (`witness`) replayed on the concrete interpreter
+//! (`engine`), the context its checks share (`context`) and the checks,
+//! each a set of functions over that context (`divergence`, `precheck`,
+//! `races` and its findings `race_findings`, `redundancy`, `assertions`,
+//! `schedules`), witnesses (`witness`) replayed on the concrete interpreter
 //! (`replay`) and checked to be executions that exist (`realisable`).
+//! Imports go one way: the engine uses the checks, the checks use the
+//! context, never back (`tests/architecture.rs` holds it).
 //!
 //! Must not parse or lower source text: it takes models and returns
 //! findings; the file-level driver is `crate::analysis`.
@@ -11,18 +15,21 @@ mod affine;
 mod assertions;
 mod atomic_results;
 mod collisions;
+mod context;
 mod divergence;
-pub(crate) mod engine;
+mod engine;
 pub(crate) mod intervals;
 mod last_block;
 mod machine_values;
 mod precheck;
+mod race_findings;
 pub(crate) mod races;
 mod realisable;
 mod redundancy;
 pub(crate) mod replay;
 mod schedules;
 pub(crate) mod smt;
+mod sweep;
 pub(crate) mod watchdog;
 mod witness;
 
@@ -36,7 +43,7 @@ use crate::report::*;
 const STACK: usize = 64 << 20;
 use std::sync::atomic::AtomicBool;
 
-type Outcome = (Vec<Finding>, KernelReport, Vec<engine::RaceHit>, Stats);
+type Outcome = (Vec<Finding>, KernelReport, Vec<races::RaceHit>, Stats);
 
 /// Verifies kernels in parallel on worker threads (one Z3 context each),
 /// in order: the first kernels first. Each finished kernel is counted in
@@ -67,7 +74,7 @@ pub(crate) fn verify_one(
 ) -> Outcome {
     let start = std::time::Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        engine::KernelVerifier::new(kernel, options, cache, cancel).run()
+        engine::verify_kernel(kernel, options, cache, cancel)
     }));
     match result {
         Ok(outcome) => {

@@ -4,13 +4,13 @@
 //! findings: it only says "no two threads ever collide on this array".
 
 use super::affine;
-use super::engine::*;
+use super::context::*;
 use super::intervals::Instance;
 use super::smt::{LaunchEnv, SolverConfig};
 use crate::cache::QueryOutcome;
 use crate::model::*;
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
     /// Whether no two threads related by `rel` can ever touch the same
     /// element of `array` with a conflicting pair of accesses, whatever the
     /// barriers: one query over every access of the array with every loop

@@ -1,12 +1,12 @@
 //! Races: per barrier interval and array, one grouped two-thread query with
 //! selector variables over every access instance; each satisfiable answer is
 //! a racing pair, confirmed on the concrete interpreter, blocked, and asked
-//! again (every race in one run). Owns the race findings' messages; must not
-//! decide divergence or redundancy.
+//! again (every race in one run). Must not decide divergence or redundancy,
+//! nor word findings (`race_findings` does).
 
 use super::collisions::Launch;
-use super::engine::*;
-use super::intervals::{intervals, intervals_around, Instance, Level};
+use super::context::*;
+use super::intervals::{intervals, intervals_around, Instance};
 use super::replay::{eval_expr, Interpreter};
 use super::smt::SolverConfig;
 use super::witness::exclude_model;
@@ -15,7 +15,7 @@ use crate::model::*;
 use crate::report::*;
 use crate::symbols;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A confirmed race between two accesses.
 #[derive(Clone, Debug)]
@@ -55,7 +55,7 @@ pub(crate) struct RaceSet {
     pub benign: BTreeMap<(usize, usize), RaceHit>,
 }
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
     /// Every racing pair of accesses. With `skip`, the races that removing
     /// that barrier would create: only pairs of instances it separated.
     pub(crate) fn find_races(&mut self, skip: Option<usize>) -> RaceSet {
@@ -975,7 +975,7 @@ impl<'k> KernelVerifier<'k> {
 
     /// `hit` solved again as a query of its two instances alone, with a
     /// reproducible witness (fresh Z3 context, small values).
-    fn pair_witness(&mut self, hit: &RaceHit) -> Option<RaceHit> {
+    pub(super) fn pair_witness(&mut self, hit: &RaceHit) -> Option<RaceHit> {
         let (pi, qj) = &*hit.instances;
         let same = pi == qj;
         let group: Vec<Instance> = if same {
@@ -1014,266 +1014,14 @@ impl<'k> KernelVerifier<'k> {
         confirmed.reproducible = true;
         Some(confirmed)
     }
-
-    /// A pair of writes that collide only with equal values: the race
-    /// finding's text and witness, as a `benign-race` hint.
-    pub(super) fn benign_race_finding(&self, hit: &RaceHit) -> Finding {
-        let mut f = self.race_finding(hit);
-        f.kind = FindingKind::BenignRace;
-        f.severity = FindingKind::BenignRace.severity();
-        let rest = f.message.strip_prefix("data race").unwrap_or(&f.message);
-        f.message = format!(
-            "benign race{rest}; both write the same value (a data race with --strict-benign)"
-        );
-        f
-    }
-
-    pub(super) fn race_finding(&self, hit: &RaceHit) -> Finding {
-        let k = self.kernel;
-        let (mut a, mut b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
-        let (mut ta, mut tb) = (&hit.witness.threads[0], &hit.witness.threads[1]);
-        let (mut la, mut lb) = (&hit.loop_values[0], &hit.loop_values[1]);
-        // The write is the primary location; a read the related one.
-        if a.kind == AccessKind::Read && b.kind != AccessKind::Read {
-            std::mem::swap(&mut a, &mut b);
-            std::mem::swap(&mut ta, &mut tb);
-            std::mem::swap(&mut la, &mut lb);
-        }
-        let arr = &k.arrays[a.array].name;
-        let fmt_t = |t: &WitnessThread| {
-            format!(
-                "thread ({},{},{}) of block ({},{},{})",
-                t.thread_idx[0],
-                t.thread_idx[1],
-                t.thread_idx[2],
-                t.block_idx[0],
-                t.block_idx[1],
-                t.block_idx[2]
-            )
-        };
-        let fmt_l = |l: &Vec<(String, i64)>| {
-            if l.is_empty() {
-                String::new()
-            } else {
-                let parts: Vec<String> = l.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-                format!(" [{}]", parts.join(", "))
-            }
-        };
-        let verb_b = match b.kind {
-            AccessKind::Read => "reads it",
-            AccessKind::Write => "writes it",
-            AccessKind::Atomic => "updates it atomically",
-        };
-        let place = if k.arrays[a.array].byte_addressed {
-            format!("byte {} of `{arr}`", hit.index)
-        } else {
-            format!("`{arr}[{}]`", hit.index)
-        };
-        let message = format!(
-            "data race on {place}: {} {} `{}` (line {}){} while {} {} with `{}` (line {}){}",
-            fmt_t(ta),
-            a.kind.verb(),
-            a.text,
-            a.span.start.line + 1,
-            fmt_l(la),
-            fmt_t(tb),
-            verb_b,
-            b.text,
-            b.span.start.line + 1,
-            fmt_l(lb),
-        );
-        let mut f = Finding::new(FindingKind::DataRace, Some(&k.name), a.span, message);
-        f.related.push(Related {
-            span: b.span,
-            message: format!(
-                "the other access: {} {} `{}`",
-                fmt_t(tb),
-                b.kind.verb(),
-                b.text
-            ),
-        });
-        let mut w = hit.witness.clone();
-        if a.id != hit.first {
-            w.threads.swap(0, 1);
-        }
-        for (n, v) in la.iter() {
-            w.values.push((format!("{n} (thread 1)"), *v));
-        }
-        for (n, v) in lb.iter() {
-            w.values.push((format!("{n} (thread 2)"), *v));
-        }
-        f.witness = Some(w);
-        f
-    }
 }
 
-impl KernelVerifier<'_> {
-    /// The race findings of `hits`: the races one barrier would separate
-    /// become one finding. Two pairs go together when threads of one block
-    /// race (a block barrier orders them), their four accesses sit in the
-    /// same loops, and every earlier access of the group ends before every
-    /// later one starts, so a single point (before the first later access)
-    /// lies between both accesses of every pair. Whether a barrier there
-    /// does separate them is the quick-fix's check, not a claim made here.
-    /// Each finding sits at its first racing access, lists every pair
-    /// (`pairs`, and the other access of each in `related`) and carries the
-    /// witness of one pair.
-    pub(super) fn race_findings(&mut self, hits: &[&RaceHit]) -> Vec<Finding> {
-        let ordered = |h: &RaceHit| {
-            let (p, q) = (self.accesses[&h.first], self.accesses[&h.second]);
-            if (q.span.start.offset, q.id) < (p.span.start.offset, p.id) {
-                (q, p)
-            } else {
-                (p, q)
-            }
-        };
-        let mut singles = Vec::new();
-        let mut groupable: BTreeMap<(Relation, Vec<usize>), Vec<&RaceHit>> = BTreeMap::new();
-        for h in hits {
-            let (early, late) = ordered(h);
-            if early.id != late.id
-                && early.span.end.offset <= late.span.start.offset
-                && h.relation.level() != Level::Grid
-                && early.loops == late.loops
-            {
-                groupable
-                    .entry((h.relation, early.loops.clone()))
-                    .or_default()
-                    .push(h);
-            } else {
-                singles.push(*h);
-            }
-        }
-        let mut groups: Vec<Vec<&RaceHit>> = singles.into_iter().map(|h| vec![h]).collect();
-        for (_, mut list) in groupable {
-            // Interval stabbing: by the later access's start; a pair joins
-            // the open group when its earlier access ends before that point.
-            list.sort_by_key(|h| {
-                let (e, l) = ordered(h);
-                (l.span.start.offset, e.span.start.offset)
-            });
-            let mut point: Option<u32> = None;
-            for h in list {
-                let (early, late) = ordered(h);
-                match (point, groups.last_mut()) {
-                    (Some(p), Some(g)) if early.span.end.offset <= p => g.push(h),
-                    _ => {
-                        point = Some(late.span.start.offset);
-                        groups.push(vec![h]);
-                    }
-                }
-            }
-        }
-        let mut out: Vec<Finding> = groups.iter().map(|g| self.group_finding(g)).collect();
-        out.sort_by_key(|f| (f.span.start.offset, f.span.end.offset));
-        out
-    }
-
-    fn group_finding(&mut self, group: &[&RaceHit]) -> Finding {
-        let pair_of = |h: &RaceHit| {
-            let (p, q) = (self.accesses[&h.first], self.accesses[&h.second]);
-            if (q.span.start.offset, q.id) < (p.span.start.offset, p.id) {
-                (q, p)
-            } else {
-                (p, q)
-            }
-        };
-        let mut pairs: Vec<(&Access, &Access)> = group.iter().map(|h| pair_of(h)).collect();
-        pairs.sort_by_key(|(a, b)| (a.span.start.offset, b.span.start.offset, a.id, b.id));
-        let first = pairs[0].0;
-        let involves = |h: &&&RaceHit| h.first == first.id || h.second == first.id;
-        // The witness: a pair of the first racing access, solved to be
-        // reproducible (solved again alone if it was found without).
-        let resolved;
-        let witness_hit: &RaceHit = match group.iter().find(|h| involves(h) && h.reproducible) {
-            Some(h) => h,
-            None => {
-                let h = *group.iter().find(involves).unwrap_or(&group[0]);
-                resolved = self.pair_witness(h);
-                resolved.as_ref().unwrap_or(h)
-            }
-        };
-        let mut pairs: Vec<(Access, Access)> = pairs
-            .iter()
-            .map(|(a, b)| ((*a).clone(), (*b).clone()))
-            .collect();
-        // The witness's pair first (the message's example), then the rest
-        // in program order.
-        let ids = |a: usize, b: usize| (a.min(b), a.max(b));
-        let shown = ids(witness_hit.first, witness_hit.second);
-        if let Some(i) = pairs.iter().position(|(a, b)| ids(a.id, b.id) == shown) {
-            let p = pairs.remove(i);
-            pairs.insert(0, p);
-        }
-        self.shape_group(witness_hit, &pairs)
-    }
-
-    /// The finding of a group: `pairs` (the witness's first), `witness_hit`'s witness.
-    fn shape_group(&self, witness_hit: &RaceHit, pairs: &[(Access, Access)]) -> Finding {
-        let first = pairs
-            .iter()
-            .map(|(a, _)| a)
-            .min_by_key(|a| (a.span.start.offset, a.id))
-            .unwrap_or(&pairs[0].0);
-        let mut f = self.race_finding(witness_hit);
-        f.pairs = pairs
-            .iter()
-            .map(|(a, b)| RacingPair {
-                first: a.span,
-                first_text: a.text.clone(),
-                second: b.span,
-                second_text: b.text.clone(),
-            })
-            .collect();
-        if pairs.len() == 1 {
-            return f;
-        }
-        let arrays: BTreeSet<&str> = pairs
-            .iter()
-            .map(|(a, _)| self.kernel.arrays[a.array].name.as_str())
-            .collect();
-        let names: Vec<String> = arrays.iter().map(|n| format!("`{n}`")).collect();
-        let last_line = pairs
-            .iter()
-            .map(|(_, b)| b.span.start.line + 1)
-            .max()
-            .unwrap_or(0);
-        f.message = format!(
-            "data race on {}: {} pairs of accesses race with no barrier between them (lines {}-{}); for example, {}",
-            names.join(", "),
-            pairs.len(),
-            first.span.start.line + 1,
-            last_line,
-            f.message.trim_start_matches("data race on ")
-        );
-        f.span = first.span;
-        f.related = pairs
-            .iter()
-            .map(|(other, at)| {
-                // At the later access of each pair, naming the earlier one.
-                Related {
-                    span: at.span,
-                    message: format!(
-                        "`{}` (line {}) races with `{}` (line {})",
-                        at.text,
-                        at.span.start.line + 1,
-                        other.text,
-                        other.span.start.line + 1
-                    ),
-                }
-            })
-            .collect();
-        f
-    }
-}
-
-/// A grouped race query and what its selectors refer to.
 /// Past the first racing pair of a group, a group with at most this many
 /// undecided candidate pairs is decided pair by pair (`race_pairs`); a
 /// larger one keeps asking the grouped query, one racing pair a round.
 const PAIRWISE_MAX: usize = 128;
 
-fn kinds_of(v: &KernelVerifier, insts: &[&Instance]) -> Vec<AccessKind> {
+fn kinds_of(v: &KernelContext, insts: &[&Instance]) -> Vec<AccessKind> {
     insts.iter().map(|i| v.accesses[&i.access].kind).collect()
 }
 
@@ -1299,6 +1047,7 @@ fn candidate_pairs(
     out
 }
 
+/// A grouped race query and what its selectors refer to.
 pub(super) struct GroupQuery<'g> {
     pub(super) insts: Vec<&'g Instance>,
     pub(super) base: Vec<Expr>,

@@ -10,7 +10,7 @@
 //! programs, so it checks them over every value it used. Must not report
 //! findings: a witness that fails is not shown, and the search goes on.
 
-use super::engine::*;
+use super::context::*;
 use super::replay::eval_expr;
 use crate::model::*;
 use crate::symbols;
@@ -23,7 +23,7 @@ pub(super) type Draw = (String, i64);
 /// A thread's values, as the replay reads them.
 pub(super) type Lookup<'a> = &'a dyn Fn(&Var) -> Option<i64>;
 
-impl KernelVerifier<'_> {
+impl KernelContext<'_> {
     /// Whether `name` is a draw the realisability rules constrain under
     /// `rel`: a ticket of a counter, or the result of a one-shot flag's
     /// update, that both threads of the relation share (a `__shared__`

@@ -1,12 +1,65 @@
 //! Redundant barriers: a barrier is redundant when no race appears between
 //! the instances it alone separated once it is gone. Must not report races.
 
-use super::engine::*;
+use super::context::*;
 use super::intervals::Instance;
 use super::races::sel;
 use crate::model::*;
+use crate::report::*;
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
+    /// The barriers the kernel does not need, each a `redundant-barrier`
+    /// finding. `so_far`: the kernel's findings before this check;
+    /// `undecided`: the barriers whose divergence was not decided.
+    pub(super) fn redundant_barriers(
+        &mut self,
+        so_far: &[Finding],
+        undecided: &[usize],
+    ) -> Vec<Finding> {
+        let k = self.kernel;
+        let mut findings = Vec::new();
+        // A redundancy claim is a proof that the kernel without the barrier
+        // verifies under the same launch and assumptions: only a kernel
+        // that verifies itself (no race, divergence, assertion, not-verified
+        // part or unknown answer) can give one, and every query of the
+        // kernel without the barrier must come back unsat. Part of a kernel
+        // outside the model (an unmodelled asynchronous copy) may be what
+        // the barrier orders.
+        let verified_so_far = so_far.iter().all(|f| {
+            matches!(
+                f.kind,
+                FindingKind::RedundantBarrier | FindingKind::Note | FindingKind::Assumption
+            )
+        });
+        if self.options.check_redundant
+            && verified_so_far
+            && k.unsupported.is_empty()
+            && !self.cancelled()
+        {
+            for b in k.barriers() {
+                if b.has_value || self.divergent.contains(&b.id) || undecided.contains(&b.id) {
+                    continue;
+                }
+                if self.cancelled() {
+                    break;
+                }
+                if self.is_redundant(b) && !self.cancelled() {
+                    let what = barrier_name(b);
+                    let f = Finding::new(
+                        FindingKind::RedundantBarrier,
+                        Some(&k.name),
+                        b.span,
+                        format!(
+                            "redundant barrier: without this `{what}` the kernel still verifies (every race query unsat, same launch and assumptions)"
+                        ),
+                    );
+                    findings.push(f);
+                }
+            }
+        }
+        findings
+    }
+
     /// A barrier is redundant when no two instances it separates can race
     /// once it is gone (loop iterations included).
     pub(super) fn is_redundant(&mut self, b: &Barrier) -> bool {

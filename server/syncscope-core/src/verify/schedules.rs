@@ -24,7 +24,7 @@
 //! different final memories are a `schedule-dependent` finding with both
 //! schedules; no difference found is `unknown`, never a proof.
 
-use super::engine::*;
+use super::context::*;
 use super::replay::{eval_expr, LaunchShape};
 use crate::model::*;
 use crate::report::*;
@@ -115,7 +115,7 @@ impl Launch {
     }
 }
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
     /// The `--deterministic` check: no finding when every atomic operation
     /// is order-independent, a `schedule-dependent` finding with two
     /// schedules, or `unknown` when neither could be shown.

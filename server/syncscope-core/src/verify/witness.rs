@@ -2,7 +2,7 @@
 //! values of a satisfying model, in the typed form every renderer uses.
 //! Must not decide anything: it only reads models.
 
-use super::engine::*;
+use super::context::*;
 use super::intervals::Instance;
 use super::replay::eval_expr;
 use super::smt::{self, LaunchEnv, SolverConfig};
@@ -11,7 +11,7 @@ use crate::model::*;
 use crate::report::*;
 use crate::symbols;
 
-impl<'k> KernelVerifier<'k> {
+impl<'k> KernelContext<'k> {
     /// Solves a race query concrete launch first: with the launch sizes
     /// the kernel leaves symbolic fixed to a small launch (blocks of 64
     /// threads, 2 blocks per used grid dimension), the query is linear
@@ -181,7 +181,7 @@ pub(super) fn is_launchable(w: &Witness, rel: Relation) -> bool {
     }
 }
 
-/// The small launch of [`KernelVerifier::solve_concrete_first`]: the
+/// The small launch of [`KernelContext::solve_concrete_first`]: the
 /// kernel's symbolic launch sizes fixed (blocks of 64 x 2 x 2 threads at
 /// most, within `__launch_bounds__`; 2 blocks per grid dimension), or
 /// `None` when the launch is already fixed.
