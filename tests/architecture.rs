@@ -5,12 +5,15 @@
 //! - only the `analysis` driver runs the front end (`parse`, `lower_file`):
 //!   nothing below it re-parses or re-lowers text;
 //! - the core names no LSP, JSON-RPC or async crate;
-//! - every dependency a crate declares is used by that crate.
+//! - every dependency a crate declares is used by that crate;
+//! - inside `verify`, the checks depend on a shared context and the engine
+//!   runs them: no module imports the engine, and the imports form no
+//!   circle.
 //!
 //! These read the source as text: they are cheap, need no extra tool, and a
 //! failure names the file and the line to look at.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -76,10 +79,16 @@ fn code_lines(text: &str) -> Vec<(usize, String)> {
 /// The crate-local modules a line refers to: `crate::name`, and the names
 /// in `use crate::{a, b::c}`.
 fn crate_refs(line: &str) -> Vec<String> {
+    refs_after(line, "crate::")
+}
+
+/// The first names of the paths that start with `prefix` in a line:
+/// `prefix` followed by `name` or by `{a, b::c}`.
+fn refs_after(line: &str, prefix: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = line;
-    while let Some(at) = rest.find("crate::") {
-        let after = &rest[at + "crate::".len()..];
+    while let Some(at) = rest.find(prefix) {
+        let after = &rest[at + prefix.len()..];
         if let Some(group) = after.strip_prefix('{') {
             let end = group.find('}').unwrap_or(group.len());
             for part in group[..end].split(',') {
@@ -380,4 +389,136 @@ fn the_binary_uses_the_lsp_crate_only_to_run_the_server() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The modules of `verify` (by file name; `mod.rs`, which declares them,
+/// left out) and the sibling modules each one's code names: `super::x` in
+/// a module directly under `verify`, `crate::verify::x` anywhere.
+fn verify_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let dir = core_src().join("verify");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in rust_files(&dir) {
+        let rel = file.strip_prefix(&dir).unwrap();
+        let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+        let module = parts[0].trim_end_matches(".rs").to_string();
+        if module == "mod" {
+            continue;
+        }
+        // `super` is `verify` in `verify/x.rs` and `verify/x/mod.rs`.
+        let super_is_verify = parts.len() == 1 || parts == [parts[0], "mod.rs"];
+        let text = std::fs::read_to_string(&file).unwrap();
+        let uses = graph.entry(module.clone()).or_default();
+        for (_, code) in code_lines(&text) {
+            let mut names = refs_after(&code, "crate::verify::");
+            if super_is_verify {
+                names.extend(refs_after(&code, "super::"));
+            }
+            uses.extend(names.into_iter().filter(|n| *n != module));
+        }
+    }
+    graph
+}
+
+/// A circle of `graph` (its modules in order, the first repeated at the
+/// end), if there is one.
+fn find_circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut circle = path[at..].to_vec();
+            circle.push(m.to_string());
+            return Some(circle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|m| visit(m, graph, &mut Vec::new(), &mut done))
+}
+
+/// The checks of `verify` are functions over one shared context
+/// (`context`), and the engine runs them in sequence: a check that
+/// imported the engine's helpers back made the one import circle of the
+/// core.
+#[test]
+fn no_verify_module_imports_the_engine() {
+    let graph = verify_imports();
+    assert!(graph.contains_key("engine") && graph.contains_key("context"));
+    let importers: Vec<&String> = graph
+        .iter()
+        .filter(|(_, uses)| uses.contains("engine"))
+        .map(|(m, _)| m)
+        .collect();
+    assert!(
+        importers.is_empty(),
+        "verify modules that import `engine` (move what they use into `context`): {importers:?}"
+    );
+}
+
+#[test]
+fn the_verify_modules_import_no_circle() {
+    let graph = verify_imports();
+    assert!(
+        graph["engine"].contains("context"),
+        "the import reading sees the engine's use of the context"
+    );
+    if let Some(circle) = find_circle(&graph) {
+        panic!("import circle inside verify: {}", circle.join(" -> "));
+    }
+}
+
+#[test]
+fn the_circle_check_sees_a_circle() {
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+            g.entry(b.to_string()).or_default();
+        }
+        g
+    };
+    let circle = graph(&[
+        ("engine", "races"),
+        ("races", "witness"),
+        ("witness", "engine"),
+    ]);
+    assert_eq!(
+        find_circle(&circle),
+        Some(vec![
+            "engine".to_string(),
+            "races".to_string(),
+            "witness".to_string(),
+            "engine".to_string()
+        ])
+    );
+    let dag = graph(&[
+        ("engine", "races"),
+        ("engine", "context"),
+        ("races", "context"),
+    ]);
+    assert_eq!(find_circle(&dag), None);
+    assert_eq!(
+        refs_after("use super::{context::*, races::sel};", "super::"),
+        ["context", "races"]
+    );
+    assert_eq!(
+        refs_after("pub(super) use super::sweep::Launch;", "super::"),
+        ["sweep"]
+    );
 }
