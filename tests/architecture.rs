@@ -7,8 +7,8 @@
 //! - the core names no LSP, JSON-RPC or async crate;
 //! - every dependency a crate declares is used by that crate;
 //! - inside `verify`, the checks depend on a shared context and the engine
-//!   runs them: no module imports the engine, and the imports form no
-//!   circle.
+//!   runs them: no module imports the engine;
+//! - inside every folder of the core, the modules' imports form no circle.
 //!
 //! These read the source as text: they are cheap, need no extra tool, and a
 //! failure names the file and the line to look at.
@@ -391,32 +391,186 @@ fn the_binary_uses_the_lsp_crate_only_to_run_the_server() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The modules of `verify` (by file name; `mod.rs`, which declares them,
-/// left out) and the sibling modules each one's code names: `super::x` in
-/// a module directly under `verify`, `crate::verify::x` anywhere.
-fn verify_imports() -> BTreeMap<String, BTreeSet<String>> {
-    let dir = core_src().join("verify");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in rust_files(&dir) {
-        let rel = file.strip_prefix(&dir).unwrap();
-        let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
-        let module = parts[0].trim_end_matches(".rs").to_string();
-        if module == "mod" {
+/// A folder of the core as a module path (`["frontend", "lower"]`; the
+/// crate root is `[]`).
+type Folder = Vec<String>;
+
+/// The module path of a core source file: `verify/races.rs` is
+/// `verify::races`, `frontend/lower/mod.rs` is `frontend::lower`, `lib.rs`
+/// is the crate root.
+fn module_path(file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(core_src()).unwrap();
+    let mut path: Vec<String> = rel
+        .iter()
+        .map(|c| c.to_str().unwrap().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(path.last().map(String::as_str), Some("mod" | "lib")) {
+        path.pop();
+    }
+    path
+}
+
+/// The tokens of Rust code, as far as paths need them: identifiers, `::`
+/// and single characters (white space dropped).
+fn tokens(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect());
             continue;
         }
-        // `super` is `verify` in `verify/x.rs` and `verify/x/mod.rs`.
-        let super_is_verify = parts.len() == 1 || parts == [parts[0], "mod.rs"];
-        let text = std::fs::read_to_string(&file).unwrap();
-        let uses = graph.entry(module.clone()).or_default();
-        for (_, code) in code_lines(&text) {
-            let mut names = refs_after(&code, "crate::verify::");
-            if super_is_verify {
-                names.extend(refs_after(&code, "super::"));
+        if c == ':' && chars.get(i + 1) == Some(&':') {
+            out.push("::".to_string());
+            i += 2;
+            continue;
+        }
+        if !c.is_whitespace() {
+            out.push(c.to_string());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The paths of one use tree (or one path of an expression) that starts
+/// at `tokens[at]`, under `prefix`: `a::{b, c::{d, self}}` is `a::b`,
+/// `a::c::d` and `a::c`. Returns them and the index after the tree.
+fn use_tree(tokens: &[String], mut at: usize, prefix: &[String]) -> (Vec<Vec<String>>, usize) {
+    let mut path = prefix.to_vec();
+    let mut out = Vec::new();
+    while let Some(token) = tokens.get(at) {
+        match token.as_str() {
+            "{" => {
+                at += 1;
+                while let Some(next) = tokens.get(at) {
+                    match next.as_str() {
+                        "}" => {
+                            at += 1;
+                            break;
+                        }
+                        "," => at += 1,
+                        _ => {
+                            let (paths, after) = use_tree(tokens, at, &path);
+                            out.extend(paths);
+                            // A token no tree takes ends the group.
+                            if after == at {
+                                return (out, at);
+                            }
+                            at = after;
+                        }
+                    }
+                }
+                return (out, at);
             }
-            uses.extend(names.into_iter().filter(|n| *n != module));
+            "*" => at += 1,
+            // `a::{self}` names `a` itself.
+            "self" => at += 1,
+            t if t.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                path.push(t.to_string());
+                at += 1;
+            }
+            _ => break,
+        }
+        if tokens.get(at).map(String::as_str) != Some("::") {
+            break;
+        }
+        at += 1;
+    }
+    if path.len() > prefix.len() || out.is_empty() {
+        out.push(path);
+    }
+    (out, at)
+}
+
+/// Every path the code of module `here` names from `crate`, `super` or
+/// `self` (a `use` or a path in an expression, a group across lines
+/// included), as absolute module paths: in `frontend::lower::calls`,
+/// `use super::{places::Place, super::collect};` names
+/// `frontend::lower::places::Place` and `frontend::collect`.
+fn named_paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    let tokens = tokens(code);
+    let mut out = Vec::new();
+    for at in 0..tokens.len() {
+        let start = match tokens[at].as_str() {
+            "crate" => Vec::new(),
+            "self" => here.to_vec(),
+            "super" => here[..here.len().saturating_sub(1)].to_vec(),
+            _ => continue,
+        };
+        // The start of a path only, and not `pub(crate)` or `self.field`.
+        let continues = at > 0 && tokens[at - 1] == "::";
+        if continues || tokens.get(at + 1).map(String::as_str) != Some("::") {
+            continue;
+        }
+        let mut prefix = start;
+        let mut next = at + 2;
+        while tokens.get(next).map(String::as_str) == Some("super")
+            && tokens.get(next + 1).map(String::as_str) == Some("::")
+        {
+            prefix.pop();
+            next += 2;
+        }
+        out.extend(use_tree(&tokens, next, &prefix).0);
+    }
+    out
+}
+
+/// For every folder of the core (the crate root too), its modules and the
+/// sibling modules each one's code names, however it spells them
+/// (`super::x`, `crate::folder::x`, `super::super::x`). A folder's
+/// `mod.rs` declares its modules and is left out of its graph; a module
+/// that is a folder counts with the code of every file inside it.
+fn folder_imports() -> BTreeMap<Folder, BTreeMap<String, BTreeSet<String>>> {
+    let files: Vec<(PathBuf, Vec<String>)> = rust_files(&core_src())
+        .into_iter()
+        .map(|f| {
+            let m = module_path(&f);
+            (f, m)
+        })
+        .collect();
+    let mut graphs: BTreeMap<Folder, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (_, module) in &files {
+        for k in 0..module.len() {
+            graphs
+                .entry(module[..k].to_vec())
+                .or_default()
+                .entry(module[k].clone())
+                .or_default();
         }
     }
-    graph
+    for (file, module) in &files {
+        let code: Vec<String> = code_lines(&std::fs::read_to_string(file).unwrap())
+            .into_iter()
+            .map(|(_, code)| code)
+            .collect();
+        let named = named_paths(&code.join("\n"), module);
+        for k in 0..module.len() {
+            let (folder, own) = (&module[..k], &module[k]);
+            let graph = graphs.get_mut(folder).unwrap();
+            let siblings: BTreeSet<String> = graph.keys().cloned().collect();
+            let uses = graph.get_mut(own).unwrap();
+            for path in &named {
+                if path.len() > k && path[..k] == *folder {
+                    let used = &path[k];
+                    if used != own && siblings.contains(used) {
+                        uses.insert(used.clone());
+                    }
+                }
+            }
+        }
+    }
+    graphs
+}
+
+fn folder(path: &str) -> Folder {
+    path.split("::").map(str::to_string).collect()
 }
 
 /// A circle of `graph` (its modules in order, the first repeated at the
@@ -454,11 +608,10 @@ fn find_circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>
 
 /// The checks of `verify` are functions over one shared context
 /// (`context`), and the engine runs them in sequence: a check that
-/// imported the engine's helpers back made the one import circle of the
-/// core.
+/// imported the engine's helpers back made an import circle of the core.
 #[test]
 fn no_verify_module_imports_the_engine() {
-    let graph = verify_imports();
+    let graph = &folder_imports()[&folder("verify")];
     assert!(graph.contains_key("engine") && graph.contains_key("context"));
     let importers: Vec<&String> = graph
         .iter()
@@ -471,16 +624,38 @@ fn no_verify_module_imports_the_engine() {
     );
 }
 
+/// Inside every folder of the core the imports go one way: a circle
+/// (`config` using `settings` for the table while `settings` used
+/// `config` for the value types) means two modules are one concern split
+/// badly, or a shared piece belongs in a module of its own.
 #[test]
-fn the_verify_modules_import_no_circle() {
-    let graph = verify_imports();
-    assert!(
-        graph["engine"].contains("context"),
-        "the import reading sees the engine's use of the context"
-    );
-    if let Some(circle) = find_circle(&graph) {
-        panic!("import circle inside verify: {}", circle.join(" -> "));
+fn no_folder_of_the_core_imports_in_a_circle() {
+    let graphs = folder_imports();
+    // The reading sees the imports it must: the crate root, nested folders,
+    // and each spelling.
+    for f in ["", "project", "verify", "frontend::lower::asynccopy"] {
+        let f = if f.is_empty() { Vec::new() } else { folder(f) };
+        assert!(
+            graphs.contains_key(&f),
+            "no folder {f:?} in {:?}",
+            graphs.keys()
+        );
     }
+    assert!(graphs[&folder("verify")]["engine"].contains("context"));
+    assert!(graphs[&folder("project")]["config"].contains("settings"));
+    assert!(graphs[&Vec::new()]["analysis"].contains("frontend"));
+    let circles: Vec<String> = graphs
+        .iter()
+        .filter_map(|(f, graph)| {
+            let circle = find_circle(graph)?;
+            Some(format!("in `{}`: {}", f.join("::"), circle.join(" -> ")))
+        })
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "import circles in the core:\n{}",
+        circles.join("\n")
+    );
 }
 
 #[test]
@@ -513,12 +688,29 @@ fn the_circle_check_sees_a_circle() {
         ("races", "context"),
     ]);
     assert_eq!(find_circle(&dag), None);
+    let here = folder("frontend::lower::calls");
+    let named = |code: &str| -> Vec<String> {
+        named_paths(code, &here)
+            .iter()
+            .map(|p| p.join("::"))
+            .collect()
+    };
     assert_eq!(
-        refs_after("use super::{context::*, races::sel};", "super::"),
-        ["context", "races"]
+        named("use super::{context::*, races::sel};"),
+        ["frontend::lower::context", "frontend::lower::races::sel"]
     );
     assert_eq!(
-        refs_after("pub(super) use super::sweep::Launch;", "super::"),
-        ["sweep"]
+        named("pub(super) use super::sweep::Launch;"),
+        ["frontend::lower::sweep::Launch"]
     );
+    // Across lines, nested groups, `self` in a group, `super::super`.
+    assert_eq!(
+        named("use crate::{\n    model::{self, Kernel},\n    verify,\n};"),
+        ["model", "model::Kernel", "verify"]
+    );
+    assert_eq!(
+        named("let r = super::super::collect::run(self.x, crate::cache::C);"),
+        ["frontend::collect::run", "cache::C"]
+    );
+    assert_eq!(named("pub(crate) fn f(&self) {}"), Vec::<String>::new());
 }

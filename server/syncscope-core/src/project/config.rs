@@ -3,7 +3,6 @@
 //! by the server (the file at the workspace root). Keys are kebab-case.
 
 use crate::options::{LaunchOverride, Options};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -12,43 +11,10 @@ pub const FILE_NAME: &str = "syncscope.toml";
 
 pub(crate) use crate::options::DEFAULT_CUDA_ARCH;
 
-/// A macro value: strings, integers and booleans are accepted.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum DefineValue {
-    Str(String),
-    Int(i64),
-    Bool(bool),
-}
-
-impl DefineValue {
-    pub fn render(&self) -> String {
-        match self {
-            DefineValue::Str(s) => s.clone(),
-            DefineValue::Int(i) => i.to_string(),
-            DefineValue::Bool(b) => u8::from(*b).to_string(),
-        }
-    }
-}
-
-/// One `[[kernel]]` entry: launch sizes for the kernels matching `name`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct KernelSettings {
-    pub name: String,
-    #[serde(default, alias = "block-dim", rename = "blockDim")]
-    pub block_dim: Option<Vec<u32>>,
-    #[serde(default, alias = "grid-dim", rename = "gridDim")]
-    pub grid_dim: Option<Vec<u32>>,
-    /// The kernels' final memory must not depend on the order of their
-    /// atomics (`--deterministic` for these kernels only).
-    #[serde(default)]
-    pub deterministic: Option<bool>,
-}
-
-// The settings, their keys and defaults are declared once, in `settings.rs`.
-pub use crate::project::settings::Settings;
+// The settings, their keys, defaults and value types are declared once, in
+// `settings.rs`; this file reads them from `syncscope.toml`.
 use crate::project::settings::{self as registry, Source};
+pub use crate::project::settings::{DefineValue, KernelSettings, Settings};
 
 /// An error in a configuration source, with the byte range it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 //! - `compile_commands`: the build's flags for the file (`-I`, `-D`, arch);
 //! - `config`: `syncscope.toml`, the one parser shared by CLI and server;
 //! - `settings`: the one declaration of every setting (keys, flag, type,
-//!   default, description) the file and client parsers read through;
+//!   value types, default, description) the file and client parsers read
+//!   through; it imports neither parser;
 //!
 //! The checks that need the front end (launch sites in host code, names a
 //! missing header would define, kernels emptied by the preprocessor) are in

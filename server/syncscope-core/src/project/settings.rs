@@ -14,7 +14,7 @@
 //! those tests name.
 
 use crate::options::{Options, DEFAULT_CUDA_ARCH};
-use crate::project::config::{DefineValue, KernelSettings};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -86,6 +86,45 @@ pub struct SettingSpec {
     pub default: fn() -> Value,
     /// Markdown: the VS Code setting's description and the docs' tables.
     pub description: &'static str,
+}
+
+// The value types of the settings that are more than a number, a flag or a
+// path. They are part of the declaration (fields of `Settings`), so they
+// live here: the parsers (`config.rs`, the server's client settings) use
+// this file and it uses none of them, which keeps the imports one way.
+
+/// A macro value: strings, integers and booleans are accepted.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum DefineValue {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+}
+
+impl DefineValue {
+    pub fn render(&self) -> String {
+        match self {
+            DefineValue::Str(s) => s.clone(),
+            DefineValue::Int(i) => i.to_string(),
+            DefineValue::Bool(b) => u8::from(*b).to_string(),
+        }
+    }
+}
+
+/// One `[[kernel]]` entry: launch sizes for the kernels matching `name`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSettings {
+    pub name: String,
+    #[serde(default, alias = "block-dim", rename = "blockDim")]
+    pub block_dim: Option<Vec<u32>>,
+    #[serde(default, alias = "grid-dim", rename = "gridDim")]
+    pub grid_dim: Option<Vec<u32>>,
+    /// The kernels' final memory must not depend on the order of their
+    /// atomics (`--deterministic` for these kernels only).
+    #[serde(default)]
+    pub deterministic: Option<bool>,
 }
 
 macro_rules! settings {
