@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the large inputs of docs/benchmarks.md (issue 16, item 3).
+"""Generates the large inputs of docs/benchmarks.md (section "Large inputs").
 
     python3 tests/tools/gen_large.py racy-kernels      > /tmp/racy_kernels.cu
     python3 tests/tools/gen_large.py racefree-kernels  > /tmp/racefree_kernels.cu
