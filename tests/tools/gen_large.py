@@ -8,7 +8,9 @@
     python3 tests/tools/gen_large.py barriers          > /tmp/barriers.cu
     python3 tests/tools/gen_large.py all DIR           # every input into DIR
 
-then `/usr/bin/time -v target/release/syncscope check FILE`. Each subcommand
+then `/usr/bin/time -v target/release/syncscope check --grid-dim 1 FILE`
+(the kernels index global memory by the thread's index in its block, so
+with more than one block they race across blocks, rightly). Each subcommand
 says in its docstring what it makes and which verdict the file must get.
 The output is deterministic (no randomness), so the figures can be
 reproduced and compared across branches.
