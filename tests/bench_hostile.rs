@@ -40,7 +40,7 @@ fn ten_thousand_kernels() -> String {
 
 fn five_mb() -> String {
     let mut text = String::from(
-        "__global__ void big(float *a) {\n    __shared__ float s[256];\n    s[threadIdx.x] = a[threadIdx.x];\n    __syncthreads();\n    a[threadIdx.x] = s[255 - threadIdx.x];\n}\n",
+        "__global__ void big(float *a) {\n    __shared__ float s[256];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    s[threadIdx.x] = a[i];\n    __syncthreads();\n    a[i] = s[255 - threadIdx.x];\n}\n",
     );
     let mut i = 0;
     while text.len() < 5 << 20 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Same input, same verdict (issue 17, item 10): checks the whole corpus and
+# Same input, same verdict: checks the whole corpus and
 # the examples twice with the default solver limits while LOAD busy
 # processes compete for the CPU, and compares every kernel's status and every
 # finding (kind, file, line). A difference means a verdict depends on timing.

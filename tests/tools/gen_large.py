@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the large inputs of docs/benchmarks.md (issue 16, item 3).
+"""Generates the large inputs of docs/benchmarks.md (section "Large inputs").
 
     python3 tests/tools/gen_large.py racy-kernels      > /tmp/racy_kernels.cu
     python3 tests/tools/gen_large.py racefree-kernels  > /tmp/racefree_kernels.cu
@@ -8,7 +8,9 @@
     python3 tests/tools/gen_large.py barriers          > /tmp/barriers.cu
     python3 tests/tools/gen_large.py all DIR           # every input into DIR
 
-then `/usr/bin/time -v target/release/syncscope check FILE`. Each subcommand
+then `/usr/bin/time -v target/release/syncscope check --grid-dim 1 FILE`
+(the kernels index global memory by the thread's index in its block, so
+with more than one block they race across blocks, rightly). Each subcommand
 says in its docstring what it makes and which verdict the file must get.
 The output is deterministic (no randomness), so the figures can be
 reproduced and compared across branches.

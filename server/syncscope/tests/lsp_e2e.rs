@@ -21,18 +21,26 @@ fn spawn() -> (LspClient, Child) {
 /// `syncscope lsp` on stdio, after `configure` sets its directory or
 /// environment.
 fn spawn_with(configure: impl FnOnce(&mut Command)) -> (LspClient, Child) {
+    let (c, child, _) = spawn_logged(configure);
+    (c, child)
+}
+
+/// [`spawn_with`], and what the server writes on stderr (captured, not
+/// printed: see [`ServerLog`]).
+fn spawn_logged(configure: impl FnOnce(&mut Command)) -> (LspClient, Child, ServerLog) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_syncscope"));
     command
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true);
     configure(&mut command);
     let mut child = command.spawn().expect("spawn syncscope lsp");
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
-    (LspClient::new(stdout, stdin), child)
+    let log = ServerLog::capture(child.stderr.take().unwrap());
+    (LspClient::new(stdout, stdin), child, log)
 }
 
 async fn exit_code(mut child: Child) -> i32 {
@@ -459,12 +467,17 @@ async fn an_edit_reruns_only_the_changed_kernels_queries() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_input_and_bad_requests_leave_the_server_answering() {
-    let (mut c, child) = spawn();
+    let (mut c, child, log) = spawn_logged(|_| {});
     c.initialize(None, json!({})).await;
     let uri = "file:///tmp/e2e/robust.cu";
     c.did_open(uri, 1, SHIFT);
 
     abuse(&mut c, uri, 2).await;
+    // The server says what it skipped, on stderr (kept by the test).
+    log.wait_for("syncscope lsp: skipped a message without a valid Content-Length header")
+        .await;
+    log.wait_for("syncscope: didChange for a document that is not open")
+        .await;
     let (_, diags) = c.wait_analysis(0, uri, 2).await;
     let text = format!("{SHIFT}\n// tail\n");
     let fresh = "file:///tmp/e2e/robust_fresh.cu";

@@ -21,11 +21,13 @@ fn spawn() -> (LspClient, Child) {
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true);
     let mut child = command.spawn().expect("spawn syncscope lsp");
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
+    // Kept, not printed (shown by the harness if the test fails).
+    ServerLog::capture(child.stderr.take().unwrap());
     let mut c = LspClient::new(stdout, stdin);
     // A guard against a hung server only: verdicts, not speed, are tested.
     c.timeout = Duration::from_secs(900);

@@ -13,6 +13,50 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
+/// What a spawned server writes on stderr, kept for the test instead of
+/// printed: tests that feed bad input on purpose check the complaints they
+/// cause, and the test command's log shows only real failures. Each line is
+/// also written through the test harness's captured output (the harness
+/// shows it for a test that fails).
+#[derive(Clone, Default)]
+pub struct ServerLog(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl ServerLog {
+    /// Reads `stderr` to its end on a task of the current runtime.
+    pub fn capture(stderr: impl AsyncRead + Unpin + Send + 'static) -> Self {
+        let log = ServerLog::default();
+        let sink = log.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("server stderr: {line}");
+                let mut text = sink.0.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        log
+    }
+
+    /// Everything read so far.
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// Waits (bounded by [`TIMEOUT`]) until the server has written `needle`.
+    pub async fn wait_for(&self, needle: &str) {
+        let deadline = Instant::now() + TIMEOUT;
+        while !self.text().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "the server never wrote {needle:?} on stderr; it wrote:\n{}",
+                self.text()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
 /// Default bound on waiting for a response or a notification.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
