@@ -20,6 +20,10 @@ use tree_sitter::Node;
 /// (`include/syncscope.h` of the repository).
 pub const ANNOTATION_HEADER: &str = "syncscope.h";
 
+/// The header's text (`syncscope header` prints it): the binary carries it so
+/// a project can add it without the repository.
+pub const ANNOTATION_HEADER_TEXT: &str = include_str!("../../../../include/syncscope.h");
+
 /// The macro Syncscope defines in the pass it reads, and a real build does not.
 pub const ANALYSIS_MACRO: &str = "__SYNCSCOPE__";
 
