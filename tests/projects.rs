@@ -214,13 +214,15 @@ fn host_compile(file: &std::path::Path, extra: &[&str]) -> std::process::Output 
         .expect("the host C++ compiler `c++` runs (install a C++ toolchain: build-essential)")
 }
 
-/// Issue 32 item 4: the annotated fixtures compile with a real compiler
+/// Issue 32 item 4: the annotated fixtures (and the corpus's
+/// `spec/compiled_annotations.cu`) compile with a real compiler
 /// through `include/syncscope.h`, and only through it: read as Syncscope
 /// reads them (`__SYNCSCOPE__` defined) the compiler rejects `__requires`.
 #[test]
 fn annotated_fixtures_compile_with_a_real_compiler() {
-    let files = cu_files(&projects_dir().join("annotations"));
+    let mut files = cu_files(&projects_dir().join("annotations"));
     assert!(files.len() >= 2, "annotation fixtures: {files:?}");
+    files.push(projects_dir().join("../corpus/spec/compiled_annotations.cu"));
     for f in &files {
         let out = host_compile(f, &[]);
         assert!(
