@@ -603,3 +603,17 @@ fn the_shards_of_a_run_together_are_the_run() {
         "the parts' SARIF results are the run's"
     );
 }
+
+/// `syncscope header` prints the repository's `include/syncscope.h` (issue
+/// 32 item 4: the annotation header ships with the binary).
+#[test]
+fn header_prints_the_annotation_header() {
+    let mut out = Vec::new();
+    assert_eq!(syncscope::cli::header(&mut out), 0);
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../include/syncscope.h"),
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), shipped);
+    assert!(shipped.contains("#ifndef __SYNCSCOPE__"));
+}

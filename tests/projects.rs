@@ -187,3 +187,110 @@ fn launches_not_understood_are_named() {
         launch("pack_fields")
     );
 }
+
+/// The host C++ compiler, run on a kernel file with the CUDA shim
+/// (`tests/tools/cuda_host_shim.h`): how these tests stand in for nvcc,
+/// which CI machines do not have. `c++` comes with the C toolchain Rust
+/// links with (`.ci/prerequisites` checks for it).
+fn host_compile(file: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let root = projects_dir().join("../..");
+    let shim = root.join("tests/tools/cuda_host_shim.h");
+    std::process::Command::new("c++")
+        .args([
+            "-x",
+            "c++",
+            "-std=c++17",
+            "-fsyntax-only",
+            "-Wall",
+            "-Werror",
+        ])
+        .arg("-include")
+        .arg(&shim)
+        .arg("-I")
+        .arg(root.join("include"))
+        .args(extra)
+        .arg(file)
+        .output()
+        .expect("the host C++ compiler `c++` runs (install a C++ toolchain: build-essential)")
+}
+
+/// Issue 32 item 4: the annotated fixtures (and the corpus's
+/// `spec/compiled_annotations.cu`) compile with a real compiler
+/// through `include/syncscope.h`, and only through it: read as Syncscope
+/// reads them (`__SYNCSCOPE__` defined) the compiler rejects `__requires`.
+#[test]
+fn annotated_fixtures_compile_with_a_real_compiler() {
+    let mut files = cu_files(&projects_dir().join("annotations"));
+    assert!(files.len() >= 2, "annotation fixtures: {files:?}");
+    files.push(projects_dir().join("../corpus/spec/compiled_annotations.cu"));
+    for f in &files {
+        let out = host_compile(f, &[]);
+        assert!(
+            out.status.success(),
+            "{} does not compile with the header:\n{}",
+            f.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let raw = host_compile(f, &["-D__SYNCSCOPE__"]);
+        let stderr = String::from_utf8_lossy(&raw.stderr);
+        assert!(
+            !raw.status.success() && stderr.contains("__requires"),
+            "{}: without the header's definitions the compiler should reject `__requires`, got:\n{stderr}",
+            f.display()
+        );
+    }
+}
+
+/// Issue 32 item 4: the assumption a quick-fix adds is the compile-safe
+/// form. A racy kernel in a file without the header gets the guarded
+/// `__requires`: the fixed file verifies and compiles; in a file that
+/// includes the header the plain annotation does both.
+#[test]
+fn an_assumption_quick_fix_verifies_and_compiles() {
+    let kernel = "__global__ void fold(const int *in, int *out)\n{\n    __shared__ int s[32];\n    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n    s[threadIdx.x % 32] = in[i];\n    __syncthreads();\n    out[i] = s[(threadIdx.x + 1) % 32];\n}\n";
+    let status = |text: &str| {
+        let r = syncscope_core::analyze_source(text, &syncscope_core::Options::default());
+        r.kernels
+            .iter()
+            .find(|k| k.name == "fold")
+            .map(|k| k.status)
+    };
+    assert_eq!(status(kernel), Some(syncscope_core::KernelStatus::Racy));
+    let dir = std::env::temp_dir().join(format!("syncscope-assume-fix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, prefix, guarded) in [
+        ("bare.cu", "", true),
+        ("with_header.cu", "#include \"syncscope.h\"\n", false),
+    ] {
+        let text = format!("{prefix}{kernel}");
+        let fix = syncscope_core::analysis::assumption::assumption_fix(
+            &text,
+            "fold",
+            "blockDim.x <= 32 && blockDim.y == 1 && blockDim.z == 1",
+            false,
+        )
+        .expect("the kernel is found");
+        let edit = &fix.edits[0];
+        let at = edit.span.start.offset as usize;
+        let fixed = format!("{}{}{}", &text[..at], edit.new_text, &text[at..]);
+        assert_eq!(
+            fixed.contains("#ifdef __SYNCSCOPE__\n    __requires("),
+            guarded,
+            "{name}:\n{fixed}"
+        );
+        assert_eq!(
+            status(&fixed),
+            Some(syncscope_core::KernelStatus::Verified),
+            "{name}:\n{fixed}"
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, &fixed).unwrap();
+        let out = host_compile(&path, &[]);
+        assert!(
+            out.status.success(),
+            "{name} does not compile after the fix:\n{fixed}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

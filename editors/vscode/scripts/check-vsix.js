@@ -2,7 +2,8 @@
 // Checks a packaged .vsix, not the sources: its manifest activates the
 // extension for the `cuda-cpp` language and maps `.cu`/`.cuh` to it, and
 // its bundled code hands the language client the document selector that
-// serves `cuda-cpp` documents and `.cu`/`.cuh` files by name.
+// serves `cuda-cpp` documents and `.cu`/`.cuh` files by name; a Linux
+// server inside it comes with its libz3.
 //
 //   node scripts/check-vsix.js syncscope-0.1.0.vsix
 //
@@ -60,5 +61,17 @@ check('bundles the extension code', code !== undefined);
 const js = code ? code.toString('utf8') : '';
 check('the bundled selector names cuda-cpp', js.includes('"cuda-cpp"'));
 check('the bundled selector matches .cu/.cuh by name', js.includes('**/*.{cu,cuh}'));
+// A Linux server is packaged with the libz3 it loads (bundle-server.sh):
+// without it the server would not start on a machine without Z3.
+for (const name of files.keys()) {
+  const m = /^extension\/server\/(linux-[^/]+)\/syncscope$/.exec(name);
+  if (m) {
+    const prefix = `extension/server/${m[1]}/`;
+    check(
+      `the ${m[1]} server carries its libz3`,
+      [...files.keys()].some((f) => f.startsWith(prefix) && /^libz3\.so(\.\d+)*$/.test(f.slice(prefix.length))),
+    );
+  }
+}
 console.log(`check-vsix: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

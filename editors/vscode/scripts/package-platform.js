@@ -8,6 +8,13 @@
 // `vsce package --target <platform>-<arch>`, writing
 // syncscope-<platform>-<arch>-<version>.vsix. The extension finds that server when
 // there is none on PATH and `syncscope.server.path` is not set.
+//
+// The server links Z3's library dynamically. On Linux the package is
+// self-contained: scripts/bundle-server.sh puts the libz3 the binary was
+// linked with next to it (the binary looks there first, RUNPATH $ORIGIN),
+// so it starts on a machine without Z3. On macOS and Windows only the binary
+// is copied and the user's machine needs a matching Z3 (docs/editors.md,
+// "The bundled server and Z3"); this script says so.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -24,8 +31,16 @@ if (!fs.existsSync(source)) {
 const dir = path.join(here, 'server', target);
 fs.rmSync(path.join(here, 'server'), { recursive: true, force: true });
 fs.mkdirSync(dir, { recursive: true });
-fs.copyFileSync(source, path.join(dir, exe));
-fs.chmodSync(path.join(dir, exe), 0o755);
+if (process.platform === 'linux') {
+  execFileSync('bash', [path.join(__dirname, 'bundle-server.sh'), source, dir], { stdio: 'inherit' });
+} else {
+  fs.copyFileSync(source, path.join(dir, exe));
+  fs.chmodSync(path.join(dir, exe), 0o755);
+  console.warn(
+    `note: the server for ${target} links Z3's library dynamically and the package does not carry it: ` +
+      'users need a matching libz3 installed (see docs/editors.md, "The bundled server and Z3")',
+  );
+}
 const vsce = path.join(here, 'node_modules', '.bin', process.platform === 'win32' ? 'vsce.cmd' : 'vsce');
 execFileSync(vsce, ['package', '--no-dependencies', '--target', target], { cwd: here, stdio: 'inherit' });
 console.log(`packaged for ${target} with the server from ${source}`);

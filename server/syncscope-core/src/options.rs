@@ -79,7 +79,7 @@ pub struct Options {
     /// `[[kernel]] deterministic = true`).
     pub deterministic_kernels: Vec<String>,
     /// `__CUDA_ARCH__` of the device pass the code is read as (`800` is
-    /// sm_80); `__CUDACC__` is always defined.
+    /// sm_80); `__CUDACC__` and `__SYNCSCOPE__` are always defined.
     pub cuda_arch: u32,
     /// Record the value each read yields in its `Access::value` (the
     /// unknown standing for what was read), so that a written value can be

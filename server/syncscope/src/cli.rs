@@ -1,4 +1,4 @@
-//! `syncscope check` and `syncscope lsp`.
+//! `syncscope check`, `lsp`, `equiv`, `model` and `header`.
 //!
 //! Exit status (a contract other tools depend on; also in `--help` and the
 //! README): 0 no failing finding; 1 failing findings (errors: races,
@@ -52,6 +52,10 @@ enum Command {
     /// headers, build flags), one model per distinct launch found in the
     /// project.
     Model(ModelArgs),
+    /// Print `syncscope.h`, the header that makes the annotations
+    /// (`__requires(...)`...) compile to nothing in a real build
+    /// (`syncscope header > include/syncscope.h`).
+    Header,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -318,6 +322,19 @@ pub fn main_with_args(args: Vec<OsString>) -> i32 {
         Command::Lsp => syncscope_lsp::run_stdio(),
         Command::Equiv(args) => equiv(&args, &mut std::io::stdout()),
         Command::Model(args) => model(&args, &mut std::io::stdout()),
+        Command::Header => header(&mut std::io::stdout()),
+    }
+}
+
+/// `syncscope header`: the annotation header shipped in the binary, so a
+/// project can add it without the repository's `include/`.
+pub fn header(out: &mut dyn Write) -> i32 {
+    match out.write_all(syncscope_core::analysis::assumption::ANNOTATION_HEADER_TEXT.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: could not write the header: {e}");
+            2
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! stages in sequence; the stages below it never call a later one, and
 //! nothing below it parses or lowers text again.
 
+pub mod assumption;
 pub(crate) mod fixes;
 pub(crate) mod kernel_uses;
 pub(crate) mod launch;

@@ -1,13 +1,17 @@
 //! The preprocessor's arithmetic: `#define`s, the device pass's macros
-//! (`__CUDACC__`, `__CUDA_ARCH__`), which `#if`/`#elif` branch is taken, and
+//! (`__CUDACC__`, `__CUDA_ARCH__`, `__SYNCSCOPE__`), which `#if`/`#elif` branch is taken, and
 //! constant expressions and integer literals as C evaluates them. Must not
 //! walk declarations (that is `collect`).
 
 use super::*;
 
-/// The macros nvcc defines for the device pass of a file.
+/// The macros nvcc defines for the device pass of a file, and
+/// `__SYNCSCOPE__`: the pass Syncscope reads keeps the annotations that
+/// `include/syncscope.h` (or an `#ifdef __SYNCSCOPE__`) hides from a real
+/// compiler.
 pub(crate) fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
     vec![
+        ("__SYNCSCOPE__".into(), "1".into()),
         ("__CUDACC__".into(), "1".into()),
         ("__NVCC__".into(), "1".into()),
         ("__CUDA_ARCH__".into(), options.cuda_arch.to_string()),
