@@ -159,8 +159,12 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
         let matched = report.findings.iter().any(|f| {
             f.kind.code() == kind
                 && (f.span.start.line as usize + 1 == *line
-                    || (matches!(f.kind, FindingKind::DataRace | FindingKind::BenignRace)
-                        && (f
+                    // A race's other accesses; the other `#include` lines
+                    // of a grouped include note.
+                    || (matches!(
+                        f.kind,
+                        FindingKind::DataRace | FindingKind::BenignRace | FindingKind::Include
+                    ) && (f
                             .related
                             .iter()
                             .any(|r| r.span.start.line as usize + 1 == *line)
