@@ -650,6 +650,7 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
     let tag = |f: &mut Finding, launch: &Option<String>| {
         if let Some(l) = launch {
             f.message = format!("{} [under {l}]", f.message);
+            f.notes.push(format!("under the launch: {l}"));
         }
     };
     let launch_of = |r: &FileReport, k: &str| {
@@ -947,6 +948,16 @@ fn include_findings(unit: &unit::Unit, dir: &Path) -> Vec<Finding> {
         ),
     );
     f.severity = Severity::Information;
+    if all.len() > 1 {
+        f.headline = Some(format!(
+            "{} system headers are not in the built-in model",
+            all.len()
+        ));
+        f.notes.push(format!(
+            "skipped (their names are unknown values): {}",
+            all.join(", ")
+        ));
+    }
     f.related = by_line
         .iter()
         .skip(1)

@@ -17,6 +17,10 @@ use crate::symbols;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+/// The most characters of an access's text a race's headline shows (the
+/// snippets show it whole).
+const ACCESS_SHOWN: usize = 24;
+
 /// A confirmed race between two accesses.
 #[derive(Clone, Debug)]
 pub(crate) struct RaceHit {
@@ -1025,6 +1029,11 @@ impl<'k> KernelVerifier<'k> {
         f.message = format!(
             "benign race{rest}; both write the same value (a data race with --strict-benign)"
         );
+        f.headline = f
+            .headline
+            .map(|h| h.replacen("data race", "benign race", 1));
+        f.notes
+            .push("both write the same value (a data race with --strict-benign)".into());
         f
     }
 
@@ -1083,6 +1092,20 @@ impl<'k> KernelVerifier<'k> {
             fmt_l(lb),
         );
         let mut f = Finding::new(FindingKind::DataRace, Some(&k.name), a.span, message);
+        // The cell and the two accesses; the threads and values are the
+        // witness's, the lines the snippets'.
+        let noun = |kind: AccessKind| match kind {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic update",
+        };
+        f.headline = Some(format!(
+            "data race on {place}: {} `{}` vs {} `{}`",
+            noun(a.kind),
+            crate::report::elide(&a.text, ACCESS_SHOWN),
+            noun(b.kind),
+            crate::report::elide(&b.text, ACCESS_SHOWN),
+        ));
         f.related.push(Related {
             span: b.span,
             message: format!(
@@ -1246,6 +1269,20 @@ impl KernelVerifier<'_> {
             last_line,
             f.message.trim_start_matches("data race on ")
         );
+        // The witness's pair (the single race's headline) becomes a note.
+        if let Some(example) = f.headline.take() {
+            f.notes.push(format!(
+                "for example, {}",
+                example.trim_start_matches("data race on ")
+            ));
+        }
+        f.headline = Some(format!(
+            "data race on {}: {} racing pairs, no barrier between (lines {}-{})",
+            names.join(", "),
+            pairs.len(),
+            first.span.start.line + 1,
+            last_line,
+        ));
         f.span = first.span;
         f.related = pairs
             .iter()
