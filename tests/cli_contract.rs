@@ -205,8 +205,15 @@ fn human_race_headline_is_short_and_the_rest_are_notes_within_80_columns() {
         .find(|l| l.starts_with("error[data-race]: "))
         .expect("a race");
     assert!(headline.chars().count() <= 80, "{headline}");
-    assert!(headline.contains("data race on `staging_buffer"), "{headline}");
-    for note in ["= note: thread 1: threadIdx = (", "= note: thread 2: threadIdx = (", "= note: witness: "] {
+    assert!(
+        headline.contains("data race on `staging_buffer"),
+        "{headline}"
+    );
+    for note in [
+        "= note: thread 1: threadIdx = (",
+        "= note: thread 2: threadIdx = (",
+        "= note: witness: ",
+    ] {
         assert!(stdout.contains(note), "{note} missing:\n{stdout}");
     }
     // The accesses, elided to a headline's size, and never two threads'

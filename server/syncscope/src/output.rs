@@ -1183,6 +1183,42 @@ mod tests {
         assert!(!denied.contains("checked"), "{denied}");
     }
 
+    /// Lists break between items and quotes stay whole where they fit;
+    /// a word wider than a line stands alone.
+    #[test]
+    fn wrapping_breaks_between_items_and_keeps_quotes_whole() {
+        let text = "launch: block (16,16,1), grid symbolic; blockDim.z == 1, `gridDim.x == ((wB) / (blockDim.x))`, gridDim.z == 1";
+        let lines = wrap(text, 40, 40);
+        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:?}");
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("`gridDim.x == ((wB) / (blockDim.x))`")));
+        assert!(
+            lines.iter().any(|l| l.contains("blockDim.z == 1,")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), text);
+        let long = "x".repeat(50);
+        assert_eq!(wrap(&format!("a {long} b"), 20, 20), vec!["a", &long, "b"]);
+    }
+
+    /// A headline too long for its line is cut at the last `: ` that fits,
+    /// and the rest becomes a note.
+    #[test]
+    fn long_headlines_are_cut_at_a_colon() {
+        let (head, rest) = split_headline("unknown: could not decide: timeout after 10 ms", 30);
+        assert_eq!(head, "unknown: could not decide");
+        assert_eq!(rest.as_deref(), Some("timeout after 10 ms"));
+        let (head, rest) = split_headline("short", 30);
+        assert_eq!((head.as_str(), rest), ("short", None));
+        let (head, rest) = split_headline("no colon in this rather long sentence at all", 20);
+        assert!(head.chars().count() <= 20, "{head}");
+        assert_eq!(
+            format!("{head} {}", rest.unwrap()),
+            "no colon in this rather long sentence at all"
+        );
+    }
+
     #[test]
     fn colour_only_on_a_terminal_without_no_color() {
         assert!(color_wanted(None, true));
