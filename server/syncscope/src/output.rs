@@ -474,10 +474,23 @@ fn split_headline(text: &str, room: usize) -> (String, Option<String>) {
     if let Some(i) = cut {
         return (text[..i].to_string(), Some(text[i + 2..].to_string()));
     }
-    let lines = wrap(text, room, room);
-    let head = lines[0].clone();
-    let rest = text[head.len()..].trim_start().to_string();
-    (head, (!rest.is_empty()).then_some(rest))
+    // At the last space that leaves a head that fits (after the first
+    // word when even that is wider).
+    let limit = text.char_indices().nth(room).map_or(text.len(), |(i, _)| i);
+    let cut = text[..limit]
+        .rfind(' ')
+        .filter(|&i| i > 0)
+        .or_else(|| text.find(' '));
+    match cut {
+        Some(i) => {
+            let rest = text[i..].trim_start().to_string();
+            (
+                text[..i].trim_end().to_string(),
+                (!rest.is_empty()).then_some(rest),
+            )
+        }
+        None => (text.to_string(), None),
+    }
 }
 
 /// One `= note: text` line under a finding, wrapped.

@@ -253,7 +253,11 @@ impl Builder<'_> {
             }
             if let Some(p) = found {
                 if !self.seen.insert(p.clone()) {
-                    continue; // include guard / #pragma once / a cycle
+                    // Include guard / #pragma once / a cycle. (A header met
+                    // first in a skipped branch and later on the path keeps
+                    // the reach of its first reading: its own missing
+                    // headers stay unreported, a rare layout.)
+                    continue;
                 }
                 match self.sources.read(&p) {
                     Some(h) if depth < MAX_DEPTH => {
