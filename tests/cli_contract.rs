@@ -184,6 +184,54 @@ fn sarif_is_2_1_0_with_rules_and_results() {
     );
 }
 
+/// Issue 32, item 6: a race's headline is short (kind, cell, the two
+/// accesses, long expressions elided); the threads, values and launch are
+/// `= note:` lines; every line keeps to 80 columns but the quoted source;
+/// the JSON message keeps the whole story.
+#[test]
+fn human_race_headline_is_short_and_the_rest_are_notes_within_80_columns() {
+    let dir = temp_dir("headline");
+    let file = dir.join("wide.cu");
+    std::fs::write(
+        &file,
+        "// syncscope-args: --block-dim 128\n__global__ void wide(float *out, const float *in, int row_stride) {\n    __shared__ float staging_buffer[256];\n    int t = threadIdx.x;\n    for (int iteration_index = 0; iteration_index < 2; iteration_index++) {\n        staging_buffer[(t * row_stride + iteration_index) % 256] = in[t];\n        out[t] = staging_buffer[(t + 1 + iteration_index * row_stride) % 256];\n    }\n}\n",
+    )
+    .unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let (code, stdout, _) = run(&[&path]);
+    assert_eq!(code, 1, "{stdout}");
+    let headline = stdout
+        .lines()
+        .find(|l| l.starts_with("error[data-race]: "))
+        .expect("a race");
+    assert!(headline.chars().count() <= 80, "{headline}");
+    assert!(
+        headline.contains("data race on `staging_buffer"),
+        "{headline}"
+    );
+    for note in [
+        "= note: thread 1: threadIdx = (",
+        "= note: thread 2: threadIdx = (",
+        "= note: witness: ",
+    ] {
+        assert!(stdout.contains(note), "{note} missing:\n{stdout}");
+    }
+    // The accesses, elided to a headline's size, and never two threads'
+    // coordinates on the headline.
+    assert!(stdout.contains("..."), "{stdout}");
+    assert!(!headline.contains("thread ("), "{headline}");
+    assert_eq!(overlong_lines(&stdout), Vec::<String>::new(), "{stdout}");
+    // JSON keeps the whole sentence (a contract).
+    let (_, json, _) = run(&["--format", "json", &path]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("data race on `staging_buffer") && message.contains(" while thread ("),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn human_output_has_carets_and_a_summary() {
     let p = examples_dir().join("racy_scan.cu");

@@ -9,8 +9,25 @@ fn run_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
     for path in &files {
         let text = std::fs::read_to_string(path).expect("corpus file is UTF-8");
         let e = expectations(&text);
-        let report = syncscope_core::analyze_source(&text, &options_for(&e));
-        let problems = check_expectations(&e, &report);
+        let options = options_for(&e);
+        let report = syncscope_core::analyze_source(&text, &options);
+        let mut problems = check_expectations(&e, &report);
+        // Issue 32: the human report keeps to 80 columns (a quoted source
+        // line, a path or an expression too wide for any line excepted).
+        let human = syncscope::output::human(
+            &[syncscope::output::FileResult {
+                path: path.clone(),
+                text: text.clone(),
+                report,
+                cuda_arch: options.cuda_arch,
+            }],
+            false,
+        );
+        problems.extend(
+            overlong_lines(&human)
+                .into_iter()
+                .map(|l| format!("human line over 80 columns: {l}")),
+        );
         if !problems.is_empty() {
             failures.push(format!("{}:\n  {}", path.display(), problems.join("\n  ")));
         }

@@ -159,8 +159,12 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
         let matched = report.findings.iter().any(|f| {
             f.kind.code() == kind
                 && (f.span.start.line as usize + 1 == *line
-                    || (matches!(f.kind, FindingKind::DataRace | FindingKind::BenignRace)
-                        && (f
+                    // A race's other accesses; the other `#include` lines
+                    // of a grouped include note.
+                    || (matches!(
+                        f.kind,
+                        FindingKind::DataRace | FindingKind::BenignRace | FindingKind::Include
+                    ) && (f
                             .related
                             .iter()
                             .any(|r| r.span.start.line as usize + 1 == *line)
@@ -242,4 +246,48 @@ pub fn check_include_markers(e: &Expectations, found: &[(usize, String)]) -> Vec
         }
     }
     problems
+}
+
+/// The lines of a human report wider than [`syncscope::output::WIDTH`]
+/// that could have been broken. Excepted, because they cannot be: a quoted
+/// source line (`12 | code`) and its carets, a diff line of a fix
+/// (`12 + code`), a `-->` path, and a line whose text is one piece that
+/// wider than a line by itself (a quote of an expression, which is never
+/// broken inside).
+pub fn overlong_lines(human: &str) -> Vec<String> {
+    let width = syncscope::output::WIDTH;
+    human
+        .lines()
+        .filter(|l| l.chars().count() > width)
+        .filter(|l| {
+            let t = l.trim_start();
+            let numbered = t.split_once(' ').is_some_and(|(n, rest)| {
+                n.chars().all(|c| c.is_ascii_digit())
+                    && (rest.starts_with("| ") || rest.starts_with("+ ") || rest.starts_with("- "))
+            });
+            let carets = t
+                .strip_prefix('|')
+                .is_some_and(|rest| rest.trim().chars().all(|c| c == '^'));
+            let path = t.starts_with("--> ");
+            !(numbered || carets || path || one_piece(t))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the text of a note or label line (after `= note:` or `|`) has
+/// no space outside backtick quotes: a piece the wrapping must not break.
+fn one_piece(line: &str) -> bool {
+    let text = line
+        .strip_prefix("= note:")
+        .or_else(|| line.strip_prefix('|'))
+        .unwrap_or(line)
+        .trim();
+    let mut quoted = false;
+    !text.chars().any(|c| {
+        if c == '`' {
+            quoted = !quoted;
+        }
+        c == ' ' && !quoted
+    })
 }

@@ -21,11 +21,22 @@ fn check_file(path: &std::path::Path) -> Vec<String> {
         return vec!["no result".into()];
     };
     problems.extend(check_expectations(&e, &r.report));
+    // An include note groups the headers of several `#include` lines:
+    // each of its lines counts (the first is the finding's, the others
+    // its related locations).
     let found: Vec<(usize, String)> = r
         .report
         .findings
         .iter()
-        .map(|f| (f.span.start.line as usize + 1, f.kind.code().to_string()))
+        .flat_map(|f| {
+            let related = f
+                .related
+                .iter()
+                .filter(|_| f.kind == syncscope_core::FindingKind::Include);
+            std::iter::once(&f.span)
+                .chain(related.map(|r| &r.span))
+                .map(|s| (s.start.line as usize + 1, f.kind.code().to_string()))
+        })
         .collect();
     problems.extend(check_include_markers(&e, &found));
     problems
@@ -46,6 +57,59 @@ fn project_fixtures_match_their_expectations_through_the_cli() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Issue 32, item 5: each assumption names where it came from (the
+/// annotation's line, the launch's file and line), and the system headers
+/// outside the built-in model are one note listing only those on the
+/// preprocessor's taken path.
+#[test]
+fn assumptions_name_their_origin_and_include_notes_keep_to_the_taken_path() {
+    let file = projects_dir().join("origins/rows.cu");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let host = std::fs::read_to_string(projects_dir().join("origins/host.cu")).unwrap();
+    let launch_line = host.lines().position(|l| l.contains("<<<")).unwrap() + 1;
+    let mut args = syncscope::cli::parse_check_args(&VERDICT_LIMITS).unwrap();
+    args.paths = vec![file];
+    let (results, _) = syncscope::cli::results(&args);
+    let findings = &results[0].report.findings;
+    let of_kind = |k: syncscope_core::FindingKind| -> Vec<&syncscope_core::Finding> {
+        findings.iter().filter(|f| f.kind == k).collect()
+    };
+    let assumption = of_kind(syncscope_core::FindingKind::Assumption);
+    assert_eq!(assumption.len(), 1, "{findings:#?}");
+    let message = &assumption[0].message;
+    let annotation = format!(
+        "`__requires(width % 64 == 0)` (annotation at line {})",
+        line_of("__requires")
+    );
+    assert!(message.contains(&annotation), "{message}");
+    assert!(
+        message.contains(&format!(
+            "`gridDim.y == 1`, `gridDim.z == 1` (from the launch at host.cu:{launch_line})"
+        )),
+        "{message}"
+    );
+    // A launch fact is never shown as an annotation of the kernel.
+    assert!(!message.contains("__requires(gridDim"), "{message}");
+    let include = of_kind(syncscope_core::FindingKind::Include);
+    assert_eq!(include.len(), 1, "one grouped note: {include:#?}");
+    let note = &include[0].message;
+    for taken in ["<cuda_profiler_api.h>", "<sys/time.h>", "<sched.h>"] {
+        assert!(note.contains(taken), "{taken} missing from: {note}");
+    }
+    for skipped in ["windows.h", "win32_clock.h", "host_only_profiler.h"] {
+        assert!(
+            !note.contains(skipped),
+            "{skipped} is off the taken path: {note}"
+        );
+    }
+    assert_eq!(
+        include[0].related.len(),
+        1,
+        "the headers of timing.h come in through its include"
+    );
 }
 
 /// The launch assumption a kernel was checked under is in its report (and

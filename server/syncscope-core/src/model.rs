@@ -772,6 +772,28 @@ pub struct Fold {
     pub loop_id: usize,
 }
 
+/// Where an assumption the verdicts rest on came from: the report names it,
+/// so that a fact read from the host code is never taken for an annotation
+/// the user wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AssumptionOrigin {
+    /// An annotation in the code (`__requires`, `__assume`, `assert`), at
+    /// the assumption's span.
+    Annotation,
+    /// A fact of the kernel's launch in the host code (`host.cu:42`).
+    Launch(String),
+}
+
+/// One assumption of a kernel, as written, with its origin.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StatedAssumption {
+    pub span: Span,
+    /// The annotation as written (`__requires(n > 0)`) or the launch fact
+    /// (`blockDim.y == 1`).
+    pub text: String,
+    pub origin: AssumptionOrigin,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Kernel {
     pub name: String,
@@ -796,9 +818,10 @@ pub struct Kernel {
     /// Claims the code makes that the verifier must prove (`__assert`,
     /// loop invariants, preconditions of inlined device functions).
     pub assertions: Vec<Assertion>,
-    /// The assumptions as the user wrote them (`__requires(n > 0)` at line
-    /// 3): every verdict holds only under them, and the report says so.
-    pub assumption_texts: Vec<(Span, String)>,
+    /// The assumptions as written (`__requires(n > 0)` at line 3, a fact
+    /// of the host launch), each with where it came from: every verdict
+    /// holds only under them, and the report says so.
+    pub assumption_texts: Vec<StatedAssumption>,
     /// Specifications the verifier neither assumes nor checks, with why
     /// (access invariants, postconditions): no verdict rests on them.
     pub unused_specs: Vec<(Span, String)>,
@@ -1019,11 +1042,10 @@ impl Kernel {
                 span(site, f);
             }
         }
-        for (s, _) in self
-            .assumption_texts
-            .iter_mut()
-            .chain(&mut self.unused_specs)
-        {
+        for a in &mut self.assumption_texts {
+            span(&mut a.span, f);
+        }
+        for (s, _) in &mut self.unused_specs {
             span(s, f);
         }
         stmts(&mut self.body, f);

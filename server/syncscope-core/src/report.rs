@@ -99,6 +99,16 @@ impl Span {
     }
 }
 
+/// `text` cut to at most `max` characters, the cut marked by `...` (a
+/// headline's quote of an expression the snippet shows whole).
+pub fn elide(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max.saturating_sub(3)).collect();
+    format!("{}...", kept.trim_end())
+}
+
 /// What the outside world knows of a finding kind, declared once in
 /// [`finding_kinds!`]: every list of kinds (the SARIF rules, `--fail-on`'s
 /// accepted names and its help, the JSON `kind` strings, the LSP diagnostic
@@ -349,6 +359,20 @@ impl Witness {
                 )
             })
             .collect();
+        let parts = self.value_parts();
+        let mut out = threads.join(" and ");
+        if !parts.is_empty() {
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            out.push_str(&parts.join(", "));
+        }
+        out
+    }
+
+    /// Everything but the threads, one `name = value` each: the launch
+    /// sizes, the colliding index, then parameters and loop variables.
+    pub fn value_parts(&self) -> Vec<String> {
         let mut parts = Vec::new();
         for dim in ["blockDim", "gridDim"] {
             if let Some(comps) = self.launch_dim(dim) {
@@ -365,14 +389,7 @@ impl Witness {
             parts.push(format!("index = [{}]", shown.join("][")));
         }
         parts.extend(self.other_values().map(|(n, v)| format!("{n} = {v}")));
-        let mut out = threads.join(" and ");
-        if !parts.is_empty() {
-            if !out.is_empty() {
-                out.push_str("; ");
-            }
-            out.push_str(&parts.join(", "));
-        }
-        out
+        parts
     }
 }
 
@@ -414,7 +431,16 @@ pub struct Finding {
     pub severity: Severity,
     /// The kernel the finding belongs to, if any (syntax errors have none).
     pub kernel: Option<String>,
+    /// The whole story in one sentence: the JSON `message`, SARIF, the
+    /// editor's diagnostic.
     pub message: String,
+    /// A short first line for a terminal (the kind's cell and the two
+    /// accesses of a race), when the message is longer; the threads,
+    /// values and launch it leaves out are in the witness and `notes`.
+    pub headline: Option<String>,
+    /// Facts a terminal prints as `= note:` lines under the finding (the
+    /// launch a race happens under); the message says them too.
+    pub notes: Vec<String>,
     pub span: Span,
     pub related: Vec<Related>,
     /// A race finding groups the racing pairs one barrier would separate:
@@ -447,6 +473,8 @@ impl Finding {
             severity: kind.severity(),
             kernel: kernel.map(str::to_string),
             message,
+            headline: None,
+            notes: Vec::new(),
             span,
             related: Vec::new(),
             pairs: Vec::new(),

@@ -67,7 +67,8 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
             format!("a checked assertion can fail (see its finding); {cost}")
         }
     };
-    // The assumptions the code states bound every verdict: say which.
+    // The assumptions (annotations, launch facts) bound every verdict:
+    // say which, and where each came from.
     let assumptions = findings
         .iter()
         .filter(|f| {

@@ -370,6 +370,181 @@ fn paint(color: bool, code: &str, s: &str) -> String {
     }
 }
 
+/// The columns the human format keeps to: every line but a quoted source
+/// line, its carets, a `-->` path and a word longer than a whole line
+/// (a long quoted expression) fits.
+pub const WIDTH: usize = 80;
+
+/// The pieces of `text` for wrapping: the parts between `, ` and `; `
+/// whole where they fit in `room` (a list breaks between its items, not
+/// inside `blockDim.z == 1`), else their words.
+fn words(text: &str, room: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = [rest.find(", "), rest.find("; ")]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(rest.len(), |i| i + 1);
+        let (part, tail) = rest.split_at(end);
+        if part.chars().count() <= room && !part.contains('`') {
+            out.push(part.trim().to_string());
+        } else {
+            out.extend(quoted_words(part, room));
+        }
+        rest = tail.trim_start();
+    }
+    out.retain(|w| !w.is_empty());
+    out
+}
+
+/// The words of `text`: split at spaces, except that a backtick quote
+/// that fits in `room` stays whole.
+fn quoted_words(text: &str, room: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for w in text.split(' ').filter(|w| !w.is_empty()) {
+        let ticks = w.matches('`').count();
+        match out.last_mut() {
+            Some(last) if open && last.chars().count() + 1 + w.chars().count() <= room => {
+                last.push(' ');
+                last.push_str(w);
+            }
+            _ => out.push(w.to_string()),
+        }
+        if ticks % 2 == 1 {
+            open = !open;
+        }
+    }
+    out
+}
+
+/// `text` in lines of at most `first` characters, then `rest` (greedy; a
+/// word longer than a line stands alone).
+fn wrap(text: &str, first: usize, rest: usize) -> Vec<String> {
+    wrap_words(words(text, rest), first, rest)
+}
+
+fn wrap_words(words: Vec<String>, first: usize, rest: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for w in words {
+        let room = if lines.is_empty() { first } else { rest };
+        if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > room {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&w);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `prefix` then `text` wrapped at [`WIDTH`], continuation lines indented
+/// to where the text starts (`prefix_len` columns: the prefix may carry
+/// colour codes).
+fn write_wrapped(out: &mut String, prefix: &str, prefix_len: usize, text: &str) {
+    let room = WIDTH.saturating_sub(prefix_len).max(20);
+    for (i, l) in wrap(text, room, room).iter().enumerate() {
+        if i == 0 {
+            let _ = writeln!(out, "{prefix}{l}");
+        } else {
+            let _ = writeln!(out, "{}{l}", " ".repeat(prefix_len));
+        }
+    }
+}
+
+/// A headline that fits in `room` columns, and what it leaves for a note:
+/// cut at the last `: ` that leaves a part that fits (`unknown: could not
+/// decide...` → `unknown`), or at a word.
+fn split_headline(text: &str, room: usize) -> (String, Option<String>) {
+    if text.chars().count() <= room {
+        return (text.to_string(), None);
+    }
+    let cut = text
+        .match_indices(": ")
+        .map(|(i, _)| i)
+        .filter(|i| text[..*i].chars().count() <= room)
+        .last();
+    if let Some(i) = cut {
+        return (text[..i].to_string(), Some(text[i + 2..].to_string()));
+    }
+    // At the last space that leaves a head that fits (after the first
+    // word when even that is wider).
+    let limit = text.char_indices().nth(room).map_or(text.len(), |(i, _)| i);
+    let cut = text[..limit]
+        .rfind(' ')
+        .filter(|&i| i > 0)
+        .or_else(|| text.find(' '));
+    match cut {
+        Some(i) => {
+            let rest = text[i..].trim_start().to_string();
+            (
+                text[..i].trim_end().to_string(),
+                (!rest.is_empty()).then_some(rest),
+            )
+        }
+        None => (text.to_string(), None),
+    }
+}
+
+/// One `= note: text` line under a finding, wrapped.
+fn write_note(out: &mut String, gutter: usize, color: bool, text: &str) {
+    let prefix = format!(
+        "{} {} ",
+        " ".repeat(gutter),
+        paint(color, "1;34", "= note:")
+    );
+    write_wrapped(out, &prefix, gutter + 9, text);
+}
+
+/// The witness as notes: each thread on its own line, then the values.
+fn write_witness(out: &mut String, gutter: usize, color: bool, w: &syncscope_core::Witness) {
+    let tuple = |v: &[i64; 3]| format!("({},{},{})", v[0], v[1], v[2]);
+    for (i, t) in w.threads.iter().enumerate() {
+        let text = format!(
+            "thread {}: threadIdx = {}, blockIdx = {}",
+            i + 1,
+            tuple(&t.thread_idx),
+            tuple(&t.block_idx)
+        );
+        write_note(out, gutter, color, &text);
+    }
+    let values = w.value_parts();
+    if !values.is_empty() {
+        // Broken between values, never inside one (`i (thread 1) = 3`).
+        let last = values.len() - 1;
+        let items =
+            std::iter::once("witness:".to_string())
+                .chain(values.into_iter().enumerate().map(|(i, v)| {
+                    if i < last {
+                        format!("{v},")
+                    } else {
+                        v
+                    }
+                }))
+                .collect();
+        let room = WIDTH - gutter - 9;
+        let prefix = format!(
+            "{} {} ",
+            " ".repeat(gutter),
+            paint(color, "1;34", "= note:")
+        );
+        for (i, l) in wrap_words(items, room, room).iter().enumerate() {
+            if i == 0 {
+                let _ = writeln!(out, "{prefix}{l}");
+            } else {
+                let _ = writeln!(out, "{}{l}", " ".repeat(gutter + 9));
+            }
+        }
+    }
+}
+
 pub fn human(results: &[FileResult], color: bool) -> String {
     human_with(
         results,
@@ -454,13 +629,18 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
         let index = LineIndex::new(&r.text);
         let not_cuda = not_cuda(r, &index);
         if let Some(message) = &not_cuda {
+            let (head, rest) = split_headline(message, WIDTH - "error[syntax-error]: ".len());
             let _ = writeln!(
                 out,
-                "{}{} {}\n",
+                "{}{} {}",
                 paint("1;31", "error[syntax-error]"),
                 paint("1", ":"),
-                paint("1", message)
+                paint("1", &head)
             );
+            if let Some(rest) = rest {
+                write_note(&mut out, 1, color, &rest);
+            }
+            out.push('\n');
         }
         let mut syntax_errors = 0;
         for f in &r.report.findings {
@@ -479,12 +659,19 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
                 Severity::Information => ("info", "1;36"),
                 Severity::Hint => ("note", "1;32"),
             };
+            // A short headline (the message's first part when it has no
+            // headline of its own); the rest of the story is in the notes.
+            let tag = format!("{label}[{}]", f.kind.code());
+            let (head, spill) = split_headline(
+                f.headline.as_deref().unwrap_or(&f.message),
+                WIDTH - tag.len() - 2,
+            );
             let _ = writeln!(
                 out,
                 "{}{} {}",
-                paint(code, &format!("{label}[{}]", f.kind.code())),
+                paint(code, &tag),
                 paint("1", ":"),
-                paint("1", &f.message)
+                paint("1", &head)
             );
             // One gutter for the whole finding, wide enough for its largest
             // line number, so that every `|` and `=` lines up.
@@ -504,14 +691,14 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             for rel in &f.related {
                 at.write(&mut out, &rel.span, "1;34", Some(&rel.message));
             }
+            if let Some(rest) = spill {
+                write_note(&mut out, gutter, color, &rest);
+            }
+            for n in &f.notes {
+                write_note(&mut out, gutter, color, n);
+            }
             if let Some(w) = &f.witness {
-                let _ = writeln!(
-                    out,
-                    "{} {} witness: {}",
-                    " ".repeat(gutter),
-                    paint("1;34", "="),
-                    w.describe()
-                );
+                write_witness(&mut out, gutter, color, w);
             }
             for fix in &f.fixes {
                 fix_diff(&mut out, &r.text, &index, fix, color);
@@ -519,13 +706,17 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             out.push('\n');
         }
         if not_cuda.is_none() && syntax_errors > SHOWN_SYNTAX_ERRORS {
-            let _ = writeln!(
-                out,
-                "{}{} {} more syntax errors in `{file}` not shown (`--format json` lists them)\n",
-                paint("1;36", "note"),
-                paint("1", ":"),
-                syntax_errors - SHOWN_SYNTAX_ERRORS
+            let prefix = format!("{}{} ", paint("1;36", "note"), paint("1", ":"));
+            write_wrapped(
+                &mut out,
+                &prefix,
+                "note: ".len(),
+                &format!(
+                    "{} more syntax errors in `{file}` not shown (`--format json` lists them)",
+                    syntax_errors - SHOWN_SYNTAX_ERRORS
+                ),
             );
+            out.push('\n');
         }
         for k in &r.report.kernels {
             nkernels += 1;
@@ -549,7 +740,8 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
     // The assumptions the verdicts hold under: launch sites found in the
     // code, and the device pass (__CUDA_ARCH__) the files were read as.
     for l in &launches {
-        let _ = writeln!(out, "{} kernel {l}", paint("1;36", "launch:"));
+        let prefix = format!("{} ", paint("1;36", "launch:"));
+        write_wrapped(&mut out, &prefix, "launch: ".len(), &format!("kernel {l}"));
     }
     if !results.is_empty() {
         let archs: Vec<String> = archs.iter().map(u32::to_string).collect();
@@ -569,13 +761,17 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             if syntax_files == 1 { "" } else { "s" }
         ));
     }
+    let mut prefix = String::new();
+    let mut prefix_len = 0;
     if let Some(shard) = style.shard {
-        let _ = write!(out, "{} ", paint("1", &format!("shard {shard}:")));
+        let shard = format!("shard {shard}:");
+        prefix_len += shard.len() + 1;
+        prefix.push_str(&format!("{} ", paint("1", &shard)));
     }
-    let _ = writeln!(
-        out,
-        "{} {nkernels} kernel{} in {} file{}: {}",
-        paint("1", "checked"),
+    prefix.push_str(&format!("{} ", paint("1", "checked")));
+    prefix_len += "checked ".len();
+    let text = format!(
+        "{nkernels} kernel{} in {} file{}: {}",
         if nkernels == 1 { "" } else { "s" },
         results.len(),
         if results.len() == 1 { "" } else { "s" },
@@ -585,6 +781,7 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             summary.join(", ")
         }
     );
+    write_wrapped(&mut out, &prefix, prefix_len, &text);
     out
 }
 
@@ -592,13 +789,8 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
 /// are, `+` the lines as the fix leaves them (numbered in the fixed file).
 fn fix_diff(out: &mut String, text: &str, index: &LineIndex, fix: &Fix, color: bool) {
     let paint = |code: &str, s: &str| paint(color, code, s);
-    let _ = writeln!(
-        out,
-        "{}{} {}",
-        paint("1;32", "help"),
-        paint("1", ":"),
-        paint("1", &fix.title)
-    );
+    let prefix = format!("{}{} ", paint("1;32", "help"), paint("1", ":"));
+    write_wrapped(out, &prefix, "help: ".len(), &fix.title);
     let mut edits: Vec<&TextEdit> = fix.edits.iter().collect();
     edits.sort_by_key(|e| e.span.start.offset);
     let (Some(first), Some(last)) = (edits.first(), edits.last()) else {
@@ -707,14 +899,39 @@ impl Snippet<'_> {
             src.chars().count().saturating_sub(col - 1).max(1)
         };
         let carets = format!("{}{}", " ".repeat(col - 1), "^".repeat(width));
+        // The label after the carets when the line stays in [`WIDTH`];
+        // else under them (or under the line's start when the carets are
+        // far right), wrapped.
+        let bar = self.gutter + 3;
+        let label = note.filter(|n| !n.is_empty());
+        let inline =
+            label.filter(|n| bar + carets.chars().count() + 1 + n.chars().count() <= WIDTH);
         let _ = writeln!(
             out,
             "{pad} {} {}{}",
             paint("1;34", "|"),
             paint(code, &carets),
-            note.map(|n| format!(" {}", paint(code, n)))
+            inline
+                .map(|n| format!(" {}", paint(code, n)))
                 .unwrap_or_default()
         );
+        if let (Some(n), None) = (label, inline) {
+            let indent = if bar + col - 1 + 30 <= WIDTH {
+                col - 1
+            } else {
+                0
+            };
+            let room = WIDTH - bar - indent;
+            for l in wrap(n, room, room) {
+                let _ = writeln!(
+                    out,
+                    "{pad} {} {}{}",
+                    paint("1;34", "|"),
+                    " ".repeat(indent),
+                    paint(code, &l)
+                );
+            }
+        }
     }
 }
 
@@ -977,6 +1194,42 @@ mod tests {
         );
         assert!(denied.contains("warning[redundant-barrier]"), "{denied}");
         assert!(!denied.contains("checked"), "{denied}");
+    }
+
+    /// Lists break between items and quotes stay whole where they fit;
+    /// a word wider than a line stands alone.
+    #[test]
+    fn wrapping_breaks_between_items_and_keeps_quotes_whole() {
+        let text = "launch: block (16,16,1), grid symbolic; blockDim.z == 1, `gridDim.x == ((wB) / (blockDim.x))`, gridDim.z == 1";
+        let lines = wrap(text, 40, 40);
+        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:?}");
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("`gridDim.x == ((wB) / (blockDim.x))`")));
+        assert!(
+            lines.iter().any(|l| l.contains("blockDim.z == 1,")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.join(" "), text);
+        let long = "x".repeat(50);
+        assert_eq!(wrap(&format!("a {long} b"), 20, 20), vec!["a", &long, "b"]);
+    }
+
+    /// A headline too long for its line is cut at the last `: ` that fits,
+    /// and the rest becomes a note.
+    #[test]
+    fn long_headlines_are_cut_at_a_colon() {
+        let (head, rest) = split_headline("unknown: could not decide: timeout after 10 ms", 30);
+        assert_eq!(head, "unknown: could not decide");
+        assert_eq!(rest.as_deref(), Some("timeout after 10 ms"));
+        let (head, rest) = split_headline("short", 30);
+        assert_eq!((head.as_str(), rest), ("short", None));
+        let (head, rest) = split_headline("no colon in this rather long sentence at all", 20);
+        assert!(head.chars().count() <= 20, "{head}");
+        assert_eq!(
+            format!("{head} {}", rest.unwrap()),
+            "no colon in this rather long sentence at all"
+        );
     }
 
     #[test]

@@ -85,7 +85,7 @@ fn build(
             )),
         }
     }
-    let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources);
+    let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources, &options);
     Built {
         unit,
         options,
@@ -535,7 +535,7 @@ fn sibling_sites(
         {
             d.extend(flags.include_dirs);
         }
-        let u = unit::build(&f, &text, &d, sources);
+        let u = unit::build(&f, &text, &d, sources, options);
         let key = site_key(&f, &u, options_hash, kernels);
         if let Some(known) = SiteIndex::get(key) {
             out.extend(known.iter().cloned());
@@ -650,6 +650,7 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
     let tag = |f: &mut Finding, launch: &Option<String>| {
         if let Some(l) = launch {
             f.message = format!("{} [under {l}]", f.message);
+            f.notes.push(format!("under the launch: {l}"));
         }
     };
     let launch_of = |r: &FileReport, k: &str| {
@@ -881,9 +882,15 @@ fn shown(path: &Path, dir: &Path) -> String {
     out.display().to_string()
 }
 
+/// What the project model could not read, for the headers on the
+/// preprocessor's taken path only (an include inside `#if defined(WIN32)`
+/// on a device pass is not one the build reads): one warning per missing
+/// local header, and one note for all the system headers outside the
+/// built-in model, at the first `#include` they come through (the others
+/// as related locations).
 fn include_findings(unit: &unit::Unit, dir: &Path) -> Vec<Finding> {
     let mut out = Vec::new();
-    for m in &unit.missing {
+    for m in unit.missing.iter().filter(|m| m.on_path) {
         let searched: Vec<String> = m
             .searched
             .iter()
@@ -905,16 +912,65 @@ fn include_findings(unit: &unit::Unit, dir: &Path) -> Vec<Finding> {
             ),
         ));
     }
-    for (name, span) in &unit.unknown_system {
-        let mut f = Finding::new(
-            FindingKind::Include,
-            None,
-            *span,
-            format!("system header `<{name}>` is not in the built-in model: skipped (its names are unknown values)"),
-        );
-        f.severity = Severity::Information;
-        out.push(f);
+    let unknown: Vec<&unit::UnknownSystem> =
+        unit.unknown_system.iter().filter(|u| u.on_path).collect();
+    let Some(first) = unknown.first() else {
+        return out;
+    };
+    // The headers by the `#include` line of the file they come through.
+    let mut by_line: Vec<(Span, Vec<String>)> = Vec::new();
+    for u in &unknown {
+        let name = match &u.includer {
+            Some(h) => format!("`<{}>` (in `{}`)", u.name, shown(h, dir)),
+            None => format!("`<{}>`", u.name),
+        };
+        match by_line.iter_mut().find(|(via, _)| *via == u.via) {
+            Some((_, names)) => names.push(name),
+            None => by_line.push((u.via, vec![name])),
+        }
     }
+    let all: Vec<&str> = by_line
+        .iter()
+        .flat_map(|(_, names)| names.iter().map(String::as_str))
+        .collect();
+    let (what, verb, their) = if all.len() == 1 {
+        ("system header", "is", "its")
+    } else {
+        ("system headers", "are", "their")
+    };
+    let mut f = Finding::new(
+        FindingKind::Include,
+        None,
+        first.via,
+        format!(
+            "{what} {} {verb} not in the built-in model: skipped ({their} names are unknown values)",
+            all.join(", ")
+        ),
+    );
+    f.severity = Severity::Information;
+    if all.len() > 1 {
+        f.headline = Some(format!(
+            "{} system headers are not in the built-in model",
+            all.len()
+        ));
+        f.notes.push(format!(
+            "skipped (their names are unknown values): {}",
+            all.join(", ")
+        ));
+    }
+    f.related = by_line
+        .iter()
+        .skip(1)
+        .map(|(via, names)| Related {
+            span: *via,
+            message: format!(
+                "{} come{} in here",
+                names.join(", "),
+                if names.len() == 1 { "s" } else { "" }
+            ),
+        })
+        .collect();
+    out.push(f);
     out
 }
 

@@ -18,6 +18,7 @@
 //! analyses a file in its project is `analysis::project`.
 
 pub mod compile_commands;
+pub(crate) mod conditions;
 pub mod config;
 pub mod settings;
 pub(crate) mod system;

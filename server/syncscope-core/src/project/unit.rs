@@ -5,9 +5,12 @@
 //! prefix and the file follows unchanged, so a position in the file is a
 //! position in the unit moved by the prefix's length.
 
+use super::conditions::{Conditions, Reach};
 use super::system;
 use super::Sources;
+use crate::frontend::Macro;
 use crate::report::Span;
+use std::collections::HashMap;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -38,6 +41,21 @@ pub(crate) struct Missing {
     pub via: Span,
     /// The header that includes it, when it is not the analysed file.
     pub includer: Option<PathBuf>,
+    /// Whether the `#include` may be on the preprocessor's taken path (not
+    /// inside a branch known to be skipped): only those are reported.
+    pub on_path: bool,
+}
+
+/// A `<name>` system header outside the built-in model.
+#[derive(Clone, Debug)]
+pub(crate) struct UnknownSystem {
+    pub name: String,
+    /// The `#include` line of the analysed file it came through.
+    pub via: Span,
+    /// The header that names it, when it is not the analysed file.
+    pub includer: Option<PathBuf>,
+    /// As [`Missing::on_path`].
+    pub on_path: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -51,8 +69,8 @@ pub(crate) struct Unit {
     /// Local headers read, in include order.
     pub includes: Vec<PathBuf>,
     pub missing: Vec<Missing>,
-    /// `<name>` system headers outside the built-in model, with their line.
-    pub unknown_system: Vec<(String, Span)>,
+    /// `<name>` system headers outside the built-in model, each once.
+    pub unknown_system: Vec<UnknownSystem>,
     /// Names the included system headers declare.
     pub system_names: HashSet<&'static str>,
 }
@@ -66,49 +84,79 @@ pub(crate) struct Directive {
     pub span: Span,
 }
 
-/// The `#include` lines of a text (comments and conditions are not
-/// evaluated: an include under a branch not taken is still read, which only
-/// adds definitions).
-pub(crate) fn directives(text: &str) -> Vec<Directive> {
+/// The preprocessor lines of a text, in order: (keyword, the rest of the
+/// line with its continuations, the `#include` it is if it is one).
+fn preprocessor_lines(text: &str) -> Vec<(&str, String, Option<Directive>)> {
     let mut out = Vec::new();
     let mut offset = 0usize;
-    for (line_no, line) in text.split_inclusive('\n').enumerate() {
+    let mut lines = text.split_inclusive('\n').enumerate();
+    while let Some((line_no, line)) = lines.next() {
         let start = offset;
         offset += line.len();
         let t = line.trim_start();
         let Some(rest) = t.strip_prefix('#') else {
             continue;
         };
-        let Some(rest) = rest.trim_start().strip_prefix("include") else {
-            continue;
-        };
         let rest = rest.trim_start();
-        let (angled, close) = match rest.chars().next() {
-            Some('"') => (false, '"'),
-            Some('<') => (true, '>'),
-            _ => continue,
-        };
-        let Some(end) = rest[1..].find(close) else {
-            continue;
-        };
-        let name = rest[1..1 + end].to_string();
-        let indent = (line.len() - t.len()) as u32;
-        let body = line.trim_end();
-        let point = |column: u32| crate::report::Point {
-            line: line_no as u32,
-            column,
-            offset: start as u32 + column,
-        };
-        out.push(Directive {
-            name,
-            angled,
-            span: Span {
-                start: point(indent),
-                end: point(body.len() as u32),
-            },
-        });
+        let k = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (keyword, mut tail) = (&rest[..k], rest[k..].trim_end().to_string());
+        while let Some(joined) = tail.strip_suffix('\\') {
+            tail = joined.to_string();
+            match lines.next() {
+                Some((_, next)) => {
+                    offset += next.len();
+                    tail.push(' ');
+                    tail.push_str(next.trim_end());
+                }
+                None => break,
+            }
+        }
+        let include = (keyword == "include")
+            .then(|| include_directive(line, line_no, start))
+            .flatten();
+        out.push((keyword, tail, include));
     }
     out
+}
+
+/// The `#include "x"` or `#include <x>` of one line starting at `start`.
+fn include_directive(line: &str, line_no: usize, start: usize) -> Option<Directive> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix('#')?.trim_start().strip_prefix("include")?;
+    let rest = rest.trim_start();
+    let (angled, close) = match rest.chars().next() {
+        Some('"') => (false, '"'),
+        Some('<') => (true, '>'),
+        _ => return None,
+    };
+    let end = rest[1..].find(close)?;
+    let name = rest[1..1 + end].to_string();
+    let indent = (line.len() - t.len()) as u32;
+    let body = line.trim_end();
+    let point = |column: u32| crate::report::Point {
+        line: line_no as u32,
+        column,
+        offset: start as u32 + column,
+    };
+    Some(Directive {
+        name,
+        angled,
+        span: Span {
+            start: point(indent),
+            end: point(body.len() as u32),
+        },
+    })
+}
+
+/// The `#include` lines of a text, conditions not evaluated.
+#[cfg(test)]
+pub(crate) fn directives(text: &str) -> Vec<Directive> {
+    preprocessor_lines(text)
+        .into_iter()
+        .filter_map(|(_, _, d)| d)
+        .collect()
 }
 
 /// Blanks the `#include` lines of a header (its includes are already in the
@@ -141,6 +189,11 @@ struct Builder<'a> {
     seen_system: HashSet<String>,
     prefix: String,
     unit: Unit,
+    /// The macros defined so far on the preprocessor's path: they decide
+    /// which `#include` lines are taken (every header is still read, as
+    /// before: an include under a branch not taken only adds definitions;
+    /// only the reports of what is missing keep to the taken path).
+    macros: HashMap<String, Macro>,
 }
 
 impl Builder<'_> {
@@ -161,10 +214,25 @@ impl Builder<'_> {
     }
 
     /// Follows the includes of `text` (the file at `path`); `via` is the
-    /// analysed file's directive they come through (`None`: this is the file).
-    fn follow(&mut self, path: &Path, text: &str, via: Option<Span>, depth: usize) {
+    /// analysed file's directive they come through (`None`: this is the
+    /// file); `reach`: whether the file itself is on the taken path.
+    fn follow(&mut self, path: &Path, text: &str, via: Option<Span>, reach: Reach, depth: usize) {
         let here = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for d in directives(text) {
+        let mut conditions = Conditions::default();
+        for (keyword, rest, include) in preprocessor_lines(text) {
+            // A header read off the path defines nothing on it.
+            let mut scratch = HashMap::new();
+            let macros = if reach == Reach::NotTaken {
+                &mut scratch
+            } else {
+                &mut self.macros
+            };
+            conditions.apply(keyword, &rest, macros);
+            let Some(d) = include else {
+                continue;
+            };
+            let reach = reach.and(conditions.reach());
+            let on_path = reach != Reach::NotTaken;
             let via_span = via.unwrap_or(d.span);
             let mut searched = Vec::new();
             let candidates = if d.angled {
@@ -185,12 +253,16 @@ impl Builder<'_> {
             }
             if let Some(p) = found {
                 if !self.seen.insert(p.clone()) {
-                    continue; // include guard / #pragma once / a cycle
+                    // Include guard / #pragma once / a cycle. (A header met
+                    // first in a skipped branch and later on the path keeps
+                    // the reach of its first reading: its own missing
+                    // headers stay unreported, a rare layout.)
+                    continue;
                 }
                 match self.sources.read(&p) {
                     Some(h) if depth < MAX_DEPTH => {
                         self.unit.includes.push(p.clone());
-                        self.follow(&p, &h, Some(via_span), depth + 1);
+                        self.follow(&p, &h, Some(via_span), reach, depth + 1);
                         self.push_part(p, &without_includes(&h), via_span);
                     }
                     _ => self.unit.missing.push(Missing {
@@ -198,6 +270,7 @@ impl Builder<'_> {
                         searched,
                         via: via_span,
                         includer: via.map(|_| path.to_path_buf()),
+                        on_path,
                     }),
                 }
                 continue;
@@ -214,8 +287,20 @@ impl Builder<'_> {
             // never a system one: missing, like a quoted one.
             let project_header = [".cuh", ".cu", ".inl"].iter().any(|e| d.name.ends_with(e));
             if d.angled && !project_header {
-                if !self.unit.unknown_system.iter().any(|(n, _)| *n == d.name) {
-                    self.unit.unknown_system.push((d.name.clone(), via_span));
+                match self
+                    .unit
+                    .unknown_system
+                    .iter_mut()
+                    .find(|u| u.name == d.name)
+                {
+                    // Named again on the path after a skipped branch.
+                    Some(known) => known.on_path |= on_path,
+                    None => self.unit.unknown_system.push(UnknownSystem {
+                        name: d.name.clone(),
+                        via: via_span,
+                        includer: via.map(|_| path.to_path_buf()),
+                        on_path,
+                    }),
                 }
             } else {
                 self.unit.missing.push(Missing {
@@ -223,6 +308,7 @@ impl Builder<'_> {
                     searched,
                     via: via_span,
                     includer: via.map(|_| path.to_path_buf()),
+                    on_path,
                 });
             }
         }
@@ -232,8 +318,14 @@ impl Builder<'_> {
 /// Builds the unit of the file at `path` holding `text`: quoted includes
 /// are searched relative to the includer, then in `dirs`; angled ones in
 /// `dirs`, then in the built-in system model.
-pub(crate) fn build(path: &Path, text: &str, dirs: &[PathBuf], sources: &dyn Sources) -> Unit {
-    build_in_context(path, text, dirs, &[], sources)
+pub(crate) fn build(
+    path: &Path,
+    text: &str,
+    dirs: &[PathBuf],
+    sources: &dyn Sources,
+    options: &crate::Options,
+) -> Unit {
+    build_in_context(path, text, dirs, &[], sources, options)
 }
 
 /// [`build`], with the headers of `context` (absolute paths) read first, as
@@ -244,6 +336,7 @@ pub(crate) fn build_in_context(
     dirs: &[PathBuf],
     context: &[PathBuf],
     sources: &dyn Sources,
+    options: &crate::Options,
 ) -> Unit {
     let me = super::compile_commands::normalize(path);
     let mut b = Builder {
@@ -253,15 +346,20 @@ pub(crate) fn build_in_context(
         seen_system: HashSet::new(),
         prefix: String::new(),
         unit: Unit::default(),
+        macros: crate::frontend::device_pass_macros(options)
+            .into_iter()
+            .chain(options.defines.iter().cloned())
+            .map(|(name, body)| (name, Macro { params: None, body }))
+            .collect(),
     };
     if !context.is_empty() {
         let lines: String = context
             .iter()
             .map(|h| format!("#include \"{}\"\n", h.display()))
             .collect();
-        b.follow(&me, &lines, Some(Span::default()), 0);
+        b.follow(&me, &lines, Some(Span::default()), Reach::Taken, 0);
     }
-    b.follow(&me, text, None, 0);
+    b.follow(&me, text, None, Reach::Taken, 0);
     let mut unit = b.unit;
     let mut prefix = b.prefix;
     if !prefix.is_empty() {
@@ -354,6 +452,7 @@ mod tests {
             main,
             &[PathBuf::from("/p/inc")],
             &files,
+            &crate::Options::default(),
         );
         assert_eq!(
             u.includes,
@@ -394,6 +493,7 @@ mod tests {
             "__global__ void k() {}\n",
             &[],
             &Mem(HashMap::new()),
+            &crate::Options::default(),
         );
         assert_eq!(
             (u.prefix_len, u.text.as_str()),

@@ -181,10 +181,39 @@ impl<'k> KernelContext<'k> {
         };
         let mut message = String::new();
         if !k.assumption_texts.is_empty() {
+            // Each assumption says where it came from: a launch fact at the
+            // kernel's name must not read as an annotation written there.
+            let mut stated: Vec<(String, Option<&str>)> = Vec::new();
+            for a in &k.assumption_texts {
+                match &a.origin {
+                    AssumptionOrigin::Annotation => stated.push((
+                        format!(
+                            "`{}` (annotation at line {})",
+                            a.text,
+                            a.span.start.line + 1
+                        ),
+                        None,
+                    )),
+                    // The facts of one launch together, its site once.
+                    AssumptionOrigin::Launch(at) => match stated.last_mut() {
+                        Some((facts, Some(last))) if *last == at.as_str() => {
+                            facts.push_str(&format!(", `{}`", a.text))
+                        }
+                        _ => stated.push((format!("`{}`", a.text), Some(at))),
+                    },
+                }
+            }
+            let stated: Vec<String> = stated
+                .into_iter()
+                .map(|(text, launch)| match launch {
+                    Some(at) => format!("{text} (from the launch at {at})"),
+                    None => text,
+                })
+                .collect();
             message.push_str(&format!(
-                "`{}` is checked under the assumptions the code states: {}",
+                "`{}` is checked under these assumptions: {}",
                 k.name,
-                list(&k.assumption_texts)
+                stated.join("; ")
             ));
         }
         if !k.unused_specs.is_empty() {

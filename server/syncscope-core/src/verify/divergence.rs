@@ -203,6 +203,10 @@ impl<'k> KernelContext<'k> {
             b.span,
             message,
         );
+        // Which thread reaches it is the witness's (thread 1 does).
+        f.headline = Some(format!("some threads of a {scope} skip `{what}`"));
+        f.notes
+            .push(format!("thread 1 reaches `{what}`, thread 2 does not"));
         if let Some((span, _)) = b
             .conditions
             .iter()

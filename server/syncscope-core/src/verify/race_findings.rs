@@ -13,6 +13,10 @@ use crate::model::*;
 use crate::report::*;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The most characters of an access's text a race's headline shows (the
+/// snippets show it whole).
+const ACCESS_SHOWN: usize = 24;
+
 impl KernelContext<'_> {
     /// The findings of the race check's `races`, in order: races that
     /// depend on what the model does not decide (taken out of `races`,
@@ -170,6 +174,11 @@ impl KernelContext<'_> {
         f.message = format!(
             "benign race{rest}; both write the same value (a data race with --strict-benign)"
         );
+        f.headline = f
+            .headline
+            .map(|h| h.replacen("data race", "benign race", 1));
+        f.notes
+            .push("both write the same value (a data race with --strict-benign)".into());
         f
     }
 
@@ -228,6 +237,20 @@ impl KernelContext<'_> {
             fmt_l(lb),
         );
         let mut f = Finding::new(FindingKind::DataRace, Some(&k.name), a.span, message);
+        // The cell and the two accesses; the threads and values are the
+        // witness's, the lines the snippets'.
+        let noun = |kind: AccessKind| match kind {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic update",
+        };
+        f.headline = Some(format!(
+            "data race on {place}: {} `{}` vs {} `{}`",
+            noun(a.kind),
+            crate::report::elide(&a.text, ACCESS_SHOWN),
+            noun(b.kind),
+            crate::report::elide(&b.text, ACCESS_SHOWN),
+        ));
         f.related.push(Related {
             span: b.span,
             message: format!(
@@ -389,6 +412,20 @@ impl KernelContext<'_> {
             last_line,
             f.message.trim_start_matches("data race on ")
         );
+        // The witness's pair (the single race's headline) becomes a note.
+        if let Some(example) = f.headline.take() {
+            f.notes.push(format!(
+                "for example, {}",
+                example.trim_start_matches("data race on ")
+            ));
+        }
+        f.headline = Some(format!(
+            "data race on {}: {} racing pairs, no barrier between (lines {}-{})",
+            names.join(", "),
+            pairs.len(),
+            first.span.start.line + 1,
+            last_line,
+        ));
         f.span = first.span;
         f.related = pairs
             .iter()

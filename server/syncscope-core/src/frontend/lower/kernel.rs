@@ -47,9 +47,15 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         // Facts of the launch site (`blockDim.y == 1`, a constant argument),
         // assumed like a `__requires` at the kernel's entry.
+        let origin = self
+            .launch_origin
+            .take()
+            .unwrap_or_else(|| "the host code".to_string());
         for fact in std::mem::take(&mut self.launch_requires) {
+            self.assumption_origin = Some(AssumptionOrigin::Launch(origin.clone()));
             self.eval_snippet(&format!("__requires({fact})"), Some(span));
         }
+        self.assumption_origin = None;
         if let Some(body) = node.field("body") {
             self.statement(body);
             if let Some(bad) = super::statements::first_syntax_error(body) {
@@ -298,6 +304,7 @@ pub(crate) fn lower_kernel(
         lw.block_pipes_off = pipes_off;
         if let Some(site) = options.launch_site(&def.name) {
             lw.launch_requires = site.requires.clone();
+            lw.launch_origin = site.origin.clone();
             lw.launch_template_args = site.template_args.clone();
         }
         if let Some(site) = options.launch_site_types(&def.name) {

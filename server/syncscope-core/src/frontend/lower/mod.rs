@@ -255,7 +255,7 @@ struct Lowerer<'a, 't> {
     /// `__assert`s, loop invariants, device-function preconditions.
     assertions: Vec<Assertion>,
     /// The assumptions as written, for the report.
-    assumption_texts: Vec<(Span, String)>,
+    assumption_texts: Vec<StatedAssumption>,
     /// Specifications neither assumed nor checked, with the reason.
     unused_specs: Vec<(Span, String)>,
     /// Inside the argument of a specification (two-thread predicates allowed).
@@ -326,6 +326,11 @@ struct Lowerer<'a, 't> {
     warp_widths: std::collections::BTreeSet<i64>,
     /// Facts of the kernel's launch site, assumed at its entry.
     launch_requires: Vec<String>,
+    /// Where that launch is (`host.cu:42`), named with each of its facts.
+    launch_origin: Option<String>,
+    /// The origin of the assumption being lowered when it is not an
+    /// annotation of the code (a launch fact evaluated as a snippet).
+    assumption_origin: Option<AssumptionOrigin>,
     /// Template arguments of the kernel's launch site.
     launch_template_args: Vec<String>,
     /// The struct type of each argument of the kernel's launch site.
@@ -448,6 +453,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_refs: HashSet::new(),
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
+            launch_origin: None,
+            assumption_origin: None,
             launch_template_args: Vec::new(),
             launch_arg_types: Vec::new(),
             launch_type_args: Vec::new(),

@@ -234,7 +234,25 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 self.assumptions
                     .push(Expr::or(Expr::not(guard.clone()), cond.clone()));
-                self.assumption_texts.push((span, text.clone()));
+                let stated = match &self.assumption_origin {
+                    // A launch fact reads as the condition the host code
+                    // makes true, not as an annotation nobody wrote.
+                    Some(origin) => StatedAssumption {
+                        span,
+                        text: text
+                            .strip_prefix("__requires(")
+                            .and_then(|t| t.strip_suffix(')'))
+                            .unwrap_or(&text)
+                            .to_string(),
+                        origin: origin.clone(),
+                    },
+                    None => StatedAssumption {
+                        span,
+                        text: text.clone(),
+                        origin: AssumptionOrigin::Annotation,
+                    },
+                };
+                self.assumption_texts.push(stated);
             }
             "__assert" => match &access_predicate {
                 Some(p) => {
