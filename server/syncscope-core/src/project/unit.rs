@@ -76,22 +76,16 @@ pub(crate) fn directives(text: &str) -> Vec<Directive> {
         let start = offset;
         offset += line.len();
         let t = line.trim_start();
-        let Some(rest) = t.strip_prefix('#') else {
+        // Only a line that starts an include directive is parsed (most are
+        // not); includes.scm reads it.
+        if !is_include_line(t) {
+            continue;
+        }
+        let Some(crate::syntax::queries::Include { name, angled }) =
+            crate::syntax::queries::include_line(line)
+        else {
             continue;
         };
-        let Some(rest) = rest.trim_start().strip_prefix("include") else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let (angled, close) = match rest.chars().next() {
-            Some('"') => (false, '"'),
-            Some('<') => (true, '>'),
-            _ => continue,
-        };
-        let Some(end) = rest[1..].find(close) else {
-            continue;
-        };
-        let name = rest[1..1 + end].to_string();
         let indent = (line.len() - t.len()) as u32;
         let body = line.trim_end();
         let point = |column: u32| crate::report::Point {
@@ -111,16 +105,19 @@ pub(crate) fn directives(text: &str) -> Vec<Directive> {
     out
 }
 
+/// Whether a line (without its indentation) starts with `#include`
+/// (`#  include` too).
+fn is_include_line(t: &str) -> bool {
+    t.strip_prefix('#')
+        .is_some_and(|r| r.trim_start().starts_with("include"))
+}
+
 /// Blanks the `#include` lines of a header (its includes are already in the
 /// unit before it) keeping every line where it was.
 fn without_includes(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 1);
     for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        let is_include = t
-            .strip_prefix('#')
-            .is_some_and(|r| r.trim_start().starts_with("include"));
-        if is_include {
+        if is_include_line(line.trim_start()) {
             if line.ends_with('\n') {
                 out.push('\n');
             }
