@@ -9,6 +9,7 @@
 //! and its children, not a walk of the tree.
 
 use super::node_text;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 use tree_sitter::{Node, Query, QueryCursor, QueryMatch, StreamingIterator};
 
@@ -270,43 +271,42 @@ impl BarrierName {
     ];
 }
 
-/// The names of each kind of barrier, read from the `#any-of?` lists of
-/// `barriers.scm`.
+/// The names of each kind of barrier, read from the `#any-of?` (or `#eq?`)
+/// lists of `barriers.scm`.
 ///
 /// Lowering cannot match the query against the tree: it meets a barrier
 /// through the name a call resolves to (a macro `#define block_sync
 /// __syncthreads`, a function pointer with a known target), and a group's
 /// barrier only on an object it knows to be a group. So the query is its
 /// table of names, and the same file finds the written calls in a tree.
-static BARRIER_NAMES: LazyLock<Vec<(BarrierName, Vec<String>)>> = LazyLock::new(|| {
+static BARRIER_NAMES: LazyLock<HashMap<String, Vec<BarrierName>>> = LazyLock::new(|| {
     // Compiled too: the names are those of a valid query with every kind's
     // capture.
     let compiled = Compiled::new("barriers.scm");
     for (_, capture) in BarrierName::ALL {
         compiled.capture(capture);
     }
-    let lists = any_of_lists(source("barriers.scm"));
-    BarrierName::ALL
-        .iter()
-        .map(|(kind, capture)| {
-            let names = lists
-                .iter()
-                .filter(|(c, _)| c == capture)
-                .flat_map(|(_, names)| names.iter().cloned())
-                .collect();
-            (*kind, names)
-        })
-        .collect()
+    let mut out: HashMap<String, Vec<BarrierName>> = HashMap::new();
+    for (capture, names) in any_of_lists(source("barriers.scm")) {
+        let Some((kind, _)) = BarrierName::ALL.iter().find(|(_, c)| *c == capture) else {
+            continue;
+        };
+        for name in names {
+            out.entry(name).or_default().push(*kind);
+        }
+    }
+    out
 });
 
 /// Whether `name` is a barrier of `kind` (as a call's resolved name).
 pub(crate) fn is_barrier(kind: BarrierName, name: &str) -> bool {
     BARRIER_NAMES
-        .iter()
-        .any(|(k, names)| *k == kind && names.iter().any(|n| n == name))
+        .get(name)
+        .is_some_and(|kinds| kinds.contains(&kind))
 }
 
-/// The `(#any-of? @capture "a" "b" …)` predicates of a query's source:
+/// The names a query's source lists for its captures: the strings of each
+/// `(#any-of? @capture "a" "b" …)` and `(#eq? @capture "a")`, as
 /// (capture, names). The query's strings are plain names (no escapes).
 fn any_of_lists(src: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
@@ -316,15 +316,19 @@ fn any_of_lists(src: &str) -> Vec<(String, Vec<String>)> {
         .collect::<Vec<_>>()
         .join("\n");
     let mut rest = code.as_str();
-    while let Some(at) = rest.find("(#any-of?") {
-        rest = &rest[at + "(#any-of?".len()..];
+    while let Some(at) = rest.find("(#") {
+        rest = &rest[at + 2..];
         let end = rest.find(')').unwrap_or(rest.len());
         let mut words = rest[..end].split_whitespace();
-        let Some(capture) = words.next().and_then(|c| c.strip_prefix('@')) else {
-            continue;
-        };
-        let names = words.map(|w| w.trim_matches('"').to_string()).collect();
-        out.push((capture.to_string(), names));
+        let predicate = words.next();
+        let capture = words.next().and_then(|c| c.strip_prefix('@'));
+        let names: Vec<String> = words
+            .filter(|w| w.starts_with('"'))
+            .map(|w| w.trim_matches('"').to_string())
+            .collect();
+        if let (Some("any-of?" | "eq?"), Some(capture)) = (predicate, capture) {
+            out.push((capture.to_string(), names));
+        }
         rest = &rest[end..];
     }
     out

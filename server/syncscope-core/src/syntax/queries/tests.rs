@@ -232,7 +232,7 @@ fn barrier_names_come_from_the_query() {
     assert!(is_barrier(BarrierName::GroupMethod, "barrier_wait"));
     assert!(is_barrier(BarrierName::GroupFunction, "synchronize"));
     assert!(!is_barrier(BarrierName::GroupFunction, "barrier_wait"));
-    // Every kind has names, and every `#any-of?` list belongs to a kind.
+    // Every kind has names, and every list of names belongs to a kind.
     let lists = any_of_lists(source("barriers.scm"));
     for (kind, capture) in BarrierName::ALL {
         assert!(
@@ -246,6 +246,18 @@ fn barrier_names_come_from_the_query() {
             "@{capture} is no barrier kind"
         );
     }
+}
+
+#[test]
+fn name_lists_are_read_from_predicates() {
+    let src = "; (#any-of? @no \"comment\")\n((call_expression function: (identifier) @a) (#any-of? @a \"x\" \"y\"))\n((identifier) @b (#eq? @b \"z\"))\n((identifier) @c (#match? @c \"^w\"))\n";
+    assert_eq!(
+        any_of_lists(src),
+        [
+            ("a".to_string(), vec!["x".to_string(), "y".to_string()]),
+            ("b".to_string(), vec!["z".to_string()]),
+        ]
+    );
 }
 
 #[test]
