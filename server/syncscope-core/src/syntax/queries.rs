@@ -349,6 +349,25 @@ static ANNOTATIONS: LazyLock<Annotations> = LazyLock::new(|| {
     }
 });
 
+/// The names of the specification language's calls, read from the
+/// `#any-of?` list of `annotations.scm` (lowering meets them by the call's
+/// resolved name, as it does barriers).
+static SPECIFICATION_NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let capture = "annotation.specification";
+    ANNOTATIONS.compiled.capture(capture);
+    any_of_lists(source("annotations.scm"))
+        .into_iter()
+        .filter(|(c, _)| c == capture)
+        .flat_map(|(_, names)| names)
+        .collect()
+});
+
+/// Whether `name` is a call of the specification language (`__requires`,
+/// `__ensures`, `assert`…).
+pub(crate) fn is_specification(name: &str) -> bool {
+    SPECIFICATION_NAMES.iter().any(|n| n == name)
+}
+
 /// The `__launch_bounds__(…)` annotations of a function definition, in
 /// source order.
 pub(crate) fn launch_bounds<'t>(def: Node<'t>, text: &str) -> Vec<Node<'t>> {

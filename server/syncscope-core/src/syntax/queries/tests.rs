@@ -261,6 +261,21 @@ fn name_lists_are_read_from_predicates() {
 }
 
 #[test]
+fn specification_names_come_from_the_query() {
+    for name in [
+        "__requires",
+        "__ensures",
+        "assert",
+        "__function_wide_invariant",
+    ] {
+        assert!(is_specification(name), "{name}");
+    }
+    for name in ["__implies", "__enabled", "__syncthreads", "printf"] {
+        assert!(!is_specification(name), "{name}");
+    }
+}
+
+#[test]
 fn launch_bounds_of_a_kernel() {
     let text = "__global__ void __launch_bounds__(256, 2) k() {}\n__global__ void j() {}\n";
     let tree = parsed(text);
