@@ -2,6 +2,8 @@
 //! nodes of the tree, collected here as findings, and well-formed kernels
 //! elsewhere in the file are still analysed.
 
+pub(crate) mod queries;
+
 use crate::report::{Finding, FindingKind, Span};
 use tree_sitter::Node;
 
@@ -143,12 +145,6 @@ impl<'t> FieldExt<'t> for tree_sitter::Node<'t> {
 
 pub(crate) fn node_text<'a>(text: &'a str, node: Node) -> &'a str {
     text.get(node.start_byte()..node.end_byte()).unwrap_or("")
-}
-
-pub(crate) fn has_token(node: Node, token: &str) -> bool {
-    let mut c = node.walk();
-    let found = node.children(&mut c).any(|ch| ch.kind() == token);
-    found
 }
 
 /// True if a declaration has the qualifier/specifier `q` among its direct children.

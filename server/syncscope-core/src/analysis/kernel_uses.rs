@@ -31,11 +31,6 @@ const NON_LAUNCHING: &[&str] = &[
     "cudaOccupancyAvailableDynamicSMemPerBlock",
 ];
 
-/// Runtime functions that launch the kernel of their first argument with
-/// the grid and block of their second and third (its arguments in an
-/// array of pointers, not read).
-const RUNTIME_LAUNCH: &[&str] = &["cudaLaunchKernel", "cudaLaunchCooperativeKernel"];
-
 /// What a use of a kernel's name does.
 pub(crate) enum Use<'t> {
     /// Nothing a launch site does not show: a `<<<…>>>` callee, a
@@ -127,7 +122,13 @@ fn other_use<'t>(text: &str, ident: Node<'t>) -> Option<Result<Node<'t>, String>
             let first = crate::syntax::items(parent)
                 .first()
                 .is_some_and(|a| a.id() == u.id());
-            if let (Some(call), true) = (call, first && RUNTIME_LAUNCH.contains(&bare)) {
+            // launches.scm names the runtime functions that launch the
+            // kernel of their first argument with the grid and block of
+            // their second and third (its arguments, in an array of
+            // pointers, are not read).
+            if let Some(call) =
+                call.filter(|&c| first && crate::syntax::queries::is_runtime_launch(c, text))
+            {
                 return Some(Ok(call));
             }
             format!("`{name}` passed to `{callee}`")
@@ -266,13 +267,7 @@ pub(crate) fn held_by(text: &str, call: Node, var: &str) -> Option<Held> {
         };
         match parent.kind() {
             "call_expression" if is_field("function") => {
-                let mut c = parent.walk();
-                if !parent
-                    .named_children(&mut c)
-                    .any(|x| x.kind() == "kernel_call_syntax")
-                {
-                    return None;
-                }
+                crate::syntax::queries::launch(parent, text)?;
             }
             "binary_expression"
                 if parent

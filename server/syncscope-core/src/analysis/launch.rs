@@ -167,10 +167,7 @@ fn host_instantiations(
     call: Node,
     cx: &FileContext,
 ) -> Vec<HashMap<String, i64>> {
-    let mut c = call.walk();
-    let is_launch = call
-        .named_children(&mut c)
-        .any(|n| n.kind() == "kernel_call_syntax");
+    let is_launch = crate::syntax::queries::launch(call, text).is_some();
     let f = enclosing_function(call);
     let template = f
         .filter(|_| is_launch)
@@ -248,11 +245,8 @@ struct Launch<'t> {
 
 /// A `k<<<…>>>(…)` call (the kernel named at the call).
 fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
-    let mut c = call.walk();
-    let config = call
-        .named_children(&mut c)
-        .find(|n| n.kind() == "kernel_call_syntax")?;
-    let func = call.child_by_field_name("function")?;
+    let syntax = crate::syntax::queries::launch(call, text)?;
+    let (config, func) = (syntax.config, syntax.callee);
     let name = match func.kind() {
         "template_function" => node_text(text, func.child_by_field_name("name")?),
         "qualified_identifier" => node_text(text, func.child_by_field_name("name")?),

@@ -14,34 +14,28 @@ type Params = (Vec<(String, String)>, (usize, usize));
 /// The parameters of the `__global__` function `kernel` in `text`.
 fn params(text: &str, kernel: &str) -> Option<Params> {
     let tree = crate::parse(text, None);
-    let mut stack = vec![tree.root_node()];
-    while let Some(n) = stack.pop() {
-        if n.kind() == "function_definition"
-            && function_name(text, n).as_deref() == Some(kernel)
-            && node_text(text, n).contains("__global__")
-        {
-            let mut out = Vec::new();
-            for p in function_params(n) {
-                let name = p
-                    .child_by_field_name("declarator")
-                    .and_then(|d| declarator_name(text, d))
-                    .unwrap_or_default();
-                let whole = node_text(text, p);
-                let ty = match whole.rfind(name.as_str()) {
-                    Some(i) if !name.is_empty() => {
-                        format!("{}{}", &whole[..i], &whole[i + name.len()..])
-                    }
-                    _ => whole.to_string(),
-                };
-                let ty: String = ty.split_whitespace().collect::<Vec<_>>().join(" ");
-                out.push((ty.replace(" *", "*"), name));
+    // The last kernel of that name in the file (by kernels.scm).
+    let n = crate::syntax::queries::kernels(tree.root_node(), text)
+        .into_iter()
+        .rev()
+        .find(|&n| function_name(text, n).as_deref() == Some(kernel))?;
+    let mut out = Vec::new();
+    for p in function_params(n) {
+        let name = p
+            .child_by_field_name("declarator")
+            .and_then(|d| declarator_name(text, d))
+            .unwrap_or_default();
+        let whole = node_text(text, p);
+        let ty = match whole.rfind(name.as_str()) {
+            Some(i) if !name.is_empty() => {
+                format!("{}{}", &whole[..i], &whole[i + name.len()..])
             }
-            return Some((out, (n.start_byte(), n.end_byte())));
-        }
-        let mut c = n.walk();
-        stack.extend(n.children(&mut c));
+            _ => whole.to_string(),
+        };
+        let ty: String = ty.split_whitespace().collect::<Vec<_>>().join(" ");
+        out.push((ty.replace(" *", "*"), name));
     }
-    None
+    Some((out, (n.start_byte(), n.end_byte())))
 }
 
 /// What matching by position did.

@@ -106,7 +106,10 @@ pub(super) fn collect_item<'t>(
             let Some(name) = function_name(text, node) else {
                 return;
             };
-            let is_kernel = has_token(node, "__global__");
+            // kernels.scm says which definitions are kernels; which
+            // definitions exist is this walk's (a query sees the branches
+            // of `#if` that the preprocessor drops too).
+            let is_kernel = crate::syntax::queries::is_kernel(node, text);
             let def = FunctionDef {
                 name: name.clone(),
                 node,

@@ -13,9 +13,7 @@ mod preprocessor;
 use crate::model::Kernel;
 use crate::options::Options;
 use crate::report::Span;
-use crate::syntax::{
-    declarator_name, function_name, has_qualifier, has_token, node_text, FieldExt,
-};
+use crate::syntax::{declarator_name, function_name, has_qualifier, node_text, FieldExt};
 use std::collections::HashMap;
 use tree_sitter::Node;
 

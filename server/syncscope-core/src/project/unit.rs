@@ -121,18 +121,12 @@ fn preprocessor_lines(text: &str) -> Vec<(&str, String, Option<Directive>)> {
     out
 }
 
-/// The `#include "x"` or `#include <x>` of one line starting at `start`.
+/// The `#include "x"` or `#include <x>` of one line starting at `start`
+/// (includes.scm reads it).
 fn include_directive(line: &str, line_no: usize, start: usize) -> Option<Directive> {
     let t = line.trim_start();
-    let rest = t.strip_prefix('#')?.trim_start().strip_prefix("include")?;
-    let rest = rest.trim_start();
-    let (angled, close) = match rest.chars().next() {
-        Some('"') => (false, '"'),
-        Some('<') => (true, '>'),
-        _ => return None,
-    };
-    let end = rest[1..].find(close)?;
-    let name = rest[1..1 + end].to_string();
+    let crate::syntax::queries::Include { name, angled } =
+        crate::syntax::queries::include_line(line)?;
     let indent = (line.len() - t.len()) as u32;
     let body = line.trim_end();
     let point = |column: u32| crate::report::Point {
@@ -151,7 +145,6 @@ fn include_directive(line: &str, line_no: usize, start: usize) -> Option<Directi
 }
 
 /// The `#include` lines of a text, conditions not evaluated.
-#[cfg(test)]
 pub(crate) fn directives(text: &str) -> Vec<Directive> {
     preprocessor_lines(text)
         .into_iter()
@@ -159,16 +152,19 @@ pub(crate) fn directives(text: &str) -> Vec<Directive> {
         .collect()
 }
 
+/// Whether a line (without its indentation) starts with `#include`
+/// (`#  include` too).
+fn is_include_line(t: &str) -> bool {
+    t.strip_prefix('#')
+        .is_some_and(|r| r.trim_start().starts_with("include"))
+}
+
 /// Blanks the `#include` lines of a header (its includes are already in the
 /// unit before it) keeping every line where it was.
 fn without_includes(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 1);
     for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        let is_include = t
-            .strip_prefix('#')
-            .is_some_and(|r| r.trim_start().starts_with("include"));
-        if is_include {
+        if is_include_line(line.trim_start()) {
             if line.ends_with('\n') {
                 out.push('\n');
             }

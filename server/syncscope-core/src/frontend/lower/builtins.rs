@@ -5,6 +5,7 @@
 //! dispatched from here. Must not inline user functions (that is `calls`).
 
 use super::*;
+use crate::syntax::queries::{self, BarrierName};
 
 impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn named_call(
@@ -35,19 +36,22 @@ impl<'a, 't> Lowerer<'a, 't> {
             return v;
         }
         let stmt_span = self.statement_span(node);
+        // The barrier functions are barriers.scm's names (by kind): the name
+        // here is the call's resolved one, which a query cannot see.
+        let barrier = |kind| queries::is_barrier(kind, name);
         match name {
-            "__syncthreads" => {
+            _ if barrier(BarrierName::Block) => {
                 self.barrier(BarrierKind::Block, node, stmt_span, false, false);
                 return Value::Int(Expr::Const(0));
             }
-            "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
+            _ if barrier(BarrierName::BlockCounting) => {
                 for a in args {
                     self.eval(*a);
                 }
                 self.barrier(BarrierKind::Block, node, stmt_span, true, false);
                 return Value::Int(self.fresh_unknown(name, Scope::Block));
             }
-            "__syncwarp" => {
+            _ if barrier(BarrierName::Warp) => {
                 let mask = match args.first() {
                     None => Some(0xffff_ffff),
                     Some(a) => match self.eval(*a) {

@@ -9,6 +9,7 @@
 //! `cg::wait_prior<N>` are asynchronous copies: see `asynccopy`.
 
 use super::*;
+use crate::syntax::queries::{self, BarrierName};
 
 /// Register operations of a group: their values are per thread and they
 /// touch no memory beyond their arguments.
@@ -67,10 +68,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                 }
             }
-            "sync" | "synchronize" if !args.is_empty() => match self.eval(args[0]) {
-                Value::Group(g) => self.group_method(g, "sync", node, &[]),
-                _ => return None,
-            },
+            _ if !args.is_empty() && queries::is_barrier(BarrierName::GroupFunction, name) => {
+                match self.eval(args[0]) {
+                    Value::Group(g) => self.group_method(g, "sync", node, &[]),
+                    _ => return None,
+                }
+            }
             "wait" | "wait_prior" if !args.is_empty() => {
                 let Value::Group(g) = self.eval(args[0]) else {
                     return None;
@@ -143,7 +146,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.eval(*a);
         }
         match (g, method) {
-            (_, "sync" | "barrier_wait") => {
+            (_, m) if queries::is_barrier(BarrierName::GroupMethod, m) => {
                 let kind = match g {
                     GroupKind::Tile(n) => {
                         if !self.warp_barrier_width(n, node) {

@@ -16,13 +16,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             .map(|n| Span::from_node(&n))
             .unwrap_or_else(|| Span::from_node(&node));
         let mut max_threads = None;
-        let mut c = node.walk();
-        for ch in node.children(&mut c) {
-            if ch.kind() == "launch_bounds" {
-                if let Some(n) = ch.named_child(0) {
-                    max_threads =
-                        const_eval(&self.src, n, &self.file.macros, &self.file.enumerators);
-                }
+        for bounds in crate::syntax::queries::launch_bounds(node, &self.src) {
+            if let Some(n) = bounds.named_child(0) {
+                max_threads = const_eval(&self.src, n, &self.file.macros, &self.file.enumerators);
             }
         }
         let mut grid_seen = [false; 3];
