@@ -209,6 +209,15 @@ finding_kinds! {
         corpus_marker: false,
         description: "The solver could not decide within its limits.",
     },
+    /// A race or divergence the model found whose witness did not occur
+    /// when the kernel was run from source on the simulator: possible, not
+    /// definite (the model's witness is not an execution).
+    Unconfirmed {
+        code: "unconfirmed",
+        severity: Warning,
+        corpus_marker: true,
+        description: "A race or divergence the model reports whose witness did not occur when the kernel was run from source: possible, not definite.",
+    },
     SyntaxError {
         code: "syntax-error",
         severity: Error,
@@ -448,6 +457,25 @@ pub struct Finding {
     pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,
+    /// What running the witness from source on the independent simulator
+    /// showed (races and divergences; `None` for other kinds and for
+    /// kernels assumed to run in lock-step warps).
+    pub source_replay: Option<SourceReplay>,
+}
+
+/// The outcome of running a race's or divergence's witness from source on
+/// the simulator (`syncscope-sim`), which shares no code with the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SourceReplay {
+    /// The race or divergence occurred: an execution that exists.
+    Reproduced,
+    /// Every run of the witness's launch ended without it: the finding is
+    /// a possible one (`unknown`), not a definite one.
+    Absent,
+    /// The simulator could not decide (a construct it does not model, a
+    /// launch too large for a CPU): the witness replays on the model only.
+    NotRun { why: String },
 }
 
 impl Finding {
@@ -480,6 +508,7 @@ impl Finding {
             pairs: Vec::new(),
             witness: None,
             fixes: Vec::new(),
+            source_replay: None,
         }
     }
 }

@@ -96,6 +96,7 @@ pub struct Env<'a> {
     pub grid_dim: [u32; 3],
     pub preempt_atomics: bool,
     pub continue_out_of_bounds: bool,
+    pub race_lines: Option<&'a [usize]>,
 }
 
 pub struct ThreadState {
@@ -863,6 +864,12 @@ impl ThreadState {
         if same_value {
             w.same_value.get_or_insert(race);
             return Ok(Some(off));
+        }
+        if let Some(lines) = env.race_lines {
+            if !lines.contains(&race.a.line) && !lines.contains(&race.b.line) {
+                w.other_race.get_or_insert(race);
+                return Ok(Some(off));
+            }
         }
         Err(Box::new(Outcome::Race(race)))
     }

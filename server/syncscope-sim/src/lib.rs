@@ -137,6 +137,16 @@ pub struct SimOptions {
     /// in-bounds accesses reports such races); a race it reports is
     /// between two accesses that were in bounds.
     pub continue_out_of_bounds: bool,
+    /// Only a race with an access on one of these lines (1-based, as
+    /// `Access::line`) ends the run; the run goes on past the others, and
+    /// the first of them is its outcome if none of these lines races.
+    /// For replaying one finding's witness in a kernel with several races.
+    /// `None`: the first race ends the run.
+    pub race_lines: Option<Vec<usize>>,
+    /// The source is a translation unit whose local headers precede the
+    /// file's own text (as a build's unit): its `#include "..."` lines are
+    /// skipped rather than read from disk again.
+    pub includes_expanded: bool,
 }
 
 impl Default for SimOptions {
@@ -147,6 +157,8 @@ impl Default for SimOptions {
             max_steps: 50_000_000,
             order: Order::Forward,
             continue_out_of_bounds: false,
+            race_lines: None,
+            includes_expanded: false,
         }
     }
 }
@@ -234,22 +246,100 @@ pub fn simulate(
     inputs: &Inputs,
     opts: &SimOptions,
 ) -> Outcome {
-    let text = match preprocess::preprocess(file, source, &opts.defines, &opts.include_dirs) {
-        Ok(t) => t,
-        Err(what) => return Outcome::Unsupported(what),
-    };
-    let program = match ast::Program::read(&text, kernel) {
-        Ok(p) => p,
-        Err(what) => return Outcome::Unsupported(what),
-    };
-    sched::run(&program, kernel, launch, inputs, opts)
+    match prepare(file, source, kernel, opts) {
+        Ok(prepared) => prepared.run(launch, inputs, opts),
+        Err(what) => Outcome::Unsupported(what),
+    }
+}
+
+/// A kernel read once (preprocessed with `SimOptions::defines` and
+/// `include_dirs`, its syntax read) and run on as many launches as asked.
+pub struct Prepared {
+    program: ast::Program,
+    kernel: String,
+}
+
+/// Reads `kernel` of `source` for [`Prepared::run`]; `Err` names what
+/// could not be read (as `Outcome::Unsupported` would).
+pub fn prepare(
+    file: &Path,
+    source: &str,
+    kernel: &str,
+    opts: &SimOptions,
+) -> Result<Prepared, String> {
+    let text = preprocess::preprocess(
+        file,
+        source,
+        &opts.defines,
+        &opts.include_dirs,
+        opts.includes_expanded,
+    )?;
+    let program = ast::Program::read(&text, kernel)?;
+    Ok(Prepared {
+        program,
+        kernel: kernel.to_string(),
+    })
+}
+
+/// A scalar parameter of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalarParam {
+    pub name: String,
+    pub floating: bool,
+}
+
+impl Prepared {
+    /// Runs the kernel on one launch (`opts`' `defines` and `include_dirs`
+    /// were used by [`prepare`] and are not read again).
+    pub fn run(&self, launch: &Launch, inputs: &Inputs, opts: &SimOptions) -> Outcome {
+        self.run_counted(launch, inputs, opts).0
+    }
+
+    /// [`Prepared::run`], with the operations the run executed (for a
+    /// caller that shares a budget of steps among several runs).
+    pub fn run_counted(
+        &self,
+        launch: &Launch,
+        inputs: &Inputs,
+        opts: &SimOptions,
+    ) -> (Outcome, u64) {
+        let mut steps = 0;
+        let out = sched::run(
+            &self.program,
+            &self.kernel,
+            launch,
+            inputs,
+            opts,
+            &mut steps,
+        );
+        (out, steps)
+    }
+
+    /// The kernel's scalar parameters, in order (empty when the kernel is
+    /// not found: its runs say why).
+    pub fn scalar_params(&self) -> Vec<ScalarParam> {
+        sched::kernel_of(&self.program, &self.kernel)
+            .map(|k| {
+                k.params
+                    .iter()
+                    .filter_map(|p| match &p.ty {
+                        value::Ty::S(s) => Some(ScalarParam {
+                            name: p.name.clone(),
+                            floating: s.is_float(),
+                        }),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// The names of the `__global__` kernels of `source`, in order: read after
 /// preprocessing with no defines when that succeeds (a kernel declared
 /// through a macro is found), else from the text as written.
 pub fn kernels(source: &str) -> Vec<String> {
-    match preprocess::preprocess(Path::new(""), source, &[], &[]) {
+    match preprocess::preprocess(Path::new(""), source, &[], &[], false) {
         Ok(text) => ast::kernel_names(&text.text),
         Err(_) => ast::kernel_names(source),
     }

@@ -26,6 +26,8 @@ struct Macro {
 struct State {
     macros: HashMap<String, Macro>,
     include_dirs: Vec<PathBuf>,
+    /// `#include "..."` lines are dropped: the source already holds them.
+    includes_expanded: bool,
     out: String,
     lines: Vec<usize>,
     depth: usize,
@@ -36,10 +38,12 @@ pub fn preprocess(
     source: &str,
     defines: &[(String, String)],
     include_dirs: &[PathBuf],
+    includes_expanded: bool,
 ) -> Result<Text, String> {
     let mut st = State {
         macros: HashMap::new(),
         include_dirs: include_dirs.to_vec(),
+        includes_expanded,
         out: String::new(),
         lines: Vec::new(),
         depth: 0,
@@ -274,7 +278,7 @@ impl State {
 
     fn include(&mut self, from: &Path, rest: &str) -> Result<(), String> {
         let rest = rest.trim();
-        if rest.starts_with('<') {
+        if rest.starts_with('<') || self.includes_expanded {
             return Ok(());
         }
         let Some(name) = rest.strip_prefix('"').and_then(|r| r.split('"').next()) else {
@@ -815,7 +819,7 @@ mod tests {
     use super::*;
 
     fn pp(src: &str) -> Text {
-        preprocess(Path::new("/nonexistent/x.cu"), src, &[], &[]).unwrap()
+        preprocess(Path::new("/nonexistent/x.cu"), src, &[], &[], false).unwrap()
     }
 
     #[test]
@@ -845,7 +849,7 @@ mod tests {
 
     #[test]
     fn unbalanced_conditionals_are_errors() {
-        assert!(preprocess(Path::new("x.cu"), "#if 1\n", &[], &[]).is_err());
-        assert!(preprocess(Path::new("x.cu"), "#endif\n", &[], &[]).is_err());
+        assert!(preprocess(Path::new("x.cu"), "#if 1\n", &[], &[], false).is_err());
+        assert!(preprocess(Path::new("x.cu"), "#endif\n", &[], &[], false).is_err());
     }
 }

@@ -25,6 +25,9 @@ pub struct World {
     /// The first race between two plain writes of the same value, reported
     /// only if the run finds no other race.
     pub same_value: Option<crate::Race>,
+    /// The first race on no line of `SimOptions::race_lines`, when only
+    /// those end the run.
+    pub other_race: Option<crate::Race>,
     /// The first out-of-bounds access, when the run goes on past them
     /// (`SimOptions::continue_out_of_bounds`).
     pub out_of_bounds: Option<crate::Outcome>,
@@ -88,17 +91,11 @@ fn fill_value(fill: Fill, i: usize, s: Scal, rng: &mut Rng) -> Value {
     v.into_scal(s).unwrap_or(Value::Int(0, s))
 }
 
-pub fn run(
-    p: &Program,
-    kernel: &str,
-    launch: &Launch,
-    inputs: &Inputs,
-    opts: &SimOptions,
-) -> Outcome {
-    // A template kernel runs as asked (`k<64>`) or as its first explicit
-    // instantiation in the file.
+/// The function that runs as `kernel`: a template kernel runs as asked
+/// (`k<64>`) or as its first explicit instantiation in the file.
+fn kernel_index(p: &Program, kernel: &str) -> Option<usize> {
     let instance = format!("{kernel}<");
-    let found = p.requested.or_else(|| {
+    p.requested.or_else(|| {
         let exact = p.funcs.iter().position(|f| f.global && f.name == kernel);
         let inst = p
             .funcs
@@ -108,8 +105,23 @@ pub fn run(
             Some(i) if p.funcs[i].unsupported.is_none() => Some(i),
             _ => inst.or(exact),
         }
-    });
-    let Some(kernel) = found else {
+    })
+}
+
+pub fn kernel_of<'p>(p: &'p Program, kernel: &str) -> Option<&'p crate::ast::Func> {
+    kernel_index(p, kernel).map(|i| &p.funcs[i])
+}
+
+/// Runs one launch; `steps` receives the operations it executed.
+pub fn run(
+    p: &Program,
+    kernel: &str,
+    launch: &Launch,
+    inputs: &Inputs,
+    opts: &SimOptions,
+    steps: &mut u64,
+) -> Outcome {
+    let Some(kernel) = kernel_index(p, kernel) else {
         return Outcome::Unsupported(format!("no kernel named `{kernel}`"));
     };
     let k = &p.funcs[kernel];
@@ -137,6 +149,7 @@ pub fn run(
         steps: 0,
         max_steps: opts.max_steps,
         same_value: None,
+        other_race: None,
         out_of_bounds: None,
         block_dim: launch.block,
         grid_dim: launch.grid,
@@ -272,18 +285,25 @@ pub fn run(
             grid_dim: launch.grid,
             preempt_atomics: matches!(opts.order, Order::Interleaved(_)),
             continue_out_of_bounds: opts.continue_out_of_bounds,
+            race_lines: opts.race_lines.as_deref(),
         };
         if let Some(out) = run_block(&env, kernel, &args, &mut world, opts) {
+            *steps = world.steps;
             return out;
         }
         for buf in &mut world.bufs {
             compact_block(buf, b);
         }
     }
-    match (world.same_value.take(), world.out_of_bounds.take()) {
-        (Some(r), _) => Outcome::Race(r),
-        (None, Some(oob)) => oob,
-        (None, None) => Outcome::Clean,
+    *steps = world.steps;
+    match (
+        world.other_race.take(),
+        world.same_value.take(),
+        world.out_of_bounds.take(),
+    ) {
+        (Some(r), _, _) | (None, Some(r), _) => Outcome::Race(r),
+        (None, None, Some(oob)) => oob,
+        (None, None, None) => Outcome::Clean,
     }
 }
 

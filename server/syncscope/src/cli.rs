@@ -3,7 +3,8 @@
 //! Exit status (a contract other tools depend on; also in `--help` and the
 //! README): 0 no failing finding; 1 failing findings (errors: races,
 //! divergence, syntax errors; with --deny-warnings also redundant barriers,
-//! `unknown` and `not-verified`; or the kinds named by --fail-on);
+//! `unconfirmed` races, `unknown` and `not-verified`; or the kinds named by
+//! --fail-on);
 //! 2 usage or I/O error.
 
 use crate::output::{self, FileResult, Format};
@@ -20,8 +21,9 @@ use syncscope_core::{FindingKind, Options, Progress};
 const EXIT_STATUS: &str = "Exit status of `check`:
   0  no failing finding (every kernel verified, or only findings that do not fail)
   1  a failing finding: a data race, barrier divergence or syntax error; with
-     --deny-warnings also a redundant barrier, an `unknown` (solver limit or
-     budget) or a `not-verified` kernel; with --fail-on, the kinds it names
+     --deny-warnings also a redundant barrier, an `unconfirmed` race (its
+     witness did not run from source), an `unknown` (solver limit or budget)
+     or a `not-verified` kernel; with --fail-on, the kinds it names
   2  usage error, or a file that could not be read";
 
 #[derive(Parser, Debug)]

@@ -170,6 +170,20 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
             "summary": w.describe(),
         });
     }
+    // Whether the witness also ran from source on the simulator (races
+    // and divergences only).
+    match &f.source_replay {
+        Some(syncscope_core::SourceReplay::Reproduced) => {
+            v["sourceReplay"] = json!({"outcome": "reproduced"})
+        }
+        Some(syncscope_core::SourceReplay::Absent) => {
+            v["sourceReplay"] = json!({"outcome": "absent"})
+        }
+        Some(syncscope_core::SourceReplay::NotRun { why }) => {
+            v["sourceReplay"] = json!({"outcome": "not-run", "why": why})
+        }
+        None => {}
+    }
     v
 }
 

@@ -15,6 +15,7 @@ mod models;
 mod names;
 pub(crate) mod params;
 pub mod project;
+mod source_replay;
 
 use crate::cache::{KernelResult, QueryCache};
 use crate::model::Kernel;
@@ -117,8 +118,15 @@ fn analyze_file_here(
             }
         }
     }
+    // A race or divergence is definite only when its witness also runs from
+    // source (done on the worker, before the kernel's findings are counted
+    // as early results).
+    let confirm = |k: &Kernel, findings: &mut Vec<Finding>, r: &mut KernelReport| {
+        source_replay::confirm(text, k, options, findings, r)
+    };
     let mut outcomes =
-        crate::verify::verify_kernels(&todo, options, cache, cancel, progress).into_iter();
+        crate::verify::verify_kernels(&todo, options, cache, cancel, progress, &confirm)
+            .into_iter();
     let live = || cancel.map(|c| !c.load(Ordering::Relaxed)).unwrap_or(true);
     for ((kernel, key), reused) in kernels.iter().zip(keys).zip(reused) {
         let base = i64::from(kernel.def_span.start.offset);
@@ -376,7 +384,10 @@ pub(crate) fn kernel_status(text: &str, options: &Options, name: &str) -> Option
     let kernels = crate::frontend::lower_file(text, &tree, options);
     let k = kernels.iter().find(|k| k.name == name)?;
     let cache = crate::cache::MemoryCache::default();
-    crate::verify::verify_kernels(&[k], options, &cache, None, None)
+    let confirm = |k: &Kernel, findings: &mut Vec<Finding>, r: &mut KernelReport| {
+        source_replay::confirm(text, k, options, findings, r)
+    };
+    crate::verify::verify_kernels(&[k], options, &cache, None, None, &confirm)
         .into_iter()
         .next()
         .map(|o| o.1.status)

@@ -62,6 +62,7 @@ pub(crate) fn check_kernels(
                             FindingKind::DataRace
                                 | FindingKind::BarrierDivergence
                                 | FindingKind::RedundantBarrier
+                                | FindingKind::Unconfirmed
                                 | FindingKind::Unknown
                         )
                 });

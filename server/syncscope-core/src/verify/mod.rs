@@ -46,7 +46,8 @@ use std::sync::atomic::AtomicBool;
 type Outcome = (Vec<Finding>, KernelReport, Vec<races::RaceHit>, Stats);
 
 /// Verifies kernels in parallel on worker threads (one Z3 context each),
-/// in order: the first kernels first. Each finished kernel is counted in
+/// in order: the first kernels first. `finish` completes each kernel's
+/// findings (the driver's checks from source) before it is counted in
 /// `progress` with its findings.
 pub(crate) fn verify_kernels(
     kernels: &[&Kernel],
@@ -54,10 +55,12 @@ pub(crate) fn verify_kernels(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
     progress: Option<&Progress>,
+    finish: &(dyn Fn(&Kernel, &mut Vec<Finding>, &mut KernelReport) + Sync),
 ) -> Vec<Outcome> {
     let workers = crate::parallel::cores().min(kernels.len());
     crate::parallel::parallel_map(kernels, workers, STACK, |k| {
-        let outcome = verify_one(k, options, cache, cancel);
+        let mut outcome = verify_one(k, options, cache, cancel);
+        finish(k, &mut outcome.0, &mut outcome.1);
         if let Some(p) = progress {
             p.kernel_done(&outcome.0);
         }
