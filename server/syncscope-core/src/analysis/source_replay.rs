@@ -90,7 +90,11 @@ pub(crate) fn confirm(
         };
         match replayed {
             Replayed::Reproduced => f.source_replay = Some(SourceReplay::Reproduced),
-            Replayed::NotRun(why) => f.source_replay = Some(SourceReplay::NotRun { why }),
+            Replayed::NotRun(why) => {
+                f.notes
+                    .push(format!("replayed on the model only, not from source: {why}"));
+                f.source_replay = Some(SourceReplay::NotRun { why });
+            }
             Replayed::Absent { launch } => demote(f, &launch),
         }
     }
@@ -140,6 +144,19 @@ fn demote(f: &mut Finding, launch: &Launch) {
             "diverge"
         }
     );
+    // The human format prints the headline and notes, not the message.
+    f.headline = f.headline.take().map(|h| format!("possible {h}"));
+    f.notes.push(format!(
+        "not confirmed: run from source on the simulator with grid {:?} and block {:?}, \
+         the kernel does not {}",
+        launch.grid,
+        launch.block,
+        if race {
+            "race on these lines"
+        } else {
+            "diverge"
+        }
+    ));
     f.fixes.clear();
     f.source_replay = Some(SourceReplay::Absent);
 }
