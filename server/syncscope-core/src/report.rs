@@ -422,6 +422,10 @@ pub struct Finding {
     pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,
+    /// The launches it holds under, when its kernel is checked under
+    /// several (distinct launch sites or template instantiations): one
+    /// finding per cause, naming each launch (empty otherwise).
+    pub launches: Vec<String>,
 }
 
 impl Finding {
@@ -452,6 +456,7 @@ impl Finding {
             pairs: Vec::new(),
             witness: None,
             fixes: Vec::new(),
+            launches: Vec::new(),
         }
     }
 }
