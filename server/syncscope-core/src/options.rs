@@ -149,7 +149,7 @@ impl Options {
     /// The launch sizes (block, grid) the user fixed for `kernel` (flags,
     /// `syncscope.toml`, a directive), if any: they replace the sizes and
     /// facts of its launch sites.
-    pub fn user_launch(&self, kernel: &str) -> Option<(Option<[u32; 3]>, Option<[u32; 3]>)> {
+    pub fn user_launch(&self, kernel: &str) -> Option<LaunchSizes> {
         let fixed = self.block_dim.is_some()
             || self.grid_dim.is_some()
             || self
@@ -174,6 +174,9 @@ impl Options {
         self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
     }
 }
+
+/// Launch sizes (block, grid), each symbolic when `None`.
+pub type LaunchSizes = (Option<[u32; 3]>, Option<[u32; 3]>);
 
 /// Launch directives written in the file itself, which apply when the caller
 /// gave none: `// syncscope-args: --block-dim 32,8 -D TILE=32` anywhere, and
