@@ -665,3 +665,143 @@ fn header_prints_the_annotation_header() {
     assert_eq!(String::from_utf8(out).unwrap(), shipped);
     assert!(shipped.contains("#ifndef __SYNCSCOPE__"));
 }
+
+/// The tile-loop fixture (`tests/projects/tile_loop`): a templated tiled
+/// product whose tile loop lacks the barrier ending each step, launched
+/// from host code as `<16>` and `<32>`.
+fn tile_loop_fixture() -> String {
+    projects_dir()
+        .join("tile_loop/tiled_product.cu")
+        .display()
+        .to_string()
+}
+
+fn races_of<'a>(report: &'a Value, kernel: &str) -> Vec<&'a Value> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "data-race" && f["kernel"] == kernel)
+        .collect()
+}
+
+/// Issue 32 item 3: the missing barrier of a tile loop has one verified
+/// fix, at the end of the loop body (before the next step's loads), shared
+/// by every race it causes.
+#[test]
+fn a_missing_barrier_in_a_tile_loop_has_one_verified_fix() {
+    let path = tile_loop_fixture();
+    let mut args = vec!["--format=json", "--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+    let races = races_of(&report, "product_unsynced");
+    assert!(!races.is_empty(), "{out}");
+    let mut fixes: Vec<&Value> = races
+        .iter()
+        .flat_map(|f| f["fixes"].as_array().into_iter().flatten())
+        .collect();
+    assert!(fixes.iter().all(|x| x["verified"] == true), "{out}");
+    fixes.dedup_by(|a, b| a["edits"] == b["edits"]);
+    assert_eq!(fixes.len(), 1, "one fix for the one missing barrier: {out}");
+    assert_eq!(
+        races
+            .iter()
+            .filter(|f| f["fixes"].as_array().is_some_and(|x| x.len() == 1))
+            .count(),
+        races.len(),
+        "every race carries it: {out}"
+    );
+    let edits = fixes[0]["edits"].as_array().expect("edits");
+    assert_eq!(edits.len(), 1);
+    // After the inner product loop, which closes on line 27.
+    assert_eq!(edits[0]["range"]["start"]["line"], 27);
+    assert_eq!(edits[0]["newText"], "\n        __syncthreads();");
+    assert!(races_of(&report, "product_synced").is_empty(), "{out}");
+}
+
+/// Issue 32 item 2: under a block size the user fixes, a template kernel
+/// keeps the instantiation its launch names (and the facts of the launch
+/// the size agrees with: `if (tile_edge == 16)` selects `<16>`), and a
+/// finding that holds under several launches is reported once, naming them.
+#[test]
+fn a_fixed_block_size_keeps_the_instantiation_and_reports_each_cause_once() {
+    let path = tile_loop_fixture();
+    let report_for = |block: &str| -> Value {
+        let mut args = vec!["--format=json", "--block-dim", block];
+        args.extend(VERDICT_LIMITS);
+        args.push(&path);
+        let (_, out, err) = run(&args);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+    };
+    let distinct = |report: &Value| {
+        let findings = report["findings"].as_array().expect("findings");
+        let mut keys: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{} {} {}", f["kind"], f["range"], f["pairs"]))
+            .collect();
+        let all = keys.len();
+        keys.sort();
+        keys.dedup();
+        (all, keys.len())
+    };
+    let kernel = |report: &Value, name: &str| -> Value {
+        report["kernels"]
+            .as_array()
+            .and_then(|k| k.iter().find(|k| k["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no kernel {name}: {report}"))
+    };
+
+    // 16 x 16 is the `<16>` launch: the barrier-complete kernel verifies
+    // (with `EDGE` unbound, or the host's facts dropped, its output write
+    // raced), the other races on its tiles only, each race once.
+    let r16 = report_for("16,16");
+    let (all, unique) = distinct(&r16);
+    assert_eq!(all, unique, "a finding reported twice: {r16}");
+    assert_eq!(
+        kernel(&r16, "product_synced")["status"],
+        "verified",
+        "{r16}"
+    );
+    let launch = kernel(&r16, "product_unsynced")["launch"].to_string();
+    assert!(
+        launch.contains("<16>") && !launch.contains("<32>"),
+        "{launch}"
+    );
+    let races = races_of(&r16, "product_unsynced");
+    let lines: Vec<u64> = races
+        .iter()
+        .map(|f| f["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![21, 22], "{r16}");
+
+    // 8 x 8 is no launch of the host code: both instantiations are checked
+    // under it, and each race, found under both, is one finding naming both.
+    let r8 = report_for("8,8");
+    let (all, unique) = distinct(&r8);
+    assert_eq!(all, unique, "a finding reported twice: {r8}");
+    let tile_race = races_of(&r8, "product_unsynced")
+        .into_iter()
+        .find(|f| f["range"]["start"]["line"] == 21)
+        .unwrap_or_else(|| panic!("no race on line 21: {r8}"));
+    let launches: Vec<String> = tile_race["launches"]
+        .as_array()
+        .expect("launches")
+        .iter()
+        .map(|l| l.as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(launches.len(), 2, "{launches:?}");
+    assert!(
+        launches[0].starts_with("<16>") && launches[1].starts_with("<32>"),
+        "{launches:?}"
+    );
+    assert!(
+        tile_race["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("also under <32>")),
+        "{tile_race}"
+    );
+}

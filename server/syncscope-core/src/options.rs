@@ -140,16 +140,31 @@ impl Options {
     /// The launch found in the code for `kernel`, when the user fixed no
     /// launch size that applies to it.
     pub fn launch_site(&self, kernel: &str) -> Option<&LaunchOverride> {
-        let user = self.block_dim.is_some()
+        if self.user_launch(kernel).is_some() {
+            return None;
+        }
+        self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
+    }
+
+    /// The launch sizes (block, grid) the user fixed for `kernel` (flags,
+    /// `syncscope.toml`, a directive), if any: they replace the sizes and
+    /// facts of its launch sites.
+    pub fn user_launch(&self, kernel: &str) -> Option<LaunchSizes> {
+        let fixed = self.block_dim.is_some()
             || self.grid_dim.is_some()
             || self
                 .launch_overrides
                 .iter()
                 .any(|o| glob_match(&o.kernel_glob, kernel));
-        if user {
+        if !fixed {
             return None;
         }
-        self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
+        for o in &self.launch_overrides {
+            if glob_match(&o.kernel_glob, kernel) {
+                return Some((o.block_dim.or(self.block_dim), o.grid_dim.or(self.grid_dim)));
+            }
+        }
+        Some((self.block_dim, self.grid_dim))
     }
 
     /// The launch found in the code for `kernel`, whatever sizes the user
@@ -159,6 +174,9 @@ impl Options {
         self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
     }
 }
+
+/// Launch sizes (block, grid), each symbolic when `None`.
+pub type LaunchSizes = (Option<[u32; 3]>, Option<[u32; 3]>);
 
 /// Launch directives written in the file itself, which apply when the caller
 /// gave none: `// syncscope-args: --block-dim 32,8 -D TILE=32` anywhere, and

@@ -457,6 +457,10 @@ pub struct Finding {
     pub pairs: Vec<RacingPair>,
     pub witness: Option<Witness>,
     pub fixes: Vec<Fix>,
+    /// The launches it holds under, when its kernel is checked under
+    /// several (distinct launch sites or template instantiations): one
+    /// finding per cause, naming each launch (empty otherwise).
+    pub launches: Vec<String>,
     /// What running the witness from source on the independent simulator
     /// showed (races and divergences; `None` for other kinds and for
     /// kernels assumed to run in lock-step warps).
@@ -509,6 +513,7 @@ impl Finding {
             witness: None,
             fixes: Vec::new(),
             source_replay: None,
+            launches: Vec::new(),
         }
     }
 }

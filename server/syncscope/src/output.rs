@@ -159,6 +159,10 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
             }))
             .collect::<Vec<_>>());
     }
+    if !f.launches.is_empty() {
+        // The launches (sites or instantiations) the finding holds under.
+        v["launches"] = json!(f.launches);
+    }
     if let Some(w) = &f.witness {
         v["witness"] = json!({
             "threads": w.threads.iter().map(|t| json!({

@@ -1138,3 +1138,74 @@ async fn a_long_analysis_reports_progress_and_results_as_they_come() {
     assert_eq!(exit_code(child).await, 0);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The classic missing barrier of a tile loop (the project fixture
+/// `tests/projects/tile_loop`: a templated tiled product launched from its
+/// own host code, the barrier that ends each tile step left out): every race
+/// it causes is offered the same preferred quick-fix, the barrier at the end
+/// of the loop body, and the fixed text verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_barrier_at_the_end_of_a_tile_loop_is_offered_and_fixes_it() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/projects/tile_loop/tiled_product.cu"
+    );
+    let text = std::fs::read_to_string(fixture).expect("fixture");
+    let root = temp_dir("tile-loop");
+    let (mut c, child) = spawn();
+    let root_uri = file_uri(&root);
+    c.initialize(Some(&root_uri), json!({})).await;
+    let uri = format!("{root_uri}/tiled_product.cu");
+    let since = c.mark();
+    c.did_open(&uri, 1, &text);
+    let (_, diags) = c.wait_analysis(since, &uri, 1).await;
+    let races = with_code(&diags, "data-race");
+    // The loads of both tiles race with the previous step's reads.
+    let mut lines: Vec<u64> = races
+        .iter()
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    assert_eq!(lines, vec![20, 21], "{diags:#?}");
+    let mut offered = Vec::new();
+    for race in &races {
+        let actions = c
+            .request(
+                "textDocument/codeAction",
+                json!({
+                    "textDocument": { "uri": uri },
+                    "range": race["range"],
+                    "context": { "diagnostics": [race], "only": ["quickfix"] }
+                }),
+            )
+            .await;
+        let actions = actions.as_array().cloned().unwrap_or_default();
+        assert_eq!(actions.len(), 1, "{actions:#?}");
+        assert_eq!(actions[0]["isPreferred"], true, "{actions:#?}");
+        offered.push(actions[0]["edit"]["changes"][&uri].clone());
+    }
+    offered.dedup();
+    assert_eq!(
+        offered.len(),
+        1,
+        "one fix for the one missing barrier: {offered:#?}"
+    );
+    let edits = offered[0].as_array().cloned().unwrap_or_default();
+    assert_eq!(edits.len(), 1);
+    // After the inner product loop's `}` (line 27): the last statement of
+    // the tile loop's body, before the next step's loads.
+    assert_eq!(edits[0]["range"]["start"]["line"], 26);
+    assert_eq!(edits[0]["newText"], "\n        __syncthreads();");
+    let since = c.mark();
+    c.did_change(&uri, 2, edits_as_changes(&edits));
+    let (_, fixed) = c.wait_analysis(since, &uri, 2).await;
+    assert!(
+        with_code(&fixed, "data-race").is_empty(),
+        "{}\n{fixed:#?}",
+        apply_edits(&text, &edits)
+    );
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -7,7 +7,14 @@
 //!
 //! - a race finding (one group of racing pairs): insert `__syncthreads();`
 //!   before the first later access of the group (innermost statement first,
-//!   then enclosing ones), with the indentation of that line;
+//!   then enclosing ones), with the indentation of that line; when both
+//!   accesses lie in one loop, also at the end of its body (before the next
+//!   iteration's writes) and at its start, tried first when a barrier
+//!   already separates the two accesses within an iteration (then they can
+//!   only race across iterations: the classic missing barrier of a tile
+//!   loop). Every candidate's verification is kept for the kernel's other
+//!   findings, so several races one missing barrier causes share one fix
+//!   and one re-verification;
 //! - a redundant barrier: remove its statement;
 //! - a divergent barrier directly inside `if (c) { A; __syncthreads(); B; }`:
 //!   split the branch around it (when `A` neither assigns what `c` reads nor
@@ -19,7 +26,8 @@ use crate::options::Options;
 use crate::report::*;
 use crate::syntax::FieldExt;
 use crate::verify::races::RaceHit;
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tree_sitter::Node;
@@ -42,6 +50,7 @@ fn span_of(text: &str, start: usize, end: usize) -> Span {
 /// What a fix is judged by: the kernel's racing pairs (access ids: the
 /// fixed model keeps them), its divergent barriers and undecided findings,
 /// and whether the check was complete.
+#[derive(Clone)]
 struct Summary {
     races: Vec<(usize, usize)>,
     divergent: usize,
@@ -81,6 +90,10 @@ struct Checker<'a> {
     cache: &'a dyn QueryCache,
     cancel: Option<&'a AtomicBool>,
     deadline: Instant,
+    /// The verification of each barrier insertion already tried for one of
+    /// the kernel's findings (by the byte offset inserted at): the model is
+    /// the same, so another finding's judgement reuses it.
+    tried: &'a RefCell<HashMap<u32, Option<Summary>>>,
 }
 
 impl Checker<'_> {
@@ -102,19 +115,49 @@ impl Checker<'_> {
     /// The fix is good if the race set only shrank (losing every pair of
     /// `target`) and neither divergence nor undecided findings grew.
     fn judge(&self, model: &Kernel, before: &Summary, target: &[(usize, usize)]) -> Verdict {
-        let Some(after) = self.check(model) else {
-            return Verdict::Undecided;
-        };
-        let not_new = after.races.iter().all(|r| before.races.contains(r));
-        let gone = target.iter().all(|t| !after.races.contains(t));
-        if not_new && gone && after.divergent <= before.divergent && after.unknown <= before.unknown
-        {
-            Verdict::Good
-        } else if !after.complete || after.unknown > before.unknown {
-            Verdict::Undecided
-        } else {
-            Verdict::Bad
+        match self.check(model) {
+            Some(after) => judged(&after, before, target),
+            None => Verdict::Undecided,
         }
+    }
+
+    /// [`Checker::judge`] of the kernel with a barrier inserted at byte
+    /// `pos` (`model`), verified once for all of the kernel's findings.
+    fn judge_insertion(
+        &self,
+        pos: u32,
+        model: &Kernel,
+        before: &Summary,
+        target: &[(usize, usize)],
+    ) -> Verdict {
+        let known = self.tried.borrow().get(&pos).cloned();
+        let after = match known {
+            Some(after) => after,
+            None => {
+                let after = self.check(model);
+                // An interrupted check may finish next time: not kept.
+                if after.as_ref().is_some_and(|a| a.complete) {
+                    self.tried.borrow_mut().insert(pos, after.clone());
+                }
+                after
+            }
+        };
+        match after {
+            Some(after) => judged(&after, before, target),
+            None => Verdict::Undecided,
+        }
+    }
+}
+
+fn judged(after: &Summary, before: &Summary, target: &[(usize, usize)]) -> Verdict {
+    let not_new = after.races.iter().all(|r| before.races.contains(r));
+    let gone = target.iter().all(|t| !after.races.contains(t));
+    if not_new && gone && after.divergent <= before.divergent && after.unknown <= before.unknown {
+        Verdict::Good
+    } else if !after.complete || after.unknown > before.unknown {
+        Verdict::Undecided
+    } else {
+        Verdict::Bad
     }
 }
 
@@ -134,6 +177,7 @@ pub(crate) fn add_fixes(
     wanted: &dyn Fn(&Finding) -> bool,
 ) {
     let before = Summary::new(findings, races, true);
+    let tried = RefCell::new(HashMap::new());
     for f in findings.iter_mut() {
         if !wanted(f) {
             continue;
@@ -150,6 +194,7 @@ pub(crate) fn add_fixes(
             cache,
             cancel,
             deadline: Instant::now() + FIX_BUDGET,
+            tried: &tried,
         };
         if checker.stopped() {
             return;
@@ -441,40 +486,14 @@ fn race_fix(checker: &Checker, f: &Finding, races: &[RaceHit], before: &Summary)
     if target.is_empty() || f.pairs.is_empty() {
         return None;
     }
-    // The point every pair's two accesses lie around: after the last
-    // earlier access, before the first later one.
-    let earliest_late = f
-        .pairs
-        .iter()
-        .map(|p| p.second)
-        .min_by_key(|s| s.start.offset)?;
-    let latest_early = f.pairs.iter().map(|p| p.first.end.offset).max()?;
-    let late = node_at(checker.tree, &earliest_late)?;
-    let mut candidates: Vec<(Node, bool)> = Vec::new();
-    for s in enclosing_statements(late) {
-        if s.start_byte() as u32 >= latest_early {
-            candidates.push((s, true));
-        }
-    }
-    let first_early = f
-        .pairs
-        .iter()
-        .map(|p| p.first)
-        .min_by_key(|s| s.start.offset)?;
-    if let Some(early) = node_at(checker.tree, &first_early) {
-        for s in enclosing_statements(early) {
-            if s.end_byte() as u32 <= earliest_late.start.offset {
-                candidates.push((s, false));
-            }
-        }
-    }
     let mut undecided = None;
-    for (stmt, before_stmt) in candidates.into_iter().take(MAX_CANDIDATES) {
+    for (stmt, before_stmt) in race_candidates(checker, f).into_iter().take(MAX_CANDIDATES) {
         let Some(model) = with_barrier(checker.kernel, stmt, before_stmt) else {
             continue;
         };
         let edit = insertion_edit(text, stmt, before_stmt);
-        let line = edit.span.start.line + 1;
+        // The line the barrier ends up on (after a statement: a new line).
+        let line = edit.span.start.line + if before_stmt { 1 } else { 2 };
         let fix = |verified: bool| Fix {
             title: format!(
                 "Insert `__syncthreads()` at line {line} to separate the racing accesses{}",
@@ -483,7 +502,8 @@ fn race_fix(checker: &Checker, f: &Finding, races: &[RaceHit], before: &Summary)
             edits: vec![edit.clone()],
             verified,
         };
-        match checker.judge(&model, before, &target) {
+        match checker.judge_insertion(insertion_offset(stmt, before_stmt), &model, before, &target)
+        {
             Verdict::Good => return Some(fix(true)),
             Verdict::Undecided if undecided.is_none() => undecided = Some(fix(false)),
             _ => {}
@@ -493,6 +513,130 @@ fn race_fix(checker: &Checker, f: &Finding, races: &[RaceHit], before: &Summary)
         }
     }
     undecided
+}
+
+/// Where a barrier inserted before or after `stmt` goes.
+fn insertion_offset(stmt: Node, before: bool) -> u32 {
+    if before {
+        stmt.start_byte() as u32
+    } else {
+        stmt.end_byte() as u32
+    }
+}
+
+/// The places a barrier could separate the race finding's pairs, the
+/// likeliest first: (statement, insert before it).
+fn race_candidates<'a>(checker: &Checker<'a>, f: &Finding) -> Vec<(Node<'a>, bool)> {
+    let tree = checker.tree;
+    // Between the accesses: after the last earlier access, before the
+    // first later one.
+    let mut between = Vec::new();
+    let Some(earliest_late) = f
+        .pairs
+        .iter()
+        .map(|p| p.second)
+        .min_by_key(|s| s.start.offset)
+    else {
+        return between;
+    };
+    let latest_early = f.pairs.iter().map(|p| p.first.end.offset).max();
+    let latest_early = latest_early.unwrap_or(0);
+    if let Some(late) = node_at(tree, &earliest_late) {
+        for s in enclosing_statements(late) {
+            if s.start_byte() as u32 >= latest_early {
+                between.push((s, true));
+            }
+        }
+    }
+    let first_early = f
+        .pairs
+        .iter()
+        .map(|p| p.first)
+        .min_by_key(|s| s.start.offset);
+    if let Some(early) = first_early.and_then(|s| node_at(tree, &s)) {
+        for s in enclosing_statements(early) {
+            if s.end_byte() as u32 <= earliest_late.start.offset {
+                between.push((s, false));
+            }
+        }
+    }
+    // Across iterations: the end of the body of a loop holding every
+    // access (before the next iteration's first statement), then its start.
+    let lo = f
+        .pairs
+        .iter()
+        .map(|p| p.first.start.offset.min(p.second.start.offset))
+        .min();
+    let hi = f
+        .pairs
+        .iter()
+        .map(|p| p.first.end.offset.max(p.second.end.offset))
+        .max();
+    let (lo, hi) = (lo.unwrap_or(0), hi.unwrap_or(0));
+    let mut across = Vec::new();
+    let mut across_first = false;
+    let mut n = node_at(tree, &f.pairs[0].first);
+    while let Some(p) = n.and_then(|x| x.parent()) {
+        if p.kind() == "function_definition" {
+            break;
+        }
+        n = Some(p);
+        let is_loop = matches!(
+            p.kind(),
+            "for_statement" | "while_statement" | "do_statement"
+        );
+        if !is_loop || lo < p.start_byte() as u32 || hi > p.end_byte() as u32 {
+            continue;
+        }
+        let Some(body) = p.field("body").filter(|b| b.kind() == "compound_statement") else {
+            continue;
+        };
+        let mut c = body.walk();
+        let stmts: Vec<Node> = body
+            .named_children(&mut c)
+            .filter(|s| s.kind() != "comment")
+            .collect();
+        let (Some(first), Some(last)) = (stmts.first(), stmts.last()) else {
+            continue;
+        };
+        if across.is_empty() {
+            across_first = separated_within_iteration(checker.kernel, f, body);
+        }
+        across.push((*last, false));
+        across.push((*first, true));
+    }
+    let (mut out, rest) = if across_first {
+        (across, between)
+    } else {
+        (between, across)
+    };
+    out.extend(rest);
+    let mut seen = HashSet::new();
+    out.retain(|(s, before)| seen.insert(insertion_offset(*s, *before)));
+    out
+}
+
+/// Whether, in every pair of `f`, a barrier of `body` (a loop's) lies
+/// between the two accesses in the text: within one iteration they are
+/// ordered already, so they can only race across iterations.
+fn separated_within_iteration(kernel: &Kernel, f: &Finding, body: Node) -> bool {
+    let (start, end) = (body.start_byte() as u32, body.end_byte() as u32);
+    let barriers: Vec<Span> = kernel
+        .barriers()
+        .iter()
+        .map(|b| b.span)
+        .filter(|s| start <= s.start.offset && s.end.offset <= end)
+        .collect();
+    f.pairs.iter().all(|p| {
+        let (a, b) = if p.first.start.offset <= p.second.start.offset {
+            (p.first, p.second)
+        } else {
+            (p.second, p.first)
+        };
+        barriers
+            .iter()
+            .any(|s| a.end.offset <= s.start.offset && s.end.offset <= b.start.offset)
+    })
 }
 
 fn without_barrier(stmts: &mut Vec<Stmt>, id: usize) -> bool {

@@ -729,7 +729,10 @@ impl<'a, 't> Host<'a, 't> {
             self.passed
                 .entry(format!("{g}.{axis}"))
                 .or_insert(format!("{dim}.{axis}"));
-            if let Some(c) = comps[i].filter(|c| c.kind() == "identifier") {
+            // `dim3 threads(bs, bs)` parses as a function declaration: its
+            // components are then type names.
+            let named = |c: &Node| matches!(c.kind(), "identifier" | "type_identifier");
+            if let Some(c) = comps[i].filter(named) {
                 let name = node_text(self.text, c).to_string();
                 if self.value(c).is_none() && !self.ever_written(&name) && local(&name) {
                     self.passed.entry(name).or_insert(format!("{dim}.{axis}"));

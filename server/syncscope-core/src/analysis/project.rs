@@ -119,7 +119,96 @@ fn launches(
         sites.extend(theirs);
         launch_files_parsed = parsed;
     }
-    (union_of_launches(sites), launch_files_parsed)
+    let mut by_kernel = union_of_launches(sites);
+    for (kernel, list) in &mut by_kernel {
+        if let Some((block, grid)) = b.options.user_launch(kernel) {
+            *list = under_user_launch(std::mem::take(list), block, grid);
+        }
+    }
+    (by_kernel, launch_files_parsed)
+}
+
+/// The launches of a kernel whose sizes the user fixed: the sites the
+/// user's sizes agree with (`if (bs == 16) k<16><<<g, dim3(bs, bs)>>>` is
+/// not `k<16>` under 32 x 32 blocks), each with its instantiation and the
+/// facts the host code gives it (the user's sizes replace its own); when
+/// none agrees, every site, with only what the code fixes whatever the
+/// sizes (the template arguments and argument types it launches with).
+/// Once per distinct launch left.
+fn under_user_launch(
+    sites: Vec<LaunchOverride>,
+    block: Option<[u32; 3]>,
+    grid: Option<[u32; 3]>,
+) -> Vec<LaunchOverride> {
+    let agree: Vec<&LaunchOverride> = sites
+        .iter()
+        .filter(|s| agrees_with(s, block, grid))
+        .collect();
+    let keep_facts = !agree.is_empty();
+    let chosen = if keep_facts {
+        agree
+    } else {
+        sites.iter().collect()
+    };
+    let mut out: Vec<LaunchOverride> = Vec::new();
+    for s in chosen {
+        let kept = LaunchOverride {
+            kernel_glob: s.kernel_glob.clone(),
+            origin: s.origin.clone(),
+            template_args: s.template_args.clone(),
+            arg_types: s.arg_types.clone(),
+            not_understood: s.not_understood.clone(),
+            requires: if keep_facts {
+                s.requires.clone()
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        };
+        if !out.iter().any(|o| same_launch(o, &kept)) {
+            out.push(kept);
+        }
+    }
+    out
+}
+
+/// Whether a launch site may be the launch the user fixed: its constant
+/// sizes are the user's, and none of its facts that name only launch sizes
+/// is false under the user's sizes (a fact naming anything else is not
+/// decided here).
+fn agrees_with(site: &LaunchOverride, block: Option<[u32; 3]>, grid: Option<[u32; 3]>) -> bool {
+    let differs =
+        |a: Option<[u32; 3]>, b: Option<[u32; 3]>| matches!((a, b), (Some(x), Some(y)) if x != y);
+    if differs(site.block_dim, block) || differs(site.grid_dim, grid) {
+        return false;
+    }
+    let mut sizes: Vec<(String, u32)> = Vec::new();
+    for (name, dims) in [("blockDim", block), ("gridDim", grid)] {
+        if let Some(d) = dims {
+            for (axis, v) in ["x", "y", "z"].iter().zip(d) {
+                sizes.push((format!("{name}.{axis}"), v));
+            }
+        }
+    }
+    site.requires.iter().all(|fact| {
+        let mut e = fact.clone();
+        for (name, v) in &sizes {
+            e = e.replace(name.as_str(), &format!("({v})"));
+        }
+        // Another name left: not decided by the sizes alone.
+        if e.chars().any(|c| c.is_ascii_alphabetic() || c == '_') {
+            return true;
+        }
+        let src = format!("int __fact = ({e});");
+        let tree = crate::parse(&src, None);
+        let value = tree
+            .root_node()
+            .named_child(0)
+            .and_then(|d| d.child_by_field_name("declarator"))
+            .and_then(|d| d.child_by_field_name("value"))
+            .and_then(|v| crate::frontend::const_eval(&src, v, &HashMap::new(), &HashMap::new()));
+        value != Some(0)
+    })
 }
 
 /// The launches each kernel is checked under, whose union is every way it
@@ -600,6 +689,18 @@ fn describe_launches(r: &mut FileReport, o: &Options) {
     for k in &mut r.kernels {
         if let Some(site) = o.launch_site(&k.name) {
             k.launch = Some(describe(site));
+        } else if let (Some((block, grid)), Some(site)) =
+            (o.user_launch(&k.name), o.launch_site_types(&k.name))
+        {
+            // The user's sizes, with the instantiation the code launches.
+            if !site.template_args.is_empty() {
+                let sized = LaunchOverride {
+                    block_dim: block,
+                    grid_dim: grid,
+                    ..site.clone()
+                };
+                k.launch = Some(format!("{} (sizes as given)", describe(&sized)));
+            }
         }
     }
 }
@@ -634,9 +735,11 @@ pub(crate) fn describe(site: &LaunchOverride) -> String {
 }
 
 /// One report from the analyses under each launch: a kernel checked under
-/// several launches takes the worst verdict; its races and divergences name
-/// the launch they happen under; a barrier is redundant only if it is under
-/// every launch.
+/// several launches takes the worst verdict; a race or divergence found
+/// under several of them is one finding (the same accesses, or the same
+/// barrier) naming each launch it holds under (`Finding::launches`, and the
+/// message), its fix verified only if it was under each; a barrier is
+/// redundant only if it is under every launch.
 fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverride>>) -> FileReport {
     if reports.len() == 1 {
         return reports.pop().unwrap_or_default();
@@ -647,11 +750,11 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
         .map(|(k, _)| k)
         .collect();
     let mut base = reports.remove(0);
-    let tag = |f: &mut Finding, launch: &Option<String>| {
-        if let Some(l) = launch {
-            f.message = format!("{} [under {l}]", f.message);
-            f.notes.push(format!("under the launch: {l}"));
-        }
+    let per_launch = |f: &Finding| {
+        matches!(
+            f.kind,
+            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::Unconfirmed
+        )
     };
     let launch_of = |r: &FileReport, k: &str| {
         r.kernels
@@ -665,11 +768,8 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
         .collect();
     for f in &mut base.findings {
         if let Some(k) = f.kernel.clone().filter(|k| multi.contains(&k)) {
-            if matches!(
-                f.kind,
-                FindingKind::DataRace | FindingKind::BarrierDivergence
-            ) {
-                tag(f, &first_launch[&k]);
+            if per_launch(f) {
+                f.launches.extend(first_launch[&k].clone());
             }
         }
     }
@@ -692,13 +792,18 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
                 .iter()
                 .filter(|f| f.kernel.as_deref() == Some(k.as_str()))
             {
-                if matches!(
-                    f.kind,
-                    FindingKind::DataRace | FindingKind::BarrierDivergence
-                ) {
-                    let mut f = f.clone();
-                    tag(&mut f, &launch);
-                    base.findings.push(f);
+                if per_launch(f) {
+                    match base.findings.iter_mut().find(|g| same_cause(g, f)) {
+                        Some(g) => {
+                            g.launches.extend(launch.clone());
+                            confirm_fixes(g, f);
+                        }
+                        None => {
+                            let mut f = f.clone();
+                            f.launches.extend(launch.clone());
+                            base.findings.push(f);
+                        }
+                    }
                 } else if f.kind != FindingKind::RedundantBarrier
                     && !base
                         .findings
@@ -727,7 +832,36 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
         }
         base.stats += r.stats;
     }
+    for f in &mut base.findings {
+        if !f.launches.is_empty() {
+            let under = f.launches.join("; also under ");
+            f.message = format!("{} [under {under}]", f.message);
+            f.notes.push(format!("under the launch: {under}"));
+        }
+    }
     base
+}
+
+/// The same race (kind, kernel, place and every racing pair) or the same
+/// divergent barrier, found under another launch.
+fn same_cause(a: &Finding, b: &Finding) -> bool {
+    let spans = |f: &Finding| -> Vec<(Span, Span)> {
+        f.pairs.iter().map(|p| (p.first, p.second)).collect()
+    };
+    a.kind == b.kind && a.kernel == b.kernel && a.span == b.span && spans(a) == spans(b)
+}
+
+/// `kept`'s fixes stay verified only where `other` (the same finding under
+/// another launch) verified the same edit: a fix is checked under every
+/// launch its finding holds under.
+fn confirm_fixes(kept: &mut Finding, other: &Finding) {
+    for x in &mut kept.fixes {
+        let confirmed = other.fixes.iter().any(|y| y.edits == x.edits && y.verified);
+        if x.verified && !confirmed {
+            x.verified = false;
+            x.title.push_str(" (checked under one launch only)");
+        }
+    }
 }
 
 fn rank(s: KernelStatus) -> u8 {

@@ -298,14 +298,18 @@ pub(crate) fn lower_kernel(
     let lower = |pipes_off: bool| {
         let mut lw = Lowerer::new(text, file, options);
         lw.block_pipes_off = pipes_off;
-        if let Some(site) = options.launch_site(&def.name) {
+        // Under sizes the user fixed, the driver leaves a site only the facts
+        // of the code that agree with them (`analysis::project`).
+        if let Some(site) = options.launch_site_types(&def.name) {
             lw.launch_requires = site.requires.clone();
             lw.launch_origin = site.origin.clone();
-            lw.launch_template_args = site.template_args.clone();
         }
+        // The instantiation a launch names, like the types it passes, is a
+        // fact of the code: it holds whatever launch size the user fixed.
         if let Some(site) = options.launch_site_types(&def.name) {
             lw.launch_arg_types = site.arg_types.clone();
             lw.launch_type_args = site.template_args.clone();
+            lw.launch_template_args = site.template_args.clone();
         }
         let k = lw.kernel(def);
         (k, lw.block_pipe_broken)
