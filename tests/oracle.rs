@@ -166,15 +166,15 @@ impl Witnesses {
 }
 
 /// Threads a witness launch may have before only the blocks up to the
-/// witness's are simulated: the simulator's own limit (a reduced grid is a
-/// different launch when the kernel reads `gridDim`).
+/// witness's are run (`SimOptions::blocks_run`: the others never run, one
+/// schedule of the same launch, `gridDim` unchanged).
 const WITNESS_THREADS: u64 = 65536;
 
 fn witness_launch(
     w: &syncscope_core::Witness,
     block: Option<[u32; 3]>,
     grid: Option<[u32; 3]>,
-) -> Option<Launch> {
+) -> Option<(Launch, Option<[u32; 3]>)> {
     let get = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
         let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
         let mut out = [1u32; 3];
@@ -188,26 +188,22 @@ fn witness_launch(
         out
     };
     let block = get("blockDim", block);
-    let mut grid = get("gridDim", grid);
+    let grid = get("gridDim", grid);
     let threads = |g: [u32; 3]| {
         g.iter()
             .chain(block.iter())
             .map(|&x| u64::from(x))
             .product::<u64>()
     };
-    if threads(grid) > WITNESS_THREADS {
-        // Only the blocks up to the witness's two (the kernel may read
-        // gridDim: a reduced grid is a different launch, tried only when
-        // the full one is too large to run).
-        for (d, size) in grid.iter_mut().enumerate() {
-            let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
-            *size = (*size).min(u32::try_from(highest + 1).ok()?);
-        }
-        if threads(grid) > WITNESS_THREADS {
-            return None;
-        }
+    if threads(grid) <= WITNESS_THREADS {
+        return Some((Launch { grid, block }, None));
     }
-    Some(Launch { grid, block })
+    let mut run = [1u32; 3];
+    for (d, size) in run.iter_mut().enumerate() {
+        let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
+        *size = grid[d].min(u32::try_from(highest + 1).ok()?);
+    }
+    (threads(run) <= WITNESS_THREADS).then_some((Launch { grid, block }, Some(run)))
 }
 
 /// Checks every claim and replays every witness of one corpus file: its
@@ -312,7 +308,7 @@ fn check_corpus_file(index: usize, path: &Path, verbose: bool) -> (Tally, Witnes
         }
         let at = format!("{}:{} ({kernel})", path.display(), f.span.start.line + 1);
         let (block, grid) = options.launch_for(kernel);
-        let Some(launch) = witness_launch(w, block, grid) else {
+        let Some((launch, blocks_run)) = witness_launch(w, block, grid) else {
             witnesses.too_large += 1;
             continue;
         };
@@ -344,8 +340,8 @@ fn check_corpus_file(index: usize, path: &Path, verbose: bool) -> (Tally, Witnes
         let mut unsupported = None;
         let mut stopped = None;
         // Large launches get two tries, small ones eight.
-        let threads = launch
-            .grid
+        let threads = blocks_run
+            .unwrap_or(launch.grid)
             .iter()
             .chain(launch.block.iter())
             .map(|&x| u64::from(x))
@@ -427,6 +423,7 @@ fn check_corpus_file(index: usize, path: &Path, verbose: bool) -> (Tally, Witnes
                     // (a divergence's run goes on past every race).
                     race_lines: Some(if race { lines.clone() } else { Vec::new() }),
                     includes_expanded: false,
+                    blocks_run,
                 };
                 tally.simulations += 1;
                 match syncscope_sim::simulate(path, &text, kernel, &launch, &inputs, &opts) {

@@ -147,6 +147,13 @@ pub struct SimOptions {
     /// file's own text (as a build's unit): its `#include "..."` lines are
     /// skipped rather than read from disk again.
     pub includes_expanded: bool,
+    /// Run only the blocks whose index is below this in every dimension;
+    /// `gridDim` still reads the launch's grid. Blocks are never ordered
+    /// with each other, so running some of them first (and the others
+    /// never) is one schedule of the whole launch: a race between two
+    /// blocks that ran is a race of the launch. For a launch too large to
+    /// run whole. `None`: every block.
+    pub blocks_run: Option<[u32; 3]>,
 }
 
 impl Default for SimOptions {
@@ -159,6 +166,7 @@ impl Default for SimOptions {
             continue_out_of_bounds: false,
             race_lines: None,
             includes_expanded: false,
+            blocks_run: None,
         }
     }
 }

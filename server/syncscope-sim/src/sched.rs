@@ -129,8 +129,12 @@ pub fn run(
         return Outcome::Unsupported(why.clone());
     }
     let threads: u64 = launch.block.iter().map(|&d| u64::from(d)).product();
-    let blocks: u64 = launch.grid.iter().map(|&d| u64::from(d)).product();
-    if threads == 0 || blocks == 0 {
+    let run_grid = match opts.blocks_run {
+        Some(r) => [0, 1, 2].map(|d| r[d].clamp(1, launch.grid[d].max(1))),
+        None => launch.grid,
+    };
+    let blocks: u64 = run_grid.iter().map(|&d| u64::from(d)).product();
+    if threads == 0 || blocks == 0 || launch.grid.contains(&0) {
         return Outcome::Unsupported("an empty launch".into());
     }
     if threads > 1024 {
@@ -239,7 +243,17 @@ pub fn run(
     // block is ordered with another, so the order changes only values
     // (what an atomic returns to which block).
     let [gx, gy, gz] = launch.grid;
-    let mut ids: Vec<u32> = (0..gx * gy * gz).collect();
+    if u64::from(gx) * u64::from(gy) * u64::from(gz) > u64::from(u32::MAX) {
+        return Outcome::Unsupported("a grid of more than 2^32 blocks".into());
+    }
+    let mut ids: Vec<u32> = Vec::new();
+    for z in 0..run_grid[2] {
+        for y in 0..run_grid[1] {
+            for x in 0..run_grid[0] {
+                ids.push(x + gx * (y + gy * z));
+            }
+        }
+    }
     order(&mut ids, opts.order, 0x0b10_c000);
     for b in ids {
         let block = [b % gx, (b / gx) % gy, b / (gx * gy)];

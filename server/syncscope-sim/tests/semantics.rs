@@ -1337,3 +1337,38 @@ fn an_alternating_fill_gives_neighbours_all_bits_and_none() {
     ));
     assert_eq!(r.array, "slots");
 }
+
+/// A launch too large to run whole runs some of its blocks: `gridDim` is
+/// still the launch's, and a race between two blocks that ran is found.
+#[test]
+fn some_blocks_of_a_large_launch_run_with_the_launchs_grid() {
+    let src = "__global__ void k(int *out) {\n  if (gridDim.x > 65536) out[0] = blockIdx.x;\n}\n";
+    let big = launch(70000, 1);
+    assert!(matches!(sim(src, big), Outcome::Unsupported(_)));
+    let opts = SimOptions {
+        blocks_run: Some([2, 1, 1]),
+        ..SimOptions::default()
+    };
+    let r = race(sim_with(src, big, &Inputs::default(), &opts));
+    assert_eq!(lines(&r), (2, 2));
+    assert_ne!(r.a.block, r.b.block);
+}
+
+/// Only a race on one of `race_lines` ends a run; another race is the
+/// outcome only when none of those lines races.
+#[test]
+fn race_lines_pass_over_races_on_other_lines() {
+    let src =
+        "__global__ void k(int *a, int *b) {\n  a[0] = threadIdx.x;\n  b[0] = threadIdx.x;\n}\n";
+    let on = |lines: Vec<usize>| {
+        let opts = SimOptions {
+            race_lines: Some(lines),
+            ..SimOptions::default()
+        };
+        race(sim_with(src, launch(1, 2), &Inputs::default(), &opts))
+    };
+    assert_eq!(lines(&on(vec![3])), (3, 3));
+    assert_eq!(lines(&on(vec![2])), (2, 2));
+    // No race on line 5: the first other race is the outcome.
+    assert_eq!(lines(&on(vec![5])), (2, 2));
+}

@@ -75,6 +75,7 @@ pub(crate) fn confirm(
         continue_out_of_bounds: true,
         race_lines: None,
         includes_expanded: true,
+        blocks_run: None,
     };
     // Read once for all the findings (preprocessing and syntax).
     let prepared = syncscope_sim::prepare(Path::new(""), text, &kernel.name, &sim_options);
@@ -91,8 +92,9 @@ pub(crate) fn confirm(
         match replayed {
             Replayed::Reproduced => f.source_replay = Some(SourceReplay::Reproduced),
             Replayed::NotRun(why) => {
-                f.notes
-                    .push(format!("replayed on the model only, not from source: {why}"));
+                f.notes.push(format!(
+                    "replayed on the model only, not from source: {why}"
+                ));
                 f.source_replay = Some(SourceReplay::NotRun { why });
             }
             Replayed::Absent { launch } => demote(f, &launch),
@@ -162,8 +164,14 @@ fn demote(f: &mut Finding, launch: &Launch) {
 }
 
 /// The witness's launch: its sizes, or the fixed launch where the witness
-/// leaves a size free (a size the kernel never reads), or 1.
-fn witness_launch(w: &Witness, kernel: &str, options: &Options) -> Result<Launch, String> {
+/// leaves a size free (a size the kernel never reads), or 1; and, for a
+/// launch too large to run whole, the blocks up to the witness's to run
+/// (the others never run: one schedule of the launch, `gridDim` unchanged).
+fn witness_launch(
+    w: &Witness,
+    kernel: &str,
+    options: &Options,
+) -> Result<(Launch, Option<[u32; 3]>), String> {
     let (block, grid) = options.launch_for(kernel);
     let dims = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
         let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
@@ -181,19 +189,29 @@ fn witness_launch(w: &Witness, kernel: &str, options: &Options) -> Result<Launch
         grid: dims("gridDim", grid),
         block: dims("blockDim", block),
     };
-    let threads: u64 = launch
-        .grid
-        .iter()
-        .chain(launch.block.iter())
-        .map(|&x| u64::from(x))
-        .product();
-    if threads > MAX_THREADS {
+    let threads = |grid: &[u32; 3]| -> u64 {
+        grid.iter()
+            .chain(launch.block.iter())
+            .map(|&x| u64::from(x))
+            .product()
+    };
+    if threads(&launch.grid) <= MAX_THREADS {
+        return Ok((launch, None));
+    }
+    let mut run = [1u32; 3];
+    for (d, size) in run.iter_mut().enumerate() {
+        let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
+        *size = u32::try_from(highest + 1)
+            .unwrap_or(u32::MAX)
+            .min(launch.grid[d]);
+    }
+    if threads(&run) > MAX_THREADS {
         return Err(format!(
             "the witness's launch (grid {:?}, block {:?}) is too large to simulate",
             launch.grid, launch.block
         ));
     }
-    Ok(launch)
+    Ok((launch, Some(run)))
 }
 
 fn replay(
@@ -205,7 +223,7 @@ fn replay(
     options: &Options,
     base: &SimOptions,
 ) -> Replayed {
-    let launch = match witness_launch(w, &kernel.name, options) {
+    let (launch, blocks_run) = match witness_launch(w, &kernel.name, options) {
         Ok(l) => l,
         Err(why) => return Replayed::NotRun(why),
     };
@@ -246,8 +264,8 @@ fn replay(
     // of two elections; the reverse order lets a later thread's atomic
     // come first.
     let orders = [Order::Forward, Order::Interleaved(1), Order::Reverse];
-    let threads: u64 = launch
-        .grid
+    let threads: u64 = blocks_run
+        .unwrap_or(launch.grid)
         .iter()
         .chain(launch.block.iter())
         .map(|&x| u64::from(x))
@@ -264,6 +282,7 @@ fn replay(
     }));
     let opts = SimOptions {
         race_lines: Some(if race { lines } else { Vec::new() }),
+        blocks_run,
         ..base.clone()
     };
     let mut steps_left = STEPS_PER_FINDING;
