@@ -155,6 +155,31 @@ pub struct Code {
     pub slots: Vec<usize>,
 }
 
+impl Code {
+    /// Which of the program's `vars` the code reachable from function
+    /// `start` (through its calls) names: a run allocates only those (a
+    /// unit of many kernels holds every kernel's `__shared__` arrays).
+    pub fn vars_reached(&self, start: usize, vars: usize) -> Vec<bool> {
+        let mut used = vec![false; vars];
+        let mut seen = vec![false; self.entry.len()];
+        let mut todo = vec![start];
+        while let Some(f) = todo.pop() {
+            if f >= seen.len() || std::mem::replace(&mut seen[f], true) {
+                continue;
+            }
+            let end = self.entry.get(f + 1).copied().unwrap_or(self.ops.len());
+            for op in &self.ops[self.entry[f]..end] {
+                match op {
+                    Op::VarPtr(i) if *i < vars => used[*i] = true,
+                    Op::Call { func, .. } => todo.push(*func),
+                    _ => {}
+                }
+            }
+        }
+        used
+    }
+}
+
 struct Loop {
     breaks: Vec<usize>,
     continues: Vec<usize>,

@@ -260,15 +260,18 @@ pub fn simulate(
     }
 }
 
-/// A kernel read once (preprocessed with `SimOptions::defines` and
-/// `include_dirs`, its syntax read) and run on as many launches as asked.
+/// A translation unit read once (preprocessed with `SimOptions::defines`
+/// and `include_dirs`, its syntax read, compiled) and run on as many
+/// launches of its kernels as asked.
 pub struct Prepared {
     program: ast::Program,
+    code: compile::Code,
     kernel: String,
 }
 
-/// Reads `kernel` of `source` for [`Prepared::run`]; `Err` names what
-/// could not be read (as `Outcome::Unsupported` would).
+/// Reads `source` for [`Prepared::run`] of `kernel` (a template kernel may
+/// be named with its arguments, `k<64>`, and is instantiated); `Err` names
+/// what could not be read (as `Outcome::Unsupported` would).
 pub fn prepare(
     file: &Path,
     source: &str,
@@ -283,8 +286,10 @@ pub fn prepare(
         opts.includes_expanded,
     )?;
     let program = ast::Program::read(&text, kernel)?;
+    let code = compile::compile(&program);
     Ok(Prepared {
         program,
+        code,
         kernel: kernel.to_string(),
     })
 }
@@ -311,10 +316,24 @@ impl Prepared {
         inputs: &Inputs,
         opts: &SimOptions,
     ) -> (Outcome, u64) {
+        self.run_kernel_counted(&self.kernel, launch, inputs, opts)
+    }
+
+    /// [`Prepared::run_counted`] for another kernel of the same unit (one
+    /// named without template arguments: an explicit instantiation in the
+    /// file, or its first): the unit is read and compiled once for all.
+    pub fn run_kernel_counted(
+        &self,
+        kernel: &str,
+        launch: &Launch,
+        inputs: &Inputs,
+        opts: &SimOptions,
+    ) -> (Outcome, u64) {
         let mut steps = 0;
         let out = sched::run(
             &self.program,
-            &self.kernel,
+            &self.code,
+            kernel,
             launch,
             inputs,
             opts,
@@ -323,10 +342,10 @@ impl Prepared {
         (out, steps)
     }
 
-    /// The kernel's scalar parameters, in order (empty when the kernel is
-    /// not found: its runs say why).
-    pub fn scalar_params(&self) -> Vec<ScalarParam> {
-        sched::kernel_of(&self.program, &self.kernel)
+    /// The scalar parameters of `kernel`, in order (empty when it is not
+    /// found: its runs say why).
+    pub fn scalar_params(&self, kernel: &str) -> Vec<ScalarParam> {
+        sched::kernel_of(&self.program, kernel)
             .map(|k| {
                 k.params
                     .iter()

@@ -4,7 +4,6 @@
 //! a block barrier completes when every thread waits at the same one.
 
 use crate::ast::{cell_types, Program, Space};
-use crate::compile::compile;
 use crate::exec::{leaf_type, Env, ShflKind, ThreadState, VoteKind, WarpOp, Yield};
 use crate::memory::{compact_block, Buffer};
 use crate::value::{Scal, Ty, Value};
@@ -112,9 +111,11 @@ pub fn kernel_of<'p>(p: &'p Program, kernel: &str) -> Option<&'p crate::ast::Fun
     kernel_index(p, kernel).map(|i| &p.funcs[i])
 }
 
-/// Runs one launch; `steps` receives the operations it executed.
+/// Runs one launch of `p` compiled as `code`; `steps` receives the
+/// operations it executed.
 pub fn run(
     p: &Program,
+    code: &crate::compile::Code,
     kernel: &str,
     launch: &Launch,
     inputs: &Inputs,
@@ -143,7 +144,6 @@ pub fn run(
     if blocks * threads > 1 << 16 {
         return Outcome::Unsupported("a launch of more than 65536 threads".into());
     }
-    let code = compile(p);
     let mut world = Box::new(World {
         bufs: Vec::new(),
         var_bufs: vec![usize::MAX; p.vars.len()],
@@ -239,6 +239,9 @@ pub fn run(
             world.var_bufs[i] = world.bufs.len() - 1;
         }
     }
+    // Only the `__shared__` arrays the kernel's code can name are given
+    // to each block.
+    let reached = code.vars_reached(kernel, p.vars.len());
     // Blocks run one after the other, in the order asked for too: no
     // block is ordered with another, so the order changes only values
     // (what an atomic returns to which block).
@@ -263,7 +266,7 @@ pub fn run(
         // not modelled).
         let mut dynamic: Option<(usize, Ty)> = None;
         for (i, v) in p.vars.iter().enumerate() {
-            if v.space != Space::Shared {
+            if v.space != Space::Shared || !reached[i] {
                 continue;
             }
             let leaf = leaf_type(&v.ty);
@@ -293,7 +296,7 @@ pub fn run(
         world.reset_clocks();
         let env = Env {
             prog: p,
-            code: &code,
+            code,
             block,
             block_dim: launch.block,
             grid_dim: launch.grid,

@@ -121,8 +121,9 @@ fn analyze_file_here(
     // A race or divergence is definite only when its witness also runs from
     // source (done on the worker, before the kernel's findings are counted
     // as early results).
+    let unit = source_replay::UnitProgram::new();
     let confirm = |k: &Kernel, findings: &mut Vec<Finding>, r: &mut KernelReport| {
-        source_replay::confirm(text, k, options, findings, r)
+        source_replay::confirm(text, &unit, k, options, findings, r)
     };
     let mut outcomes =
         crate::verify::verify_kernels(&todo, options, cache, cancel, progress, &confirm)
@@ -384,8 +385,9 @@ pub(crate) fn kernel_status(text: &str, options: &Options, name: &str) -> Option
     let kernels = crate::frontend::lower_file(text, &tree, options);
     let k = kernels.iter().find(|k| k.name == name)?;
     let cache = crate::cache::MemoryCache::default();
+    let unit = source_replay::UnitProgram::new();
     let confirm = |k: &Kernel, findings: &mut Vec<Finding>, r: &mut KernelReport| {
-        source_replay::confirm(text, k, options, findings, r)
+        source_replay::confirm(text, &unit, k, options, findings, r)
     };
     crate::verify::verify_kernels(&[k], options, &cache, None, None, &confirm)
         .into_iter()

@@ -53,8 +53,13 @@ enum Replayed {
 /// Replays every race and divergence finding of one verified kernel and
 /// downgrades those whose witness is not an execution. `text` is the
 /// translation unit the kernel was lowered from (headers first).
+/// The translation unit read by the simulator once for all its kernels
+/// (on the first finding to replay), shared by the verification workers.
+pub(crate) type UnitProgram = std::sync::OnceLock<Result<syncscope_sim::Prepared, String>>;
+
 pub(crate) fn confirm(
     text: &str,
+    unit: &UnitProgram,
     kernel: &Kernel,
     options: &Options,
     findings: &mut [Finding],
@@ -77,15 +82,32 @@ pub(crate) fn confirm(
         includes_expanded: true,
         blocks_run: None,
     };
-    // Read once for all the findings (preprocessing and syntax).
-    let prepared = syncscope_sim::prepare(Path::new(""), text, &kernel.name, &sim_options);
+    if !findings.iter().any(|f| {
+        f.witness.is_some()
+            && matches!(
+                f.kind,
+                FindingKind::DataRace | FindingKind::BarrierDivergence
+            )
+    }) {
+        return;
+    }
+    // Read once for every kernel of the unit (preprocessing, syntax,
+    // compilation); a kernel named with template arguments is read for
+    // itself (the simulator instantiates it).
+    let own;
+    let prepared = if kernel.name.contains('<') {
+        own = syncscope_sim::prepare(Path::new(""), text, &kernel.name, &sim_options);
+        &own
+    } else {
+        unit.get_or_init(|| syncscope_sim::prepare(Path::new(""), text, "", &sim_options))
+    };
     for f in findings.iter_mut() {
         let race = f.kind == FindingKind::DataRace;
         if !race && f.kind != FindingKind::BarrierDivergence {
             continue;
         }
         let Some(w) = &f.witness else { continue };
-        let replayed = match &prepared {
+        let replayed = match prepared {
             Err(why) => Replayed::NotRun(format!("the simulator does not model {why}")),
             Ok(p) => replay(p, f, w, race, kernel, options, &sim_options),
         };
@@ -227,7 +249,7 @@ fn replay(
         Ok(l) => l,
         Err(why) => return Replayed::NotRun(why),
     };
-    let params = prepared.scalar_params();
+    let params = prepared.scalar_params(&kernel.name);
     let scalar = |floating: bool, v: i64| {
         if floating {
             Scalar::Float(v as f64)
@@ -271,7 +293,16 @@ fn replay(
         .map(|&x| u64::from(x))
         .product();
     // Every thread may index its own stretch of a buffer (`gid * 33 + k`).
-    let buffer_len = (threads * 40).clamp(1 << 16, 1 << 21) as usize;
+    // Small buffers first (a run allocates and fills every buffer: most
+    // races reproduce on the first try), then large ones, whose contents
+    // reach indices the small ones do not (values used as indices).
+    let small = (threads * 40).clamp(1 << 12, 1 << 21) as usize;
+    let large = (threads * 40).clamp(1 << 16, 1 << 21) as usize;
+    let sizes: &[usize] = if small < large {
+        &[small, large]
+    } else {
+        &[large]
+    };
     let mut lines = vec![f.span.start.line as usize + 1];
     lines.extend(f.related.iter().map(|r| r.span.start.line as usize + 1));
     lines.extend(f.pairs.iter().flat_map(|p| {
@@ -288,11 +319,17 @@ fn replay(
     let mut steps_left = STEPS_PER_FINDING;
     let mut completed = false;
     let mut stopped = None;
-    let tries = free_values
-        .iter()
-        .flat_map(|&v| fills.iter().map(move |&fill| (v, fill)))
-        .flat_map(|(v, fill)| orders.iter().map(move |&order| (v, fill, order)));
-    for (v, fill, order) in tries {
+    let mut tries = Vec::new();
+    for &len in sizes {
+        for &v in free_values {
+            for fill in fills {
+                for order in orders {
+                    tries.push((len, v, fill, order));
+                }
+            }
+        }
+    }
+    for (buffer_len, v, fill, order) in tries {
         if steps_left == 0 {
             // Out of budget before every input was tried: not a proof
             // that the race is absent.
@@ -314,7 +351,7 @@ fn replay(
             max_steps: steps_left.min(STEPS_PER_RUN),
             ..opts.clone()
         };
-        let (outcome, steps) = prepared.run_counted(&launch, &inputs, &opts);
+        let (outcome, steps) = prepared.run_kernel_counted(&kernel.name, &launch, &inputs, &opts);
         steps_left = steps_left.saturating_sub(steps.max(1));
         match outcome {
             Outcome::Race(r) if race => {
