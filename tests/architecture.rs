@@ -35,8 +35,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the model", &["model"]),
     ("configuration and caches", &["options", "cache"]),
     ("syntax", &["syntax"]),
-    ("project", &["project"]),
+    // The project model reads a file's `#if`s with the front end's
+    // preprocessor (which includes a build takes).
     ("front end", &["frontend"]),
+    ("project", &["project"]),
     ("verification", &["verify"]),
     ("the driver", &["analysis"]),
     ("equivalence of two kernels", &["equiv"]),

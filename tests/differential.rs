@@ -1008,7 +1008,11 @@ fn check(k: &Kernel) -> Outcome {
             },
             // A note says something about the analysis (an empty model).
             FindingKind::Note => {}
-            FindingKind::DataRace => {
+            // An unconfirmed race is the model's race whose witness did not
+            // run from source (C's semantics, where the model's may differ,
+            // e.g. an unsigned `7 - threadIdx.x < 0`): this test compares
+            // the model with its own brute force, so it is a race here.
+            FindingKind::DataRace | FindingKind::Unconfirmed => {
                 // A finding groups the pairs one barrier would separate;
                 // its witness is of the first pair.
                 let lines: Vec<(u32, u32)> = if f.pairs.is_empty() {

@@ -861,15 +861,15 @@ impl ThreadState {
             b,
             same_value,
         };
-        if same_value {
-            w.same_value.get_or_insert(race);
-            return Ok(Some(off));
-        }
         if let Some(lines) = env.race_lines {
             if !lines.contains(&race.a.line) && !lines.contains(&race.b.line) {
                 w.other_race.get_or_insert(race);
                 return Ok(Some(off));
             }
+        }
+        if same_value {
+            w.same_value.get_or_insert(race);
+            return Ok(Some(off));
         }
         Err(Box::new(Outcome::Race(race)))
     }

@@ -139,7 +139,8 @@ pub struct SimOptions {
     pub continue_out_of_bounds: bool,
     /// Only a race with an access on one of these lines (1-based, as
     /// `Access::line`) ends the run; the run goes on past the others, and
-    /// the first of them is its outcome if none of these lines races.
+    /// the first of them is its outcome if none of these lines races (a
+    /// same-value race on these lines comes first).
     /// For replaying one finding's witness in a kernel with several races.
     /// `None`: the first race ends the run.
     pub race_lines: Option<Vec<usize>>,

@@ -313,13 +313,17 @@ pub fn run(
         }
     }
     *steps = world.steps;
+    // A same-value race on the lines asked for (all lines, without
+    // `race_lines`) first; then a skipped out-of-bounds access (what the
+    // run did not do may have raced), then a race on other lines.
     match (
-        world.other_race.take(),
         world.same_value.take(),
         world.out_of_bounds.take(),
+        world.other_race.take(),
     ) {
-        (Some(r), _, _) | (None, Some(r), _) => Outcome::Race(r),
-        (None, None, Some(oob)) => oob,
+        (Some(r), _, _) => Outcome::Race(r),
+        (None, Some(oob), _) => oob,
+        (None, None, Some(r)) => Outcome::Race(r),
         (None, None, None) => Outcome::Clean,
     }
 }

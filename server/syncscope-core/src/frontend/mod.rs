@@ -20,7 +20,7 @@ use tree_sitter::Node;
 pub(crate) use collect::{collect, struct_type_name};
 pub(crate) use lower::lower_kernel;
 pub(crate) use preprocessor::{
-    binop, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
+    binop, condition_value, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
 };
 
 /// A `#define`.

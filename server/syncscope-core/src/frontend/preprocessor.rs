@@ -201,3 +201,17 @@ pub(crate) fn parse_int(s: &str) -> Option<i64> {
     }
     digits.parse().ok()
 }
+
+/// The value of the condition of an `#if` line written as text (without
+/// `#if`), under `macros`; `None` when it cannot be evaluated. The project
+/// model decides with it which `#include` lines a build reads.
+pub(crate) fn condition_value(condition: &str, macros: &HashMap<String, Macro>) -> Option<i64> {
+    let src = format!("#if {condition}\n#endif\n");
+    let tree = crate::syntax::parse(&src, None);
+    let cond = tree
+        .root_node()
+        .named_child(0)
+        .filter(|n| n.kind() == "preproc_if")
+        .and_then(|n| n.child_by_field_name("condition"))?;
+    const_eval(&src, cond, macros, &HashMap::new())
+}

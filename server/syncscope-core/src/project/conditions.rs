@@ -5,7 +5,7 @@
 //! `#if defined(WIN32)` is known to be skipped. Must not read or find
 //! headers (that is `unit`).
 
-use crate::frontend::{const_eval, Macro};
+use crate::frontend::{condition_value, Macro};
 use std::collections::HashMap;
 
 /// Whether a line is taken by the preprocessor.
@@ -132,14 +132,7 @@ fn defined(yes: bool) -> Reach {
 /// An `#if` condition as C's preprocessor evaluates it (through the same
 /// evaluator as the analysis's own branches), or `Unknown`.
 fn evaluate(condition: &str, macros: &HashMap<String, Macro>) -> Reach {
-    let src = format!("#if {}\n#endif\n", strip_comment(condition));
-    let tree = crate::syntax::parse(&src, None);
-    let cond = tree
-        .root_node()
-        .named_child(0)
-        .filter(|n| n.kind() == "preproc_if")
-        .and_then(|n| n.child_by_field_name("condition"));
-    match cond.and_then(|c| const_eval(&src, c, macros, &HashMap::new())) {
+    match condition_value(strip_comment(condition), macros) {
         Some(0) => Reach::NotTaken,
         Some(_) => Reach::Taken,
         None => Reach::Unknown,
