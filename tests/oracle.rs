@@ -175,35 +175,14 @@ fn witness_launch(
     block: Option<[u32; 3]>,
     grid: Option<[u32; 3]>,
 ) -> Option<(Launch, Option<[u32; 3]>)> {
-    let get = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
-        let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
-        let mut out = [1u32; 3];
-        for d in 0..3 {
-            out[d] = from_witness[d]
-                .and_then(|v| u32::try_from(v).ok())
-                .or(fixed.map(|f| f[d]))
-                .unwrap_or(1)
-                .max(1);
-        }
-        out
-    };
-    let block = get("blockDim", block);
-    let grid = get("gridDim", grid);
-    let threads = |g: [u32; 3]| {
-        g.iter()
-            .chain(block.iter())
-            .map(|&x| u64::from(x))
-            .product::<u64>()
-    };
-    if threads(grid) <= WITNESS_THREADS {
-        return Some((Launch { grid, block }, None));
-    }
-    let mut run = [1u32; 3];
-    for (d, size) in run.iter_mut().enumerate() {
-        let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
-        *size = grid[d].min(u32::try_from(highest + 1).ok()?);
-    }
-    (threads(run) <= WITNESS_THREADS).then_some((Launch { grid, block }, Some(run)))
+    let l = w.simulated_launch(block, grid, WITNESS_THREADS).ok()?;
+    Some((
+        Launch {
+            grid: l.grid,
+            block: l.block,
+        },
+        l.blocks_run,
+    ))
 }
 
 /// Checks every claim and replays every witness of one corpus file: its

@@ -312,6 +312,15 @@ pub struct WitnessThread {
     pub block_idx: [i64; 3],
 }
 
+/// The launch a simulator runs for a witness ([`Witness::simulated_launch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WitnessLaunch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Only the blocks below this in every dimension run (`None`: all).
+    pub blocks_run: Option<[u32; 3]>,
+}
+
 /// A concrete counterexample: two threads and the values of everything else.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Witness {
@@ -332,6 +341,65 @@ impl Witness {
     pub fn launch_dim(&self, name: &str) -> Option<[Option<i64>; 3]> {
         let comps = ["x", "y", "z"].map(|c| self.value(&format!("{name}.{c}")));
         comps.iter().any(Option::is_some).then_some(comps)
+    }
+
+    /// The launch that runs this witness on a simulator: each size the
+    /// witness's, else `fixed`'s (a size the kernel never reads), else 1;
+    /// and, when it has more than `max_threads` threads, the blocks up to
+    /// the witness's to run (the others never run: one schedule of the same
+    /// launch, `gridDim` unchanged). `Err` holds the launch when even those
+    /// are too many.
+    pub fn simulated_launch(
+        &self,
+        block: Option<[u32; 3]>,
+        grid: Option<[u32; 3]>,
+        max_threads: u64,
+    ) -> Result<WitnessLaunch, WitnessLaunch> {
+        let dims = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
+            let from_witness = self.launch_dim(name).unwrap_or([None, None, None]);
+            let mut out = [1u32; 3];
+            for d in 0..3 {
+                out[d] = from_witness[d]
+                    .and_then(|v| u32::try_from(v).ok())
+                    .or(fixed.map(|f| f[d]))
+                    .unwrap_or(1)
+                    .max(1);
+            }
+            out
+        };
+        let mut launch = WitnessLaunch {
+            grid: dims("gridDim", grid),
+            block: dims("blockDim", block),
+            blocks_run: None,
+        };
+        let threads = |grid: &[u32; 3]| -> u64 {
+            grid.iter()
+                .chain(launch.block.iter())
+                .map(|&x| u64::from(x))
+                .product()
+        };
+        if threads(&launch.grid) <= max_threads {
+            return Ok(launch);
+        }
+        let mut run = [1u32; 3];
+        for (d, size) in run.iter_mut().enumerate() {
+            let highest = self
+                .threads
+                .iter()
+                .map(|t| t.block_idx[d])
+                .max()
+                .unwrap_or(0);
+            *size = u32::try_from(highest + 1)
+                .unwrap_or(u32::MAX)
+                .min(launch.grid[d]);
+        }
+        let fits = threads(&run) <= max_threads;
+        launch.blocks_run = Some(run);
+        if fits {
+            Ok(launch)
+        } else {
+            Err(launch)
+        }
     }
 
     /// The colliding index, one entry per array dimension (empty for a

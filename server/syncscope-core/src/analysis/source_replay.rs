@@ -155,22 +155,7 @@ fn demote(f: &mut Finding, launch: &Launch) {
         .unwrap_or_default();
     f.kind = FindingKind::Unconfirmed;
     f.severity = FindingKind::Unconfirmed.severity();
-    f.message = format!(
-        "possible {}; not confirmed: the model's witness ({witness}) is not an execution: \
-         run from source on the simulator with grid {:?} and block {:?}, the kernel does \
-         not {}",
-        f.message,
-        launch.grid,
-        launch.block,
-        if race {
-            "race on these lines"
-        } else {
-            "diverge"
-        }
-    );
-    // The human format prints the headline and notes, not the message.
-    f.headline = f.headline.take().map(|h| format!("possible {h}"));
-    f.notes.push(format!(
+    let not_confirmed = format!(
         "not confirmed: run from source on the simulator with grid {:?} and block {:?}, \
          the kernel does not {}",
         launch.grid,
@@ -180,60 +165,40 @@ fn demote(f: &mut Finding, launch: &Launch) {
         } else {
             "diverge"
         }
-    ));
+    );
+    f.message = format!(
+        "possible {}; not confirmed: the model's witness ({witness}) is not an execution: {}",
+        f.message,
+        not_confirmed.trim_start_matches("not confirmed: ")
+    );
+    // The human format prints the headline and notes, not the message.
+    f.headline = f.headline.take().map(|h| format!("possible {h}"));
+    f.notes.push(not_confirmed);
     f.fixes.clear();
     f.source_replay = Some(SourceReplay::Absent);
 }
 
-/// The witness's launch: its sizes, or the fixed launch where the witness
-/// leaves a size free (a size the kernel never reads), or 1; and, for a
-/// launch too large to run whole, the blocks up to the witness's to run
-/// (the others never run: one schedule of the launch, `gridDim` unchanged).
+/// The witness's launch (and the blocks of it to run, when too large to
+/// run whole).
 fn witness_launch(
     w: &Witness,
     kernel: &str,
     options: &Options,
 ) -> Result<(Launch, Option<[u32; 3]>), String> {
     let (block, grid) = options.launch_for(kernel);
-    let dims = |name: &str, fixed: Option<[u32; 3]>| -> [u32; 3] {
-        let from_witness = w.launch_dim(name).unwrap_or([None, None, None]);
-        let mut out = [1u32; 3];
-        for d in 0..3 {
-            out[d] = from_witness[d]
-                .and_then(|v| u32::try_from(v).ok())
-                .or(fixed.map(|f| f[d]))
-                .unwrap_or(1)
-                .max(1);
-        }
-        out
-    };
-    let launch = Launch {
-        grid: dims("gridDim", grid),
-        block: dims("blockDim", block),
-    };
-    let threads = |grid: &[u32; 3]| -> u64 {
-        grid.iter()
-            .chain(launch.block.iter())
-            .map(|&x| u64::from(x))
-            .product()
-    };
-    if threads(&launch.grid) <= MAX_THREADS {
-        return Ok((launch, None));
-    }
-    let mut run = [1u32; 3];
-    for (d, size) in run.iter_mut().enumerate() {
-        let highest = w.threads.iter().map(|t| t.block_idx[d]).max().unwrap_or(0);
-        *size = u32::try_from(highest + 1)
-            .unwrap_or(u32::MAX)
-            .min(launch.grid[d]);
-    }
-    if threads(&run) > MAX_THREADS {
-        return Err(format!(
+    match w.simulated_launch(block, grid, MAX_THREADS) {
+        Ok(l) => Ok((
+            Launch {
+                grid: l.grid,
+                block: l.block,
+            },
+            l.blocks_run,
+        )),
+        Err(l) => Err(format!(
             "the witness's launch (grid {:?}, block {:?}) is too large to simulate",
-            launch.grid, launch.block
-        ));
+            l.grid, l.block
+        )),
     }
-    Ok((launch, Some(run)))
 }
 
 fn replay(
