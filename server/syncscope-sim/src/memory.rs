@@ -43,7 +43,14 @@ pub struct Buffer {
     pub data: Vec<Value>,
     /// Global and shared memory are checked; a thread's local arrays are not.
     pub tracked: bool,
-    hist: Vec<Cell>,
+    /// One history per element, allocated on its first access: `None` is
+    /// all-zero bits, so a large buffer's histories cost no page until
+    /// touched.
+    hist: Vec<Option<Box<Cell>>>,
+    /// The elements the running block recorded an access to, each once
+    /// (`Cell::touched`): compacting after the block visits only them, not
+    /// every element of a large buffer.
+    touched: Vec<u32>,
 }
 
 /// The accesses an element keeps: reads apart from writes and atomics, so
@@ -53,12 +60,14 @@ pub struct Buffer {
 struct Cell {
     reads: Vec<Rec>,
     writes: Vec<Rec>,
+    /// In `Buffer::touched` since the last compaction.
+    touched: bool,
 }
 
 impl Buffer {
     pub fn new(name: String, data: Vec<Value>, tracked: bool) -> Buffer {
         let hist = if tracked {
-            vec![Cell::default(); data.len()]
+            vec![None; data.len()]
         } else {
             Vec::new()
         };
@@ -67,6 +76,7 @@ impl Buffer {
             data,
             tracked,
             hist,
+            touched: Vec::new(),
         }
     }
 }
@@ -93,7 +103,7 @@ pub fn check(
     if !buf.tracked {
         return Clash::None;
     }
-    let cell = &mut buf.hist[off];
+    let cell = buf.hist[off].get_or_insert_with(Default::default);
     let mine = Rec {
         block: who.block,
         tid: who.tid,
@@ -156,6 +166,10 @@ pub fn check(
         !stale
     });
     list.push(mine);
+    if !cell.touched {
+        cell.touched = true;
+        buf.touched.push(off as u32);
+    }
     met
 }
 
@@ -166,7 +180,12 @@ pub fn compact_block(buf: &mut Buffer, block: u32) {
     if !buf.tracked {
         return;
     }
-    for cell in &mut buf.hist {
+    // Elements the block did not record an access to hold no record of it.
+    for off in std::mem::take(&mut buf.touched) {
+        let Some(cell) = buf.hist[off as usize].as_deref_mut() else {
+            continue;
+        };
+        cell.touched = false;
         for list in [&mut cell.reads, &mut cell.writes] {
             let mut seen = [false; 3];
             list.retain(|r| {

@@ -33,10 +33,19 @@ use syncscope_sim::{Fill, Inputs, Launch, Order, Outcome, Scalar, SimOptions};
 /// launch on the CPU).
 const MAX_THREADS: u64 = 1 << 16;
 /// Operations one simulated run may execute, over all its threads.
-const STEPS_PER_RUN: u64 = 10_000_000;
-/// Operations all the runs of one finding may execute together: a finding
-/// that does not reproduce costs at most this (a fraction of a second).
-const STEPS_PER_FINDING: u64 = 100_000_000;
+const MAX_STEPS_PER_RUN: u64 = 10_000_000;
+/// Operations a run may execute per thread of its launch (at least
+/// [`MIN_STEPS_PER_RUN`] in all): generous for kernels that end (the
+/// corpus's runs take tens to thousands per thread), and short for a run
+/// whose inputs send a thread round a loop that never ends.
+const STEPS_PER_THREAD: u64 = 10_000;
+const MIN_STEPS_PER_RUN: u64 = 1_000_000;
+/// Operations all the runs of one finding may execute together, and all
+/// the runs of one kernel's findings: a kernel whose findings do not
+/// reproduce costs at most this (about a second; runs are deterministic,
+/// so which finding meets the limit is too).
+const STEPS_PER_FINDING: u64 = 20_000_000;
+const STEPS_PER_KERNEL: u64 = 50_000_000;
 
 /// What running a finding's witness from source showed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +82,7 @@ pub(crate) fn confirm(
     let sim_options = SimOptions {
         defines: simulator_defines(options),
         include_dirs: Vec::new(),
-        max_steps: STEPS_PER_RUN,
+        max_steps: MAX_STEPS_PER_RUN,
         order: Order::Forward,
         // The model assumes in-bounds accesses: a race it reports may sit
         // in a kernel that also goes out of bounds elsewhere.
@@ -101,6 +110,7 @@ pub(crate) fn confirm(
     } else {
         unit.get_or_init(|| syncscope_sim::prepare(Path::new(""), text, "", &sim_options))
     };
+    let mut kernel_steps = STEPS_PER_KERNEL;
     for f in findings.iter_mut() {
         let race = f.kind == FindingKind::DataRace;
         if !race && f.kind != FindingKind::BarrierDivergence {
@@ -109,7 +119,7 @@ pub(crate) fn confirm(
         let Some(w) = &f.witness else { continue };
         let replayed = match prepared {
             Err(why) => Replayed::NotRun(format!("the simulator does not model {why}")),
-            Ok(p) => replay(p, f, w, race, kernel, options, &sim_options),
+            Ok(p) => replay(p, f, w, kernel, options, &sim_options, &mut kernel_steps),
         };
         match replayed {
             Replayed::Reproduced => f.source_replay = Some(SourceReplay::Reproduced),
@@ -205,11 +215,12 @@ fn replay(
     prepared: &syncscope_sim::Prepared,
     f: &Finding,
     w: &Witness,
-    race: bool,
     kernel: &Kernel,
     options: &Options,
     base: &SimOptions,
+    kernel_steps: &mut u64,
 ) -> Replayed {
+    let race = f.kind == FindingKind::DataRace;
     let (launch, blocks_run) = match witness_launch(w, &kernel.name, options) {
         Ok(l) => l,
         Err(why) => return Replayed::NotRun(why),
@@ -281,7 +292,10 @@ fn replay(
         blocks_run,
         ..base.clone()
     };
-    let mut steps_left = STEPS_PER_FINDING;
+    let per_run = threads
+        .saturating_mul(STEPS_PER_THREAD)
+        .clamp(MIN_STEPS_PER_RUN, MAX_STEPS_PER_RUN);
+    let mut steps_left = STEPS_PER_FINDING.min(*kernel_steps);
     let mut completed = false;
     let mut stopped = None;
     let mut tries = Vec::new();
@@ -313,11 +327,12 @@ fn replay(
         };
         let opts = SimOptions {
             order,
-            max_steps: steps_left.min(STEPS_PER_RUN),
+            max_steps: steps_left.min(per_run),
             ..opts.clone()
         };
         let (outcome, steps) = prepared.run_kernel_counted(&kernel.name, &launch, &inputs, &opts);
         steps_left = steps_left.saturating_sub(steps.max(1));
+        *kernel_steps = kernel_steps.saturating_sub(steps.max(1));
         match outcome {
             Outcome::Race(r) if race => {
                 let on_lines = opts
