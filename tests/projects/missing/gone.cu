@@ -5,6 +5,7 @@
 // syncscope-args: --block-dim 256
 // expect-kernel: uses_missing_names not-verified
 // expect-kernel: self_contained verified
+// expect-kernel: several_declarators verified
 #include "tiles/config.h" //~ include
 #include <cuda_runtime.h>
 #include <thrust/device_vector.h> //~ include
@@ -23,4 +24,27 @@ __global__ void self_contained(float* data) {
     s[t] = data[blockIdx.x * 256 + t];
     __syncthreads();
     data[blockIdx.x * 256 + t] = s[255 - t];
+}
+
+// Every declarator of `float a, b;` is defined, in the kernel and in the
+// helpers it calls: none is a name the missing header must supply.
+__device__ float accumulate(float seed, int rounds) {
+    float re, im, re2, im2;
+    re = seed;
+    im = 0.5f;
+    re2 = re * re;
+    im2 = im * im;
+    while (--rounds > 0 && re2 + im2 < 4.0f) {
+        im = 2.0f * re * im + seed;
+        re = re2 - im2 + seed;
+        re2 = re * re;
+        im2 = im * im;
+    }
+    return re2 + im2;
+}
+
+__global__ void several_declarators(float* out, float seed, int rounds) {
+    int i, j = 0;
+    i = blockIdx.x * 256 + threadIdx.x;
+    out[i + j] = accumulate(seed, rounds);
 }

@@ -124,7 +124,9 @@ fn defined_names(text: &str, root: Node) -> HashSet<String> {
             "namespace_alias_definition" => add(n.child_by_field_name("name")),
             _ => {}
         }
-        if let Some(d) = n.child_by_field_name("declarator") {
+        // Every declarator of `float x0, x1;`, not only the first.
+        let mut c = n.walk();
+        for d in n.children_by_field_name("declarator", &mut c) {
             if let Some(name) = declared(text, d) {
                 out.insert(name);
             }
