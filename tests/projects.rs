@@ -179,6 +179,9 @@ fn without_its_include_folder_a_header_is_missing() {
         r.kernels[0].status,
         syncscope_core::KernelStatus::NotVerified
     );
+    // Its verdict is known before any query: none is asked.
+    assert_eq!(r.kernels[0].queries, 0, "{:#?}", r.kernels);
+    assert_eq!(r.stats.queries_run, 0, "{:#?}", r.stats);
 }
 
 /// A kernel also run in a way its `<<<…>>>` sites do not show is checked

@@ -42,6 +42,11 @@ pub struct Options {
     /// name, exact): used only when the user fixed no size for the kernel
     /// (`--block-dim`, the file's directive, syncscope.toml win).
     pub launch_sites: Vec<LaunchOverride>,
+    /// Kernels already known to be `not-verified` before any query (they
+    /// use names that only a missing header could define): set by the
+    /// project layer, they are not verified at all.
+    #[serde(skip)]
+    pub unverifiable_kernels: Vec<String>,
     /// `-D NAME[=VALUE]` macro definitions (value defaults to `1`).
     pub defines: Vec<(String, String)>,
     /// Legacy lockstep warps instead of independent scheduling.
@@ -95,6 +100,7 @@ impl Default for Options {
             grid_dim: None,
             launch_overrides: Vec::new(),
             launch_sites: Vec::new(),
+            unverifiable_kernels: Vec::new(),
             defines: Vec::new(),
             warp_sync: false,
             warp_size: 32,

@@ -95,10 +95,13 @@ fn analyze_file_here(
         .collect();
     let reused: Vec<Option<Arc<KernelResult>>> =
         keys.iter().map(|&key| cache.get_kernel(key)).collect();
+    // A kernel decided `not-verified` by the project (names only a missing
+    // header could define) costs no query: its verdict is known.
+    let unverifiable = |k: &Kernel| options.unverifiable_kernels.contains(&k.name);
     let todo: Vec<&Kernel> = kernels
         .iter()
         .zip(&reused)
-        .filter(|(_, r)| r.is_none())
+        .filter(|(k, r)| r.is_none() && !unverifiable(k))
         .map(|(k, _)| k)
         .collect();
     if let Some(p) = progress {
@@ -136,6 +139,18 @@ fn analyze_file_here(
             report.findings.extend(r.findings);
             report.kernels.push(r.report);
             report.stats.kernels_reused += 1;
+            continue;
+        }
+        if unverifiable(kernel) {
+            report.kernels.push(KernelReport {
+                name: kernel.name.clone(),
+                span: kernel.span,
+                status: KernelStatus::NotVerified,
+                millis: 0,
+                queries: 0,
+                queries_reused: 0,
+                launch: None,
+            });
             continue;
         }
         let Some((mut findings, kreport, races, stats)) = outcomes.next() else {

@@ -6,21 +6,44 @@ use crate::frontend::{self, FunctionDef};
 use crate::project::{system, unit::Unit};
 use crate::report::*;
 use crate::syntax::node_text;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use tree_sitter::Node;
 
-pub(crate) fn check_kernels(
+/// The kernels of the file (not its headers) that use names nothing in the
+/// unit defines while a local header is missing, with those names: known
+/// before any query, so they are not verified at all.
+pub(crate) fn unresolved_by_kernel(
     unit: &Unit,
     tree: &tree_sitter::Tree,
     cx: &frontend::FileContext,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out = BTreeMap::new();
+    if unit.missing.is_empty() {
+        return out;
+    }
+    let text = unit.text.as_str();
+    let defined = defined_names(text, tree.root_node());
+    for k in cx
+        .kernels
+        .iter()
+        .filter(|k| k.node.start_byte() >= unit.prefix_len)
+    {
+        let unresolved = unresolved_names(text, k, &cx.functions, &defined, unit);
+        if !unresolved.is_empty() {
+            out.insert(k.name.clone(), unresolved);
+        }
+    }
+    out
+}
+
+/// Reports the kernels of `unresolved_by_kernel` as `not-verified`, naming
+/// the names and the missing headers.
+pub(crate) fn check_kernels(
+    unit: &Unit,
+    cx: &frontend::FileContext,
+    unresolved_by_kernel: &BTreeMap<String, BTreeSet<String>>,
     report: &mut FileReport,
 ) {
-    let text = unit.text.as_str();
-    let defined = if unit.missing.is_empty() {
-        HashSet::new()
-    } else {
-        defined_names(text, tree.root_node())
-    };
     for k in cx
         .kernels
         .iter()
@@ -32,9 +55,8 @@ pub(crate) fn check_kernels(
         let mut message = None;
         let mut depends_on_missing = false;
         // (A kernel emptied by the preprocessor is reported by the front end.)
-        if !unit.missing.is_empty() {
-            let unresolved = unresolved_names(text, k, &cx.functions, &defined, unit);
-            if !unresolved.is_empty() {
+        if let Some(unresolved) = unresolved_by_kernel.get(&k.name) {
+            {
                 depends_on_missing = true;
                 let names: Vec<String> = unresolved.iter().map(|n| format!("`{n}`")).collect();
                 let headers: Vec<String> = unit

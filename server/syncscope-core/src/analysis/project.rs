@@ -305,6 +305,7 @@ pub fn analyze(
     };
     let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &built.options);
     let (by_kernel, launch_files_parsed) = launches(&built, unit_tree, &cx, sources);
+    let unresolved = names::unresolved_by_kernel(unit, unit_tree, &cx);
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut reports = Vec::new();
     for pass in 0..passes {
@@ -315,6 +316,7 @@ pub fn analyze(
             .collect();
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
+        o.unverifiable_kernels = unresolved.keys().cloned().collect();
         let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
         let mut r = if unit.prefix_len == 0 {
             r
@@ -328,7 +330,7 @@ pub fn analyze(
     report
         .findings
         .extend(not_understood_notes(&report, &by_kernel));
-    names::check_kernels(unit, unit_tree, &cx, &mut report);
+    names::check_kernels(unit, &cx, &unresolved, &mut report);
     report.findings.extend(built.notes.iter().cloned());
     report.findings.extend(include_findings(unit, dir));
     Analysis {
