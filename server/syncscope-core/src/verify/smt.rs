@@ -220,6 +220,79 @@ fn always_positive(e: &Expr) -> bool {
     }
 }
 
+/// Nodes [`nonzero_divisors`] visits at most in one query: the assertions
+/// share subexpressions (guards of a loop nest), which a tree walk visits
+/// once per path; past this it adds no more facts (fewer facts: sound).
+const DIVISOR_WALK_LIMIT: usize = 20_000;
+
+/// For each C division or remainder by a non-constant divisor in
+/// `assertions`, the fact `evaluated => divisor != 0`, where `evaluated` is
+/// what the structure around it says about whether the program evaluated
+/// it: an `ite` arm only under its condition, an operand of `&&` only
+/// where the other operand holds and of `||` only where it does not
+/// (the order of evaluation is not known, so both operands get the
+/// condition: weaker than C's short-circuit, never stronger). Under a
+/// negation the same holds: `!(a && b)` evaluated `a` where `b` holds.
+/// Divisions the model makes itself have constant divisors.
+fn nonzero_divisors(assertions: &[Expr]) -> Vec<Expr> {
+    fn walk(e: &Expr, cond: &Expr, out: &mut Vec<Expr>, budget: &mut usize) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        match e {
+            Expr::Const(_) | Expr::Var(_) => {}
+            Expr::Bin(BinOp::And, a, b) => {
+                walk(a, &Expr::and(cond.clone(), (**b).clone()), out, budget);
+                walk(b, &Expr::and(cond.clone(), (**a).clone()), out, budget);
+            }
+            Expr::Bin(BinOp::Or, a, b) => {
+                let not = |x: &Expr| Expr::not(x.clone());
+                walk(a, &Expr::and(cond.clone(), not(b)), out, budget);
+                walk(b, &Expr::and(cond.clone(), not(a)), out, budget);
+            }
+            Expr::Ite(k, a, b) => {
+                walk(k, cond, out, budget);
+                walk(a, &Expr::and(cond.clone(), (**k).clone()), out, budget);
+                walk(
+                    b,
+                    &Expr::and(cond.clone(), Expr::not((**k).clone())),
+                    out,
+                    budget,
+                );
+            }
+            Expr::Bin(op, x, d) => {
+                if matches!(op, BinOp::Div | BinOp::Rem) && d.as_const().is_none() {
+                    let fact = Expr::or(
+                        Expr::not(cond.clone()),
+                        Expr::not(Expr::eq((**d).clone(), Expr::Const(0))),
+                    );
+                    if !out.contains(&fact) {
+                        out.push(fact);
+                    }
+                }
+                walk(x, cond, out, budget);
+                walk(d, cond, out, budget);
+            }
+            Expr::Un(_, a) | Expr::Pow2(a) => walk(a, cond, out, budget),
+        }
+    }
+    let mut out = Vec::new();
+    let mut budget = DIVISOR_WALK_LIMIT;
+    let any = assertions.iter().any(|a| {
+        a.any_node(&mut |n| {
+            matches!(n, Expr::Bin(BinOp::Div | BinOp::Rem, _, d) if d.as_const().is_none())
+        })
+    });
+    if !any {
+        return out;
+    }
+    for a in assertions {
+        walk(a, &Expr::tru(), &mut out, &mut budget);
+    }
+    out
+}
+
 /// Rewrites every C division and remainder `x / d`, `x % d` by a
 /// non-constant but always positive `d` (`t % blockDim.x`, `i / width`)
 /// into a quotient and a remainder variable, defined exactly by
@@ -784,6 +857,23 @@ pub(crate) fn solve(
             .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
             .collect::<Vec<_>>();
         &folded[..]
+    };
+    // A division by zero is undefined behaviour: no execution divides by
+    // zero where it evaluates a division (SMT's `div` by 0 is any value,
+    // which the concrete model and the machine do not have).
+    let with_divisors;
+    let assertions = {
+        let divisors = nonzero_divisors(assertions);
+        if divisors.is_empty() {
+            assertions
+        } else {
+            with_divisors = assertions
+                .iter()
+                .cloned()
+                .chain(divisors)
+                .collect::<Vec<_>>();
+            &with_divisors[..]
+        }
     };
     let with_digits;
     let assertions = if env.bitvector {
