@@ -327,6 +327,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         target: String,
     ) -> Value {
         let mut ticket = None;
+        let mut reserved_by = None;
         let mut fixed_cell = false;
         let mut recorded = false;
         let atomic_id = self.next_access;
@@ -344,9 +345,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // An add of a non-zero constant at a fixed cell: a
                     // ticket, if every update of the array is one (the
                     // kernel's `ticket_counters` decides).
+                    // A coalesced group's size is at least 1: an add of it
+                    // (a warp-aggregated atomic) also only counts up.
+                    let group = match (base, values.get(1)) {
+                        ("atomicAdd", Some(v)) => self.coalesced_size_of(v),
+                        _ => None,
+                    };
                     let step = match (base, values.get(1)) {
                         ("atomicAdd", Some(Value::Int(Expr::Const(c)))) => c.signum(),
                         ("atomicSub", Some(Value::Int(Expr::Const(c)))) => -c.signum(),
+                        _ if group.is_some() => 1,
                         _ => 0,
                     };
                     let cell = ptr.offset.as_const().filter(|_| step != 0);
@@ -354,6 +362,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         self.atomic_updates.push((array, cell.map(|c| (c, step))));
                     }
                     ticket = cell.map(|c| symbols::ticket(array, c));
+                    reserved_by = group.zip(ticket.clone());
                     // A one-shot flag: `atomicCAS(&f, c, v)` (c != v) or
                     // `atomicExch(&f, v)` of constants at a fixed cell,
                     // if every update of the cell sets the one value v
@@ -439,6 +448,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let base_name = ticket.unwrap_or_else(|| name.to_string());
         let result = self.fresh_value(&base_name, Scope::Thread);
+        if let (Some(reservation), Expr::Var(v)) = (reserved_by, &result) {
+            self.reservations.insert(v.clone(), reservation);
+        }
         if recorded {
             if let Expr::Var(v) = &result {
                 self.note_atomic_op(node, base, atomic_id, &values, Some(v.clone()));
