@@ -605,16 +605,28 @@ impl<'a, 't> Lowerer<'a, 't> {
         // the increment with the accesses after it); the `fenced` marker
         // is no condition of its own.
         let fenced = self.fenced.take();
-        let unconditional = self.guard().is_true();
+        let guard = self.guard();
         self.fenced = fenced;
+        let unconditional = guard.is_true();
         let id = self.next_barrier;
         if kind != BarrierKind::Warp && unconditional && !partial_mask {
             self.last_full_barrier = (self.next_access, Some(id));
-            for lb in &mut self.last_blocks {
-                if lb.barrier_after.is_none() {
-                    lb.barrier_after = Some(self.next_access);
-                    lb.barriers.push(id);
-                }
+        }
+        // After the increment, a barrier under a condition that is one
+        // value for the whole block and that the increment's own condition
+        // implies (`if (gridDim.x > 1) { ...; atomicInc; ...; sync }`) is
+        // passed by every thread of a block whose thread incremented (a
+        // barrier only some threads reach is reported as divergent).
+        for lb in &mut self.last_blocks {
+            let passed_with_increment = unconditional
+                || (guard.scope() != Scope::Thread && implies(&lb.atomic_guard, &guard));
+            if kind != BarrierKind::Warp
+                && !partial_mask
+                && passed_with_increment
+                && lb.barrier_after.is_none()
+            {
+                lb.barrier_after = Some(self.next_access);
+                lb.barriers.push(id);
             }
         }
         // Inside a split `cuda::barrier` phase, a barrier after accesses of
@@ -806,7 +818,7 @@ fn lane_group(mask: i64) -> Option<(i64, i64)> {
 /// Whether `guard` certainly implies `condition`: every conjunct of
 /// `condition` is one of `guard`'s (the two are guards of one path, built
 /// from the same conditions). Anything else is not known to imply it.
-fn implies(guard: &Expr, condition: &Expr) -> bool {
+pub(super) fn implies(guard: &Expr, condition: &Expr) -> bool {
     fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         match e {
             Expr::Bin(BinOp::And, a, b) => {

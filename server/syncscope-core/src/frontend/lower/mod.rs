@@ -236,8 +236,9 @@ struct Lowerer<'a, 't> {
     /// `__shared__` scalars (array) holding a value one thread wrote that
     /// depends on a block's ticket (`s_last = ticket == gridDim.x - 1`):
     /// read back as that value (a read racing with the write is a race of
-    /// its own).
-    broadcasts: Vec<(ArrayId, i64, Option<Expr>)>,
+    /// its own), by the reads whose own condition implies the condition
+    /// under which thread 0 wrote it (true, or one value for the block).
+    broadcasts: Vec<(ArrayId, i64, Option<(Expr, Expr)>)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
