@@ -9,6 +9,7 @@
 //! unknowns. A construct the model cannot represent is recorded as
 //! `Unsupported` and makes the kernel `not-verified`.
 
+mod asm;
 mod asynccopy;
 mod builtins;
 mod calls;
