@@ -301,11 +301,11 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// the model knows it. Here: a warp-aggregated atomic, where rank 0
     /// reserved `g.size()` slots of a ticket counter (`res = atomicAdd(&c,
     /// g.size())`, `v` is `res` or `rank == 0 ? res : x`) and hands the
-    /// first one out. `v` at rank 0 is then the reservation, so `shfl(v, 0)
-    /// + rank` is this thread's own slot: its values over the launch are
-    /// distinct, as the tickets of `atomicAdd(&c, 1)` are (one per thread
-    /// and call), so the shuffle's value is a fresh ticket of the counter
-    /// minus the rank. Anything else is an unknown.
+    /// first one out. `v` at rank 0 is then the reservation, so the
+    /// shuffle's value plus the rank is this thread's own slot: its values
+    /// over the launch are distinct, as the tickets of `atomicAdd(&c, 1)`
+    /// are (one per thread and call), so the shuffle's value is a fresh
+    /// ticket of the counter minus the rank. Anything else is an unknown.
     fn broadcast(&mut self, id: usize, v: &Expr) -> Option<Expr> {
         let (rank, _) = self.coalesced_ranks.get(&id)?.clone();
         let Expr::Var(rank_var) = &rank else {

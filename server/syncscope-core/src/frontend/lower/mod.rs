@@ -131,6 +131,10 @@ enum Value {
     Object(String),
 }
 
+/// A last-block flag's value (`Lowerer::broadcasts`) and the condition
+/// under which thread 0 wrote it.
+type Broadcast = (Expr, Expr);
+
 /// A modelled object: the scope its members live in, its path, its type.
 type ObjRef = (usize, String, String);
 
@@ -239,7 +243,7 @@ struct Lowerer<'a, 't> {
     /// read back as that value (a read racing with the write is a race of
     /// its own), by the reads whose own condition implies the condition
     /// under which thread 0 wrote it (true, or one value for the block).
-    broadcasts: Vec<(ArrayId, i64, Option<(Expr, Expr)>)>,
+    broadcasts: Vec<(ArrayId, i64, Option<Broadcast>)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
