@@ -270,7 +270,7 @@ fn strictness_never_lets_unknown_or_not_verified_pass_silently() {
     let f = d.join("asm.cu");
     std::fs::write(
         &f,
-        "__global__ void k(int *out) {\n  unsigned int lane;\n  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n  out[blockIdx.x * blockDim.x + threadIdx.x] = (int)lane;\n}\n",
+        "__global__ void k(int *out) {\n  asm volatile(\"st.global.u32 [%0], %1;\" :: \"l\"(out), \"r\"(1));\n  out[blockIdx.x * blockDim.x + threadIdx.x] = 2;\n}\n",
     )
     .expect("write");
     let p = f.to_string_lossy().into_owned();

@@ -97,6 +97,18 @@ impl Var {
 pub use crate::symbols::{DIMS, OTHER_THREAD, UNSEEN_PREFIX};
 
 impl Expr {
+    /// This assumption fixes the block's dimension `d` to 1
+    /// (`blockDim.y == 1`, a fact of the launch site).
+    pub fn pins_block_dim_to_one(&self, d: u8) -> bool {
+        let is_dim = |e: &Expr| matches!(e, Expr::Var(v) if v.kind == VarKind::BlockDim(d));
+        match self {
+            Expr::Bin(BinOp::Eq, l, r) => {
+                (is_dim(l) && r.as_const() == Some(1)) || (is_dim(r) && l.as_const() == Some(1))
+            }
+            _ => false,
+        }
+    }
+
     /// This condition has `threadIdx.d == 0` as a conjunct (so at most one
     /// thread per block along dimension `d` satisfies it).
     pub fn requires_thread_zero(&self, d: u8) -> bool {

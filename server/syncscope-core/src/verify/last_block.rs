@@ -70,10 +70,17 @@ impl KernelContext<'_> {
     }
 
     /// `guard` holds for one thread of a block at most: it requires
-    /// `threadIdx.d == 0` in every dimension the launch does not fix to 1.
+    /// `threadIdx.d == 0` in every dimension the launch (or an assumption
+    /// of the kernel, such as a fact of its launch site) does not fix to 1.
     fn one_thread_per_block(&self, guard: &Expr) -> bool {
         (0..3u8).all(|d| {
-            self.env.fixed(VarKind::BlockDim(d)) == Some(1) || guard.requires_thread_zero(d)
+            self.env.fixed(VarKind::BlockDim(d)) == Some(1)
+                || self
+                    .kernel
+                    .assumptions
+                    .iter()
+                    .any(|a| a.pins_block_dim_to_one(d))
+                || guard.requires_thread_zero(d)
         })
     }
 

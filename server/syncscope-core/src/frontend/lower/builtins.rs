@@ -327,6 +327,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         target: String,
     ) -> Value {
         let mut ticket = None;
+        let mut reserved_by = None;
         let mut fixed_cell = false;
         let mut recorded = false;
         let atomic_id = self.next_access;
@@ -344,9 +345,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // An add of a non-zero constant at a fixed cell: a
                     // ticket, if every update of the array is one (the
                     // kernel's `ticket_counters` decides).
+                    // A coalesced group's size is at least 1: an add of it
+                    // (a warp-aggregated atomic) also only counts up.
+                    let group = match (base, values.get(1)) {
+                        ("atomicAdd", Some(v)) => self.coalesced_size_of(v),
+                        _ => None,
+                    };
                     let step = match (base, values.get(1)) {
                         ("atomicAdd", Some(Value::Int(Expr::Const(c)))) => c.signum(),
                         ("atomicSub", Some(Value::Int(Expr::Const(c)))) => -c.signum(),
+                        _ if group.is_some() => 1,
                         _ => 0,
                     };
                     let cell = ptr.offset.as_const().filter(|_| step != 0);
@@ -354,6 +362,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         self.atomic_updates.push((array, cell.map(|c| (c, step))));
                     }
                     ticket = cell.map(|c| symbols::ticket(array, c));
+                    reserved_by = group.zip(ticket.clone());
                     // A one-shot flag: `atomicCAS(&f, c, v)` (c != v) or
                     // `atomicExch(&f, v)` of constants at a fixed cell,
                     // if every update of the cell sets the one value v
@@ -439,6 +448,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         let base_name = ticket.unwrap_or_else(|| name.to_string());
         let result = self.fresh_value(&base_name, Scope::Thread);
+        if let (Some(reservation), Expr::Var(v)) = (reserved_by, &result) {
+            self.reservations.insert(v.clone(), reservation);
+        }
         if recorded {
             if let Expr::Var(v) = &result {
                 self.note_atomic_op(node, base, atomic_id, &values, Some(v.clone()));
@@ -593,16 +605,28 @@ impl<'a, 't> Lowerer<'a, 't> {
         // the increment with the accesses after it); the `fenced` marker
         // is no condition of its own.
         let fenced = self.fenced.take();
-        let unconditional = self.guard().is_true();
+        let guard = self.guard();
         self.fenced = fenced;
+        let unconditional = guard.is_true();
         let id = self.next_barrier;
         if kind != BarrierKind::Warp && unconditional && !partial_mask {
             self.last_full_barrier = (self.next_access, Some(id));
-            for lb in &mut self.last_blocks {
-                if lb.barrier_after.is_none() {
-                    lb.barrier_after = Some(self.next_access);
-                    lb.barriers.push(id);
-                }
+        }
+        // After the increment, a barrier under a condition that is one
+        // value for the whole block and that the increment's own condition
+        // implies (`if (gridDim.x > 1) { ...; atomicInc; ...; sync }`) is
+        // passed by every thread of a block whose thread incremented (a
+        // barrier only some threads reach is reported as divergent).
+        for lb in &mut self.last_blocks {
+            let passed_with_increment = unconditional
+                || (guard.scope() != Scope::Thread && implies(&lb.atomic_guard, &guard));
+            if kind != BarrierKind::Warp
+                && !partial_mask
+                && passed_with_increment
+                && lb.barrier_after.is_none()
+            {
+                lb.barrier_after = Some(self.next_access);
+                lb.barriers.push(id);
             }
         }
         // Inside a split `cuda::barrier` phase, a barrier after accesses of
@@ -794,7 +818,7 @@ fn lane_group(mask: i64) -> Option<(i64, i64)> {
 /// Whether `guard` certainly implies `condition`: every conjunct of
 /// `condition` is one of `guard`'s (the two are guards of one path, built
 /// from the same conditions). Anything else is not known to imply it.
-fn implies(guard: &Expr, condition: &Expr) -> bool {
+pub(super) fn implies(guard: &Expr, condition: &Expr) -> bool {
     fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         match e {
             Expr::Bin(BinOp::And, a, b) => {

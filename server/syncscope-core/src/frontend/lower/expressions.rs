@@ -215,10 +215,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.unsupported(node, "dynamic allocation (new/delete)");
                 Value::Opaque("new".into())
             }
-            "gnu_asm_expression" => {
-                self.unsupported(node, "inline asm");
-                Value::Int(self.fresh_unknown("asm", Scope::Thread))
-            }
+            "gnu_asm_expression" => self.inline_asm(node),
             "initializer_list" => {
                 let mut c = node.walk();
                 let items: Vec<Node> = node.named_children(&mut c).collect();

@@ -39,7 +39,25 @@ impl<'a, 't> Lowerer<'a, 't> {
             "this_thread_block" => Value::Group(GroupKind::Block),
             "this_grid" => Value::Group(GroupKind::Grid),
             "this_thread" => Value::Group(GroupKind::Single),
-            "coalesced_threads" => Value::Group(GroupKind::Coalesced),
+            "coalesced_threads" => Value::Group(self.new_coalesced(Partition::Whole)),
+            // A partition of a group by a label or a predicate: the members
+            // of one part are active threads of one warp.
+            "labeled_partition" | "binary_partition" if args.len() == 2 => {
+                let parent = self.eval(args[0]);
+                self.eval(args[1]);
+                match parent {
+                    Value::Group(GroupKind::Coalesced(..) | GroupKind::Tile(1..=32)) => {
+                        Value::Group(self.new_coalesced(Partition::Labeled))
+                    }
+                    _ => {
+                        self.unsupported(
+                            node,
+                            format!("`{name}` of a group larger than a warp (or not tracked)"),
+                        );
+                        Value::Group(self.new_coalesced(Partition::Labeled))
+                    }
+                }
+            }
             "tiled_partition" => {
                 let explicit_text = template_args.and_then(|t| {
                     let mut c = t.walk();
@@ -141,10 +159,25 @@ impl<'a, 't> Lowerer<'a, 't> {
             Expr::mul(bdim(0), Expr::add(tid(1), Expr::mul(bdim(1), tid(2)))),
         );
         let block_size = Expr::mul(bdim(0), Expr::mul(bdim(1), bdim(2)));
+        let bid = |d: u8| {
+            Expr::Var(Var::new(
+                format!("blockIdx.{}", DIMS[d as usize]),
+                VarKind::BlockIdx(d),
+            ))
+        };
+        let gdim = |d: u8| {
+            Expr::Var(Var::new(
+                format!("gridDim.{}", DIMS[d as usize]),
+                VarKind::GridDim(d),
+            ))
+        };
+        let block_rank = Expr::add(
+            bid(0),
+            Expr::mul(gdim(0), Expr::add(bid(1), Expr::mul(gdim(1), bid(2)))),
+        );
+        let grid_blocks = Expr::mul(gdim(0), Expr::mul(gdim(1), gdim(2)));
         // Arguments are evaluated first: `tile.shfl_down(s[i], 1)` reads `s`.
-        for a in args {
-            self.eval(*a);
-        }
+        let arg_values: Vec<Value> = args.iter().map(|a| self.eval(*a)).collect();
         match (g, method) {
             (_, m) if queries::is_barrier(BarrierName::GroupMethod, m) => {
                 let kind = match g {
@@ -158,7 +191,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                         }
                         BarrierKind::Warp
                     }
-                    GroupKind::Coalesced => {
+                    GroupKind::Coalesced(_, Partition::Labeled) => {
+                        // The parts of a partition synchronise apart: a warp
+                        // barrier would order threads of different parts.
+                        self.unsupported(node, "`sync()` of a labeled or binary partition");
+                        self.barrier(BarrierKind::Block, node, stmt_span, false, true);
+                        return Value::Int(Expr::Const(0));
+                    }
+                    GroupKind::Coalesced(_, Partition::Whole) => {
                         let _ = self.warp_barrier_width(32, node);
                         // Only the active threads take part: never divergent.
                         self.barrier(BarrierKind::Warp, node, stmt_span, false, true);
@@ -187,21 +227,34 @@ impl<'a, 't> Lowerer<'a, 't> {
             (GroupKind::Tile(n), "size" | "num_threads") if n > 0 => Value::Int(Expr::Const(n)),
             (GroupKind::Single, "thread_rank") => Value::Int(Expr::Const(0)),
             (GroupKind::Single, "size" | "num_threads") => Value::Int(Expr::Const(1)),
+            // A grid's ranks are linear in the block's place in the grid
+            // (x fastest), as a block's are in the thread's place.
             (GroupKind::Grid, "thread_rank") => {
-                let bid = Expr::Var(Var::new("blockIdx.x", VarKind::BlockIdx(0)));
-                Value::Int(Expr::add(Expr::mul(bid, block_size), linear))
+                Value::Int(Expr::add(Expr::mul(block_rank, block_size), linear))
             }
-            (GroupKind::Grid, "block_rank") => {
-                Value::Int(Expr::Var(Var::new("blockIdx.x", VarKind::BlockIdx(0))))
-            }
+            (GroupKind::Grid, "block_rank") => Value::Int(block_rank),
             (GroupKind::Block, "size" | "num_threads") => Value::Int(block_size),
-            (GroupKind::Grid, "size" | "num_threads" | "num_blocks") => {
-                Value::Int(self.fresh_unknown("grid_size", Scope::Grid))
+            (GroupKind::Grid, "size" | "num_threads") => {
+                Value::Int(Expr::mul(block_size, grid_blocks))
             }
+            (GroupKind::Grid, "num_blocks") => Value::Int(grid_blocks),
             (GroupKind::Block, "thread_index") => Value::Dim3(0),
             (GroupKind::Block, "group_index") | (GroupKind::Grid, "block_index") => Value::Dim3(1),
             (GroupKind::Block, "group_dim" | "dim_threads") => Value::Dim3(2),
             (GroupKind::Grid, "dim_blocks") => Value::Dim3(3),
+            (GroupKind::Coalesced(id, _), "thread_rank") => Value::Int(self.coalesced_rank(id).0),
+            (GroupKind::Coalesced(id, _), "size" | "num_threads") => {
+                Value::Int(self.coalesced_rank(id).1)
+            }
+            (GroupKind::Coalesced(id, _), "shfl") => {
+                let leader_value = match arg_values.as_slice() {
+                    [Value::Int(v), Value::Int(Expr::Const(0))] => self.broadcast(id, v),
+                    _ => None,
+                };
+                Value::Int(
+                    leader_value.unwrap_or_else(|| self.fresh_unknown(method, Scope::Thread)),
+                )
+            }
             (_, "is_valid") => Value::Int(Expr::tru()),
             (_, m) if REGISTER_METHODS.contains(&m) => {
                 Value::Int(self.fresh_unknown(method, Scope::Thread))
@@ -214,6 +267,60 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Int(self.fresh_unknown(method, Scope::Thread))
             }
         }
+    }
+
+    fn new_coalesced(&mut self, partition: Partition) -> GroupKind {
+        self.coalesced_groups += 1;
+        GroupKind::Coalesced(self.coalesced_groups, partition)
+    }
+
+    /// The thread's rank in the coalesced group `id` and the group's size:
+    /// unknowns (which threads are active is not modelled), the same ones
+    /// at every use of the group object.
+    fn coalesced_rank(&mut self, id: usize) -> (Expr, Expr) {
+        if let Some(r) = self.coalesced_ranks.get(&id) {
+            return r.clone();
+        }
+        let rank = self.fresh_value_in("coalesced_rank", Scope::Thread, (0, 31));
+        let size = self.fresh_value_in("coalesced_size", Scope::Thread, (1, 32));
+        self.coalesced_ranks
+            .insert(id, (rank.clone(), size.clone()));
+        (rank, size)
+    }
+
+    /// The group `id`'s size, when `v` is it (an atomic's increment).
+    pub(super) fn coalesced_size_of(&self, v: &Value) -> Option<usize> {
+        let Value::Int(e) = v else { return None };
+        self.coalesced_ranks
+            .iter()
+            .find(|(_, (_, size))| size == e)
+            .map(|(id, _)| *id)
+    }
+
+    /// `g.shfl(v, 0)`: the value `v` has in the group's rank-0 thread, when
+    /// the model knows it. Here: a warp-aggregated atomic, where rank 0
+    /// reserved `g.size()` slots of a ticket counter (`res = atomicAdd(&c,
+    /// g.size())`, `v` is `res` or `rank == 0 ? res : x`) and hands the
+    /// first one out. `v` at rank 0 is then the reservation, so the
+    /// shuffle's value plus the rank is this thread's own slot: its values
+    /// over the launch are distinct, as the tickets of `atomicAdd(&c, 1)`
+    /// are (one per thread and call), so the shuffle's value is a fresh
+    /// ticket of the counter minus the rank. Anything else is an unknown.
+    fn broadcast(&mut self, id: usize, v: &Expr) -> Option<Expr> {
+        let (rank, _) = self.coalesced_ranks.get(&id)?.clone();
+        let Expr::Var(rank_var) = &rank else {
+            return None;
+        };
+        let at_leader = v.subst(&mut |x| (x == rank_var).then_some(Expr::Const(0)));
+        let Expr::Var(reserved) = at_leader else {
+            return None;
+        };
+        let (group, ticket) = self.reservations.get(&reserved)?.clone();
+        if group != id {
+            return None;
+        }
+        let slot = self.fresh_value(&ticket, Scope::Thread);
+        Some(Expr::bin(BinOp::Sub, slot, rank))
     }
 
     pub(super) fn note_atomic_target(&mut self, array: ArrayId, node: Node) {

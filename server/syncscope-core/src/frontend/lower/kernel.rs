@@ -401,7 +401,8 @@ pub(super) fn dims_used(src: &str, block: &mut [bool; 3], grid: &mut [bool; 3]) 
             *block = [true; 3];
         }
     }
-    for whole in ["=blockIdx;", "=gridDim;", "group_index"] {
+    // A grid group's ranks and size span every dimension of the grid.
+    for whole in ["=blockIdx;", "=gridDim;", "group_index", "this_grid"] {
         if compact.contains(whole) {
             *grid = [true; 3];
         }

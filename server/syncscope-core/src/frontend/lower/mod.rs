@@ -9,6 +9,7 @@
 //! unknowns. A construct the model cannot represent is recorded as
 //! `Unsupported` and makes the kernel `not-verified`.
 
+mod asm;
 mod asynccopy;
 mod builtins;
 mod calls;
@@ -62,8 +63,18 @@ enum GroupKind {
     Grid,
     /// `this_thread()`: one thread; its `sync()` orders nothing.
     Single,
-    /// `coalesced_threads()`: the threads of a warp active at that point.
-    Coalesced,
+    /// `coalesced_threads()`: the threads of a warp active at that point;
+    /// `labeled_partition` / `binary_partition` of one: a subset of them.
+    /// The number tells one group object from another (`groups.rs`).
+    Coalesced(usize, Partition),
+}
+
+/// Whether a coalesced group is all the active threads of a warp, or a
+/// partition of them by a label (whose members need not be neighbours).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Partition {
+    Whole,
+    Labeled,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,6 +130,10 @@ enum Value {
     /// like any other local.
     Object(String),
 }
+
+/// A last-block flag's value (`Lowerer::broadcasts`) and the condition
+/// under which thread 0 wrote it.
+type Broadcast = (Expr, Expr);
 
 /// A modelled object: the scope its members live in, its path, its type.
 type ObjRef = (usize, String, String);
@@ -226,8 +241,9 @@ struct Lowerer<'a, 't> {
     /// `__shared__` scalars (array) holding a value one thread wrote that
     /// depends on a block's ticket (`s_last = ticket == gridDim.x - 1`):
     /// read back as that value (a read racing with the write is a race of
-    /// its own).
-    broadcasts: Vec<(ArrayId, i64, Option<Expr>)>,
+    /// its own), by the reads whose own condition implies the condition
+    /// under which thread 0 wrote it (true, or one value for the block).
+    broadcasts: Vec<(ArrayId, i64, Option<Broadcast>)>,
     /// Threads stuck in a loop that never ends: like `returned`, but not
     /// undone when an inlined function's frame ends (they never come back).
     hung: Expr,
@@ -288,6 +304,14 @@ struct Lowerer<'a, 't> {
     /// model does not know).
     pub(super) block_pipes_off: bool,
     pub(super) block_pipe_broken: bool,
+    /// Groups of active threads (`GroupKind::Coalesced`) made so far, and
+    /// for those whose rank or size was asked, the thread's rank and the
+    /// group's size (one unknown each per group object).
+    coalesced_groups: usize,
+    coalesced_ranks: HashMap<usize, (Expr, Expr)>,
+    /// Results of `atomicAdd(&c, g.size())` at a ticket counter: the group,
+    /// and the ticket name of the counter (see `groups::broadcast`).
+    reservations: HashMap<Var, (usize, String)>,
     /// `cuda::barrier` objects in shared memory: whether `init` gave them
     /// the whole block (None: not initialised in the kernel).
     barrier_objects: HashMap<ArrayId, Option<bool>>,
@@ -439,6 +463,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             pipe_copy: None,
             block_pipes_off: false,
             block_pipe_broken: false,
+            coalesced_groups: 0,
+            coalesced_ranks: HashMap::new(),
+            reservations: HashMap::new(),
             barrier_objects: HashMap::new(),
             split_arrive: None,
             object_waits: Vec::new(),

@@ -771,7 +771,10 @@ impl Lowerer<'_, '_> {
             }
             _ => None,
         });
-        let entry = thread0.is_true().then_some(value);
+        // Under a condition that is one value for the whole block
+        // (`if (gridDim.x > 1) { ... if (t == 0) s_last = ...; }`), thread 0
+        // wrote it in every block whose reader's condition implies it.
+        let entry = (thread0.scope() != Scope::Thread).then_some((value, thread0));
         self.broadcasts.push((array, cell, entry));
     }
 
@@ -781,9 +784,11 @@ impl Lowerer<'_, '_> {
             return None;
         }
         let cell = ptr.offset.as_const()?;
-        self.broadcasts
+        let (value, written_if) = self
+            .broadcasts
             .iter()
             .find(|(a, c, _)| *a == ptr.array && *c == cell)
-            .and_then(|(_, _, v)| v.clone())
+            .and_then(|(_, _, v)| v.clone())?;
+        super::builtins::implies(&self.guard(), &written_if).then_some(value)
     }
 }

@@ -188,9 +188,16 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.barrier_objects.insert(p.array, Some(full));
                 }
                 // Initialising writes the barrier: the threads that use it
-                // must be ordered after it.
+                // must be ordered after it. It writes the expected count, so
+                // threads that all initialise it alike write the same value.
                 let text = self.text(node);
+                let written = match &count {
+                    Value::Int(c) if c.unseen_origins().is_empty() => Some(c.clone()),
+                    _ => None,
+                };
+                let saved = std::mem::replace(&mut self.written_value, written);
                 self.record_access(AccessKind::Write, &p, &[], Some(node), &text);
+                self.written_value = saved;
                 Some(Value::Int(Expr::Const(0)))
             }
             _ => None,
@@ -211,10 +218,18 @@ impl<'a, 't> Lowerer<'a, 't> {
             return None;
         }
         let name = self.text(node);
-        let p = self.scalar_memory(&name)?;
-        self.barrier_objects
-            .contains_key(&p.array)
-            .then_some(p.array)
+        // A reference parameter bound to the barrier (`cuda::barrier<...>
+        // &bar` of an inlined device function) names the same object.
+        let array = match self.lookup(&name) {
+            Some((_, Value::Alias(lv))) => match lv.as_ref() {
+                LValue::Mem { ptr, .. } if ptr.level == 0 && ptr.offset == Expr::Const(0) => {
+                    ptr.array
+                }
+                _ => return None,
+            },
+            _ => self.scalar_memory(&name)?.array,
+        };
+        self.barrier_objects.contains_key(&array).then_some(array)
     }
 
     /// An `expect_tx` of `bytes` on the barrier `array`: the phase waits
@@ -262,9 +277,26 @@ impl<'a, 't> Lowerer<'a, 't> {
             ))
         };
         let block = Expr::mul(dim(0), Expr::mul(dim(1), dim(2)));
-        // `blockDim.x` is the whole block when the kernel is one-dimensional
-        // (a dimension it never mentions is 1: docs/architecture.md).
-        *e == block || (*e == dim(0) && !self.block_dims_used[1] && !self.block_dims_used[2])
+        if *e == block {
+            return true;
+        }
+        // A product of the dimensions the kernel mentions, each once, is the
+        // whole block (a dimension it never mentions is 1:
+        // docs/architecture.md; so is one an assumption fixes to 1): `blockDim.x` in a one-dimensional kernel,
+        // `blockDim.x * blockDim.y` in a two-dimensional one.
+        let mut factors = Vec::new();
+        if !product_of_block_dims(e, &mut factors) {
+            return false;
+        }
+        (0..3u8)
+            .filter(|d| self.block_dims_used[*d as usize] && !self.assumed_unit_dim(*d))
+            .all(|d| factors.iter().filter(|f| **f == d).count() == 1)
+    }
+
+    /// Whether an assumption of the kernel (a `__requires`, a fact of its
+    /// launch site) makes the block dimension `d` 1.
+    fn assumed_unit_dim(&self, d: u8) -> bool {
+        self.assumptions.iter().any(|a| a.pins_block_dim_to_one(d))
     }
 
     /// A use of a barrier object: an atomic update of its cell (uses never
@@ -530,5 +562,24 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Stmt::Access(_) | Stmt::LoopExit(_) => {}
             }
         }
+    }
+}
+
+/// Collects the dimensions of a product of `blockDim` components
+/// (`blockDim.x * blockDim.y`); false for anything else.
+fn product_of_block_dims(e: &Expr, out: &mut Vec<u8>) -> bool {
+    match e {
+        Expr::Var(v) => match v.kind {
+            VarKind::BlockDim(d) => {
+                out.push(d);
+                true
+            }
+            _ => false,
+        },
+        Expr::Const(1) => true,
+        Expr::Bin(BinOp::Mul, a, b) => {
+            product_of_block_dims(a, out) && product_of_block_dims(b, out)
+        }
+        _ => false,
     }
 }
