@@ -42,9 +42,11 @@ __global__ void exchange_pairs_any_stride(unsigned* keys, unsigned stride) {
 }
 
 // Racy twin: a power-of-two stride, but the partner is one cell short, which
-// is the next thread's own cell.
+// is the next thread's own cell. (The bounds keep the solver's 32-bit
+// search of the pairs the exact rules leave to it free of wrap-around.)
 __global__ void exchange_pairs_shifted(unsigned* keys, unsigned stride) {
     __requires(stride > 1 && (stride & (stride - 1)) == 0);
+    __requires(stride <= 1024 && gridDim.x <= 1024);
     unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned pos = 2 * g - (g & (stride - 1));
     unsigned a = keys[pos]; //~ data-race
