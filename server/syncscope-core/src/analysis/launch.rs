@@ -1041,12 +1041,229 @@ impl<'a, 't> Host<'a, 't> {
                         out.extend(self.guard_of(s));
                     }
                 }
+                "for_statement"
+                    if n.child_by_field_name("body")
+                        .is_some_and(|b| b.id() == child.id()) =>
+                {
+                    out.extend(self.loop_facts(n));
+                }
                 _ => {}
             }
             child = n;
             cur = n.parent();
         }
         out
+    }
+
+    /// What holds at every launch in the body of the `for` loop `f`: its
+    /// condition, when nothing in the body (or the condition itself)
+    /// writes a variable it reads, so each value it tested is the one
+    /// passed; and that a power-of-two induction variable
+    /// ([`Host::power_of_two_variable`]) passed to the kernel is a power of
+    /// two or zero (`(p & (p - 1)) == 0`, the form the verifier encodes
+    /// exactly).
+    fn loop_facts(&self, f: Node<'t>) -> Vec<String> {
+        let mut out = Vec::new();
+        let Some(body) = f.child_by_field_name("body") else {
+            return out;
+        };
+        let changes_in = |name: &str, scope: Node| {
+            self.written
+                .iter()
+                .any(|(w, end)| w == name && *end > scope.start_byte() && *end <= scope.end_byte())
+        };
+        if let Some(cond) = f.child_by_field_name("condition") {
+            let cond = unwrap_condition(cond);
+            // Every name read must be a constant or a variable passed to
+            // the kernel that keeps, from the test to the launch, the value
+            // it was tested with; the translation then never reads a
+            // local's initializer (evaluated elsewhere).
+            let mut subst = HashMap::new();
+            let understood = names_read(self.text, cond).iter().all(|name| {
+                if changes_in(name, cond) {
+                    return false;
+                }
+                if let Some(p) = self.passed.get(name.as_str()) {
+                    if !changes_in(name, body) {
+                        subst.insert(name.clone(), p.clone());
+                        return true;
+                    }
+                    return false;
+                }
+                !self.locals.contains_key(name.as_str()) && self.constant(name, 0).is_some()
+            });
+            if understood && !subst.is_empty() {
+                if let Some(e) = self.kernel_expr_with(cond, 0, &subst) {
+                    out.push(e);
+                }
+            }
+        }
+        if let Some(v) = self.power_of_two_variable(f, 0) {
+            if let Some(p) = self.passed.get(&v) {
+                out.push(format!("(({p}) & (({p}) - 1)) == 0"));
+            }
+        }
+        out
+    }
+
+    /// The induction variable of the `for` loop `f` when it holds a power
+    /// of two or zero at every entry to the body: an unsigned variable set
+    /// by the loop's initializer to a power of two or zero
+    /// ([`Host::power_of_two_or_zero`]), moved only by the loop's update,
+    /// a shift or a multiplication or division by a power of two (the
+    /// result of either is again a power of two or zero, wrap-around
+    /// included), and written nowhere else in the loop.
+    fn power_of_two_variable(&self, f: Node<'t>, depth: usize) -> Option<String> {
+        if depth > DEPTH {
+            return None;
+        }
+        let init = f.child_by_field_name("initializer")?;
+        let update = f.child_by_field_name("update")?;
+        let (name, start) = match init.kind() {
+            "declaration" => {
+                let decls = children(init)
+                    .into_iter()
+                    .filter(|d| d.kind() == "init_declarator")
+                    .collect::<Vec<_>>();
+                let [d] = decls[..] else {
+                    return None;
+                };
+                let name = d
+                    .child_by_field_name("declarator")
+                    .filter(|n| n.kind() == "identifier")?;
+                (
+                    node_text(self.text, name).to_string(),
+                    d.child_by_field_name("value")?,
+                )
+            }
+            "assignment_expression" => {
+                let op = node_text(self.text, init.child_by_field_name("operator")?);
+                let left = init
+                    .child_by_field_name("left")
+                    .filter(|n| n.kind() == "identifier")?;
+                if op != "=" {
+                    return None;
+                }
+                (
+                    node_text(self.text, left).to_string(),
+                    init.child_by_field_name("right")?,
+                )
+            }
+            _ => return None,
+        };
+        if !self
+            .types
+            .get(&name)
+            .is_some_and(|t| is_unsigned_type_name(t))
+        {
+            return None;
+        }
+        if !self.scales_by_power_of_two(update, &name) {
+            return None;
+        }
+        // Only the initializer and the update write it inside the loop.
+        let inside = |end: usize| end > f.start_byte() && end <= f.end_byte();
+        let own = |end: usize| {
+            (end > init.start_byte() && end <= init.end_byte())
+                || (end > update.start_byte() && end <= update.end_byte())
+        };
+        if self
+            .written
+            .iter()
+            .any(|(w, end)| *w == name && inside(*end) && !own(*end))
+        {
+            return None;
+        }
+        self.power_of_two_or_zero(start, f, depth + 1)
+            .then_some(name)
+    }
+
+    /// `v <<= c`, `v >>= c`, `v *= 2^c`, `v /= 2^c`, or `v = v op c` with
+    /// those operators: a power of two or zero stays one.
+    fn scales_by_power_of_two(&self, update: Node, name: &str) -> bool {
+        if update.kind() != "assignment_expression" {
+            return false;
+        }
+        let (Some(op), Some(left), Some(right)) = (
+            update.child_by_field_name("operator"),
+            update.child_by_field_name("left"),
+            update.child_by_field_name("right"),
+        ) else {
+            return false;
+        };
+        if left.kind() != "identifier" || node_text(self.text, left) != name {
+            return false;
+        }
+        let (op, amount) = match node_text(self.text, op) {
+            "=" => {
+                let right = strip_parentheses(right);
+                let (Some(l), Some(o), Some(r)) = (
+                    right.child_by_field_name("left"),
+                    right.child_by_field_name("operator"),
+                    right.child_by_field_name("right"),
+                ) else {
+                    return false;
+                };
+                if right.kind() != "binary_expression" || node_text(self.text, l) != name {
+                    return false;
+                }
+                (node_text(self.text, o), r)
+            }
+            "<<=" => ("<<", right),
+            ">>=" => (">>", right),
+            "*=" => ("*", right),
+            "/=" => ("/", right),
+            _ => return false,
+        };
+        scaling_keeps_power_of_two(op, self.value(amount))
+    }
+
+    /// Whether the host expression `n`, evaluated at the start of the loop
+    /// `at`, is a power of two or zero: a non-negative constant that is
+    /// one, the power-of-two induction variable of a loop around `at`
+    /// (unchanged in its body), or one of these shifted or multiplied or
+    /// divided by a power of two.
+    fn power_of_two_or_zero(&self, n: Node, at: Node<'t>, depth: usize) -> bool {
+        if depth > DEPTH {
+            return false;
+        }
+        if let Some(c) = self.value(n) {
+            return c >= 0 && c & c.wrapping_sub(1) == 0;
+        }
+        match n.kind() {
+            "parenthesized_expression" => n
+                .named_child(0)
+                .is_some_and(|m| self.power_of_two_or_zero(m, at, depth + 1)),
+            "binary_expression" => {
+                let (Some(l), Some(o), Some(r)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("operator"),
+                    n.child_by_field_name("right"),
+                ) else {
+                    return false;
+                };
+                scaling_keeps_power_of_two(node_text(self.text, o), self.value(r))
+                    && self.power_of_two_or_zero(l, at, depth + 1)
+            }
+            "identifier" => {
+                let name = node_text(self.text, n);
+                let mut cur = at.parent();
+                while let Some(a) = cur {
+                    if a.kind() == "function_definition" {
+                        break;
+                    }
+                    if a.kind() == "for_statement"
+                        && encloses(a.child_by_field_name("body"), at)
+                        && self.power_of_two_variable(a, depth + 1).as_deref() == Some(name)
+                    {
+                        return true;
+                    }
+                    cur = a.parent();
+                }
+                false
+            }
+            _ => false,
+        }
     }
 
     /// `assert(C);` → C; `if (C) return ...;` (no else) → !C.
@@ -1072,6 +1289,45 @@ impl<'a, 't> Host<'a, 't> {
             _ => None,
         }
     }
+}
+
+/// Whether `x op c` is a power of two or zero whenever the unsigned `x`
+/// is: a shift by a constant below the width, or a multiplication or
+/// division by a constant power of two.
+fn scaling_keeps_power_of_two(op: &str, amount: Option<i64>) -> bool {
+    match (op, amount) {
+        ("<<" | ">>", Some(c)) => (0..64).contains(&c),
+        ("*" | "/", Some(c)) => c > 0 && c & (c - 1) == 0,
+        _ => false,
+    }
+}
+
+/// `((e))` → `e`.
+fn strip_parentheses(mut n: Node) -> Node {
+    while n.kind() == "parenthesized_expression" {
+        match n.named_child(0) {
+            Some(m) => n = m,
+            None => break,
+        }
+    }
+    n
+}
+
+/// The names an expression reads (not the callee of a call).
+fn names_read(text: &str, n: Node) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(m) = stack.pop() {
+        match m.kind() {
+            "identifier" => out.push(node_text(text, m).to_string()),
+            "call_expression" => stack.extend(m.child_by_field_name("arguments")),
+            _ => {
+                let mut c = m.walk();
+                stack.extend(m.named_children(&mut c));
+            }
+        }
+    }
+    out
 }
 
 /// Whether a statement always leaves the function (`return`, `throw`,
@@ -1305,6 +1561,27 @@ fn is_integer_type_name(ty: &str) -> bool {
         .trim_start_matches("constexpr ")
         .trim();
     INTEGER_TYPE_NAMES.contains(&ty)
+}
+
+/// A declared unsigned integer type (`unsigned`, `const uint`, `size_t`).
+fn is_unsigned_type_name(ty: &str) -> bool {
+    let ty = ty
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("static ")
+        .trim_start_matches("constexpr ")
+        .trim();
+    matches!(
+        ty,
+        "unsigned"
+            | "unsigned int"
+            | "unsigned long"
+            | "unsigned long long"
+            | "size_t"
+            | "uint32_t"
+            | "uint64_t"
+            | "uint"
+    )
 }
 
 /// Functions known to take their scalar arguments by value (the C library,

@@ -305,8 +305,95 @@ impl Facts<'_> {
                 }
                 None
             }
+            // 2 * g - (g & (s - 1)) with s a power of two: writing g as
+            // q * s + m (0 <= m < s), it is 2 * q * s + m, which gives back
+            // m (its remainder by 2 * s) and then q.
+            Expr::Bin(BinOp::Sub, ..) => rec(self.interleaved(e)?.0),
             _ => None,
         }
+    }
+
+    /// `(g, s)` when `e` is `2 * g - (g & (s - 1))` for a power of two `s`
+    /// ([`Facts::power_of_two`]): the cell of the lower element of thread
+    /// g's pair in a compare-exchange network of stride `s` (bitonic and
+    /// odd-even merges). In the integer model the mask reads the low 32
+    /// bits of `g`, and `s` (at most `2^31`) divides `2^32`, so the mask
+    /// is `g mod s` (floor) for every integer `g`, and `e` is
+    /// `(g div s) * 2s + g mod s`: its remainder by `2 * s` is below `s`.
+    pub(super) fn interleaved<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+        let Expr::Bin(BinOp::Sub, twice, mask) = e else {
+            return None;
+        };
+        let g = match &**twice {
+            Expr::Bin(BinOp::Mul, c, g) | Expr::Bin(BinOp::Mul, g, c)
+                if c.as_const() == Some(2) =>
+            {
+                g
+            }
+            _ => return None,
+        };
+        let Expr::Bin(BinOp::BitAnd, x, y) = &**mask else {
+            return None;
+        };
+        let below = |m: &'e Expr| match m {
+            Expr::Bin(BinOp::Add, s, one) if one.as_const() == Some(-1) => Some(&**s),
+            _ => None,
+        };
+        let s = match (below(x), below(y)) {
+            (_, Some(s)) if **x == **g => s,
+            (Some(s), _) if **y == **g => s,
+            _ => return None,
+        };
+        self.power_of_two(s).then_some((&**g, s))
+    }
+
+    /// Whether the non-varying variable `s` is a power of two whenever the
+    /// access happens: a variable whose values are its low 32 bits (a
+    /// range in `0..2^32`), a fact `(s & (s - 1)) == 0` (its low 32 bits
+    /// are 0 or one bit) and a fact that it is positive (`s > c` with `c
+    /// >= 0`, `s >= c` with `c >= 1`, `s != 0`).
+    pub(super) fn power_of_two(&self, s: &Expr) -> bool {
+        let Expr::Var(v) = s else {
+            return false;
+        };
+        let in_32_bits = match v.kind {
+            VarKind::Param { lo, hi } | VarKind::Unknown { lo, hi, .. } => {
+                lo >= 0 && hi < (1i64 << 32)
+            }
+            _ => false,
+        };
+        if !in_32_bits || self.is_varying(s) {
+            return false;
+        }
+        let is_s = |x: &Expr| *x == *s;
+        let single_bit = self.guard.iter().any(|g| match g {
+            Expr::Bin(BinOp::Eq, t, z) | Expr::Bin(BinOp::Eq, z, t) if z.as_const() == Some(0) => {
+                match &**t {
+                    Expr::Bin(BinOp::BitAnd, a, b) => {
+                        let minus_one = |m: &Expr| {
+                            matches!(m, Expr::Bin(BinOp::Add, x, one)
+                                if is_s(x) && one.as_const() == Some(-1))
+                        };
+                        (is_s(a) && minus_one(b)) || (is_s(b) && minus_one(a))
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        });
+        let positive = self.guard.iter().any(|g| match g {
+            Expr::Bin(BinOp::Gt, x, z) | Expr::Bin(BinOp::Lt, z, x) => {
+                is_s(x) && self.constant(z).is_some_and(|c| c >= 0)
+            }
+            Expr::Bin(BinOp::Ge, x, z) | Expr::Bin(BinOp::Le, z, x) => {
+                is_s(x) && self.constant(z).is_some_and(|c| c >= 1)
+            }
+            Expr::Bin(BinOp::Ne, x, z) => {
+                (is_s(x) && z.as_const() == Some(0)) || (is_s(z) && x.as_const() == Some(0))
+            }
+            _ => false,
+        });
+        single_bit && positive
     }
 
     fn nonzero(&self, e: &Expr) -> bool {
@@ -393,6 +480,17 @@ pub(super) fn common_pins(fa: &Facts, fb: &Facts) -> BTreeSet<Var> {
 /// <= r < |d|`, or both are multiples of one `M` (`q * M`, or 0) with `0 <=
 /// r < M`, so `r1 - r2 = (qb - qa) * M` forces `qa == qb`.
 pub(super) fn offsets_apart(r: &Expr, xa: &Expr, xb: &Expr, fa: &Facts, fb: &Facts) -> bool {
+    // r = 2 * g - (g & (s - 1)) has its remainder by 2 * s below s, so
+    // r1 - r2 = d * s with d odd (remainders differing by s mod 2 * s)
+    // is impossible: the two cells of a pair (pos, pos + s), (pos - s,
+    // pos) never meet another thread's.
+    if let Some((_, s)) = fa.interleaved(r).or_else(|| fb.interleaved(r)) {
+        if let (Some(a), Some(b)) = (multiple_of(xa, s), multiple_of(xb, s)) {
+            if a.checked_sub(b).is_some_and(|d| d % 2 != 0) {
+                return true;
+            }
+        }
+    }
     let both = |m: &Expr| [fa, fb].iter().all(|f| f.nonneg(r, 0) && f.below(r, m, 0));
     if let (Some(a), Some(b)) = (fa.constant(xa), fa.constant(xb)) {
         return a
@@ -419,6 +517,33 @@ pub(super) fn offsets_apart(r: &Expr, xa: &Expr, xb: &Expr, fa: &Facts, fb: &Fac
         ma.into_iter().filter(|m| mb.contains(m)).collect()
     };
     candidates.iter().any(|m| !fa.varies(m) && both(m))
+}
+
+/// `x` as `c * s` for a constant `c`: 0, `s`, `-s`, `c * s`, and sums
+/// and differences of those.
+fn multiple_of(x: &Expr, s: &Expr) -> Option<i64> {
+    if *x == *s {
+        return Some(1);
+    }
+    match x {
+        Expr::Const(0) => Some(0),
+        Expr::Un(UnOp::Neg, a) => multiple_of(a, s)?.checked_neg(),
+        Expr::Bin(BinOp::Mul, c, y) | Expr::Bin(BinOp::Mul, y, c) if **y == *s => c.as_const(),
+        Expr::Bin(BinOp::Add, a, b) => multiple_of(a, s)?.checked_add(multiple_of(b, s)?),
+        Expr::Bin(BinOp::Sub, a, b) => multiple_of(a, s)?.checked_sub(multiple_of(b, s)?),
+        _ => None,
+    }
+}
+
+/// Whether the guards of two accesses exclude each other for any two
+/// threads: one holds a condition that is the same for both threads
+/// (mentions nothing varying) and the other its negation (`if (stride <
+/// half) ... else ...` on a parameter).
+pub(super) fn exclusive_guards(fa: &Facts, fb: &Facts) -> bool {
+    let negates = |p: &Expr, q: &Expr| matches!(q, Expr::Un(UnOp::Not, n) if **n == *p);
+    fa.guard
+        .iter()
+        .any(|p| !fa.varies(p) && fb.guard.iter().any(|q| negates(p, q) || negates(q, p)))
 }
 
 /// The addends of a sum (`a + b + c`), left to right.
@@ -507,6 +632,47 @@ mod tests {
         let w = var("w", VarKind::Param { lo: 0, hi: 1 << 20 });
         let row = Expr::add(Expr::mul(counter(), w.clone()), gid());
         assert!(decided(&row, &Expr::bin(BinOp::Lt, gid(), w)));
+    }
+
+    #[test]
+    fn pair_cells_of_a_power_of_two_stride_are_injective_and_apart() {
+        let s = var(
+            "s",
+            VarKind::Param {
+                lo: 0,
+                hi: u32::MAX as i64,
+            },
+        );
+        let mask = Expr::bin(BinOp::BitAnd, gid(), Expr::add(s.clone(), Expr::Const(-1)));
+        let pos = Expr::bin(BinOp::Sub, Expr::mul(Expr::Const(2), gid()), mask);
+        let single_bit = Expr::eq(
+            Expr::bin(
+                BinOp::BitAnd,
+                s.clone(),
+                Expr::add(s.clone(), Expr::Const(-1)),
+            ),
+            Expr::Const(0),
+        );
+        let positive = Expr::bin(BinOp::Gt, s.clone(), Expr::Const(0));
+        let pow2 = Expr::and(single_bit.clone(), positive.clone());
+        assert!(decided(&pos, &pow2));
+        // Either fact alone is not enough: s = 3, or s = 0 (mask all ones).
+        assert!(!decided(&pos, &single_bit));
+        assert!(!decided(&pos, &positive));
+        let varying = |v: &Var| matches!(v.kind, VarKind::ThreadIdx(_) | VarKind::BlockIdx(_));
+        let fixed = |_: VarKind| None;
+        let facts = Facts {
+            varying: &varying,
+            fixed: &fixed,
+            guard: conjuncts(&pow2),
+        };
+        let neg = Expr::bin(BinOp::Sub, Expr::Const(0), s.clone());
+        let zero = Expr::Const(0);
+        // pos against pos + s and pos - s: an odd multiple of s apart.
+        assert!(offsets_apart(&pos, &zero, &s, &facts, &facts));
+        assert!(offsets_apart(&pos, &neg, &zero, &facts, &facts));
+        // pos - s against pos + s: 2s apart, thread g + s's lower cell.
+        assert!(!offsets_apart(&pos, &neg, &s, &facts, &facts));
     }
 
     #[test]

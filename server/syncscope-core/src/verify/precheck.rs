@@ -140,12 +140,23 @@ impl<'k> KernelContext<'k> {
                 identity.push(VarKind::BlockIdx(d));
             }
         }
+        // The kernel's assumptions hold wherever an access happens.
+        let assumed: Vec<&Expr> = self
+            .kernel
+            .assumptions
+            .iter()
+            .flat_map(affine::conjuncts)
+            .collect();
         let facts: Vec<affine::Facts> = accesses
             .iter()
-            .map(|a| affine::Facts {
-                varying: &varying,
-                fixed: &fixed,
-                guard: affine::conjuncts(&a.guard),
+            .map(|a| {
+                let mut guard = affine::conjuncts(&a.guard);
+                guard.extend(assumed.iter().copied());
+                affine::Facts {
+                    varying: &varying,
+                    fixed: &fixed,
+                    guard,
+                }
             })
             .collect();
         let Some(first) = facts.first() else {
@@ -190,7 +201,9 @@ impl<'k> KernelContext<'k> {
                 if !conflict {
                     continue;
                 }
-                let decided = if split[i].1 == split[j].1 {
+                let decided = if affine::exclusive_guards(&facts[i], &facts[j]) {
+                    true
+                } else if split[i].1 == split[j].1 {
                     one_thread(i, j)
                 } else {
                     affine::offsets_apart(r, &split[i].1, &split[j].1, &facts[i], &facts[j])
