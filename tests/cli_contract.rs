@@ -722,6 +722,31 @@ fn a_missing_barrier_in_a_tile_loop_has_one_verified_fix() {
     assert!(races_of(&report, "product_synced").is_empty(), "{out}");
 }
 
+/// Issue 32 item 4: the races of the tile loop share one fix, and the
+/// human output prints its diff once; the later race names it and the line
+/// it was shown at instead of repeating the diff.
+#[test]
+fn a_fix_shared_by_several_findings_is_printed_once() {
+    let path = tile_loop_fixture();
+    let mut args = vec!["--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    let races = out.matches("error[data-race]").count();
+    assert!(races >= 2, "the fixture's races: {out}");
+    let helps: Vec<&str> = out.lines().filter(|l| l.starts_with("help:")).collect();
+    assert_eq!(helps.len(), races, "one help line per race: {out}");
+    let diffs = out.matches("+         __syncthreads();").count();
+    assert_eq!(diffs, 1, "the shared fix's diff once: {out}");
+    assert!(
+        helps[1..]
+            .iter()
+            .all(|h| h.starts_with("help: the fix shown above at line 21")),
+        "the later races refer to the first race's diff: {out}"
+    );
+}
+
 /// Issue 32 item 2: under a block size the user fixes, a template kernel
 /// keeps the instantiation its launch names (and the facts of the launch
 /// the size agrees with: `if (tile_edge == 16)` selects `<16>`), and a

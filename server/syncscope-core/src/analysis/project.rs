@@ -35,6 +35,93 @@ pub struct Analysis {
     /// (those that name one of its kernels and whose launch sites were not
     /// in the [`SiteIndex`] already).
     pub launch_files_parsed: usize,
+    /// What the file's quick-fixes are computed from, as this analysis saw
+    /// it (its unit and launches): the server's code actions use it.
+    pub fix_basis: FixBasis,
+}
+
+/// What quick-fixes of a file's findings are computed from, so that they
+/// are those of the analysis that reported the findings: the translation
+/// unit's text (headers first) and the options of each launch it was
+/// checked under (`Options::launch_sites`). A fix found verified by
+/// `check --fixes` is then verified in the editor too.
+#[derive(Clone, Debug, Default)]
+pub struct FixBasis {
+    text: String,
+    prefix_len: usize,
+    prefix_lines: u32,
+    passes: Vec<Options>,
+}
+
+impl FixBasis {
+    /// A text analysed on its own, under `options` (no project: an
+    /// unsaved buffer).
+    pub fn of_text(text: &str, options: &Options) -> FixBasis {
+        FixBasis {
+            text: text.to_string(),
+            prefix_len: 0,
+            prefix_lines: 0,
+            passes: vec![options.clone()],
+        }
+    }
+}
+
+/// The quick-fixes of `findings` (in the file's positions, from the
+/// analysis that made `basis`), computed on request under each launch the
+/// analysis checked: `fixes[i]` is for `findings[i]`. As `check --fixes`
+/// merges them, a fix is verified only if it is under every launch its
+/// finding holds under; a fix that would edit a header is not offered.
+pub fn quick_fixes(
+    basis: &FixBasis,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Vec<Fix>> {
+    let to_unit = |p: &mut Point| {
+        p.offset += basis.prefix_len as u32;
+        p.line += basis.prefix_lines;
+    };
+    let in_unit: Vec<Finding> = findings
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            for s in std::iter::once(&mut f.span).chain(
+                f.pairs
+                    .iter_mut()
+                    .flat_map(|p| [&mut p.first, &mut p.second]),
+            ) {
+                to_unit(&mut s.start);
+                to_unit(&mut s.end);
+            }
+            f
+        })
+        .collect();
+    let tree = crate::parse(&basis.text, None);
+    let mut out: Vec<Option<Vec<Fix>>> = vec![None; findings.len()];
+    for options in &basis.passes {
+        let found = super::fixes_found(&basis.text, &tree, options, cache, cancel, &in_unit);
+        for (kept, fixes) in out.iter_mut().zip(found) {
+            let Some(fixes) = fixes else { continue };
+            match kept {
+                None => *kept = Some(fixes),
+                Some(k) => confirm_fixes(k, &fixes),
+            }
+        }
+    }
+    let in_header = |s: &Span| (s.start.offset as usize) < basis.prefix_len;
+    out.into_iter()
+        .map(|fixes| {
+            let mut fixes = fixes.unwrap_or_default();
+            fixes.retain(|x| x.edits.iter().all(|e| !in_header(&e.span)));
+            for e in fixes.iter_mut().flat_map(|x| &mut x.edits) {
+                for p in [&mut e.span.start, &mut e.span.end] {
+                    p.offset -= basis.prefix_len as u32;
+                    p.line -= basis.prefix_lines;
+                }
+            }
+            fixes
+        })
+        .collect()
 }
 
 /// A file's translation unit as its build compiles it: the unit's text
@@ -97,15 +184,25 @@ fn build(
     }
 }
 
+/// The launches of a file's kernels found in its project.
+struct Launches {
+    /// The distinct launches of each kernel the file defines.
+    by_kernel: HashMap<String, Vec<LaunchOverride>>,
+    /// How many of the project's other files were parsed for them (not in
+    /// the [`SiteIndex`]).
+    parsed: usize,
+    /// The files read for launch sites (the file first), as shown.
+    searched: Vec<String>,
+}
+
 /// The distinct launches of each kernel the file defines, from the launch
-/// sites in its own host code and in the other files of its project, and
-/// how many of those files were parsed for them (not in the [`SiteIndex`]).
+/// sites in its own host code and in the other files of its project.
 fn launches(
     b: &Built,
     tree: &tree_sitter::Tree,
     cx: &FileContext,
     sources: &dyn Sources,
-) -> (HashMap<String, Vec<LaunchOverride>>, usize) {
+) -> Launches {
     let unit = &b.unit;
     let kernels = kernel_params(unit, cx);
     let mut sites = launch::sites(&unit.text, tree.root_node(), cx, &kernels, &|line| {
@@ -113,11 +210,20 @@ fn launches(
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     });
     let mut launch_files_parsed = 0;
+    let mut searched = vec![file_name(&b.abs)];
     if !kernels.is_empty() {
         let root = project_root(&b.abs, b.db.as_deref());
-        let (theirs, parsed) = sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
+        let (theirs, parsed, files) =
+            sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
         sites.extend(theirs);
         launch_files_parsed = parsed;
+        searched.extend(files.iter().map(|f| {
+            f.strip_prefix(&root)
+                .unwrap_or(f)
+                .display()
+                .to_string()
+                .replace('\\', "/")
+        }));
     }
     let mut by_kernel = union_of_launches(sites);
     for (kernel, list) in &mut by_kernel {
@@ -125,7 +231,11 @@ fn launches(
             *list = under_user_launch(std::mem::take(list), block, grid);
         }
     }
-    (by_kernel, launch_files_parsed)
+    Launches {
+        by_kernel,
+        parsed: launch_files_parsed,
+        searched,
+    }
 }
 
 /// The launches of a kernel whose sizes the user fixed: the sites the
@@ -270,11 +380,11 @@ pub(crate) fn in_project(
     let b = build(path, text, options, search, sources);
     let tree = crate::parse(&b.unit.text, None);
     let cx = crate::frontend::collect(&b.unit.text, tree.root_node(), &b.options);
-    let (launches, _) = launches(&b, &tree, &cx, sources);
+    let found = launches(&b, &tree, &cx, sources);
     InProject {
         text: b.unit.text,
         options: b.options,
-        launches,
+        launches: found.by_kernel,
     }
 }
 
@@ -304,9 +414,11 @@ pub fn analyze(
         }
     };
     let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &built.options);
-    let (by_kernel, launch_files_parsed) = launches(&built, unit_tree, &cx, sources);
+    let found = launches(&built, unit_tree, &cx, sources);
+    let (by_kernel, launch_files_parsed) = (&found.by_kernel, found.parsed);
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut reports = Vec::new();
+    let mut fix_passes = Vec::new();
     for pass in 0..passes {
         let mut o = built.options.clone();
         o.launch_sites = by_kernel
@@ -316,6 +428,9 @@ pub fn analyze(
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
+        if !fix_passes.iter().any(|p: &Options| *p == o) {
+            fix_passes.push(o.clone());
+        }
         let mut r = if unit.prefix_len == 0 {
             r
         } else {
@@ -324,10 +439,11 @@ pub fn analyze(
         describe_launches(&mut r, &o);
         reports.push(r);
     }
-    let mut report = merge(reports, &by_kernel);
+    let mut report = merge(reports, by_kernel);
     report
         .findings
-        .extend(not_understood_notes(&report, &by_kernel));
+        .extend(not_understood_notes(&report, by_kernel));
+    note_unknown_launches(&mut report, &built.options, &found);
     names::check_kernels(unit, unit_tree, &cx, &mut report);
     report.findings.extend(built.notes.iter().cloned());
     report.findings.extend(include_findings(unit, dir));
@@ -336,6 +452,12 @@ pub fn analyze(
         includes: built.unit.includes.clone(),
         options: built.options.clone(),
         launch_files_parsed,
+        fix_basis: FixBasis {
+            text: unit.text.clone(),
+            prefix_len: unit.prefix_len,
+            prefix_lines: unit.prefix_lines,
+            passes: fix_passes,
+        },
     }
 }
 
@@ -357,7 +479,7 @@ pub fn models(
     let unit = &built.unit;
     let tree = crate::parse(&unit.text, None);
     let cx = crate::frontend::collect(&unit.text, tree.root_node(), &built.options);
-    let (by_kernel, _) = launches(&built, &tree, &cx, sources);
+    let by_kernel = launches(&built, &tree, &cx, sources).by_kernel;
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut out: Vec<crate::model::Kernel> = Vec::new();
     for pass in 0..passes {
@@ -421,6 +543,72 @@ fn not_understood_notes(
         ));
     }
     out
+}
+
+/// Files named in a "no launch site found" note before the rest are counted.
+const SEARCHED_NAMED: usize = 4;
+
+/// Says, for each kernel of the report that no understood launch bounds
+/// (the user fixed no size, and the project's code has no launch site of
+/// it or launches it in ways not understood), why: in its report
+/// (`KernelReport::launch_note`) and as a note on its races and
+/// divergences, whose witness may use a launch the host code never makes.
+fn note_unknown_launches(report: &mut FileReport, options: &Options, found: &Launches) {
+    for k in &mut report.kernels {
+        if options.user_launch(&k.name).is_some() {
+            continue;
+        }
+        let note = match found.by_kernel.get(&k.name) {
+            None => {
+                let shown: Vec<&str> = found
+                    .searched
+                    .iter()
+                    .take(SEARCHED_NAMED)
+                    .map(String::as_str)
+                    .collect();
+                let more = found.searched.len().saturating_sub(SEARCHED_NAMED);
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "no launch site found (searched: {}{more}); checked for a launch of any size with any arguments",
+                    shown.join(", ")
+                )
+            }
+            Some(list) => match list.iter().find(|s| !s.not_understood.is_empty()) {
+                Some(any) => format!(
+                    "launched in ways not understood ({}); checked for a launch of any size with any arguments",
+                    any.not_understood.join("; ")
+                ),
+                None => continue,
+            },
+        };
+        k.launch_note = Some(note);
+    }
+    for f in &mut report.findings {
+        if !matches!(
+            f.kind,
+            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::Unconfirmed
+        ) {
+            continue;
+        }
+        let Some(note) = report
+            .kernels
+            .iter()
+            .find(|k| f.kernel.as_deref() == Some(k.name.as_str()))
+            .and_then(|k| k.launch_note.as_ref())
+        else {
+            continue;
+        };
+        // The reason, without the list the kernel's own record gives.
+        let why = note.split(" (").next().unwrap_or(note);
+        f.notes.push(format!(
+            "no launch of `{}` is understood ({why}): the witness's launch and arguments may be ones the host code never uses",
+            f.kernel.as_deref().unwrap_or_default()
+        ));
+    }
 }
 
 /// Moves a model's spans from the unit to the file, as `to_file` moves a
@@ -594,7 +782,8 @@ fn site_key(
 
 /// Launch sites of the file's kernels in the other source files of its
 /// project (each read only if it launches one of them by name), and how
-/// many files were parsed for them (the others came from the [`SiteIndex`]).
+/// many files were parsed for them (the others came from the [`SiteIndex`]),
+/// and the files looked at.
 fn sibling_sites(
     root: &Path,
     me: &Path,
@@ -602,14 +791,12 @@ fn sibling_sites(
     options: &Options,
     kernels: &HashMap<String, launch::Params>,
     sources: &dyn Sources,
-) -> (Vec<launch::Site>, usize) {
+) -> (Vec<launch::Site>, usize, Vec<PathBuf>) {
     let mut out = Vec::new();
     let mut parsed = 0;
     let options_hash = super::hash_of(&format!("{options:?}"));
-    for f in source_files(root) {
-        if f == me {
-            continue;
-        }
+    let files: Vec<PathBuf> = source_files(root).into_iter().filter(|f| f != me).collect();
+    for f in files.iter().cloned() {
         let Some(text) = sources.read(&f) else {
             continue;
         };
@@ -652,7 +839,7 @@ fn sibling_sites(
         out.extend(found.iter().cloned());
         SiteIndex::insert(key, Arc::new(found));
     }
-    (out, parsed)
+    (out, parsed, files)
 }
 
 fn source_files(root: &Path) -> Vec<PathBuf> {
@@ -684,23 +871,32 @@ fn source_files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Writes the launch assumption of each kernel into its report.
+/// Writes the launch assumption of each kernel into its report: its
+/// launch site, or the sizes the user fixed (each naming where it was
+/// written) with what the code's launch fixes whatever the sizes (the
+/// instantiation, and the facts of the site the sizes agree with).
 fn describe_launches(r: &mut FileReport, o: &Options) {
     for k in &mut r.kernels {
         if let Some(site) = o.launch_site(&k.name) {
             k.launch = Some(describe(site));
-        } else if let (Some((block, grid)), Some(site)) =
-            (o.user_launch(&k.name), o.launch_site_types(&k.name))
-        {
-            // The user's sizes, with the instantiation the code launches.
-            if !site.template_args.is_empty() {
-                let sized = LaunchOverride {
-                    block_dim: block,
-                    grid_dim: grid,
-                    ..site.clone()
-                };
-                k.launch = Some(format!("{} (sizes as given)", describe(&sized)));
+        } else if let Some(given) = o.user_launch_text(&k.name) {
+            let mut s = given;
+            if let Some(site) = o.launch_site_types(&k.name) {
+                if !site.template_args.is_empty() {
+                    s = format!("<{}>, {s}", site.template_args.join(", "));
+                }
+                if !site.requires.is_empty() {
+                    s.push_str(&format!("; {}", site.requires.join(", ")));
+                }
+                if let Some(at) = site
+                    .origin
+                    .as_ref()
+                    .filter(|_| !site.template_args.is_empty() || !site.requires.is_empty())
+                {
+                    s.push_str(&format!(" (launch at {at})"));
+                }
             }
+            k.launch = Some(s);
         }
     }
 }
@@ -796,7 +992,7 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
                     match base.findings.iter_mut().find(|g| same_cause(g, f)) {
                         Some(g) => {
                             g.launches.extend(launch.clone());
-                            confirm_fixes(g, f);
+                            confirm_fixes(&mut g.fixes, &f.fixes);
                         }
                         None => {
                             let mut f = f.clone();
@@ -854,9 +1050,9 @@ fn same_cause(a: &Finding, b: &Finding) -> bool {
 /// `kept`'s fixes stay verified only where `other` (the same finding under
 /// another launch) verified the same edit: a fix is checked under every
 /// launch its finding holds under.
-fn confirm_fixes(kept: &mut Finding, other: &Finding) {
-    for x in &mut kept.fixes {
-        let confirmed = other.fixes.iter().any(|y| y.edits == x.edits && y.verified);
+fn confirm_fixes(kept: &mut [Fix], other: &[Fix]) {
+    for x in kept {
+        let confirmed = other.iter().any(|y| y.edits == x.edits && y.verified);
         if x.verified && !confirmed {
             x.verified = false;
             x.title.push_str(" (checked under one launch only)");
