@@ -997,7 +997,7 @@ fn launch_sizes_name_where_they_were_written() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        note.contains("blockDim = (64,1,1) (from the directive on line 2), gridDim = (2,1,1) (from the directive on line 2); `__requires(n > 0)` (annotation at line 4)"),
+        note.contains("blockDim = (64,1,1), gridDim = (2,1,1) (from the directive on line 2); `__requires(n > 0)` (annotation at line 4)"),
         "{note}"
     );
     let mut args = vec!["--format=json", "--grid-dim", "4"];

@@ -204,17 +204,31 @@ impl Options {
     pub fn user_launch_text(&self, kernel: &str) -> Option<String> {
         let (block, grid) = self.user_launch(kernel)?;
         let (block_from, grid_from) = self.user_launch_from(kernel);
-        let mut parts = Vec::new();
-        for (name, size, from) in [
-            ("blockDim", block, block_from),
-            ("gridDim", grid, grid_from),
-        ] {
-            if let Some([x, y, z]) = size {
-                let from = from.map(|f| format!(" (from {f})")).unwrap_or_default();
-                parts.push(format!("{name} = ({x},{y},{z}){from}"));
-            }
+        let dims = |name: &str, [x, y, z]: [u32; 3]| format!("{name} = ({x},{y},{z})");
+        let from = |f: &Option<String>| {
+            f.as_ref()
+                .map(|f| format!(" (from {f})"))
+                .unwrap_or_default()
+        };
+        match (block, grid) {
+            (None, None) => None,
+            (Some(b), None) => Some(format!("{}{}", dims("blockDim", b), from(&block_from))),
+            (None, Some(g)) => Some(format!("{}{}", dims("gridDim", g), from(&grid_from))),
+            // Both written in one place: said once.
+            (Some(b), Some(g)) if block_from == grid_from => Some(format!(
+                "{}, {}{}",
+                dims("blockDim", b),
+                dims("gridDim", g),
+                from(&block_from)
+            )),
+            (Some(b), Some(g)) => Some(format!(
+                "{}{}, {}{}",
+                dims("blockDim", b),
+                from(&block_from),
+                dims("gridDim", g),
+                from(&grid_from)
+            )),
         }
-        (!parts.is_empty()).then(|| parts.join(", "))
     }
 
     /// The launch found in the code for `kernel`, whatever sizes the user

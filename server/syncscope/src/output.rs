@@ -760,30 +760,28 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             );
             out.push('\n');
         }
-        // Kernels of this file whose launch is not understood, by why
-        // (one line for the kernels that share it).
-        let mut unknown: Vec<(&str, Vec<String>)> = Vec::new();
+        // The launch each kernel of this file was checked under, or why no
+        // launch is understood: one line for the kernels that share it.
+        let mut by_launch: Vec<(&str, Vec<String>)> = Vec::new();
         for k in &r.report.kernels {
             nkernels += 1;
             *counts.entry(k.status.as_str()).or_insert(0) += 1;
-            if let Some(l) = &k.launch {
-                launches.push(format!("kernel `{}` ({file}): {l}", k.name));
-            }
-            // A launch record already says why (the uses not understood).
-            if let Some(note) = k.launch_note.as_ref().filter(|_| k.launch.is_none()) {
-                match unknown.iter_mut().find(|(n, _)| *n == note.as_str()) {
-                    Some((_, names)) => names.push(format!("`{}`", k.name)),
-                    None => unknown.push((note, vec![format!("`{}`", k.name)])),
-                }
+            // A launch record of uses not understood already says why.
+            let Some(text) = k.launch.as_ref().or(k.launch_note.as_ref()) else {
+                continue;
+            };
+            match by_launch.iter_mut().find(|(t, _)| *t == text.as_str()) {
+                Some((_, names)) => names.push(format!("`{}`", k.name)),
+                None => by_launch.push((text, vec![format!("`{}`", k.name)])),
             }
         }
-        for (note, names) in unknown {
+        for (text, names) in by_launch {
             let kernels = if names.len() == 1 {
                 "kernel"
             } else {
                 "kernels"
             };
-            launches.push(format!("{kernels} {} ({file}): {note}", names.join(", ")));
+            launches.push(format!("{kernels} {} ({file}): {text}", names.join(", ")));
         }
         archs.insert(r.cuda_arch);
         if r.report

@@ -292,8 +292,7 @@ mod tests {
 
     #[test]
     fn parses_a_full_file() {
-        let s = parse_file(
-            r#"
+        let text = r#"
 block-dim = [256]
 grid-dim = [4, 2]
 defines = { TILE = "16", N = 8, DEBUG = true }
@@ -312,9 +311,8 @@ block-dim = [128, 2, 1]
 [[kernel]]
 name = "scan"
 grid-dim = [1]
-"#,
-        )
-        .unwrap();
+"#;
+        let s = parse_file(text).unwrap();
         let o = layer_options(&[&s], Options::default());
         assert_eq!(o.block_dim, Some([256, 1, 1]));
         assert_eq!(o.grid_dim, Some([4, 2, 1]));
@@ -334,6 +332,31 @@ grid-dim = [1]
             (Some([128, 2, 1]), Some([4, 2, 1]))
         );
         assert_eq!(o.launch_for("scan"), (Some([256, 1, 1]), Some([1, 1, 1])));
+        // Each size names the line it was written on: the top-level keys',
+        // a `[[kernel]]` entry's header.
+        let line = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+        let kernel_entries: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| *l == "[[kernel]]")
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert_eq!(
+            o.user_launch_text("reduce_v2").unwrap(),
+            format!(
+                "blockDim = (128,2,1) (from syncscope.toml:{}), gridDim = (4,2,1) (from syncscope.toml:{})",
+                kernel_entries[0],
+                line("grid-dim")
+            )
+        );
+        assert_eq!(
+            o.user_launch_text("other").unwrap(),
+            format!(
+                "blockDim = (256,1,1) (from syncscope.toml:{}), gridDim = (4,2,1) (from syncscope.toml:{})",
+                line("block-dim"),
+                line("grid-dim")
+            )
+        );
         let c = ConfigFile {
             path: PathBuf::from("/p/syncscope.toml"),
             settings: s,
