@@ -504,12 +504,11 @@ pub fn read(
     source: Source,
     entries: impl IntoIterator<Item = (String, Value)>,
 ) -> Result<(Settings, Vec<UnknownKey>), BadValue> {
+    // A file's origin (its name and lines) is set by its parser, which
+    // has its text.
     let mut settings = Settings {
         origin: match source {
-            Source::File => SettingsOrigin::File {
-                name: super::config::FILE_NAME.to_string(),
-                lines: LaunchLines::default(),
-            },
+            Source::File => SettingsOrigin::Unnamed,
             Source::Client => SettingsOrigin::Client,
         },
         ..Settings::default()
