@@ -428,7 +428,7 @@ pub fn analyze(
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
-        if !fix_passes.iter().any(|p: &Options| *p == o) {
+        if !fix_passes.contains(&o) {
             fix_passes.push(o.clone());
         }
         let mut r = if unit.prefix_len == 0 {
@@ -796,8 +796,9 @@ fn sibling_sites(
     let mut parsed = 0;
     let options_hash = super::hash_of(&format!("{options:?}"));
     let files: Vec<PathBuf> = source_files(root).into_iter().filter(|f| f != me).collect();
-    for f in files.iter().cloned() {
-        let Some(text) = sources.read(&f) else {
+    for f in &files {
+        let f = f.as_path();
+        let Some(text) = sources.read(f) else {
             continue;
         };
         // A file that names none of the kernels neither launches one nor
@@ -806,13 +807,13 @@ fn sibling_sites(
             continue;
         }
         let mut d = dirs.to_vec();
-        if let Ok(Some(flags)) = compile_commands::locate(&f, None)
-            .map_or(Ok(None), |db| compile_commands::flags_for(&db, &f))
+        if let Ok(Some(flags)) = compile_commands::locate(f, None)
+            .map_or(Ok(None), |db| compile_commands::flags_for(&db, f))
         {
             d.extend(flags.include_dirs);
         }
-        let u = unit::build(&f, &text, &d, sources, options);
-        let key = site_key(&f, &u, options_hash, kernels);
+        let u = unit::build(f, &text, &d, sources, options);
+        let key = site_key(f, &u, options_hash, kernels);
         if let Some(known) = SiteIndex::get(key) {
             out.extend(known.iter().cloned());
             continue;
@@ -832,7 +833,7 @@ fn sibling_sites(
             .filter(|(k, _)| !theirs.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let name = file_name(&f);
+        let name = file_name(f);
         let found = launch::sites(&u.text, t.root_node(), &cx, &wanted, &|line| {
             (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
         });
