@@ -976,12 +976,18 @@ fn launch_sizes_name_where_they_were_written() {
         "{out}"
     );
 
-    // The file's own directive, by its line; a flag wins over it and says so.
+    // The file's own directive, by its line (in the file, though the file
+    // is analysed after its header's lines); a flag wins over it and says so.
     let dir = temp_dir("origins");
+    std::fs::write(
+        dir.join("row.h"),
+        "#pragma once\n__device__ int row_of(int block) {\n    return block * 64;\n}\n",
+    )
+    .unwrap();
     let file = dir.join("directive.cu");
     std::fs::write(
         &file,
-        "// A block size and a grid size written in the file.\n// syncscope-args: --block-dim 64 --grid-dim 2\n__global__ void fill(float *a, int n) {\n    __requires(n > 0);\n    a[blockIdx.x * 64 + threadIdx.x] = 1.0f;\n}\n",
+        "// A block size and a grid size written in the file.\n// syncscope-args: --block-dim 64 --grid-dim 2\n#include \"row.h\"\n__global__ void fill(float *a, int n) {\n    __requires(n > 0);\n    a[row_of(blockIdx.x) + threadIdx.x] = 1.0f;\n}\n",
     )
     .unwrap();
     let path = file.display().to_string();
@@ -997,7 +1003,7 @@ fn launch_sizes_name_where_they_were_written() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        note.contains("blockDim = (64,1,1), gridDim = (2,1,1) (from the directive on line 2); `__requires(n > 0)` (annotation at line 4)"),
+        note.contains("blockDim = (64,1,1), gridDim = (2,1,1) (from the directive on line 2); `__requires(n > 0)` (annotation at line 5)"),
         "{note}"
     );
     let mut args = vec!["--format=json", "--grid-dim", "4"];

@@ -239,6 +239,29 @@ impl Options {
     }
 }
 
+/// How a size written in the file's directive names its origin, followed
+/// by the 1-based line.
+const DIRECTIVE_ORIGIN: &str = "the directive on line ";
+
+impl Options {
+    /// Moves the lines the file's directive sizes name by `lines`: the file
+    /// analysed after `lines` lines of headers (its translation unit), whose
+    /// messages are mapped back to the file's own lines.
+    pub(crate) fn shift_directive_lines(&mut self, lines: u32) {
+        for from in [&mut self.block_dim_from, &mut self.grid_dim_from]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = from
+                .strip_prefix(DIRECTIVE_ORIGIN)
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                *from = format!("{DIRECTIVE_ORIGIN}{}", n + lines);
+            }
+        }
+    }
+}
+
 /// Launch sizes (block, grid), each symbolic when `None`.
 pub type LaunchSizes = (Option<[u32; 3]>, Option<[u32; 3]>);
 
@@ -259,8 +282,7 @@ pub fn apply_directives(d: &Directives, base: &Options) -> Options {
         out.grid_dim = Some([1, 1, 1]);
         out.grid_dim_from = Some("`--only-intra-group` in the file's directive".into());
     }
-    let directive_line =
-        |line: Option<usize>| line.map(|l| format!("the directive on line {}", l + 1));
+    let directive_line = |line: Option<usize>| line.map(|l| format!("{DIRECTIVE_ORIGIN}{}", l + 1));
     if out.block_dim.is_none() && d.block_dim.is_some() {
         out.block_dim = d.block_dim;
         out.block_dim_from = directive_line(d.block_dim_line);

@@ -173,6 +173,9 @@ fn build(
         }
     }
     let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources, &options);
+    // The directive's lines as lines of the unit: every message is mapped
+    // from the unit's lines back to the file's (`file_lines`).
+    options.shift_directive_lines(unit.prefix_lines);
     Built {
         unit,
         options,
@@ -437,6 +440,12 @@ pub fn analyze(
             to_file(r, unit, dir)
         };
         describe_launches(&mut r, &o);
+        // A size from the file's directive names a line of the unit.
+        if unit.prefix_len != 0 {
+            for l in r.kernels.iter_mut().filter_map(|k| k.launch.as_mut()) {
+                *l = file_lines(l, unit, dir);
+            }
+        }
         reports.push(r);
     }
     let mut report = merge(reports, by_kernel);
