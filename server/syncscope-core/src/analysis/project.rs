@@ -1473,4 +1473,80 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// The quick-fixes computed on request from an analysis's `FixBasis`
+    /// are the ones `check --fixes` finds: under the host code's launch (the
+    /// barrier inside `if (t < width)` is divergent under any other), for a
+    /// file analysed after a header (its edits in the file's positions).
+    #[test]
+    fn fixes_on_request_are_the_analysis_fixes_under_its_launches() {
+        let dir = std::env::temp_dir().join(format!(
+            "syncscope-fix-basis-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = compile_commands::normalize(&dir);
+        let kernel = "#include \"mirror.h\"\n__global__ void mirror(float *row, int width) {\n    __shared__ float s[256];\n    int t = threadIdx.x;\n    if (t < width) {\n        s[t] = row[t];\n        row[t] = s[mirrored(t, width)];\n    }\n}\n";
+        std::fs::write(
+            dir.join("mirror.h"),
+            "#pragma once\n__device__ int mirrored(int t, int width) {\n    return width - 1 - t;\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("host.cu"),
+            "void run(float *row, int width) {\n    if (width < 1 || width > 256) return;\n    mirror<<<1, width>>>(row, width);\n}\n",
+        )
+        .unwrap();
+        let file = dir.join("mirror.cu");
+        std::fs::write(&file, kernel).unwrap();
+        let buffers = HashMap::new();
+        let run = |compute_fixes: bool| {
+            analyze(
+                &file,
+                kernel,
+                None,
+                &Options {
+                    compute_fixes,
+                    ..Options::default()
+                },
+                &SearchPaths::default(),
+                &Overlay { buffers: &buffers },
+                &MemoryCache::default(),
+                None,
+                None,
+            )
+        };
+        let with_fixes = run(true);
+        let races: Vec<&Finding> = with_fixes
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::DataRace)
+            .collect();
+        assert!(!races.is_empty(), "{:#?}", with_fixes.report.findings);
+        assert!(
+            races.iter().all(|f| f.fixes.iter().any(|x| x.verified)),
+            "{races:#?}"
+        );
+        let plain = run(false);
+        let asked = quick_fixes(
+            &plain.fix_basis,
+            &MemoryCache::default(),
+            None,
+            &plain.report.findings,
+        );
+        for (f, fixes) in plain.report.findings.iter().zip(&asked) {
+            let expected = with_fixes
+                .report
+                .findings
+                .iter()
+                .find(|g| g.kind == f.kind && g.span == f.span && g.pairs == f.pairs)
+                .map(|g| g.fixes.clone())
+                .unwrap_or_default();
+            assert_eq!(fixes, &expected, "{f:#?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
