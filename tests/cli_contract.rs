@@ -722,6 +722,31 @@ fn a_missing_barrier_in_a_tile_loop_has_one_verified_fix() {
     assert!(races_of(&report, "product_synced").is_empty(), "{out}");
 }
 
+/// Issue 32 item 4: the races of the tile loop share one fix, and the
+/// human output prints its diff once; the later race names it and the line
+/// it was shown at instead of repeating the diff.
+#[test]
+fn a_fix_shared_by_several_findings_is_printed_once() {
+    let path = tile_loop_fixture();
+    let mut args = vec!["--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    let races = out.matches("error[data-race]").count();
+    assert!(races >= 2, "the fixture's races: {out}");
+    let helps: Vec<&str> = out.lines().filter(|l| l.starts_with("help:")).collect();
+    assert_eq!(helps.len(), races, "one help line per race: {out}");
+    let diffs = out.matches("+         __syncthreads();").count();
+    assert_eq!(diffs, 1, "the shared fix's diff once: {out}");
+    assert!(
+        helps[1..]
+            .iter()
+            .all(|h| h.starts_with("help: the fix shown above at line 21")),
+        "the later races refer to the first race's diff: {out}"
+    );
+}
+
 /// Issue 32 item 2: under a block size the user fixes, a template kernel
 /// keeps the instantiation its launch names (and the facts of the launch
 /// the size agrees with: `if (tile_edge == 16)` selects `<16>`), and a
@@ -804,4 +829,192 @@ fn a_fixed_block_size_keeps_the_instantiation_and_reports_each_cause_once() {
             .is_some_and(|m| m.contains("also under <32>")),
         "{tile_race}"
     );
+}
+
+fn project_file(rel: &str) -> String {
+    projects_dir().join(rel).display().to_string()
+}
+
+fn kernel_of<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["kernels"]
+        .as_array()
+        .and_then(|k| k.iter().find(|k| k["name"] == name))
+        .unwrap_or_else(|| panic!("no kernel {name}: {report}"))
+}
+
+/// Issue 32 item 1: a kernel no launch in the project is understood for
+/// says so, naming where it looked: the JSON kernel's `launchNote`, a
+/// `launch:` line and a note on each of its races in the human output; a
+/// kernel with a launch site has none. A kernel launched only in ways not
+/// understood names those uses.
+#[test]
+fn a_kernel_without_an_understood_launch_says_why() {
+    let path = project_file("launch_fix/mirror.cu");
+    let mut args = vec!["--format=json"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, err) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let unlaunched = kernel_of(&report, "mirror_unlaunched");
+    assert!(unlaunched["launch"].is_null(), "{unlaunched}");
+    assert_eq!(
+        unlaunched["launchNote"],
+        "no launch site found (searched: mirror.cu, host.cu); checked for a launch of any size with any arguments",
+        "{unlaunched}"
+    );
+    let launched = kernel_of(&report, "mirror");
+    assert!(launched["launchNote"].is_null(), "{launched}");
+    assert!(
+        launched["launch"]
+            .as_str()
+            .is_some_and(|l| l.contains("(launch at host.cu:11)")),
+        "{launched}"
+    );
+
+    let mut args: Vec<&str> = VERDICT_LIMITS.to_vec();
+    args.push(&path);
+    let (_, human, _) = run(&args);
+    // Lines wrap at 80 columns: the words, in order.
+    let human = human.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        human.contains("launch: kernel `mirror_unlaunched` (")
+            && human.contains("no launch site found (searched: mirror.cu, host.cu)"),
+        "{human}"
+    );
+    let notes = human
+        .matches("no launch of `mirror_unlaunched` is understood (no launch site")
+        .count();
+    assert_eq!(
+        notes,
+        races_of(&report, "mirror_unlaunched").len(),
+        "one note on each of its races: {human}"
+    );
+    assert!(!human.contains("no launch of `mirror` "), "{human}");
+
+    let path = project_file("launch_ways/kernels.cu");
+    let mut args = vec!["--format=json"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, err) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let helper = kernel_of(&report, "sum_helper");
+    assert!(
+        helper["launchNote"].as_str().is_some_and(|n| n.starts_with(
+            "launched in ways not understood (host.cu:45: `sum_helper` passed to `launch_with`)"
+        )),
+        "{helper}"
+    );
+}
+
+/// Issue 32 item 3 (CLI side of the server's test): `mirror`'s missing
+/// barrier has a fix verified under the launch of host.cu only.
+#[test]
+fn a_fix_verified_under_the_host_launch_is_offered() {
+    let path = project_file("launch_fix/mirror.cu");
+    let mut args = vec!["--format=json", "--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, err) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let races = races_of(&report, "mirror");
+    assert!(!races.is_empty(), "{out}");
+    assert!(
+        races.iter().all(|f| f["fixes"]
+            .as_array()
+            .is_some_and(|x| x.iter().any(|x| x["verified"] == true))),
+        "{out}"
+    );
+}
+
+/// Issue 32 item 5: every launch size names where it was written: a flag,
+/// the line of syncscope.toml's `[[kernel]]` entry, the file's directive
+/// (its line); the facts of a launch site keep theirs. The kernel's launch
+/// record and its assumption note say it.
+#[test]
+fn launch_sizes_name_where_they_were_written() {
+    // A flag, next to the facts of the launch site it agrees with.
+    let path = project_file("origins/rows.cu");
+    let mut args = vec!["--format=json", "--block-dim", "64"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, err) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let launch = kernel_of(&report, "shift_rows")["launch"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        launch.starts_with("blockDim = (64,1,1) (from --block-dim)")
+            && launch.contains("(launch at host.cu:9)"),
+        "{launch}"
+    );
+    let note = report["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["kind"] == "assumption"))
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("blockDim = (64,1,1) (from --block-dim)")
+            && note.contains("(from the launch at host.cu:9)")
+            && note.contains("(annotation at line 11)"),
+        "{note}"
+    );
+
+    // syncscope.toml's `[[kernel]]` entry, by the line of its header.
+    let path = project_file("configured/stencil.cu");
+    let toml = std::fs::read_to_string(projects_dir().join("configured/syncscope.toml")).unwrap();
+    let entry = toml.lines().position(|l| l.trim() == "[[kernel]]").unwrap() + 1;
+    let mut args = vec!["--format=json"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, err) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert_eq!(
+        kernel_of(&report, "stencil")["launch"],
+        format!("blockDim = (64,1,1) (from syncscope.toml:{entry})"),
+        "{out}"
+    );
+
+    // The file's own directive, by its line (in the file, though the file
+    // is analysed after its header's lines); a flag wins over it and says so.
+    let dir = temp_dir("origins");
+    std::fs::write(
+        dir.join("row.h"),
+        "#pragma once\n__device__ int row_of(int block) {\n    return block * 64;\n}\n",
+    )
+    .unwrap();
+    let file = dir.join("directive.cu");
+    std::fs::write(
+        &file,
+        "// A block size and a grid size written in the file.\n// syncscope-args: --block-dim 64 --grid-dim 2\n#include \"row.h\"\n__global__ void fill(float *a, int n) {\n    __requires(n > 0);\n    a[row_of(blockIdx.x) + threadIdx.x] = 1.0f;\n}\n",
+    )
+    .unwrap();
+    let path = file.display().to_string();
+    let mut args = vec!["--format=json"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, err) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let note = report["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["kind"] == "assumption"))
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("blockDim = (64,1,1), gridDim = (2,1,1) (from the directive on line 2); `__requires(n > 0)` (annotation at line 5)"),
+        "{note}"
+    );
+    let mut args = vec!["--format=json", "--grid-dim", "4"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, _) = run(&args);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        kernel_of(&report, "fill")["launch"],
+        "blockDim = (64,1,1) (from the directive on line 2), gridDim = (4,1,1) (from --grid-dim)",
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,6 +23,10 @@
 pub struct Directives {
     pub block_dim: Option<[u32; 3]>,
     pub grid_dim: Option<[u32; 3]>,
+    /// The 0-based lines the launch sizes were written on: reports say
+    /// where a size came from.
+    pub block_dim_line: Option<usize>,
+    pub grid_dim_line: Option<usize>,
     pub defines: Vec<(String, String)>,
     /// Lockstep warps of this many threads (`--warp-sync[=N]`).
     pub warp_sync: Option<u32>,
@@ -122,14 +126,20 @@ fn parse_flags_into(flags: &str, line: usize, dialect: Dialect, out: &mut Direct
         match (dialect, key) {
             (Dialect::Syncscope, "--block-dim") | (Dialect::GpuVerify, "--blockDim") => {
                 match value(&mut j).map(|v| parse_dims(&v)) {
-                    Some(Ok(d)) => out.block_dim = Some(d),
+                    Some(Ok(d)) => {
+                        out.block_dim = Some(d);
+                        out.block_dim_line = Some(line);
+                    }
                     Some(Err(e)) => out.errors.push((line, format!("`{key}`: {e}"))),
                     None => out.errors.push((line, format!("`{key}` needs a value"))),
                 }
             }
             (Dialect::Syncscope, "--grid-dim") | (Dialect::GpuVerify, "--gridDim") => {
                 match value(&mut j).map(|v| parse_dims(&v)) {
-                    Some(Ok(d)) => out.grid_dim = Some(d),
+                    Some(Ok(d)) => {
+                        out.grid_dim = Some(d);
+                        out.grid_dim_line = Some(line);
+                    }
                     Some(Err(e)) => out.errors.push((line, format!("`{key}`: {e}"))),
                     None => out.errors.push((line, format!("`{key}` needs a value"))),
                 }

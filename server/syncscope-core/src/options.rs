@@ -21,6 +21,9 @@ pub struct LaunchOverride {
     /// (`Scale{2.0f}`, `Scale(2.0f)`, a host local declared `Scale op`), by
     /// position: what binds a kernel's template type parameter to a functor.
     pub arg_types: Vec<Option<String>>,
+    /// Where the user wrote these sizes (`syncscope.toml:12`), for a
+    /// per-kernel entry of the configuration: reports name it.
+    pub from: Option<String>,
     /// Why this launch is a launch of any size with any arguments: the
     /// ways the kernel can run that the host code reading did not
     /// understand (`host.cu:12: passed to `cudaLaunchKernel``).
@@ -36,6 +39,11 @@ pub struct Options {
     pub block_dim: Option<[u32; 3]>,
     /// Fixed grid size; `None` means symbolic.
     pub grid_dim: Option<[u32; 3]>,
+    /// Where `block_dim` and `grid_dim` were fixed (`--block-dim`,
+    /// `syncscope.toml:3`, `the directive on line 2`): a report names
+    /// where every size a verdict rests on came from.
+    pub block_dim_from: Option<String>,
+    pub grid_dim_from: Option<String>,
     /// Per-kernel launch sizes; the first matching entry wins over the above.
     pub launch_overrides: Vec<LaunchOverride>,
     /// The launch of each kernel found in the project's code (one per kernel
@@ -98,6 +106,8 @@ impl Default for Options {
         Options {
             block_dim: None,
             grid_dim: None,
+            block_dim_from: None,
+            grid_dim_from: None,
             launch_overrides: Vec::new(),
             launch_sites: Vec::new(),
             unverifiable_kernels: Vec::new(),
@@ -173,11 +183,88 @@ impl Options {
         Some((self.block_dim, self.grid_dim))
     }
 
+    /// Where the sizes the user fixed for `kernel` (those of
+    /// [`Options::user_launch`]) were written: (block, grid), each `None`
+    /// where the size is symbolic or its origin was not recorded.
+    pub fn user_launch_from(&self, kernel: &str) -> (Option<String>, Option<String>) {
+        let global =
+            |size: Option<[u32; 3]>, from: &Option<String>| size.and_then(|_| from.clone());
+        for o in &self.launch_overrides {
+            if glob_match(&o.kernel_glob, kernel) {
+                let own = |size: Option<[u32; 3]>| size.and_then(|_| o.from.clone());
+                return (
+                    own(o.block_dim).or_else(|| global(self.block_dim, &self.block_dim_from)),
+                    own(o.grid_dim).or_else(|| global(self.grid_dim, &self.grid_dim_from)),
+                );
+            }
+        }
+        (
+            global(self.block_dim, &self.block_dim_from),
+            global(self.grid_dim, &self.grid_dim_from),
+        )
+    }
+
+    /// The sizes the user fixed for `kernel`, each with where it was
+    /// written: `blockDim = (64,1,1) (from --block-dim)`, or `None` when
+    /// the user fixed none.
+    pub fn user_launch_text(&self, kernel: &str) -> Option<String> {
+        let (block, grid) = self.user_launch(kernel)?;
+        let (block_from, grid_from) = self.user_launch_from(kernel);
+        let dims = |name: &str, [x, y, z]: [u32; 3]| format!("{name} = ({x},{y},{z})");
+        let from = |f: &Option<String>| {
+            f.as_ref()
+                .map(|f| format!(" (from {f})"))
+                .unwrap_or_default()
+        };
+        match (block, grid) {
+            (None, None) => None,
+            (Some(b), None) => Some(format!("{}{}", dims("blockDim", b), from(&block_from))),
+            (None, Some(g)) => Some(format!("{}{}", dims("gridDim", g), from(&grid_from))),
+            // Both written in one place: said once.
+            (Some(b), Some(g)) if block_from == grid_from => Some(format!(
+                "{}, {}{}",
+                dims("blockDim", b),
+                dims("gridDim", g),
+                from(&block_from)
+            )),
+            (Some(b), Some(g)) => Some(format!(
+                "{}{}, {}{}",
+                dims("blockDim", b),
+                from(&block_from),
+                dims("gridDim", g),
+                from(&grid_from)
+            )),
+        }
+    }
+
     /// The launch found in the code for `kernel`, whatever sizes the user
     /// fixed: the types it passes (a functor's struct) are facts of the
     /// code, not launch sizes the user overrides.
     pub fn launch_site_types(&self, kernel: &str) -> Option<&LaunchOverride> {
         self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
+    }
+}
+
+/// How a size written in the file's directive names its origin, followed
+/// by the 1-based line.
+const DIRECTIVE_ORIGIN: &str = "the directive on line ";
+
+impl Options {
+    /// Moves the lines the file's directive sizes name by `lines`: the file
+    /// analysed after `lines` lines of headers (its translation unit), whose
+    /// messages are mapped back to the file's own lines.
+    pub(crate) fn shift_directive_lines(&mut self, lines: u32) {
+        for from in [&mut self.block_dim_from, &mut self.grid_dim_from]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = from
+                .strip_prefix(DIRECTIVE_ORIGIN)
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                *from = format!("{DIRECTIVE_ORIGIN}{}", n + lines);
+            }
+        }
     }
 }
 
@@ -199,12 +286,16 @@ pub fn apply_directives(d: &Directives, base: &Options) -> Options {
     if d.only_intra_group && out.grid_dim.is_none() {
         // GPUVerify's `--only-intra-group`: threads of one block only.
         out.grid_dim = Some([1, 1, 1]);
+        out.grid_dim_from = Some("`--only-intra-group` in the file's directive".into());
     }
-    if out.block_dim.is_none() {
+    let directive_line = |line: Option<usize>| line.map(|l| format!("{DIRECTIVE_ORIGIN}{}", l + 1));
+    if out.block_dim.is_none() && d.block_dim.is_some() {
         out.block_dim = d.block_dim;
+        out.block_dim_from = directive_line(d.block_dim_line);
     }
-    if out.grid_dim.is_none() {
+    if out.grid_dim.is_none() && d.grid_dim.is_some() {
         out.grid_dim = d.grid_dim;
+        out.grid_dim_from = directive_line(d.grid_dim_line);
     }
     for (n, v) in &d.defines {
         if !out.defines.iter().any(|(m, _)| m == n) {

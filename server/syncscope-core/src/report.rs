@@ -622,8 +622,16 @@ pub struct KernelReport {
     pub queries: u32,
     pub queries_reused: u32,
     /// The launch assumption the kernel was checked under, when it came from
-    /// the code's own launch sites (`block (16,16,1), ... at host.cu:42`).
+    /// the code's own launch sites (`block (16,16,1), ... at host.cu:42`),
+    /// or from the sizes the user fixed, each naming where it was written
+    /// (`blockDim = (64,1,1) (from --block-dim)`).
     pub launch: Option<String>,
+    /// Why no launch of the kernel is assumed, when the project's code was
+    /// read for its launches and none was understood: no launch site found
+    /// (and where it was looked for), or the uses that may launch it in ways
+    /// not understood. The kernel is then checked for a launch of any size
+    /// with any arguments, and a witness may use one the host never makes.
+    pub launch_note: Option<String>,
 }
 
 /// Counters of an analysis run; the server exposes them for tests and logs.

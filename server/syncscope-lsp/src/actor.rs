@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use syncscope_core::analysis::project::FixBasis;
 use syncscope_core::model::Kernel;
 use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
@@ -117,6 +118,9 @@ pub struct Analysis {
     /// `diagnostics[i]` is the diagnostic of `findings[i]`.
     pub diagnostics: Vec<Diagnostic>,
     pub kernels: Vec<KernelReport>,
+    /// What quick-fixes are computed from: the unit and the launches this
+    /// analysis checked the file under (the CLI's `--fixes` uses the same).
+    pub fix_basis: Arc<FixBasis>,
 }
 
 impl Analysis {
@@ -225,7 +229,7 @@ pub enum Event {
         /// The options the analysis ran with.
         options: Arc<Options>,
         /// The report, and the local headers the analysis read.
-        outcome: Result<(FileReport, Vec<PathBuf>), String>,
+        outcome: Result<(FileReport, Vec<PathBuf>, FixBasis), String>,
     },
 }
 
@@ -575,12 +579,12 @@ impl Actor {
         key: String,
         generation: u64,
         options: Arc<Options>,
-        outcome: Result<(FileReport, Vec<PathBuf>), String>,
+        outcome: Result<(FileReport, Vec<PathBuf>, FixBasis), String>,
     ) {
         let client = self.shared.client.clone();
         let mut stale = false;
         let outcome = match outcome {
-            Ok((report, includes)) => {
+            Ok((report, includes, basis)) => {
                 if let Some(d) = self
                     .docs
                     .get_mut(&key)
@@ -595,11 +599,11 @@ impl Actor {
                         .any(|i| self.changed.get(i).is_some_and(|&c| c > d.started));
                     d.includes = includes;
                 }
-                Ok(report)
+                Ok((report, basis))
             }
             Err(e) => Err(e),
         };
-        if let Ok(report) = &outcome {
+        if let Ok((report, _)) = &outcome {
             let total = {
                 let mut s = self.shared.stats.lock().unwrap_or_else(|e| e.into_inner());
                 *s += report.stats;
@@ -634,8 +638,10 @@ impl Actor {
             index: &snap.index,
             encoding: doc.encoding,
         };
+        let mut fix_basis = FixBasis::default();
         let (findings, kernels, extra) = match outcome {
-            Ok(report) => {
+            Ok((report, basis)) => {
+                fix_basis = basis;
                 let mut findings = report.findings;
                 if !findings.iter().any(|f| f.kind == FindingKind::SyntaxError) {
                     findings.extend(syncscope_core::syntax::syntax_errors(
@@ -687,6 +693,7 @@ impl Actor {
                 findings,
                 diagnostics,
                 kernels,
+                fix_basis: Arc::new(fix_basis),
             }),
         );
         if stale {
@@ -784,7 +791,7 @@ async fn run_analysis(
                     Some(&flag),
                     Some(&counted),
                 );
-                (a.report, a.includes)
+                (a.report, a.includes, a.fix_basis)
             }
             None => (
                 syncscope_core::analyze_with_progress(
@@ -796,6 +803,7 @@ async fn run_analysis(
                     &counted,
                 ),
                 Vec::new(),
+                FixBasis::of_text(&snapshot.text, &run_options),
             ),
         }))
         .map_err(|p| panic_message(&*p))

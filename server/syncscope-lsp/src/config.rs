@@ -216,7 +216,19 @@ grid-dim = [1]
         assert_eq!(e.options.grid_dim, None);
         assert!(e.options.compute_fixes);
         assert_eq!(e.debounce_ms, DEFAULT_DEBOUNCE_MS);
-        assert_eq!(parse_file("").unwrap(), Settings::default());
+        // An empty file sets nothing (it only says where it is).
+        let empty = parse_file("").unwrap();
+        assert!(matches!(
+            empty.origin,
+            syncscope_core::project::config::SettingsOrigin::File { .. }
+        ));
+        assert_eq!(
+            Settings {
+                origin: Default::default(),
+                ..empty
+            },
+            Settings::default()
+        );
     }
 
     #[test]

@@ -32,10 +32,27 @@ pub fn finding_markdown(f: &Finding) -> String {
     md
 }
 
+/// What a finding's hover adds when no launch of its kernel is
+/// understood: why, so that a witness's launch is not taken for one the
+/// host code makes.
+pub fn finding_launch_note(f: &Finding, kernels: &[KernelReport]) -> String {
+    let note = kernels
+        .iter()
+        .find(|k| f.kernel.as_deref() == Some(k.name.as_str()))
+        .and_then(|k| k.launch_note.as_ref());
+    match note {
+        Some(n) if f.kind != syncscope_core::FindingKind::Note => {
+            format!("\n\n**Launch:** {n}")
+        }
+        _ => String::new(),
+    }
+}
+
 fn launch_text(options: &Options, k: &KernelReport) -> String {
-    // The launch found in the code, when the verdict rests on it.
+    // The launch found in the code or the sizes the user fixed (each
+    // naming where it came from), when the verdict rests on them.
     if let Some(l) = &k.launch {
-        return format!("under its launch site: {l}");
+        return format!("under its launch: {l}");
     }
     let (block, grid) = options.launch_for(&k.name);
     let d = |v: [u32; 3]| format!("({},{},{})", v[0], v[1], v[2]);
@@ -82,7 +99,12 @@ pub fn kernel_markdown(k: &KernelReport, findings: &[Finding], options: &Options
         (Some(l), s) if s != KernelStatus::Verified => format!("\n\nlaunch assumption: {l}"),
         _ => String::new(),
     };
-    head + &body + &launch + &assumptions
+    // No launch understood: say so, and why.
+    let note = match &k.launch_note {
+        Some(n) => format!("\n\n**Launch:** {n}"),
+        None => String::new(),
+    };
+    head + &body + &launch + &note + &assumptions
 }
 
 #[cfg(test)]
@@ -99,10 +121,11 @@ mod launch_tests {
             queries: 2,
             queries_reused: 0,
             launch: Some("block (16,16,1), grid symbolic (launch at host.cu:21)".into()),
+            launch_note: None,
         };
         let md = kernel_markdown(&k, &[], &Options::default());
         assert!(
-            md.contains("verified race-free under its launch site: block (16,16,1)"),
+            md.contains("verified race-free under its launch: block (16,16,1)"),
             "{md}"
         );
         k.status = KernelStatus::Racy;
@@ -168,6 +191,7 @@ mod tests {
             queries: 14,
             queries_reused: 2,
             launch: None,
+            launch_note: None,
         };
         let md = kernel_markdown(&k, &[], &Options::default());
         assert_eq!(

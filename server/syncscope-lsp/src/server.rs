@@ -543,7 +543,8 @@ impl LanguageServer for Server {
             return Ok(Some(Hover {
                 contents: HoverContents::Markup(MarkupContent {
                     kind: MarkupKind::Markdown,
-                    value: hover::finding_markdown(f),
+                    value: hover::finding_markdown(f)
+                        + &hover::finding_launch_note(f, &analysis.kernels),
                 }),
                 range: Some(src.range(span)),
             }));
@@ -598,10 +599,10 @@ impl LanguageServer for Server {
         let (a, cache, stop) = (analysis.clone(), self.shared.cache.clone(), flag.clone());
         let fixes = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                syncscope_core::analysis::quick_fixes(
-                    &a.text,
-                    &a.tree,
-                    &a.options,
+                // The unit and launches the diagnostics came from, so
+                // that the fixes are those `check --fixes` finds.
+                syncscope_core::analysis::project::quick_fixes(
+                    &a.fix_basis,
                     &*cache,
                     Some(&stop),
                     &wanted,

@@ -503,6 +503,7 @@ mod tests {
             queries: 14,
             queries_reused: 0,
             launch: None,
+            launch_note: None,
         }
     }
 

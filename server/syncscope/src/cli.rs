@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use syncscope_core::project::config::{self, ConfigFile, DefineValue, Settings};
+use syncscope_core::project::config::{self, ConfigFile, DefineValue, Settings, SettingsOrigin};
 use syncscope_core::project::SearchPaths;
 use syncscope_core::{FindingKind, Options, Progress};
 
@@ -460,6 +460,7 @@ fn cli_settings(args: &AnalysisArgs) -> Settings {
         timeout_ms: args.timeout_ms.map(|t| t.max(1)),
         kernel_budget_ms: args.kernel_budget_ms.map(|t| t.max(1)),
         cuda_arch: args.cuda_arch,
+        origin: SettingsOrigin::CommandLine,
         ..Settings::default()
     }
 }

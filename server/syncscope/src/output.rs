@@ -208,6 +208,7 @@ pub fn json(results: &[FileResult]) -> String {
                 "millis": k.millis,
                 "cudaArch": r.cuda_arch,
                 "launch": k.launch,
+                "launchNote": k.launch_note,
                 "queries": k.queries,
                 "range": range_json(&index, &k.span),
             }));
@@ -309,6 +310,7 @@ pub fn sarif_relative_to(results: &[FileResult], base: Option<&std::path::Path>)
                 "name": k.name,
                 "status": k.status.as_str(),
                 "launch": k.launch,
+                "launchNote": k.launch_note,
                 "cudaArch": r.cuda_arch,
             }))).collect::<Vec<_>>()},
         }]
@@ -661,6 +663,10 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             out.push('\n');
         }
         let mut syntax_errors = 0;
+        // Fixes already printed as a diff in this file, with the line of
+        // the finding they were printed under: several findings of one
+        // cause (the races one barrier separates) share one fix, shown once.
+        let mut printed_fixes: Vec<(&[TextEdit], usize)> = Vec::new();
         for f in &r.report.findings {
             if f.kind == syncscope_core::FindingKind::SyntaxError {
                 syntax_errors += 1;
@@ -719,7 +725,25 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
                 write_witness(&mut out, gutter, color, w);
             }
             for fix in &f.fixes {
-                fix_diff(&mut out, &r.text, &index, fix, color);
+                match printed_fixes
+                    .iter()
+                    .find(|(edits, _)| *edits == fix.edits.as_slice())
+                {
+                    Some((_, line)) => {
+                        let prefix = format!("{}{} ", paint("1;32", "help"), paint("1", ":"));
+                        write_wrapped(
+                            &mut out,
+                            &prefix,
+                            "help: ".len(),
+                            &format!("the fix shown above at line {line} ({})", fix.title),
+                        );
+                    }
+                    None => {
+                        fix_diff(&mut out, &r.text, &index, fix, color);
+                        let line = index.line_col(f.span.start.offset).0;
+                        printed_fixes.push((&fix.edits, line));
+                    }
+                }
             }
             out.push('\n');
         }
@@ -736,12 +760,28 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             );
             out.push('\n');
         }
+        // The launch each kernel of this file was checked under, or why no
+        // launch is understood: one line for the kernels that share it.
+        let mut by_launch: Vec<(&str, Vec<String>)> = Vec::new();
         for k in &r.report.kernels {
             nkernels += 1;
             *counts.entry(k.status.as_str()).or_insert(0) += 1;
-            if let Some(l) = &k.launch {
-                launches.push(format!("`{}` ({file}): {l}", k.name));
+            // A launch record of uses not understood already says why.
+            let Some(text) = k.launch.as_ref().or(k.launch_note.as_ref()) else {
+                continue;
+            };
+            match by_launch.iter_mut().find(|(t, _)| *t == text.as_str()) {
+                Some((_, names)) => names.push(format!("`{}`", k.name)),
+                None => by_launch.push((text, vec![format!("`{}`", k.name)])),
             }
+        }
+        for (text, names) in by_launch {
+            let kernels = if names.len() == 1 {
+                "kernel"
+            } else {
+                "kernels"
+            };
+            launches.push(format!("{kernels} {} ({file}): {text}", names.join(", ")));
         }
         archs.insert(r.cuda_arch);
         if r.report
@@ -759,7 +799,7 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
     // code, and the device pass (__CUDA_ARCH__) the files were read as.
     for l in &launches {
         let prefix = format!("{} ", paint("1;36", "launch:"));
-        write_wrapped(&mut out, &prefix, "launch: ".len(), &format!("kernel {l}"));
+        write_wrapped(&mut out, &prefix, "launch: ".len(), l);
     }
     if !results.is_empty() {
         let archs: Vec<String> = archs.iter().map(u32::to_string).collect();

@@ -1209,3 +1209,135 @@ async fn a_missing_barrier_at_the_end_of_a_tile_loop_is_offered_and_fixes_it() {
     assert_eq!(exit_code(child).await, 0);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue 32: the editor uses the launches the CLI uses. In the project
+/// fixture `tests/projects/launch_fix`, `mirror` is launched (host.cu) with
+/// exactly `width` threads, and its missing barrier's fix (inside the
+/// `if (t < width)`) is verified only under that launch: the code action
+/// offers it as preferred, as `check --fixes` does, and it removes the race.
+/// `mirror_unlaunched` is launched nowhere: the hover over its name and over
+/// its races says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixes_and_hovers_use_the_launches_of_the_project() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/projects/launch_fix"
+    );
+    let root = temp_dir("launch-fix");
+    for f in ["mirror.cu", "host.cu"] {
+        std::fs::copy(format!("{fixture}/{f}"), root.join(f)).expect("copy the fixture");
+    }
+    let text = std::fs::read_to_string(root.join("mirror.cu")).expect("fixture");
+    let line_of = |needle: &str| {
+        text.lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} not in the fixture")) as u64
+    };
+    let (mut c, child) = spawn();
+    let root_uri = file_uri(&root);
+    c.initialize(Some(&root_uri), json!({})).await;
+    let uri = format!("{root_uri}/mirror.cu");
+    let since = c.mark();
+    c.did_open(&uri, 1, &text);
+    let (_, diags) = c.wait_analysis(since, &uri, 1).await;
+
+    // `mirror`'s race, between its definition and the next kernel's.
+    let (first, last) = (line_of("void mirror(float"), line_of("void mirror_synced("));
+    let races = with_code(&diags, "data-race");
+    let race = races
+        .iter()
+        .find(|d| {
+            let l = d["range"]["start"]["line"].as_u64().unwrap_or(0);
+            first < l && l < last
+        })
+        .unwrap_or_else(|| panic!("no race in `mirror`: {diags:#?}"));
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": { "uri": uri },
+                "range": race["range"],
+                "context": { "diagnostics": [race], "only": ["quickfix"] }
+            }),
+        )
+        .await;
+    let actions = actions.as_array().cloned().unwrap_or_default();
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    assert_eq!(
+        actions[0]["isPreferred"], true,
+        "verified under the launch, as by check --fixes: {actions:#?}"
+    );
+    let edits = actions[0]["edit"]["changes"][&uri]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        edits.iter().any(|e| e["newText"]
+            .as_str()
+            .is_some_and(|t| t.contains("__syncthreads()"))),
+        "{edits:#?}"
+    );
+
+    // The kernel launched nowhere: its hover and its races' hovers say so.
+    let unlaunched = line_of("void mirror_unlaunched(");
+    let column = text
+        .lines()
+        .nth(unlaunched as usize)
+        .unwrap_or_default()
+        .find("mirror_unlaunched")
+        .unwrap_or(0) as u64;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({
+                "textDocument": { "uri": uri },
+                "position": { "line": unlaunched, "character": column + 2 }
+            }),
+        )
+        .await;
+    let md = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        md.contains("no launch site found (searched: mirror.cu, host.cu)"),
+        "{md}"
+    );
+    let race = races
+        .iter()
+        .find(|d| d["range"]["start"]["line"].as_u64().unwrap_or(0) > unlaunched)
+        .unwrap_or_else(|| panic!("no race in `mirror_unlaunched`: {diags:#?}"));
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({
+                "textDocument": { "uri": uri },
+                "position": race["range"]["start"]
+            }),
+        )
+        .await;
+    let md = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(md.contains("**Launch:** no launch site found"), "{md}");
+
+    // The fix removes `mirror`'s race, under its launch.
+    let since = c.mark();
+    c.did_change(&uri, 2, edits_as_changes(&edits));
+    let (_, fixed) = c.wait_analysis(since, &uri, 2).await;
+    let fixed_text = apply_edits(&text, &edits);
+    let (first, last) = {
+        let at = |needle: &str| {
+            fixed_text
+                .lines()
+                .position(|l| l.contains(needle))
+                .unwrap_or(0) as u64
+        };
+        (at("void mirror(float"), at("void mirror_synced("))
+    };
+    assert!(
+        with_code(&fixed, "data-race").iter().all(|d| {
+            let l = d["range"]["start"]["line"].as_u64().unwrap_or(0);
+            !(first < l && l < last)
+        }),
+        "{fixed_text}\n{fixed:#?}"
+    );
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -150,6 +150,7 @@ fn analyze_file_here(
                 queries: 0,
                 queries_reused: 0,
                 launch: None,
+                launch_note: None,
             });
             continue;
         }
@@ -200,7 +201,24 @@ pub fn quick_fixes(
     cancel: Option<&AtomicBool>,
     findings: &[Finding],
 ) -> Vec<Vec<Fix>> {
-    let mut out: Vec<Vec<Fix>> = vec![Vec::new(); findings.len()];
+    fixes_found(text, tree, options, cache, cancel, findings)
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect()
+}
+
+/// [`quick_fixes`], telling apart a finding that the analysis under
+/// `options` does not find (`None`: another launch's finding) from one
+/// it finds with no fix (`Some(vec![])`).
+pub(crate) fn fixes_found(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Option<Vec<Fix>>> {
+    let mut out: Vec<Option<Vec<Fix>>> = vec![None; findings.len()];
     let fixable = |f: &Finding| {
         matches!(
             f.kind,
@@ -246,14 +264,16 @@ pub fn quick_fixes(
         for &i in &mine {
             match cache.get_fixes(fix_key(&findings[i])) {
                 Some(fixes) => {
-                    out[i] = fixes
-                        .iter()
-                        .cloned()
-                        .map(|mut x| {
-                            x.edits.iter_mut().for_each(|e| e.span.shift_offsets(base));
-                            x
-                        })
-                        .collect()
+                    out[i] = Some(
+                        fixes
+                            .iter()
+                            .cloned()
+                            .map(|mut x| {
+                                x.edits.iter_mut().for_each(|e| e.span.shift_offsets(base));
+                                x
+                            })
+                            .collect(),
+                    )
                 }
                 None => todo.push(i),
             }
@@ -286,7 +306,7 @@ pub fn quick_fixes(
             let Some(f) = fresh.iter().find(|f| same(&findings[i], f)) else {
                 continue;
             };
-            out[i] = f.fixes.clone();
+            out[i] = Some(f.fixes.clone());
             if f.fixes.iter().all(|x| x.verified) {
                 let kept = f
                     .fixes

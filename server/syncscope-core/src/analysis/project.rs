@@ -35,6 +35,93 @@ pub struct Analysis {
     /// (those that name one of its kernels and whose launch sites were not
     /// in the [`SiteIndex`] already).
     pub launch_files_parsed: usize,
+    /// What the file's quick-fixes are computed from, as this analysis saw
+    /// it (its unit and launches): the server's code actions use it.
+    pub fix_basis: FixBasis,
+}
+
+/// What quick-fixes of a file's findings are computed from, so that they
+/// are those of the analysis that reported the findings: the translation
+/// unit's text (headers first) and the options of each launch it was
+/// checked under (`Options::launch_sites`). A fix found verified by
+/// `check --fixes` is then verified in the editor too.
+#[derive(Clone, Debug, Default)]
+pub struct FixBasis {
+    text: String,
+    prefix_len: usize,
+    prefix_lines: u32,
+    passes: Vec<Options>,
+}
+
+impl FixBasis {
+    /// A text analysed on its own, under `options` (no project: an
+    /// unsaved buffer).
+    pub fn of_text(text: &str, options: &Options) -> FixBasis {
+        FixBasis {
+            text: text.to_string(),
+            prefix_len: 0,
+            prefix_lines: 0,
+            passes: vec![options.clone()],
+        }
+    }
+}
+
+/// The quick-fixes of `findings` (in the file's positions, from the
+/// analysis that made `basis`), computed on request under each launch the
+/// analysis checked: `fixes[i]` is for `findings[i]`. As `check --fixes`
+/// merges them, a fix is verified only if it is under every launch its
+/// finding holds under; a fix that would edit a header is not offered.
+pub fn quick_fixes(
+    basis: &FixBasis,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Vec<Fix>> {
+    let to_unit = |p: &mut Point| {
+        p.offset += basis.prefix_len as u32;
+        p.line += basis.prefix_lines;
+    };
+    let in_unit: Vec<Finding> = findings
+        .iter()
+        .map(|f| {
+            let mut f = f.clone();
+            for s in std::iter::once(&mut f.span).chain(
+                f.pairs
+                    .iter_mut()
+                    .flat_map(|p| [&mut p.first, &mut p.second]),
+            ) {
+                to_unit(&mut s.start);
+                to_unit(&mut s.end);
+            }
+            f
+        })
+        .collect();
+    let tree = crate::parse(&basis.text, None);
+    let mut out: Vec<Option<Vec<Fix>>> = vec![None; findings.len()];
+    for options in &basis.passes {
+        let found = super::fixes_found(&basis.text, &tree, options, cache, cancel, &in_unit);
+        for (kept, fixes) in out.iter_mut().zip(found) {
+            let Some(fixes) = fixes else { continue };
+            match kept {
+                None => *kept = Some(fixes),
+                Some(k) => confirm_fixes(k, &fixes),
+            }
+        }
+    }
+    let in_header = |s: &Span| (s.start.offset as usize) < basis.prefix_len;
+    out.into_iter()
+        .map(|fixes| {
+            let mut fixes = fixes.unwrap_or_default();
+            fixes.retain(|x| x.edits.iter().all(|e| !in_header(&e.span)));
+            for e in fixes.iter_mut().flat_map(|x| &mut x.edits) {
+                for p in [&mut e.span.start, &mut e.span.end] {
+                    p.offset -= basis.prefix_len as u32;
+                    p.line -= basis.prefix_lines;
+                }
+            }
+            fixes
+        })
+        .collect()
 }
 
 /// A file's translation unit as its build compiles it: the unit's text
@@ -86,6 +173,9 @@ fn build(
         }
     }
     let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources, &options);
+    // The directive's lines as lines of the unit: every message is mapped
+    // from the unit's lines back to the file's (`file_lines`).
+    options.shift_directive_lines(unit.prefix_lines);
     Built {
         unit,
         options,
@@ -97,15 +187,25 @@ fn build(
     }
 }
 
+/// The launches of a file's kernels found in its project.
+struct Launches {
+    /// The distinct launches of each kernel the file defines.
+    by_kernel: HashMap<String, Vec<LaunchOverride>>,
+    /// How many of the project's other files were parsed for them (not in
+    /// the [`SiteIndex`]).
+    parsed: usize,
+    /// The files read for launch sites (the file first), as shown.
+    searched: Vec<String>,
+}
+
 /// The distinct launches of each kernel the file defines, from the launch
-/// sites in its own host code and in the other files of its project, and
-/// how many of those files were parsed for them (not in the [`SiteIndex`]).
+/// sites in its own host code and in the other files of its project.
 fn launches(
     b: &Built,
     tree: &tree_sitter::Tree,
     cx: &FileContext,
     sources: &dyn Sources,
-) -> (HashMap<String, Vec<LaunchOverride>>, usize) {
+) -> Launches {
     let unit = &b.unit;
     let kernels = kernel_params(unit, cx);
     let mut sites = launch::sites(&unit.text, tree.root_node(), cx, &kernels, &|line| {
@@ -113,11 +213,20 @@ fn launches(
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     });
     let mut launch_files_parsed = 0;
+    let mut searched = vec![file_name(&b.abs)];
     if !kernels.is_empty() {
         let root = project_root(&b.abs, b.db.as_deref());
-        let (theirs, parsed) = sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
+        let (theirs, parsed, files) =
+            sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
         sites.extend(theirs);
         launch_files_parsed = parsed;
+        searched.extend(files.iter().map(|f| {
+            f.strip_prefix(&root)
+                .unwrap_or(f)
+                .display()
+                .to_string()
+                .replace('\\', "/")
+        }));
     }
     let mut by_kernel = union_of_launches(sites);
     for (kernel, list) in &mut by_kernel {
@@ -125,7 +234,11 @@ fn launches(
             *list = under_user_launch(std::mem::take(list), block, grid);
         }
     }
-    (by_kernel, launch_files_parsed)
+    Launches {
+        by_kernel,
+        parsed: launch_files_parsed,
+        searched,
+    }
 }
 
 /// The launches of a kernel whose sizes the user fixed: the sites the
@@ -270,11 +383,11 @@ pub(crate) fn in_project(
     let b = build(path, text, options, search, sources);
     let tree = crate::parse(&b.unit.text, None);
     let cx = crate::frontend::collect(&b.unit.text, tree.root_node(), &b.options);
-    let (launches, _) = launches(&b, &tree, &cx, sources);
+    let found = launches(&b, &tree, &cx, sources);
     InProject {
         text: b.unit.text,
         options: b.options,
-        launches,
+        launches: found.by_kernel,
     }
 }
 
@@ -304,10 +417,12 @@ pub fn analyze(
         }
     };
     let cx = crate::frontend::collect(&unit.text, unit_tree.root_node(), &built.options);
-    let (by_kernel, launch_files_parsed) = launches(&built, unit_tree, &cx, sources);
+    let found = launches(&built, unit_tree, &cx, sources);
+    let (by_kernel, launch_files_parsed) = (&found.by_kernel, found.parsed);
     let unresolved = names::unresolved_by_kernel(unit, unit_tree, &cx);
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut reports = Vec::new();
+    let mut fix_passes = Vec::new();
     for pass in 0..passes {
         let mut o = built.options.clone();
         o.launch_sites = by_kernel
@@ -318,18 +433,28 @@ pub fn analyze(
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         o.unverifiable_kernels = unresolved.keys().cloned().collect();
         let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
+        if !fix_passes.contains(&o) {
+            fix_passes.push(o.clone());
+        }
         let mut r = if unit.prefix_len == 0 {
             r
         } else {
             to_file(r, unit, dir)
         };
         describe_launches(&mut r, &o);
+        // A size from the file's directive names a line of the unit.
+        if unit.prefix_len != 0 {
+            for l in r.kernels.iter_mut().filter_map(|k| k.launch.as_mut()) {
+                *l = file_lines(l, unit, dir);
+            }
+        }
         reports.push(r);
     }
-    let mut report = merge(reports, &by_kernel);
+    let mut report = merge(reports, by_kernel);
     report
         .findings
-        .extend(not_understood_notes(&report, &by_kernel));
+        .extend(not_understood_notes(&report, by_kernel));
+    note_unknown_launches(&mut report, &built.options, &found);
     names::check_kernels(unit, &cx, &unresolved, &mut report);
     report.findings.extend(built.notes.iter().cloned());
     report.findings.extend(include_findings(unit, dir));
@@ -338,6 +463,12 @@ pub fn analyze(
         includes: built.unit.includes.clone(),
         options: built.options.clone(),
         launch_files_parsed,
+        fix_basis: FixBasis {
+            text: unit.text.clone(),
+            prefix_len: unit.prefix_len,
+            prefix_lines: unit.prefix_lines,
+            passes: fix_passes,
+        },
     }
 }
 
@@ -359,7 +490,7 @@ pub fn models(
     let unit = &built.unit;
     let tree = crate::parse(&unit.text, None);
     let cx = crate::frontend::collect(&unit.text, tree.root_node(), &built.options);
-    let (by_kernel, _) = launches(&built, &tree, &cx, sources);
+    let by_kernel = launches(&built, &tree, &cx, sources).by_kernel;
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
     let mut out: Vec<crate::model::Kernel> = Vec::new();
     for pass in 0..passes {
@@ -423,6 +554,72 @@ fn not_understood_notes(
         ));
     }
     out
+}
+
+/// Files named in a "no launch site found" note before the rest are counted.
+const SEARCHED_NAMED: usize = 4;
+
+/// Says, for each kernel of the report that no understood launch bounds
+/// (the user fixed no size, and the project's code has no launch site of
+/// it or launches it in ways not understood), why: in its report
+/// (`KernelReport::launch_note`) and as a note on its races and
+/// divergences, whose witness may use a launch the host code never makes.
+fn note_unknown_launches(report: &mut FileReport, options: &Options, found: &Launches) {
+    for k in &mut report.kernels {
+        if options.user_launch(&k.name).is_some() {
+            continue;
+        }
+        let note = match found.by_kernel.get(&k.name) {
+            None => {
+                let shown: Vec<&str> = found
+                    .searched
+                    .iter()
+                    .take(SEARCHED_NAMED)
+                    .map(String::as_str)
+                    .collect();
+                let more = found.searched.len().saturating_sub(SEARCHED_NAMED);
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "no launch site found (searched: {}{more}); checked for a launch of any size with any arguments",
+                    shown.join(", ")
+                )
+            }
+            Some(list) => match list.iter().find(|s| !s.not_understood.is_empty()) {
+                Some(any) => format!(
+                    "launched in ways not understood ({}); checked for a launch of any size with any arguments",
+                    any.not_understood.join("; ")
+                ),
+                None => continue,
+            },
+        };
+        k.launch_note = Some(note);
+    }
+    for f in &mut report.findings {
+        if !matches!(
+            f.kind,
+            FindingKind::DataRace | FindingKind::BarrierDivergence | FindingKind::Unconfirmed
+        ) {
+            continue;
+        }
+        let Some(note) = report
+            .kernels
+            .iter()
+            .find(|k| f.kernel.as_deref() == Some(k.name.as_str()))
+            .and_then(|k| k.launch_note.as_ref())
+        else {
+            continue;
+        };
+        // The reason, without the list the kernel's own record gives.
+        let why = note.split(" (").next().unwrap_or(note);
+        f.notes.push(format!(
+            "no launch of `{}` is understood ({why}): the witness's launch and arguments may be ones the host code never uses",
+            f.kernel.as_deref().unwrap_or_default()
+        ));
+    }
 }
 
 /// Moves a model's spans from the unit to the file, as `to_file` moves a
@@ -596,7 +793,8 @@ fn site_key(
 
 /// Launch sites of the file's kernels in the other source files of its
 /// project (each read only if it launches one of them by name), and how
-/// many files were parsed for them (the others came from the [`SiteIndex`]).
+/// many files were parsed for them (the others came from the [`SiteIndex`]),
+/// and the files looked at.
 fn sibling_sites(
     root: &Path,
     me: &Path,
@@ -604,15 +802,14 @@ fn sibling_sites(
     options: &Options,
     kernels: &HashMap<String, launch::Params>,
     sources: &dyn Sources,
-) -> (Vec<launch::Site>, usize) {
+) -> (Vec<launch::Site>, usize, Vec<PathBuf>) {
     let mut out = Vec::new();
     let mut parsed = 0;
     let options_hash = super::hash_of(&format!("{options:?}"));
-    for f in source_files(root) {
-        if f == me {
-            continue;
-        }
-        let Some(text) = sources.read(&f) else {
+    let files: Vec<PathBuf> = source_files(root).into_iter().filter(|f| f != me).collect();
+    for f in &files {
+        let f = f.as_path();
+        let Some(text) = sources.read(f) else {
             continue;
         };
         // A file that names none of the kernels neither launches one nor
@@ -621,13 +818,13 @@ fn sibling_sites(
             continue;
         }
         let mut d = dirs.to_vec();
-        if let Ok(Some(flags)) = compile_commands::locate(&f, None)
-            .map_or(Ok(None), |db| compile_commands::flags_for(&db, &f))
+        if let Ok(Some(flags)) = compile_commands::locate(f, None)
+            .map_or(Ok(None), |db| compile_commands::flags_for(&db, f))
         {
             d.extend(flags.include_dirs);
         }
-        let u = unit::build(&f, &text, &d, sources, options);
-        let key = site_key(&f, &u, options_hash, kernels);
+        let u = unit::build(f, &text, &d, sources, options);
+        let key = site_key(f, &u, options_hash, kernels);
         if let Some(known) = SiteIndex::get(key) {
             out.extend(known.iter().cloned());
             continue;
@@ -647,14 +844,14 @@ fn sibling_sites(
             .filter(|(k, _)| !theirs.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let name = file_name(&f);
+        let name = file_name(f);
         let found = launch::sites(&u.text, t.root_node(), &cx, &wanted, &|line| {
             (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
         });
         out.extend(found.iter().cloned());
         SiteIndex::insert(key, Arc::new(found));
     }
-    (out, parsed)
+    (out, parsed, files)
 }
 
 fn source_files(root: &Path) -> Vec<PathBuf> {
@@ -686,23 +883,32 @@ fn source_files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Writes the launch assumption of each kernel into its report.
+/// Writes the launch assumption of each kernel into its report: its
+/// launch site, or the sizes the user fixed (each naming where it was
+/// written) with what the code's launch fixes whatever the sizes (the
+/// instantiation, and the facts of the site the sizes agree with).
 fn describe_launches(r: &mut FileReport, o: &Options) {
     for k in &mut r.kernels {
         if let Some(site) = o.launch_site(&k.name) {
             k.launch = Some(describe(site));
-        } else if let (Some((block, grid)), Some(site)) =
-            (o.user_launch(&k.name), o.launch_site_types(&k.name))
-        {
-            // The user's sizes, with the instantiation the code launches.
-            if !site.template_args.is_empty() {
-                let sized = LaunchOverride {
-                    block_dim: block,
-                    grid_dim: grid,
-                    ..site.clone()
-                };
-                k.launch = Some(format!("{} (sizes as given)", describe(&sized)));
+        } else if let Some(given) = o.user_launch_text(&k.name) {
+            let mut s = given;
+            if let Some(site) = o.launch_site_types(&k.name) {
+                if !site.template_args.is_empty() {
+                    s = format!("<{}>, {s}", site.template_args.join(", "));
+                }
+                if !site.requires.is_empty() {
+                    s.push_str(&format!("; {}", site.requires.join(", ")));
+                }
+                if let Some(at) = site
+                    .origin
+                    .as_ref()
+                    .filter(|_| !site.template_args.is_empty() || !site.requires.is_empty())
+                {
+                    s.push_str(&format!(" (launch at {at})"));
+                }
             }
+            k.launch = Some(s);
         }
     }
 }
@@ -798,7 +1004,7 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
                     match base.findings.iter_mut().find(|g| same_cause(g, f)) {
                         Some(g) => {
                             g.launches.extend(launch.clone());
-                            confirm_fixes(g, f);
+                            confirm_fixes(&mut g.fixes, &f.fixes);
                         }
                         None => {
                             let mut f = f.clone();
@@ -856,9 +1062,9 @@ fn same_cause(a: &Finding, b: &Finding) -> bool {
 /// `kept`'s fixes stay verified only where `other` (the same finding under
 /// another launch) verified the same edit: a fix is checked under every
 /// launch its finding holds under.
-fn confirm_fixes(kept: &mut Finding, other: &Finding) {
-    for x in &mut kept.fixes {
-        let confirmed = other.fixes.iter().any(|y| y.edits == x.edits && y.verified);
+fn confirm_fixes(kept: &mut [Fix], other: &[Fix]) {
+    for x in kept {
+        let confirmed = other.iter().any(|y| y.edits == x.edits && y.verified);
         if x.verified && !confirmed {
             x.verified = false;
             x.title.push_str(" (checked under one launch only)");
@@ -1266,6 +1472,82 @@ mod tests {
                 step.launch
             );
             assert_eq!(a.launch_files_parsed, step.parsed, "{}", step.what);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The quick-fixes computed on request from an analysis's `FixBasis`
+    /// are the ones `check --fixes` finds: under the host code's launch (the
+    /// barrier inside `if (t < width)` is divergent under any other), for a
+    /// file analysed after a header (its edits in the file's positions).
+    #[test]
+    fn fixes_on_request_are_the_analysis_fixes_under_its_launches() {
+        let dir = std::env::temp_dir().join(format!(
+            "syncscope-fix-basis-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = compile_commands::normalize(&dir);
+        let kernel = "#include \"mirror.h\"\n__global__ void mirror(float *row, int width) {\n    __shared__ float s[256];\n    int t = threadIdx.x;\n    if (t < width) {\n        s[t] = row[t];\n        row[t] = s[mirrored(t, width)];\n    }\n}\n";
+        std::fs::write(
+            dir.join("mirror.h"),
+            "#pragma once\n__device__ int mirrored(int t, int width) {\n    return width - 1 - t;\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("host.cu"),
+            "void run(float *row, int width) {\n    if (width < 1 || width > 256) return;\n    mirror<<<1, width>>>(row, width);\n}\n",
+        )
+        .unwrap();
+        let file = dir.join("mirror.cu");
+        std::fs::write(&file, kernel).unwrap();
+        let buffers = HashMap::new();
+        let run = |compute_fixes: bool| {
+            analyze(
+                &file,
+                kernel,
+                None,
+                &Options {
+                    compute_fixes,
+                    ..Options::default()
+                },
+                &SearchPaths::default(),
+                &Overlay { buffers: &buffers },
+                &MemoryCache::default(),
+                None,
+                None,
+            )
+        };
+        let with_fixes = run(true);
+        let races: Vec<&Finding> = with_fixes
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::DataRace)
+            .collect();
+        assert!(!races.is_empty(), "{:#?}", with_fixes.report.findings);
+        assert!(
+            races.iter().all(|f| f.fixes.iter().any(|x| x.verified)),
+            "{races:#?}"
+        );
+        let plain = run(false);
+        let asked = quick_fixes(
+            &plain.fix_basis,
+            &MemoryCache::default(),
+            None,
+            &plain.report.findings,
+        );
+        for (f, fixes) in plain.report.findings.iter().zip(&asked) {
+            let expected = with_fixes
+                .report
+                .findings
+                .iter()
+                .find(|g| g.kind == f.kind && g.span == f.span && g.pairs == f.pairs)
+                .map(|g| g.fixes.clone())
+                .unwrap_or_default();
+            assert_eq!(fixes, &expected, "{f:#?}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

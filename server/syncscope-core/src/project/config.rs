@@ -14,7 +14,9 @@ pub(crate) use crate::options::DEFAULT_CUDA_ARCH;
 // The settings, their keys, defaults and value types are declared once, in
 // `settings.rs`; this file reads them from `syncscope.toml`.
 use crate::project::settings::{self as registry, Source};
-pub use crate::project::settings::{DefineValue, KernelSettings, Settings};
+pub use crate::project::settings::{
+    DefineValue, KernelSettings, LaunchLines, Settings, SettingsOrigin,
+};
 
 /// An error in a configuration source, with the byte range it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,7 +45,7 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
         })?;
         values.push((key.into_inner(), json));
     }
-    let (s, unknown) = registry::read(Source::File, values).map_err(|bad| ConfigError {
+    let (mut s, unknown) = registry::read(Source::File, values).map_err(|bad| ConfigError {
         range: spans.get(&bad.key).map(|(_, value)| value.clone()),
         message: bad.message,
     })?;
@@ -57,6 +59,10 @@ pub fn parse_file(text: &str) -> Result<Settings, ConfigError> {
         range: locate_key(text, &message),
         message,
     })?;
+    s.origin = SettingsOrigin::File {
+        name: FILE_NAME.to_string(),
+        lines: LaunchLines::of(text),
+    };
     Ok(s)
 }
 
@@ -134,9 +140,11 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
     for s in layers {
         if let Some(d) = &s.block_dim {
             options.block_dim = Some(dim3(d));
+            options.block_dim_from = s.origin.of_size("block-dim");
         }
         if let Some(d) = &s.grid_dim {
             options.grid_dim = Some(dim3(d));
+            options.grid_dim_from = s.origin.of_size("grid-dim");
         }
         for (k, v) in s.defines.iter().flatten() {
             defines.insert(k.clone(), v.render());
@@ -174,10 +182,12 @@ pub fn layer_options(layers: &[&Settings], base: Options) -> Options {
             .kernels
             .iter()
             .flatten()
-            .map(|k| LaunchOverride {
+            .enumerate()
+            .map(|(i, k)| LaunchOverride {
                 kernel_glob: k.name.clone(),
                 block_dim: k.block_dim.as_deref().map(dim3),
                 grid_dim: k.grid_dim.as_deref().map(dim3),
+                from: s.origin.of_kernel_entry(i),
                 ..Default::default()
             })
             .collect();
@@ -201,7 +211,7 @@ impl ConfigFile {
     pub fn load(path: &Path) -> Result<ConfigFile, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let settings = parse_file(&text).map_err(|e| {
+        let mut settings = parse_file(&text).map_err(|e| {
             let line = e
                 .range
                 .map(|r| text[..r.start.min(text.len())].matches('\n').count() + 1);
@@ -210,6 +220,12 @@ impl ConfigFile {
                 None => format!("{}: {}", path.display(), e.message),
             }
         })?;
+        // A file named otherwise (`--config ci.toml`) is named as it is.
+        if let SettingsOrigin::File { name, .. } = &mut settings.origin {
+            if let Some(n) = path.file_name() {
+                *name = n.to_string_lossy().into_owned();
+            }
+        }
         Ok(ConfigFile {
             path: path.to_path_buf(),
             settings,
@@ -276,8 +292,7 @@ mod tests {
 
     #[test]
     fn parses_a_full_file() {
-        let s = parse_file(
-            r#"
+        let text = r#"
 block-dim = [256]
 grid-dim = [4, 2]
 defines = { TILE = "16", N = 8, DEBUG = true }
@@ -296,9 +311,8 @@ block-dim = [128, 2, 1]
 [[kernel]]
 name = "scan"
 grid-dim = [1]
-"#,
-        )
-        .unwrap();
+"#;
+        let s = parse_file(text).unwrap();
         let o = layer_options(&[&s], Options::default());
         assert_eq!(o.block_dim, Some([256, 1, 1]));
         assert_eq!(o.grid_dim, Some([4, 2, 1]));
@@ -318,6 +332,31 @@ grid-dim = [1]
             (Some([128, 2, 1]), Some([4, 2, 1]))
         );
         assert_eq!(o.launch_for("scan"), (Some([256, 1, 1]), Some([1, 1, 1])));
+        // Each size names the line it was written on: the top-level keys',
+        // a `[[kernel]]` entry's header.
+        let line = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+        let kernel_entries: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| *l == "[[kernel]]")
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert_eq!(
+            o.user_launch_text("reduce_v2").unwrap(),
+            format!(
+                "blockDim = (128,2,1) (from syncscope.toml:{}), gridDim = (4,2,1) (from syncscope.toml:{})",
+                kernel_entries[0],
+                line("grid-dim")
+            )
+        );
+        assert_eq!(
+            o.user_launch_text("other").unwrap(),
+            format!(
+                "blockDim = (256,1,1) (from syncscope.toml:{}), gridDim = (4,2,1) (from syncscope.toml:{})",
+                line("block-dim"),
+                line("grid-dim")
+            )
+        );
         let c = ConfigFile {
             path: PathBuf::from("/p/syncscope.toml"),
             settings: s,

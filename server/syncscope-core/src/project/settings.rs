@@ -127,6 +127,110 @@ pub struct KernelSettings {
     pub deterministic: Option<bool>,
 }
 
+/// Where a layer of settings comes from, and for a file, the lines its
+/// launch sizes are on: a report says `blockDim = (64,1,1) (from
+/// syncscope.toml:4)`, never a size of unknown origin.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum SettingsOrigin {
+    /// Not said (settings built in code, tests).
+    #[default]
+    Unnamed,
+    /// A configuration file: its name as shown (`syncscope.toml`), and the
+    /// 1-based lines of its launch sizes.
+    File { name: String, lines: LaunchLines },
+    /// The command line's flags.
+    CommandLine,
+    /// The settings an editor sends the server.
+    Client,
+}
+
+/// The 1-based lines of a configuration file's launch sizes: the top-level
+/// `block-dim` and `grid-dim`, and each `[[kernel]]` entry's header, by
+/// position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchLines {
+    pub block_dim: Option<usize>,
+    pub grid_dim: Option<usize>,
+    pub kernels: Vec<usize>,
+}
+
+impl SettingsOrigin {
+    /// Where the top-level size `key` (`block-dim` or `grid-dim`) of this
+    /// layer was written: `--block-dim`, `syncscope.toml:3`.
+    pub fn of_size(&self, key: &str) -> Option<String> {
+        match self {
+            SettingsOrigin::Unnamed => None,
+            SettingsOrigin::CommandLine => Some(format!("--{key}")),
+            SettingsOrigin::Client => Some(format!(
+                "the editor setting `syncscope.{}`",
+                if key == "block-dim" {
+                    "blockDim"
+                } else {
+                    "gridDim"
+                }
+            )),
+            SettingsOrigin::File { name, lines } => {
+                let line = if key == "block-dim" {
+                    lines.block_dim
+                } else {
+                    lines.grid_dim
+                };
+                Some(match line {
+                    Some(l) => format!("{name}:{l}"),
+                    None => name.clone(),
+                })
+            }
+        }
+    }
+
+    /// Where the `index`-th `[[kernel]]` entry of this layer was written
+    /// (a file: the line of its `[[kernel]]` header).
+    pub fn of_kernel_entry(&self, index: usize) -> Option<String> {
+        match self {
+            SettingsOrigin::File { name, lines } => Some(match lines.kernels.get(index) {
+                Some(l) => format!("{name}:{l}"),
+                None => name.clone(),
+            }),
+            SettingsOrigin::Client => Some("the editor setting `syncscope.kernels`".into()),
+            SettingsOrigin::CommandLine => Some("the command line".into()),
+            SettingsOrigin::Unnamed => None,
+        }
+    }
+}
+
+impl LaunchLines {
+    /// Reads the lines of the launch sizes from a configuration file's text
+    /// (what the TOML parser's spans do not give for array-of-table entries).
+    pub fn of(text: &str) -> LaunchLines {
+        let mut out = LaunchLines::default();
+        let mut in_table = false;
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if t.starts_with('[') {
+                in_table = true;
+                if t.replace(' ', "") == "[[kernel]]" {
+                    out.kernels.push(i + 1);
+                }
+                continue;
+            }
+            let key = t.split('=').next().unwrap_or("").trim().trim_matches('"');
+            let is_block = matches!(key, "block-dim" | "blockDim");
+            let is_grid = matches!(key, "grid-dim" | "gridDim");
+            if !(is_block || is_grid) {
+                continue;
+            }
+            if !in_table {
+                if is_block {
+                    out.block_dim = Some(i + 1);
+                } else {
+                    out.grid_dim = Some(i + 1);
+                }
+            }
+        }
+        out
+    }
+}
+
 macro_rules! settings {
     ($(
         $field:ident: $ty:ty {
@@ -143,6 +247,9 @@ macro_rules! settings {
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct Settings {
             $(#[doc = $description] pub $field: Option<$ty>,)*
+            /// Where these settings were written (not a setting): the
+            /// launch sizes they fix name it in reports.
+            pub origin: SettingsOrigin,
         }
 
         /// Every setting, in the order of the documentation.
@@ -397,7 +504,15 @@ pub fn read(
     source: Source,
     entries: impl IntoIterator<Item = (String, Value)>,
 ) -> Result<(Settings, Vec<UnknownKey>), BadValue> {
-    let mut settings = Settings::default();
+    // A file's origin (its name and lines) is set by its parser, which
+    // has its text.
+    let mut settings = Settings {
+        origin: match source {
+            Source::File => SettingsOrigin::Unnamed,
+            Source::Client => SettingsOrigin::Client,
+        },
+        ..Settings::default()
+    };
     let mut unknown = Vec::new();
     for (key, value) in entries {
         match lookup(source, &key) {

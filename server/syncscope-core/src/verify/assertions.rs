@@ -203,13 +203,19 @@ impl<'k> KernelContext<'k> {
                     },
                 }
             }
-            let stated: Vec<String> = stated
+            let mut stated: Vec<String> = stated
                 .into_iter()
                 .map(|(text, launch)| match launch {
                     Some(at) => format!("{text} (from the launch at {at})"),
                     None => text,
                 })
                 .collect();
+            // The sizes the user fixed bound the verdict too: said first,
+            // each with where it was written (a flag, syncscope.toml's
+            // line, the file's directive).
+            if let Some(given) = self.options.user_launch_text(&k.name) {
+                stated.insert(0, given);
+            }
             message.push_str(&format!(
                 "`{}` is checked under these assumptions: {}",
                 k.name,

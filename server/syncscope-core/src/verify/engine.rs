@@ -74,6 +74,7 @@ pub(crate) fn verify_kernel(
         queries: (cx.counters.run + cx.counters.reused) as u32,
         queries_reused: cx.counters.reused as u32,
         launch: None,
+        launch_note: None,
     };
     KernelOutcome {
         findings,

@@ -117,6 +117,7 @@ pub(crate) fn verify_one(
                 queries: 0,
                 queries_reused: 0,
                 launch: None,
+                launch_note: None,
             };
             (vec![f], report, Vec::new(), Stats::default())
         }
