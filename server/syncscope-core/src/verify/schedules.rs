@@ -28,7 +28,8 @@ use super::context::*;
 use super::replay::{eval_expr, LaunchShape};
 use crate::model::*;
 use crate::report::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::symbols;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The concrete search runs launches of at most this many threads.
 const MAX_THREADS: i64 = 1024;
@@ -117,6 +118,9 @@ struct Launch {
     /// for every thread) lets the threads it guards contend; 0 is the
     /// other input tried.
     opaque_truth: i64,
+    /// The one opaque comparison the search may choose (its name without
+    /// iteration tag), see `KernelContext::opaque_comparison`.
+    opaque_comparison: Option<String>,
     /// Whether a run read such a chosen truth (the finding says so).
     chose_truth: std::cell::Cell<bool>,
 }
@@ -427,6 +431,7 @@ impl<'k> KernelContext<'k> {
             shape: LaunchShape { block, grid },
             params: Vec::new(),
             opaque_truth,
+            opaque_comparison: self.opaque_comparison(),
             chose_truth: std::cell::Cell::new(false),
         };
         if launch.threads() > MAX_THREADS {
@@ -605,26 +610,67 @@ impl<'k> KernelContext<'k> {
         }
     }
 
+    /// The opaque comparison whose truth the search may choose: only
+    /// when the kernel makes exactly one (by name, whatever the iteration),
+    /// so that no two choices can contradict each other (`x > 0` and
+    /// `x < 0` both true), and it compares values that are the same in
+    /// every schedule: no atomic's result flows into an unknown, and every
+    /// array the kernel reads is one it never writes (the compared values
+    /// come from the inputs, the launch and the thread).
+    fn opaque_comparison(&self) -> Option<String> {
+        let k = self.kernel;
+        let reads_written = k
+            .read_values
+            .iter()
+            .any(|(_, id)| self.accesses.get(id).is_none_or(|a| self.written(a.array)));
+        if reads_written || k.atomic_results_summarised {
+            return None;
+        }
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut note = |e: &Expr| {
+            e.for_each_var(&mut |v| {
+                if matches!(v.kind, VarKind::Unknown { lo: 0, hi: 1, .. })
+                    && v.name.starts_with("float")
+                {
+                    let base = symbols::split_iteration_tag(&v.name).map_or(&*v.name, |(b, _)| b);
+                    names.insert(base.to_string());
+                }
+            })
+        };
+        for a in k.accesses() {
+            note(&a.index);
+            note(&a.guard);
+            a.value.iter().for_each(&mut note);
+        }
+        for o in &k.atomic_ops {
+            o.operands.iter().flatten().for_each(&mut note);
+        }
+        for b in k.barriers() {
+            note(&b.guard);
+        }
+        walk(&k.body, &mut |s| {
+            if let Stmt::Loop(l) = s {
+                note(&l.guard);
+            }
+        });
+        k.assumptions.iter().for_each(&mut note);
+        if names.len() != 1 {
+            return None;
+        }
+        names.pop_first()
+    }
+
     /// The truth of an opaque comparison of the inputs (`in[i] > 0.0f`:
     /// floating point is outside the model): the search's choice, the same
     /// for every thread and every schedule. Not for a value fixed by code
     /// nobody checked (a function without a body), nor for an atomic's
     /// result or a read of memory the kernel writes (the run has those).
     fn chosen_truth(&self, launch: &Launch, v: &Var) -> Option<i64> {
-        let k = self.kernel;
         let VarKind::Unknown { lo: 0, hi: 1, .. } = v.kind else {
             return None;
         };
-        // Only a comparison of values that are the same in every
-        // schedule: no atomic's result flows into an unknown, and every
-        // array the kernel reads is one it never writes (so the compared
-        // values come from the inputs, the launch and the thread).
-        let comparison = v.name.starts_with("float");
-        let reads_written = k
-            .read_values
-            .iter()
-            .any(|(_, id)| self.accesses.get(id).is_none_or(|a| self.written(a.array)));
-        if !comparison || reads_written || k.atomic_results_summarised {
+        let base = symbols::split_iteration_tag(&v.name).map_or(&*v.name, |(b, _)| b);
+        if launch.opaque_comparison.as_deref() != Some(base) {
             return None;
         }
         launch.chose_truth.set(true);
@@ -1206,6 +1252,37 @@ mod tests {
             .map(|f| f.kernel)
             .collect();
         assert_eq!(flagged, vec![Some("winner".to_string())]);
+    }
+
+    #[test]
+    fn two_opaque_comparisons_are_never_chosen_together() {
+        // All true would run both exchanges in every thread, an input no
+        // array gives (`x > 0` and `x < 0`): the search chooses no truth
+        // and finds nothing, so the check says unknown.
+        let src = "__global__ void k(int *w, const float *in) {\n\
+            float x = in[blockIdx.x * 8 + threadIdx.x];\n\
+            if (x > 0.0f) atomicExch(w, 1);\n\
+            if (x < 0.0f) atomicExch(w, 2);\n}\n";
+        assert_eq!(kinds(src), vec![FindingKind::Unknown]);
+        // One comparison: every thread exchanges, in either order.
+        let src = "__global__ void k(int *w, const float *in) {\n\
+            float x = in[blockIdx.x * 8 + threadIdx.x];\n\
+            if (x > 0.0f) atomicExch(w, (int)threadIdx.x);\n}\n";
+        assert_eq!(kinds(src), vec![FindingKind::ScheduleDependent]);
+    }
+
+    #[test]
+    fn barriers_separate_exchanges_of_different_constants() {
+        // Each block's own cell: proven. One cell for every block: the
+        // barrier orders one block only, so the argument does not apply.
+        let own = "__global__ void k(int *p) {\n\
+            atomicExch(&p[blockIdx.x], 1);\n__syncthreads();\n\
+            atomicExch(&p[blockIdx.x], 2);\n}\n";
+        assert_eq!(kinds(own), Vec::<FindingKind>::new());
+        let without = own.replace("__syncthreads();", "");
+        assert_eq!(kinds(&without), vec![FindingKind::Unknown]);
+        let one_cell = own.replace("&p[blockIdx.x]", "p");
+        assert_eq!(kinds(&one_cell), vec![FindingKind::Unknown]);
     }
 
     #[test]
