@@ -35,6 +35,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 const MAX_THREADS: i64 = 1024;
 /// Reorderings tried per kernel (each one runs the whole launch again).
 const MAX_SWAPS: usize = 512;
+/// Events all the runs of one kernel may execute together: a launch of
+/// many threads with unrolled loops gets fewer reorderings.
+const MAX_WORK: usize = 1_000_000;
 /// The block size of the search when the launch is symbolic.
 const SMALL_BLOCK: u32 = 4;
 
@@ -482,14 +485,14 @@ impl<'k> KernelContext<'k> {
         if k.barriers().iter().any(|b| b.kind == BarrierKind::Grid) {
             return None;
         }
-        let mut tried = 0;
+        let (mut tried, mut work) = (0, 0);
         for truth in [1, 0] {
             let launch = self.search_launch(truth)?;
             let events = self.thread_events(&launch)?;
-            if let Some(f) = self.search_launch_schedules(&launch, &events, &mut tried) {
+            if let Some(f) = self.search_launch_schedules(&launch, &events, &mut tried, &mut work) {
                 return Some(f);
             }
-            if tried > MAX_SWAPS || !launch.chose_truth.get() {
+            if tried > MAX_SWAPS || work > MAX_WORK || !launch.chose_truth.get() {
                 // The other input would run the same program.
                 return None;
             }
@@ -505,7 +508,13 @@ impl<'k> KernelContext<'k> {
         launch: &Launch,
         events: &[Vec<Event>],
         tried: &mut usize,
+        work: &mut usize,
     ) -> Option<Finding> {
+        let cost: usize = events.iter().map(Vec::len).sum();
+        *work += cost;
+        if *work > MAX_WORK {
+            return None;
+        }
         let base = self.run_schedule(launch, events, None)?;
         for (cell, order) in &base.orders {
             // Ends first: the first operation decides a first-wins pattern
@@ -545,7 +554,8 @@ impl<'k> KernelContext<'k> {
                         continue;
                     }
                     *tried += 1;
-                    if *tried > MAX_SWAPS || self.cancelled() {
+                    *work += cost;
+                    if *tried > MAX_SWAPS || *work > MAX_WORK || self.cancelled() {
                         return None;
                     }
                     let forced = Forced {
