@@ -113,6 +113,78 @@ pub fn options_for(e: &Expectations) -> Options {
 }
 
 /// Compares a report with the file's expectations; returns the mismatches.
+/// Issue 30: a `schedule-dependent` finding shows its two schedules: a
+/// note (and the message) for each, naming two different threads that
+/// run the contended operations in opposite orders, each schedule ending
+/// with its own value of one location, and the witness's two threads are
+/// those threads.
+fn schedules_shown(f: &syncscope_core::Finding) -> Vec<String> {
+    let line = f.span.start.line + 1;
+    let mut problems = Vec::new();
+    let threads: Vec<String> = match &f.witness {
+        Some(w) if w.threads.len() == 2 && w.threads[0] != w.threads[1] => w
+            .threads
+            .iter()
+            .map(|t| {
+                format!(
+                    "thread ({},{},{}) of block ({},{},{})",
+                    t.thread_idx[0],
+                    t.thread_idx[1],
+                    t.thread_idx[2],
+                    t.block_idx[0],
+                    t.block_idx[1],
+                    t.block_idx[2]
+                )
+            })
+            .collect(),
+        _ => {
+            return vec![format!(
+                "schedule-dependent at line {line}: no two distinct witness threads"
+            )]
+        }
+    };
+    let mut ends = Vec::new();
+    for (n, (a, b)) in [
+        (1, (&threads[0], &threads[1])),
+        (2, (&threads[1], &threads[0])),
+    ] {
+        let Some(note) = f
+            .notes
+            .iter()
+            .find(|x| x.starts_with(&format!("schedule {n} ")))
+        else {
+            problems.push(format!(
+                "schedule-dependent at line {line}: no note shows schedule {n}"
+            ));
+            continue;
+        };
+        let (pa, pb) = (note.find(a.as_str()), note.find(b.as_str()));
+        if !matches!((pa, pb), (Some(x), Some(y)) if x < y) {
+            problems.push(format!(
+                "schedule-dependent at line {line}: schedule {n} does not run {a} before {b}: {note}"
+            ));
+        }
+        match note.rsplit_once(" ends ") {
+            Some((_, v)) if v.parse::<i64>().is_ok() => ends.push(v.to_string()),
+            _ => problems.push(format!(
+                "schedule-dependent at line {line}: schedule {n} names no final value: {note}"
+            )),
+        }
+        if !f.message.contains(note.as_str()) {
+            problems.push(format!(
+                "schedule-dependent at line {line}: the message leaves out schedule {n}"
+            ));
+        }
+    }
+    if ends.len() == 2 && ends[0] == ends[1] {
+        problems.push(format!(
+            "schedule-dependent at line {line}: both schedules end with {}",
+            ends[0]
+        ));
+    }
+    problems
+}
+
 pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> {
     let mut problems = Vec::new();
     for f in &report.findings {
@@ -125,6 +197,9 @@ pub fn check_expectations(e: &Expectations, report: &FileReport) -> Vec<String> 
         }
         if !f.kind.info().corpus_marker {
             continue;
+        }
+        if f.kind == FindingKind::ScheduleDependent {
+            problems.extend(schedules_shown(f));
         }
         let code = f.kind.code().to_string();
         // A grouped race: every racing pair must touch a marked line (the

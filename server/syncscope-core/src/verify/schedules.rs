@@ -28,12 +28,16 @@ use super::context::*;
 use super::replay::{eval_expr, LaunchShape};
 use crate::model::*;
 use crate::report::*;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::symbols;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The concrete search runs launches of at most this many threads.
 const MAX_THREADS: i64 = 1024;
-/// Swaps tried per kernel (each one runs the whole launch again).
+/// Reorderings tried per kernel (each one runs the whole launch again).
 const MAX_SWAPS: usize = 512;
+/// Events all the runs of one kernel may execute together: a launch of
+/// many threads with unrolled loops gets fewer reorderings.
+const MAX_WORK: usize = 1_000_000;
 /// The block size of the search when the launch is symbolic.
 const SMALL_BLOCK: u32 = 4;
 
@@ -64,24 +68,34 @@ fn conjuncts(e: &Expr, out: &mut Vec<Expr>) {
 
 /// A memory cell of the concrete run: the array, the block for a
 /// `__shared__` array (each block has its own; -1 for global memory) and
-/// the index.
 type Cell = (ArrayId, i64, i64);
 
 /// One thread's event in the concrete run.
 #[derive(Clone)]
 struct Event {
     epoch: u32,
-    /// An atomic operation (index into `Kernel::atomic_ops`) or a plain write.
+    /// An atomic operation (index into `Kernel::atomic_ops`), or `None`
+    /// for a plain write or a read.
     atomic: Option<usize>,
     access: usize,
+    /// For a read of memory the kernel writes: the unknown that stands for
+    /// the value it returns (the run gives it the cell's content then).
+    read: Option<Var>,
+    /// The enclosing loops' counters at this event (loops are unrolled).
+    counters: Vec<(Var, i64)>,
 }
+
+/// An event of a run: (thread, the event's index in that thread's list).
+type Step = (usize, usize);
 
 /// The outcome of one concrete run.
 struct Run {
     /// Final memory: (array, index) → value (`None`: not a value the model has).
     memory: BTreeMap<Cell, Option<i64>>,
-    /// Per cell, the atomic operations in the order they ran: (thread, op).
-    orders: BTreeMap<Cell, Vec<(usize, usize)>>,
+    /// Per cell, the atomic operations in the order they ran.
+    orders: BTreeMap<Cell, Vec<Step>>,
+    /// What each atomic operation returned.
+    returned: HashMap<Step, i64>,
     /// Who wrote each location last (thread, access), for messages.
     writers: BTreeMap<Cell, (usize, usize)>,
 }
@@ -89,14 +103,29 @@ struct Run {
 /// A swap to force: on `cell`, the first `prefix` operations run in this order.
 struct Forced {
     cell: Cell,
-    prefix: Vec<(usize, usize)>,
+    prefix: Vec<Step>,
 }
 
+/// Most events one thread's unrolled program may have.
+const MAX_EVENTS_PER_THREAD: usize = 4096;
+/// Most events of all threads together.
+const MAX_EVENTS: usize = 200_000;
+
 /// The launch the concrete search runs (its threads' coordinates:
-/// `LaunchShape`) and its parameters.
+/// `LaunchShape`), its parameters, and the inputs it chose.
 struct Launch {
     shape: LaunchShape,
     params: Vec<(Var, i64)>,
+    /// The truth the search gives every opaque comparison of the inputs
+    /// (a floating-point comparison such as `in[i] > 0.0f`): 1 (it holds
+    /// for every thread) lets the threads it guards contend; 0 is the
+    /// other input tried.
+    opaque_truth: i64,
+    /// The one opaque comparison the search may choose (its name without
+    /// iteration tag), see `KernelContext::opaque_comparison`.
+    opaque_comparison: Option<String>,
+    /// Whether a run read such a chosen truth (the finding says so).
+    chose_truth: std::cell::Cell<bool>,
 }
 
 impl Launch {
@@ -115,16 +144,69 @@ impl Launch {
     }
 }
 
+/// The barrier interval of each atomic operation's access at the kernel's
+/// top level: the number of `__syncthreads()` every thread of the block
+/// passes before it (a block barrier whose guard is constant true, outside
+/// loops), or `None` for an access in a loop that contains a barrier.
+/// Two operations of one block in different intervals are ordered.
+fn barrier_intervals(body: &[Stmt]) -> HashMap<usize, Option<u32>> {
+    fn has_barrier(stmts: &[Stmt]) -> bool {
+        let mut found = false;
+        walk(stmts, &mut |s| found |= matches!(s, Stmt::Barrier(_)));
+        found
+    }
+    fn go(stmts: &[Stmt], interval: &mut u32, out: &mut HashMap<usize, Option<u32>>) {
+        for s in stmts {
+            match s {
+                Stmt::Access(a) => {
+                    out.insert(a.id, Some(*interval));
+                }
+                Stmt::Barrier(b) => {
+                    let always = matches!(b.guard, Expr::Const(c) if c != 0);
+                    if always && b.kind != BarrierKind::Warp {
+                        *interval += 1;
+                    }
+                }
+                Stmt::If(a, b) => {
+                    // A barrier under a condition that is not constant
+                    // true separates nothing: both branches and what
+                    // follows stay in the interval (a constant-true one
+                    // in a branch still counts, as everywhere).
+                    let start = *interval;
+                    let mut ia = start;
+                    go(a, &mut ia, out);
+                    let mut ib = start;
+                    go(b, &mut ib, out);
+                    *interval = ia.min(ib);
+                }
+                Stmt::Loop(l) if has_barrier(&l.body) => {
+                    walk(&l.body, &mut |s| {
+                        if let Stmt::Access(a) = s {
+                            out.insert(a.id, None);
+                        }
+                    });
+                }
+                Stmt::Loop(l) => go(&l.body, interval, out),
+                Stmt::LoopExit(_) => {}
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    go(body, &mut 0, &mut out);
+    out
+}
 impl<'k> KernelContext<'k> {
     /// The `--deterministic` check: no finding when every atomic operation
     /// is order-independent, a `schedule-dependent` finding with two
     /// schedules, or `unknown` when neither could be shown.
     pub(super) fn check_schedules(&mut self) -> Vec<Finding> {
         let k = self.kernel;
+        let intervals = barrier_intervals(&k.body);
+        let shared_across_blocks = self.arrays_shared_across_blocks(&intervals);
         let undecided: Vec<&AtomicOp> = k
             .atomic_ops
             .iter()
-            .filter(|op| !self.order_independent(op))
+            .filter(|op| !self.order_independent(op, &intervals, &shared_across_blocks))
             .collect();
         let Some(first) = undecided.first() else {
             return Vec::new();
@@ -147,9 +229,90 @@ impl<'k> KernelContext<'k> {
         )]
     }
 
+    /// The global arrays whose atomic operations in different barrier
+    /// intervals may meet on one cell from two blocks (a barrier orders
+    /// one block only): there, operations the barriers separate inside a
+    /// block are still unordered. A solver query per pair of sites; an
+    /// undecided query counts as "may meet".
+    fn arrays_shared_across_blocks(
+        &mut self,
+        intervals: &HashMap<usize, Option<u32>>,
+    ) -> HashSet<ArrayId> {
+        let k = self.kernel;
+        let mut out = HashSet::new();
+        let one_block = self
+            .env
+            .grid_dim
+            .is_some_and(|g| g.iter().map(|&d| i64::from(d)).product::<i64>() == 1);
+        if one_block {
+            return out;
+        }
+        let mut arrays: Vec<ArrayId> = Vec::new();
+        for o in &k.atomic_ops {
+            if let Some(a) = self.accesses.get(&o.access) {
+                if k.arrays[a.array].space == MemorySpace::Global && !arrays.contains(&a.array) {
+                    arrays.push(a.array);
+                }
+            }
+        }
+        for array in arrays {
+            let sites: Vec<&Access> = k
+                .atomic_ops
+                .iter()
+                .filter_map(|o| self.accesses.get(&o.access).copied())
+                .filter(|a| a.array == array)
+                .collect();
+            let spans_intervals = sites.iter().any(|a| {
+                intervals.get(&a.id).copied().flatten()
+                    != intervals.get(&sites[0].id).copied().flatten()
+            });
+            if !spans_intervals {
+                // Every operation on the array is in one interval: the
+                // barriers order none of them, whatever the blocks.
+                continue;
+            }
+            let rel = Relation::CrossBlock;
+            let mut shared = false;
+            'pairs: for a in &sites {
+                for b in &sites {
+                    if a.width != 1 || b.width != 1 || self.cancelled() {
+                        shared = true;
+                        break 'pairs;
+                    }
+                    let mut facts = vec![
+                        self.instantiate(&a.guard, 1, rel, &[], false),
+                        self.instantiate(&b.guard, 2, rel, &[], false),
+                        Expr::eq(
+                            self.instantiate(&a.index, 1, rel, &[], false),
+                            self.instantiate(&b.index, 2, rel, &[], false),
+                        ),
+                    ];
+                    facts.extend(self.relation_constraints(rel));
+                    facts.extend(self.assumptions(rel, false));
+                    if self.may_hold(&facts) {
+                        shared = true;
+                        break 'pairs;
+                    }
+                }
+            }
+            if shared {
+                out.insert(array);
+            }
+        }
+        out
+    }
+
     /// Whether swapping two threads' `op` never changes the final memory
-    /// (the exchange argument of the module comment).
-    fn order_independent(&self, op: &AtomicOp) -> bool {
+    /// (the exchange argument of the module comment). Only the operations
+    /// that may run unordered with `op` take part: those the barriers put
+    /// in another interval of the block (on a cell no two blocks share)
+    /// are never swapped with it.
+    fn order_independent(
+        &self,
+        op: &AtomicOp,
+        intervals: &HashMap<usize, Option<u32>>,
+        shared_across_blocks: &HashSet<ArrayId>,
+    ) -> bool {
         let k = self.kernel;
         let Some(acc) = self.accesses.get(&op.access) else {
             return false;
@@ -161,10 +324,21 @@ impl<'k> KernelContext<'k> {
             Scope::Block => shared,
             Scope::Thread => false,
         };
+        let interval = |id: usize| intervals.get(&id).copied().flatten();
+        let concurrent = |other: &AtomicOp| {
+            if shared_across_blocks.contains(&acc.array) {
+                return true;
+            }
+            match (interval(op.access), interval(other.access)) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+        };
         let sites: Vec<&AtomicOp> = k
             .atomic_ops
             .iter()
             .filter(|o| self.accesses.get(&o.access).map(|a| a.array) == Some(acc.array))
+            .filter(|o| concurrent(o))
             .collect();
         let same_function = sites.iter().all(|o| {
             o.op == op.op
@@ -241,7 +415,7 @@ impl<'k> KernelContext<'k> {
     }
 
     /// The launch of the concrete search, with a value for each parameter.
-    fn search_launch(&self) -> Option<Launch> {
+    fn search_launch(&self, opaque_truth: i64) -> Option<Launch> {
         let k = self.kernel;
         let block = match self.env.block_dim {
             Some(b) => b.map(i64::from),
@@ -259,6 +433,9 @@ impl<'k> KernelContext<'k> {
         let mut launch = Launch {
             shape: LaunchShape { block, grid },
             params: Vec::new(),
+            opaque_truth,
+            opaque_comparison: self.opaque_comparison(),
+            chose_truth: std::cell::Cell::new(false),
         };
         if launch.threads() > MAX_THREADS {
             return None;
@@ -299,42 +476,105 @@ impl<'k> KernelContext<'k> {
         Some(launch)
     }
 
-    /// The concrete search for two schedules with different final memory.
+    /// The concrete search for two schedules with different final memory:
+    /// one input where every opaque comparison of the inputs holds (so
+    /// that the threads it guards all reach their atomics and contend),
+    /// then one where none does.
     fn search_schedules(&self) -> Option<Finding> {
         let k = self.kernel;
         if k.barriers().iter().any(|b| b.kind == BarrierKind::Grid) {
             return None;
         }
-        let launch = self.search_launch()?;
-        let events = self.thread_events(&launch)?;
-        let base = self.run_schedule(&launch, &events, None)?;
-        let mut tried = 0;
+        let (mut tried, mut work) = (0, 0);
+        for truth in [1, 0] {
+            let launch = self.search_launch(truth)?;
+            let events = self.thread_events(&launch)?;
+            if let Some(f) = self.search_launch_schedules(&launch, &events, &mut tried, &mut work) {
+                return Some(f);
+            }
+            if tried > MAX_SWAPS || work > MAX_WORK || !launch.chose_truth.get() {
+                // The other input would run the same program.
+                return None;
+            }
+        }
+        None
+    }
+
+    /// The search on one launch and input: a base run (the threads taking
+    /// turns), then each swap of two neighbouring operations of different
+    /// threads on one cell that the barriers leave unordered.
+    fn search_launch_schedules(
+        &self,
+        launch: &Launch,
+        events: &[Vec<Event>],
+        tried: &mut usize,
+        work: &mut usize,
+    ) -> Option<Finding> {
+        let cost: usize = events.iter().map(Vec::len).sum();
+        *work += cost;
+        if *work > MAX_WORK {
+            return None;
+        }
+        let base = self.run_schedule(launch, events, None)?;
         for (cell, order) in &base.orders {
             // Ends first: the first operation decides a first-wins pattern
             // (`atomicCAS`), the last one a last-wins pattern (`atomicExch`).
-            let pairs = order.len().saturating_sub(1);
+            let m = order.len();
+            let pairs = m.saturating_sub(1);
             let ends_first = (0..pairs).map(|n| if n % 2 == 0 { n / 2 } else { pairs - 1 - n / 2 });
             for i in ends_first {
-                let ((t1, o1), (t2, o2)) = (order[i], order[i + 1]);
-                if t1 == t2 || !self.unordered(&launch, &events, cell.0, (t1, o1), (t2, o2)) {
-                    continue;
-                }
-                tried += 1;
-                if tried > MAX_SWAPS || self.cancelled() {
-                    return None;
-                }
-                let mut prefix = order[..=i + 1].to_vec();
-                prefix.swap(i, i + 1);
-                let forced = Forced {
-                    cell: *cell,
-                    prefix,
-                };
-                let Some(other) = self.run_schedule(&launch, &events, Some(&forced)) else {
-                    continue;
-                };
-                if let Some(f) = self.difference(&launch, &base, &other, *cell, (t1, o1), (t2, o2))
-                {
-                    return Some(f);
+                // Three reorderings at each place, each a pair of
+                // operations (s1 before s2 in the base run, after it in
+                // the other): the neighbours swapped; the operation moved
+                // past every later one (it becomes the last, as when its
+                // thread is delayed); the next one moved before every
+                // earlier one (it becomes the first). An order the
+                // barriers or the threads' own program order forbid
+                // cannot run (`run_schedule` answers `None`).
+                let mut swapped = order[..=i + 1].to_vec();
+                swapped.swap(i, i + 1);
+                let mut delayed: Vec<Step> =
+                    order[..i].iter().chain(&order[i + 1..]).copied().collect();
+                delayed.push(order[i]);
+                let hurried: Vec<Step> = std::iter::once(order[i + 1])
+                    .chain(order[..=i].iter().copied())
+                    .collect();
+                let candidates = [
+                    (swapped, order[i], order[i + 1]),
+                    (delayed, order[i], order[m - 1]),
+                    (hurried, order[0], order[i + 1]),
+                ];
+                for (n, (prefix, s1, s2)) in candidates.into_iter().enumerate() {
+                    // A move by one place is the swap already tried.
+                    let same_as_swap = n > 0 && (s1, s2) == (order[i], order[i + 1]);
+                    if same_as_swap
+                        || s1.0 == s2.0
+                        || !self.unordered(launch, events, cell.0, s1, s2)
+                    {
+                        continue;
+                    }
+                    *tried += 1;
+                    *work += cost;
+                    if *tried > MAX_SWAPS || *work > MAX_WORK || self.cancelled() {
+                        return None;
+                    }
+                    let forced = Forced {
+                        cell: *cell,
+                        prefix,
+                    };
+                    let Some(other) = self.run_schedule(launch, events, Some(&forced)) else {
+                        continue;
+                    };
+                    let how = [
+                        "the two swapped",
+                        "the first delayed past every later operation on the cell",
+                        "the second moved before every earlier operation on the cell",
+                    ][n];
+                    if let Some(f) =
+                        self.difference(launch, events, &base, &other, *cell, (s1, s2), how)
+                    {
+                        return Some(f);
+                    }
                 }
             }
         }
@@ -348,23 +588,17 @@ impl<'k> KernelContext<'k> {
         launch: &Launch,
         events: &[Vec<Event>],
         array: ArrayId,
-        (t1, o1): (usize, usize),
-        (t2, o2): (usize, usize),
+        (t1, e1): Step,
+        (t2, e2): Step,
     ) -> bool {
-        let epoch = |t: usize, o: usize| {
-            events[t]
-                .iter()
-                .find(|e| e.atomic == Some(o))
-                .map(|e| e.epoch)
-        };
         if launch.block_of(t1) != launch.block_of(t2) {
             return self.kernel.arrays[array].space == MemorySpace::Global;
         }
-        epoch(t1, o1).is_some() && epoch(t1, o1) == epoch(t2, o2)
+        events[t1][e1].epoch == events[t2][e2].epoch
     }
 
-    /// The lookup of thread `t`'s values (its atomic results as far as
-    /// they are known).
+    /// The lookup of thread `t`'s values (its atomic results, the values
+    /// its reads returned and its loop counters, as far as they are known).
     fn thread_value(
         &self,
         launch: &Launch,
@@ -381,8 +615,76 @@ impl<'k> KernelContext<'k> {
             _ => results
                 .get(v)
                 .copied()
-                .or_else(|| self.input_value(launch, t, results, v)),
+                .or_else(|| self.input_value(launch, t, results, v))
+                .or_else(|| self.chosen_truth(launch, v)),
         }
+    }
+
+    /// The opaque comparison whose truth the search may choose: only
+    /// when the kernel makes exactly one (by name, whatever the iteration),
+    /// so that no two choices can contradict each other (`x > 0` and
+    /// `x < 0` both true), and it compares values that are the same in
+    /// every schedule: no atomic's result flows into an unknown, and every
+    /// array the kernel reads is one it never writes (the compared values
+    /// come from the inputs, the launch and the thread).
+    fn opaque_comparison(&self) -> Option<String> {
+        let k = self.kernel;
+        let reads_written = k
+            .read_values
+            .iter()
+            .any(|(_, id)| self.accesses.get(id).is_none_or(|a| self.written(a.array)));
+        if reads_written || k.atomic_results_summarised {
+            return None;
+        }
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut note = |e: &Expr| {
+            e.for_each_var(&mut |v| {
+                if matches!(v.kind, VarKind::Unknown { lo: 0, hi: 1, .. })
+                    && v.name.starts_with("float")
+                {
+                    let base = symbols::split_iteration_tag(&v.name).map_or(&*v.name, |(b, _)| b);
+                    names.insert(base.to_string());
+                }
+            })
+        };
+        for a in k.accesses() {
+            note(&a.index);
+            note(&a.guard);
+            a.value.iter().for_each(&mut note);
+        }
+        for o in &k.atomic_ops {
+            o.operands.iter().flatten().for_each(&mut note);
+        }
+        for b in k.barriers() {
+            note(&b.guard);
+        }
+        walk(&k.body, &mut |s| {
+            if let Stmt::Loop(l) = s {
+                note(&l.guard);
+            }
+        });
+        k.assumptions.iter().for_each(&mut note);
+        if names.len() != 1 {
+            return None;
+        }
+        names.pop_first()
+    }
+
+    /// The truth of an opaque comparison of the inputs (`in[i] > 0.0f`:
+    /// floating point is outside the model): the search's choice, the same
+    /// for every thread and every schedule. Not for a value fixed by code
+    /// nobody checked (a function without a body), nor for an atomic's
+    /// result or a read of memory the kernel writes (the run has those).
+    fn chosen_truth(&self, launch: &Launch, v: &Var) -> Option<i64> {
+        let VarKind::Unknown { lo: 0, hi: 1, .. } = v.kind else {
+            return None;
+        };
+        let base = symbols::split_iteration_tag(&v.name).map_or(&*v.name, |(b, _)| b);
+        if launch.opaque_comparison.as_deref() != Some(base) {
+            return None;
+        }
+        launch.chose_truth.set(true);
+        Some(launch.opaque_truth)
     }
 
     /// A value read from an input array (one the kernel never writes nor
@@ -399,15 +701,20 @@ impl<'k> KernelContext<'k> {
         let k = self.kernel;
         let (_, read) = k.read_values.iter().find(|(r, _)| r == v)?;
         let a = self.accesses.get(read)?;
-        let array = &k.arrays[a.array];
-        let written = self
-            .accesses
-            .values()
-            .any(|b| b.array == a.array && b.kind != AccessKind::Read);
-        if written || array.byte_addressed || array.space != MemorySpace::Global {
+        if self.written(a.array) || k.arrays[a.array].byte_addressed {
+            return None;
+        }
+        if k.arrays[a.array].space != MemorySpace::Global {
             return None;
         }
         self.eval_for(launch, t, results, &a.index)?.checked_add(1)
+    }
+
+    /// Whether the kernel writes `array` (plainly or atomically).
+    fn written(&self, array: ArrayId) -> bool {
+        self.accesses
+            .values()
+            .any(|b| b.array == array && b.kind != AccessKind::Read)
     }
 
     fn eval_for(
@@ -421,77 +728,110 @@ impl<'k> KernelContext<'k> {
         eval_expr(e, &lookup, self.env.bitvector)
     }
 
-    /// Each thread's writes and atomic operations at the kernel's top
-    /// level with the barrier intervals they are in, or `None` when the
-    /// kernel is outside what the search runs (atomics or uses of their
-    /// results in loops, assumptions it cannot check on the launch).
+    /// Each thread's writes, atomic operations and reads of memory the
+    /// kernel writes, with the barrier intervals they are in; loops are
+    /// unrolled (their conditions must be values of the launch), or
+    /// `None` when the kernel is outside what the search runs.
     fn thread_events(&self, launch: &Launch) -> Option<Vec<Vec<Event>>> {
         let k = self.kernel;
-        let results: HashSet<&Var> = k
-            .atomic_ops
-            .iter()
-            .filter_map(|o| o.result.as_ref())
-            .collect();
-        let op_of: HashMap<usize, usize> = k
-            .atomic_ops
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.access, i))
-            .collect();
         let empty = HashMap::new();
         let mut out = Vec::new();
+        let mut total = 0;
         for t in 0..launch.threads() as usize {
             for a in &k.assumptions {
                 if self.eval_for(launch, t, &empty, a)? == 0 {
                     return None;
                 }
             }
-            let mut events = Vec::new();
-            let mut epoch = 0u32;
-            let mut stack: Vec<&Stmt> = k.body.iter().rev().collect();
-            while let Some(s) = stack.pop() {
-                match s {
-                    Stmt::Access(a) if a.kind != AccessKind::Read => events.push(Event {
-                        epoch,
-                        atomic: op_of.get(&a.id).copied(),
-                        access: a.id,
-                    }),
-                    Stmt::Access(_) | Stmt::LoopExit(_) => {}
-                    Stmt::Barrier(b) => {
-                        // Whether this thread passes it: a barrier reached
-                        // by some threads only is the divergence check's.
-                        if self.eval_for(launch, t, &empty, &b.guard)? != 0 {
-                            epoch += 1;
-                        }
-                    }
-                    Stmt::If(a, b) => {
-                        stack.extend(b.iter().rev());
-                        stack.extend(a.iter().rev());
-                    }
-                    Stmt::Loop(l) => {
-                        let mut inside = false;
-                        walk(&l.body, &mut |s| {
-                            if let Stmt::Access(a) = s {
-                                inside |= op_of.contains_key(&a.id)
-                                    || [&a.index, &a.guard]
-                                        .into_iter()
-                                        .chain(a.value.as_ref())
-                                        .any(|e| e.mentions(&mut |v| results.contains(v)));
-                            }
-                        });
-                        if inside {
-                            return None;
-                        }
-                        // Its barriers order what follows: a later interval.
-                        let mut barriers = false;
-                        walk(&l.body, &mut |s| barriers |= matches!(s, Stmt::Barrier(_)));
-                        epoch += u32::from(barriers);
-                    }
-                }
+            let mut unroll = Unroll {
+                launch,
+                thread: t,
+                counters: HashMap::new(),
+                epoch: 0,
+                events: Vec::new(),
+            };
+            self.unroll(&mut unroll, &k.body)?;
+            total += unroll.events.len();
+            if total > MAX_EVENTS {
+                return None;
             }
-            out.push(events);
+            out.push(unroll.events);
         }
         Some(out)
+    }
+
+    /// Appends the events of `stmts` for one thread; `Some(true)` when a
+    /// `break` of the innermost loop was taken.
+    fn unroll(&self, u: &mut Unroll, stmts: &[Stmt]) -> Option<bool> {
+        let k = self.kernel;
+        let mut left = false;
+        for s in stmts {
+            match s {
+                Stmt::Access(a) => {
+                    let atomic = k.atomic_ops.iter().position(|o| o.access == a.id);
+                    let read = match a.kind {
+                        AccessKind::Read if self.written(a.array) => k
+                            .read_values
+                            .iter()
+                            .find(|(_, id)| *id == a.id)
+                            .map(|(v, _)| v.clone()),
+                        _ => None,
+                    };
+                    if a.kind == AccessKind::Read && read.is_none() {
+                        continue;
+                    }
+                    let mut counters: Vec<(Var, i64)> =
+                        u.counters.iter().map(|(v, c)| (v.clone(), *c)).collect();
+                    counters.sort();
+                    u.events.push(Event {
+                        epoch: u.epoch,
+                        atomic,
+                        access: a.id,
+                        read,
+                        counters,
+                    });
+                    if u.events.len() > MAX_EVENTS_PER_THREAD {
+                        return None;
+                    }
+                }
+                Stmt::Barrier(b) => {
+                    // Whether this thread passes it: a barrier reached
+                    // by some threads only is the divergence check's.
+                    if self.eval_for(u.launch, u.thread, &u.counters, &b.guard)? != 0 {
+                        u.epoch += 1;
+                    }
+                }
+                Stmt::If(a, b) => {
+                    left |= self.unroll(u, a)?;
+                    left |= self.unroll(u, b)?;
+                }
+                Stmt::LoopExit(g) => {
+                    left |= self.eval_for(u.launch, u.thread, &u.counters, g)? != 0;
+                }
+                Stmt::Loop(l) => {
+                    let mut c = 0i64;
+                    loop {
+                        u.counters.insert(l.counter.clone(), c);
+                        let go_on = self.eval_for(u.launch, u.thread, &u.counters, &l.guard)? != 0;
+                        if !go_on {
+                            // The condition's own accesses run on the
+                            // final, failing check too.
+                            self.unroll(u, &l.body[..l.cond_len.min(l.body.len())])?;
+                            break;
+                        }
+                        if self.unroll(u, &l.body)? {
+                            break;
+                        }
+                        c += 1;
+                        if c as usize > MAX_EVENTS_PER_THREAD {
+                            return None;
+                        }
+                    }
+                    u.counters.remove(&l.counter);
+                }
+            }
+        }
+        Some(left)
     }
 
     /// One run of the launch: the threads in rounds, one event each per
@@ -511,6 +851,7 @@ impl<'k> KernelContext<'k> {
         let mut run = Run {
             memory: BTreeMap::new(),
             orders: BTreeMap::new(),
+            returned: HashMap::new(),
             writers: BTreeMap::new(),
         };
         let mut cells: HashMap<Cell, i64> = HashMap::new();
@@ -529,15 +870,43 @@ impl<'k> KernelContext<'k> {
                 }
             }
             for t in 0..n {
-                let Some(e) = events[t].get(next[t]) else {
+                let ei = next[t];
+                let Some(e) = events[t].get(ei) else {
                     continue;
                 };
                 if lowest[launch.block_of(t) as usize] < e.epoch {
                     continue;
                 }
+                for (c, v) in &e.counters {
+                    results[t].insert(c.clone(), *v);
+                }
                 let a = self.accesses[&e.access];
                 let guard = self.eval_for(launch, t, &results[t], &a.guard);
                 let index = self.eval_for(launch, t, &results[t], &a.index);
+                if let Some(r) = &e.read {
+                    // A read of memory the kernel writes sees the cell's
+                    // content at this point of the run (the race check
+                    // answers for reads that a write of another thread
+                    // could meet unordered): never set, the input (0).
+                    let seen = match (guard, index) {
+                        (Some(g), Some(i)) if g != 0 => {
+                            let cell = self.cell(launch, t, a.array, i);
+                            match cells.get(&cell) {
+                                Some(v) => Some(*v),
+                                None if run.memory.contains_key(&cell) => None,
+                                None => Some(0),
+                            }
+                        }
+                        _ => None,
+                    };
+                    match seen {
+                        Some(v) => results[t].insert(r.clone(), v),
+                        None => results[t].remove(r),
+                    };
+                    next[t] += 1;
+                    progressed = true;
+                    continue;
+                }
                 let Some(o) = e.atomic else {
                     // A plain write: applied when its place is known; a
                     // value the model does not have is `None`.
@@ -570,7 +939,7 @@ impl<'k> KernelContext<'k> {
                 let cell = self.cell(launch, t, a.array, index?);
                 if let Some(f) = forced.filter(|f| f.cell == cell) {
                     let done = run.orders.get(&cell).map_or(0, Vec::len);
-                    if done < f.prefix.len() && f.prefix[done] != (t, o) {
+                    if done < f.prefix.len() && f.prefix[done] != (t, ei) {
                         continue;
                     }
                 }
@@ -595,7 +964,8 @@ impl<'k> KernelContext<'k> {
                 cells.insert(cell, new);
                 run.memory.insert(cell, Some(new));
                 run.writers.insert(cell, (t, a.id));
-                run.orders.entry(cell).or_default().push((t, o));
+                run.orders.entry(cell).or_default().push((t, ei));
+                run.returned.insert((t, ei), ret);
                 if let Some(r) = &op.result {
                     results[t].insert(r.clone(), ret);
                 }
@@ -622,11 +992,12 @@ impl<'k> KernelContext<'k> {
     }
 
     fn mentions_result(&self, a: &Access) -> bool {
-        let results: Vec<&Var> = self
-            .kernel
+        let k = self.kernel;
+        let results: Vec<&Var> = k
             .atomic_ops
             .iter()
             .filter_map(|o| o.result.as_ref())
+            .chain(k.read_values.iter().map(|(v, _)| v))
             .collect();
         [&a.index, &a.guard]
             .into_iter()
@@ -634,19 +1005,26 @@ impl<'k> KernelContext<'k> {
             .any(|e| e.mentions(&mut |v| results.contains(&v)))
     }
 
-    /// The finding when the two runs end in different memory.
+    /// The finding when the two runs end in different memory: the two
+    /// schedules (which of the two swapped operations ran first, what
+    /// each returned), the location that ends differently (global memory,
+    /// which outlives the kernel, before a block's `__shared__` memory)
+    /// and the inputs the search chose.
+    #[allow(clippy::too_many_arguments)]
     fn difference(
         &self,
         launch: &Launch,
+        events: &[Vec<Event>],
         base: &Run,
         other: &Run,
         cell: Cell,
-        first: (usize, usize),
-        second: (usize, usize),
+        (first, second): (Step, Step),
+        how: &str,
     ) -> Option<Finding> {
         let k = self.kernel;
-        let locations: std::collections::BTreeSet<&Cell> =
-            base.memory.keys().chain(other.memory.keys()).collect();
+        let mut locations: Vec<&Cell> = base.memory.keys().chain(other.memory.keys()).collect();
+        locations.sort_by_key(|l| (l.1 != -1, **l));
+        locations.dedup();
         // A location written with a value the model has in both runs
         // (never written: the input, 0 in both).
         let value = |run: &Run, l: &Cell| match run.memory.get(l) {
@@ -664,8 +1042,9 @@ impl<'k> KernelContext<'k> {
                 tid[0], tid[1], tid[2], bid[0], bid[1], bid[2]
             )
         };
-        let op = &k.atomic_ops[first.1];
-        let line = |o: usize| k.atomic_ops[o].span.start.line + 1;
+        let op_of = |s: Step| &k.atomic_ops[events[s.0][s.1].atomic.expect("an atomic step")];
+        let op = op_of(first);
+        let line = |s: Step| op_of(s).span.start.line + 1;
         let place = |l: &Cell| match l.1 {
             -1 => format!("`{}[{}]`", k.arrays[l.0].name, l.2),
             b => {
@@ -676,23 +1055,62 @@ impl<'k> KernelContext<'k> {
                 )
             }
         };
+        let gets = |run: &Run, s: Step| {
+            run.returned
+                .get(&s)
+                .map_or(String::new(), |r| format!(" and gets {r}"))
+        };
+        let schedule = |run: &Run, a: Step, b: Step, v: i64| {
+            let b_op = if op_of(b).text == op_of(a).text {
+                "it".to_string()
+            } else {
+                format!("`{}`", op_of(b).text)
+            };
+            format!(
+                "{} runs `{}` (line {}) first{}, then {} runs {b_op} (line {}){}: {} ends {v}",
+                name(a.0),
+                op_of(a).text,
+                line(a),
+                gets(run, a),
+                name(b.0),
+                line(b),
+                gets(run, b),
+                place(&loc),
+            )
+        };
+        let schedule_1 = format!(
+            "schedule 1 (the threads take turns): {}",
+            schedule(base, first, second, v1)
+        );
+        let schedule_2 = format!(
+            "schedule 2 (schedule 1 with {how}): {}",
+            schedule(other, second, first, v2)
+        );
+        let mut inputs = String::from(
+            "memory the kernel writes starts at 0 (before its own writes), an array it only reads holds index + 1",
+        );
+        if launch.chose_truth.get() {
+            inputs.push_str(if launch.opaque_truth != 0 {
+                ", and every floating-point comparison of the inputs holds for every thread"
+            } else {
+                ", and no floating-point comparison of the inputs holds for any thread"
+            });
+        }
+        let inputs = format!("initial memory: {inputs}");
         let mut f = Finding::new(
             FindingKind::ScheduleDependent,
             Some(&k.name),
             op.span,
             format!(
-                "schedule-dependent: the final memory depends on the order of the atomics on {}: schedule 1: {} (line {}) then {} (line {}) ends with {} = {v1}; schedule 2: {} then {} ends with {} = {v2} (memory the kernel does not set starts at 0; an array it only reads holds index + 1)",
+                "schedule-dependent: the final memory depends on the order of the atomics on {}: {schedule_1}; {schedule_2} ({inputs})",
                 place(&cell),
-                name(first.0),
-                line(first.1),
-                name(second.0),
-                line(second.1),
-                place(&loc),
-                name(second.0),
-                name(first.0),
-                place(&loc),
             ),
         );
+        f.headline = Some(format!(
+            "{} depends on the order of the atomics",
+            place(&loc)
+        ));
+        f.notes = vec![schedule_1, schedule_2, inputs];
         if let Some((_, acc)) = base.writers.get(&loc).or_else(|| other.writers.get(&loc)) {
             let a = self.accesses[acc];
             if a.span != op.span {
@@ -725,6 +1143,16 @@ impl<'k> KernelContext<'k> {
         });
         Some(f)
     }
+}
+
+/// One thread's walk through the kernel's statements, unrolling loops.
+struct Unroll<'l> {
+    launch: &'l Launch,
+    thread: usize,
+    /// The enclosing loops' counters.
+    counters: HashMap<Var, i64>,
+    epoch: u32,
+    events: Vec<Event>,
 }
 
 /// One atomic operation on a cell holding `old`: (new content, result).
@@ -834,6 +1262,37 @@ mod tests {
             .map(|f| f.kernel)
             .collect();
         assert_eq!(flagged, vec![Some("winner".to_string())]);
+    }
+
+    #[test]
+    fn two_opaque_comparisons_are_never_chosen_together() {
+        // All true would run both exchanges in every thread, an input no
+        // array gives (`x > 0` and `x < 0`): the search chooses no truth
+        // and finds nothing, so the check says unknown.
+        let src = "__global__ void k(int *w, const float *in) {\n\
+            float x = in[blockIdx.x * 8 + threadIdx.x];\n\
+            if (x > 0.0f) atomicExch(w, 1);\n\
+            if (x < 0.0f) atomicExch(w, 2);\n}\n";
+        assert_eq!(kinds(src), vec![FindingKind::Unknown]);
+        // One comparison: every thread exchanges, in either order.
+        let src = "__global__ void k(int *w, const float *in) {\n\
+            float x = in[blockIdx.x * 8 + threadIdx.x];\n\
+            if (x > 0.0f) atomicExch(w, (int)threadIdx.x);\n}\n";
+        assert_eq!(kinds(src), vec![FindingKind::ScheduleDependent]);
+    }
+
+    #[test]
+    fn barriers_separate_exchanges_of_different_constants() {
+        // Each block's own cell: proven. One cell for every block: the
+        // barrier orders one block only, so the argument does not apply.
+        let own = "__global__ void k(int *p) {\n\
+            atomicExch(&p[blockIdx.x], 1);\n__syncthreads();\n\
+            atomicExch(&p[blockIdx.x], 2);\n}\n";
+        assert_eq!(kinds(own), Vec::<FindingKind>::new());
+        let without = own.replace("__syncthreads();", "");
+        assert_eq!(kinds(&without), vec![FindingKind::Unknown]);
+        let one_cell = own.replace("&p[blockIdx.x]", "p");
+        assert_eq!(kinds(&one_cell), vec![FindingKind::Unknown]);
     }
 
     #[test]
