@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 pub(crate) use collect::{collect, struct_type_name};
-pub(crate) use lower::lower_kernel;
+pub(crate) use lower::{int_range, lower_kernel};
 pub(crate) use preprocessor::{
     binop, condition_value, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
 };
