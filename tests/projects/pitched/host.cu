@@ -4,12 +4,14 @@
 struct Plane {
     int width;
     int height;
+    void widen() { width *= 2; }
 };
 
 __global__ void scale_plane(float* img, int pitch);
 __global__ void scale_plane_rounded(float* img, int pitch);
 __global__ void scale_plane_halved(float* img, int pitch);
 __global__ void scale_plane_moved(float* img, int pitch);
+__global__ void scale_plane_resized(float* img, int pitch);
 __global__ void stage_rows(const unsigned char* in, unsigned char* out, int width, int pitch);
 __global__ void stage_rows_narrow(const unsigned char* in, unsigned char* out, int width, int pitch);
 
@@ -57,6 +59,18 @@ void scale_moved(Plane size) {
     dim3 threads(16, 16);
     dim3 grid(size.width / 16, size.height / 16);
     scale_plane_moved<<<grid, threads>>>(img, (int)pitch);
+    cudaFree(img);
+}
+
+void scale_resized(Plane size) {
+    float* img;
+    size_t pitch;
+    cudaMallocPitch((void**)&img, &pitch, size.width * sizeof(float), size.height);
+    pitch /= sizeof(float);
+    size.widen();
+    dim3 threads(16, 16);
+    dim3 grid(size.width / 16, size.height / 16);
+    scale_plane_resized<<<grid, threads>>>(img, (int)pitch);
     cudaFree(img);
 }
 

@@ -8,6 +8,7 @@
 // expect-kernel: scale_plane_rounded racy
 // expect-kernel: scale_plane_halved racy
 // expect-kernel: scale_plane_moved racy
+// expect-kernel: scale_plane_resized racy
 // expect-kernel: stage_rows verified
 // expect-kernel: stage_rows_narrow racy
 
@@ -34,6 +35,14 @@ __global__ void scale_plane_halved(float* img, int pitch) {
 
 // The host moves the pitch after the division: no bound is known.
 __global__ void scale_plane_moved(float* img, int pitch) {
+    int x = blockIdx.x * 16 + threadIdx.x;
+    int y = blockIdx.y * 16 + threadIdx.y;
+    img[y * pitch + x] *= 2.0f; //~ data-race
+}
+
+// The host calls a method of its plane between the allocation and the
+// grid: the width the grid is made of need not be the one allocated.
+__global__ void scale_plane_resized(float* img, int pitch) {
     int x = blockIdx.x * 16 + threadIdx.x;
     int y = blockIdx.y * 16 + threadIdx.y;
     img[y * pitch + x] *= 2.0f; //~ data-race

@@ -460,6 +460,15 @@ impl<'a, 't> Host<'a, 't> {
                             writes.push((node_text(self.text, *a).to_string(), *a));
                         }
                     }
+                    // `v.method()`: the method may change the object.
+                    if let Some(object) = n
+                        .child_by_field_name("function")
+                        .filter(|f| f.kind() == "field_expression")
+                        .and_then(|f| f.child_by_field_name("argument"))
+                        .and_then(|o| written_variable(self.text, o))
+                    {
+                        writes.push((object, n));
+                    }
                 }
                 // `int &r = x;`: writes through `r` write `x`.
                 "init_declarator"
