@@ -19,6 +19,45 @@ const TAG_CLOSE: char = '⟩';
 /// Prefix of a value computed by code the analysis cannot see.
 pub const UNSEEN_PREFIX: &str = "unseen:";
 
+/// Prefix of a host value named by a launch fact (`host.width`, a
+/// parameter of the host function the kernel is not passed): a C
+/// identifier, since the fact is read as a `__requires`, that no CUDA
+/// program spells (names with two underscores are the implementation's).
+pub const HOST_VALUE_PREFIX: &str = "__syncscope_host_";
+
+/// The integer types a host value may have, by the code its name carries,
+/// with their ranges (`int_range`'s).
+const HOST_VALUE_TYPES: [(&str, (i64, i64)); 9] = [
+    ("b", (0, 1)),
+    ("i8", (-128, 127)),
+    ("u8", (0, 255)),
+    ("i16", (-32768, 32767)),
+    ("u16", (0, 65535)),
+    ("i32", (i32::MIN as i64, i32::MAX as i64)),
+    ("u32", (0, u32::MAX as i64)),
+    ("i64", (i64::MIN, i64::MAX)),
+    ("u64", (0, i64::MAX)),
+];
+
+/// A host value's name: the prefix, the code of its type's range, and the
+/// host expression it stands for as a path (`size__width` for
+/// `size.width`): `__syncscope_host_i32_size__width`. `None` for a range
+/// of no known integer type.
+pub fn host_value(range: (i64, i64), path: &str) -> Option<String> {
+    let (code, _) = HOST_VALUE_TYPES.iter().find(|(_, r)| *r == range)?;
+    Some(format!("{HOST_VALUE_PREFIX}{code}_{path}"))
+}
+
+/// The range of the host value named `name` (`host_value`'s name).
+pub fn host_value_range(name: &str) -> Option<(i64, i64)> {
+    let rest = name.strip_prefix(HOST_VALUE_PREFIX)?;
+    let (code, _) = rest.split_once('_')?;
+    HOST_VALUE_TYPES
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, r)| *r)
+}
+
 /// Suffix of a variable that stands for the other thread's copy of it
 /// (GPUVerify's `__other_int(x)`).
 pub const OTHER_THREAD: &str = "⟦other⟧";

@@ -312,6 +312,8 @@ fn site(
         if let (Some(a), true) = (args.get(i), *integer) {
             if let Some(v) = host.value(*a) {
                 fact.requires.push(format!("{p} == {v}"));
+            } else if let Some(least) = host.pitch_bound(*a) {
+                fact.requires.push(format!("{p} >= {least}"));
             }
         }
     }
@@ -352,6 +354,12 @@ struct Host<'a, 't> {
     /// The enclosing host function template's parameters, bound by one
     /// of its instantiations.
     bound: HashMap<String, i64>,
+    /// The writes themselves, for the ones read in order (a pitch).
+    write_nodes: Vec<(String, Node<'t>)>,
+    /// The host function's parameters passed by value (no `&`, no `*`):
+    /// one value for the whole call when never written, so a fact may name
+    /// it as a host value even though the kernel is not passed it.
+    by_value_params: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -396,6 +404,8 @@ impl<'a, 't> Host<'a, 't> {
             types: HashMap::new(),
             written: Vec::new(),
             inline: HashMap::new(),
+            write_nodes: Vec::new(),
+            by_value_params: Vec::new(),
             bound,
         };
         h.read_function();
@@ -450,6 +460,15 @@ impl<'a, 't> Host<'a, 't> {
                             writes.push((node_text(self.text, *a).to_string(), *a));
                         }
                     }
+                    // `v.method()`: the method may change the object.
+                    if let Some(object) = n
+                        .child_by_field_name("function")
+                        .filter(|f| f.kind() == "field_expression")
+                        .and_then(|f| f.child_by_field_name("argument"))
+                        .and_then(|o| written_variable(self.text, o))
+                    {
+                        writes.push((object, n));
+                    }
                 }
                 // `int &r = x;`: writes through `r` write `x`.
                 "init_declarator"
@@ -480,6 +499,24 @@ impl<'a, 't> Host<'a, 't> {
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
         }
+        if let Some(params) = func.child_by_field_name("declarator").and_then(|d| {
+            let mut d = d;
+            while d.kind() != "function_declarator" {
+                d = d.child_by_field_name("declarator")?;
+            }
+            d.child_by_field_name("parameters")
+        }) {
+            for p in children(params) {
+                let plain = p
+                    .child_by_field_name("declarator")
+                    .filter(|d| d.kind() == "identifier");
+                if let (Some(d), "parameter_declaration") = (plain, p.kind()) {
+                    self.by_value_params
+                        .push(node_text(self.text, d).to_string());
+                }
+            }
+        }
+        self.write_nodes = writes.clone();
         self.written = writes
             .iter()
             .map(|(v, w)| (v.clone(), w.end_byte()))
@@ -865,6 +902,10 @@ impl<'a, 't> Host<'a, 't> {
                 match node_text(self.text, n.child_by_field_name("operator")?) {
                     "-" => v.checked_neg(),
                     "+" => Some(v),
+                    // Two's complement, as C's `~` on the (signed or
+                    // unsigned) integer: `~0x3f & (x + 0x3f)` rounds up.
+                    "~" => Some(!v),
+                    "!" => Some(i64::from(v == 0)),
                     _ => None,
                 }
             }
@@ -948,7 +989,7 @@ impl<'a, 't> Host<'a, 't> {
                 }
                 match self.locals.get(name) {
                     Some(Local::Scalar(v)) => go(*v).map(|e| format!("({e})")),
-                    _ => None,
+                    _ => self.host_value(name, None),
                 }
             }
             "field_expression" => {
@@ -960,7 +1001,13 @@ impl<'a, 't> Host<'a, 't> {
                 if let Some(p) = self.passed.get(node_text(self.text, n)) {
                     return Some(p.clone());
                 }
-                let axis = match node_text(self.text, n.child_by_field_name("field")?) {
+                let field = node_text(self.text, n.child_by_field_name("field")?);
+                if !self.locals.contains_key(root) {
+                    if let Some(h) = self.host_value(root, Some(field)) {
+                        return Some(h);
+                    }
+                }
+                let axis = match field {
                     "x" => 0,
                     "y" => 1,
                     "z" => 2,
@@ -1005,6 +1052,146 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => None,
         }
+    }
+
+    /// A host parameter passed by value and never written before the
+    /// launch (or a field of one: `size.width`) holds one value wherever
+    /// the function reads it. A fact may name that value even when the
+    /// kernel is not passed it: it becomes a grid-uniform unknown of the
+    /// kernel (`symbols::host_value`), one per launch, the same in every fact
+    /// of the launch, so `gridDim.x == w / 8` and `pitch >= w` together
+    /// say `pitch >= 8 * gridDim.x` without the analysis solving for `w`.
+    ///
+    /// Only a value of an integer type the analysis knows: its name carries
+    /// the type's range (`symbols::host_value`), which the kernel's unknown
+    /// keeps, since any value, such as one that wraps a comparison with a
+    /// launch size, would admit launches the host cannot make.
+    fn host_value(&self, root: &str, field: Option<&str>) -> Option<String> {
+        let plain = |s: &str| !s.is_empty() && !s.contains("__");
+        if !self.by_value_params.iter().any(|p| p == root)
+            || self.ever_written(root)
+            || !plain(root)
+            || !field.is_none_or(plain)
+        {
+            return None;
+        }
+        let ty = self.types.get(root)?.trim();
+        let ty = ty.strip_prefix("const ").unwrap_or(ty).trim();
+        let ty = match field {
+            None => ty.to_string(),
+            Some(f) => {
+                let name = ty.strip_prefix("struct ").unwrap_or(ty).trim();
+                let member = self
+                    .cx
+                    .structs
+                    .get(name)?
+                    .fields
+                    .iter()
+                    .find(|m| m.name == f && !m.array && !m.pointer)?;
+                member.elem_type.clone()
+            }
+        };
+        let range = crate::frontend::int_range(&ty)?;
+        let path = match field {
+            Some(f) => format!("{root}__{f}"),
+            None => root.to_string(),
+        };
+        crate::symbols::host_value(range, &path)
+    }
+
+    /// The least value the host variable passed as `arg` (`pitch`,
+    /// `(int)pitch`) can hold at the launch when its one value comes from
+    /// `cudaMallocPitch(&p, &pitch, width, height)`, perhaps divided by
+    /// constants afterwards (`pitch /= sizeof(float)`): CUDA returns a pitch
+    /// of at least `width` bytes, so the variable is at least
+    /// `width / divisor`. Every write to the variable must be a statement
+    /// of a block around the launch, before it (so each runs once, in
+    /// order, before the launch), and the last allocation's width must be
+    /// a fact of the launch (`kernel_expr`).
+    fn pitch_bound(&self, arg: Node<'t>) -> Option<String> {
+        let mut a = arg;
+        loop {
+            a = match a.kind() {
+                "cast_expression" => a.child_by_field_name("value")?,
+                "parenthesized_expression" => a.named_child(0)?,
+                _ => break,
+            };
+        }
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let var = node_text(self.text, a);
+        let mut writes: Vec<Node<'t>> = self
+            .write_nodes
+            .iter()
+            .filter(|(v, _)| v == var)
+            .map(|(_, w)| *w)
+            .collect();
+        writes.sort_by_key(|w| w.start_byte());
+        let last_alloc = writes
+            .iter()
+            .rposition(|w| pitch_width(self.text, *w).is_some())?;
+        let width = pitch_width(self.text, writes[last_alloc])?;
+        let mut divisor: i64 = 1;
+        for w in &writes[last_alloc + 1..] {
+            divisor = divisor.checked_mul(self.constant_division(*w, var)?)?;
+        }
+        if !writes[last_alloc..]
+            .iter()
+            .all(|w| self.runs_once_before_launch(*w))
+        {
+            return None;
+        }
+        let e = self.kernel_expr(width, 0)?;
+        Some(format!("({e}) / ({divisor})"))
+    }
+
+    /// `v /= C` or `v = v / C` with `C` a positive constant: `C`.
+    fn constant_division(&self, w: Node, var: &str) -> Option<i64> {
+        if w.kind() != "assignment_expression" {
+            return None;
+        }
+        let left = w.child_by_field_name("left")?;
+        let right = w.child_by_field_name("right")?;
+        if left.kind() != "identifier" || node_text(self.text, left) != var {
+            return None;
+        }
+        let c = match node_text(self.text, w.child_by_field_name("operator")?) {
+            "/=" => self.value(right)?,
+            "=" if right.kind() == "binary_expression" => {
+                let l = right.child_by_field_name("left")?;
+                let op = node_text(self.text, right.child_by_field_name("operator")?);
+                if op != "/" || l.kind() != "identifier" || node_text(self.text, l) != var {
+                    return None;
+                }
+                self.value(right.child_by_field_name("right")?)?
+            }
+            _ => return None,
+        };
+        (c > 0).then_some(c)
+    }
+
+    /// Whether the write `w` is (inside) a statement of a block around the
+    /// launch that ends before it: nested only in calls (`check(f(&v))`)
+    /// or parentheses, so it runs once, and before the launch, whenever the
+    /// launch runs.
+    fn runs_once_before_launch(&self, w: Node) -> bool {
+        if w.end_byte() > self.call.start_byte() {
+            return false;
+        }
+        let mut n = w;
+        while let Some(p) = n.parent() {
+            match p.kind() {
+                "argument_list" | "call_expression" | "parenthesized_expression" => n = p,
+                "expression_statement" => {
+                    return p.parent().is_some_and(|b| {
+                        b.kind() == "compound_statement" && encloses(Some(b), self.call)
+                    })
+                }
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Host conditions that hold whenever the launch runs, as facts.
@@ -1328,6 +1515,25 @@ fn names_read(text: &str, n: Node) -> Vec<String> {
         }
     }
     out
+}
+
+/// `w` is the `&pitch` of `cudaMallocPitch(&ptr, &pitch, width, height)`:
+/// the `width` argument.
+fn pitch_width<'t>(text: &str, w: Node<'t>) -> Option<Node<'t>> {
+    if w.kind() != "pointer_expression" {
+        return None;
+    }
+    let list = w.parent().filter(|p| p.kind() == "argument_list")?;
+    let call = list.parent().filter(|c| c.kind() == "call_expression")?;
+    let f = node_text(text, call.child_by_field_name("function")?);
+    if f.rsplit("::").next() != Some("cudaMallocPitch") {
+        return None;
+    }
+    let args = children(list);
+    if args.len() != 4 || args[1].id() != w.id() {
+        return None;
+    }
+    Some(args[2])
 }
 
 /// Whether a statement always leaves the function (`return`, `throw`,

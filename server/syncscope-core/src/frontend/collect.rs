@@ -119,7 +119,13 @@ pub(super) fn collect_item<'t>(
             if is_kernel {
                 cx.kernels.push(def.clone());
             }
-            cx.functions.insert(name, def);
+            if let Some(earlier) = cx.functions.insert(name.clone(), def.clone()) {
+                let all = cx.overloads.entry(name).or_default();
+                if all.is_empty() {
+                    all.push(earlier);
+                }
+                all.push(def);
+            }
         }
         "template_instantiation" => {
             if let Some(decl) = node.field("declarator") {

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 pub(crate) use collect::{collect, struct_type_name};
-pub(crate) use lower::lower_kernel;
+pub(crate) use lower::{int_range, lower_kernel};
 pub(crate) use preprocessor::{
     binop, condition_value, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
 };
@@ -97,6 +97,10 @@ pub(crate) struct GlobalArray<'t> {
 pub(crate) struct FileContext<'t> {
     pub macros: HashMap<String, Macro>,
     pub functions: HashMap<String, FunctionDef<'t>>,
+    /// Every definition of a function name that has several (C++
+    /// overloads, `f(short *, int)` and `f(unsigned *)`), in source order:
+    /// a call takes the one whose parameter count is its argument count.
+    pub overloads: HashMap<String, Vec<FunctionDef<'t>>>,
     pub kernels: Vec<FunctionDef<'t>>,
     /// Integer constants: `const int`, `constexpr`, enumerators (source text of the value).
     pub constants: HashMap<String, Node<'t>>,

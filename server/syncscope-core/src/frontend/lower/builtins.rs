@@ -192,9 +192,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             return Value::Int(self.fresh_unknown(name, Scope::Thread));
         }
         if let Some(def) = self
-            .file
-            .functions
-            .get(name)
+            .overload_for(name, args.len())
+            .or_else(|| self.file.functions.get(name))
             .filter(|f| !f.is_kernel)
             .cloned()
         {

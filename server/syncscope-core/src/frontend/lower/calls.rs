@@ -358,3 +358,43 @@ pub(super) fn substitute_params(body: &str, params: &[String], args: &[String]) 
     }
     out
 }
+
+impl<'t> Lowerer<'_, 't> {
+    /// The one definition of an overloaded `name` (several definitions in
+    /// the file) whose parameter count is `arity`: C++ picks among them by
+    /// the arguments, and a call must not inline another overload's body.
+    /// `None` when the name has no overloads, or when the count does not
+    /// single one out (default arguments, a variadic list, several of that
+    /// count): the file's last definition is then taken, as for any name.
+    pub(super) fn overload_for(&self, name: &str, arity: usize) -> Option<&FunctionDef<'t>> {
+        let all = self.file.overloads.get(name)?;
+        let mut fitting = all
+            .iter()
+            .filter(|f| self.fixed_arity(f.node) == Some(arity));
+        let one = fitting.next()?;
+        fitting.next().is_none().then_some(one)
+    }
+
+    /// The number of parameters a function definition takes, when every
+    /// call passes exactly that many (no default argument, no `...`, every
+    /// parameter named).
+    fn fixed_arity(&self, def: Node) -> Option<usize> {
+        let params = def
+            .field("declarator")
+            .and_then(find_function_declarator)
+            .and_then(|d| d.field("parameters"))?;
+        let mut c = params.walk();
+        let mut count = 0;
+        for p in params.named_children(&mut c) {
+            match p.kind() {
+                // `f(void)` takes none and `f(int)` one: told apart only by
+                // text, which is not at hand while a snippet is lowered.
+                "parameter_declaration" if p.field("declarator").is_none() => return None,
+                "parameter_declaration" => count += 1,
+                "comment" => {}
+                _ => return None,
+            }
+        }
+        Some(count)
+    }
+}

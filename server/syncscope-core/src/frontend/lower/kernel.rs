@@ -47,7 +47,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             .launch_origin
             .take()
             .unwrap_or_else(|| "the host code".to_string());
-        for fact in std::mem::take(&mut self.launch_requires) {
+        let facts = std::mem::take(&mut self.launch_requires);
+        self.declare_host_values(&facts);
+        for fact in facts {
             self.assumption_origin = Some(AssumptionOrigin::Launch(origin.clone()));
             self.eval_snippet(&format!("__requires({fact})"), Some(span));
         }
@@ -289,6 +291,33 @@ impl<'a, 't> Lowerer<'a, 't> {
     // ----- statements --------------------------------------------------------
 }
 
+impl Lowerer<'_, '_> {
+    /// The host values a launch's facts name (`analysis::launch`;
+    /// `symbols::host_value`): each one value of the host code at the
+    /// launch, unknown to the kernel, so a grid-uniform unknown in the range
+    /// of its host type, shared by every fact of the launch (and by nothing
+    /// else: no kernel name has the prefix).
+    fn declare_host_values(&mut self, facts: &[String]) {
+        let prefix = crate::symbols::HOST_VALUE_PREFIX;
+        for fact in facts {
+            let mut rest = fact.as_str();
+            while let Some(at) = rest.find(prefix) {
+                let len = rest[at..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len() - at);
+                let name = &rest[at..at + len];
+                if let (None, Some(range)) =
+                    (self.lookup(name), crate::symbols::host_value_range(name))
+                {
+                    let v = self.fresh_value_in(name, Scope::Grid, range);
+                    self.declare(name, Value::Int(v));
+                }
+                rest = &rest[at + len..];
+            }
+        }
+    }
+}
+
 pub(crate) fn lower_kernel(
     text: &str,
     file: &FileContext,
@@ -343,7 +372,7 @@ pub(super) fn element_range(decl: Node, ty: &str) -> Option<(i64, i64)> {
 }
 
 /// Integer range of a C type, or None for non-integers.
-pub(super) fn int_range(ty: &str) -> Option<(i64, i64)> {
+pub(crate) fn int_range(ty: &str) -> Option<(i64, i64)> {
     let t = ty.trim();
     let t = t.trim_start_matches("const ").trim();
     Some(match t {

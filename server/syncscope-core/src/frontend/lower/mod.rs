@@ -27,7 +27,7 @@ mod statements;
 mod unions;
 mod views;
 
-pub(crate) use kernel::lower_kernel;
+pub(crate) use kernel::{int_range, lower_kernel};
 
 use super::{
     binop, const_eval, parse_int, preproc_branch, struct_type_name, FileContext, FunctionDef,
