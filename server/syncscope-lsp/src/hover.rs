@@ -11,6 +11,10 @@ pub fn finding_markdown(f: &Finding) -> String {
         md.push_str("\n\n**Witness:** ");
         md.push_str(&w.describe());
     }
+    if let Some(c) = &f.race_condition {
+        md.push_str("\n\n**Condition:** ");
+        md.push_str(&c.describe());
+    }
     // One witness above; the racing accesses listed, capped like the
     // diagnostic's related locations.
     let cap = crate::to_proto::MAX_RELATED;

@@ -13,6 +13,7 @@ pub(crate) mod kernel_uses;
 pub(crate) mod launch;
 mod models;
 mod names;
+mod param_conditions;
 pub(crate) mod params;
 pub mod project;
 mod source_replay;
@@ -185,7 +186,43 @@ pub fn quick_fixes(
     cancel: Option<&AtomicBool>,
     findings: &[Finding],
 ) -> Vec<Vec<Fix>> {
-    let mut out: Vec<Vec<Fix>> = vec![Vec::new(); findings.len()];
+    fix_stage(text, tree, options, cache, cancel, findings, false)
+        .into_iter()
+        .map(|(fixes, _)| fixes)
+        .collect()
+}
+
+/// The race conditions of `findings` (`Finding::race_condition`, from an
+/// analysis of this very text and options, which computes them only with
+/// its quick-fixes): computed on request like [`quick_fixes`], with them.
+/// `conditions[i]` is for `findings[i]`; `None` where none was proved.
+pub fn race_conditions(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Option<RaceCondition>> {
+    fix_stage(text, tree, options, cache, cancel, findings, true)
+        .into_iter()
+        .map(|(_, condition)| condition)
+        .collect()
+}
+
+/// The quick-fixes and race conditions of `findings`. Fixes kept in the
+/// cache are reused unless `conditions` is asked for (the cache keeps no
+/// conditions; the queries they ask are in the query cache).
+fn fix_stage(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+    conditions: bool,
+) -> Vec<(Vec<Fix>, Option<RaceCondition>)> {
+    let mut out: Vec<(Vec<Fix>, Option<RaceCondition>)> = vec![(Vec::new(), None); findings.len()];
     let fixable = |f: &Finding| {
         matches!(
             f.kind,
@@ -229,9 +266,14 @@ pub fn quick_fixes(
         };
         let mut todo = Vec::new();
         for &i in &mine {
-            match cache.get_fixes(fix_key(&findings[i])) {
+            let kept = if conditions {
+                None
+            } else {
+                cache.get_fixes(fix_key(&findings[i]))
+            };
+            match kept {
                 Some(fixes) => {
-                    out[i] = fixes
+                    out[i].0 = fixes
                         .iter()
                         .cloned()
                         .map(|mut x| {
@@ -271,7 +313,7 @@ pub fn quick_fixes(
             let Some(f) = fresh.iter().find(|f| same(&findings[i], f)) else {
                 continue;
             };
-            out[i] = f.fixes.clone();
+            out[i] = (f.fixes.clone(), f.race_condition.clone());
             if f.fixes.iter().all(|x| x.verified) {
                 let kept = f
                     .fixes

@@ -853,8 +853,15 @@ fn same_cause(a: &Finding, b: &Finding) -> bool {
 
 /// `kept`'s fixes stay verified only where `other` (the same finding under
 /// another launch) verified the same edit: a fix is checked under every
-/// launch its finding holds under.
+/// launch its finding holds under. An assumption (a precondition fix) the
+/// other launch did not verify is dropped, and so is a race condition the
+/// other launch does not share: each was proved under one launch only.
 fn confirm_fixes(kept: &mut Finding, other: &Finding) {
+    let confirmed = |x: &Fix| other.fixes.iter().any(|y| y.edits == x.edits && y.verified);
+    kept.fixes.retain(|x| !x.precondition || confirmed(x));
+    if kept.race_condition != other.race_condition {
+        kept.race_condition = None;
+    }
     for x in &mut kept.fixes {
         let confirmed = other.fixes.iter().any(|y| y.edits == x.edits && y.verified);
         if x.verified && !confirmed {
