@@ -215,9 +215,12 @@ pub(crate) fn add_fixes(
             f.fixes.push(fix);
         }
         if f.kind == FindingKind::DataRace {
-            // Its own budget: the barrier's search may have spent the first.
+            // Its own budget, the kernel's own (one verification, unlike
+            // the barrier's several candidates): the barrier's search may
+            // have spent the first.
+            let budget = Duration::from_millis(options.kernel_budget_ms as u64).max(FIX_BUDGET);
             let checker = Checker {
-                deadline: Instant::now() + FIX_BUDGET,
+                deadline: Instant::now() + budget,
                 ..checker
             };
             let (condition, fix) = condition_and_fix(&checker, f, races, &before, &assumed);

@@ -25,6 +25,11 @@ const MAX_QUERIES: usize = 64;
 const MAX_PARAMS: usize = 4;
 /// Racing pairs of one finding whose thresholds are searched.
 const MAX_HITS: usize = 4;
+/// Thresholds farther from zero are left out: proved, but what they rule
+/// out is arithmetic near the type's limits (`EDGE < 1073741824`), not a
+/// launch a user would recognise. Leaving one out only weakens the
+/// condition (still proved: each threshold is proved on its own).
+const PLAIN_THRESHOLD: i64 = 1 << 24;
 
 /// A parameter's thresholds: the pair's query is unsatisfiable with
 /// `p <= above` and with `p >= below` (each when present).
@@ -156,8 +161,9 @@ impl KernelContext<'_> {
             else {
                 continue;
             };
-            let below = upper_threshold(&mut probe, &var, seen, hi);
-            let above = lower_threshold(&mut probe, &var, seen, lo);
+            let plain = |k: &i64| k.abs() <= PLAIN_THRESHOLD;
+            let below = upper_threshold(&mut probe, &var, seen, hi).filter(plain);
+            let above = lower_threshold(&mut probe, &var, seen, lo).filter(plain);
             if above.is_some() || below.is_some() {
                 out.push(ParamBound { var, above, below });
             }
