@@ -232,6 +232,17 @@ pub(crate) fn add_fixes(
     }
 }
 
+/// Whether the kernel's model reads a scalar parameter anywhere (an
+/// access's index, guard or written value, a statement's guard).
+fn mentions_a_parameter(kernel: &Kernel) -> bool {
+    let param = &mut |v: &crate::model::Var| matches!(v.kind, crate::model::VarKind::Param { .. });
+    kernel.accesses().iter().any(|a| {
+        a.index.mentions(param)
+            || a.guard.mentions(param)
+            || a.value.as_ref().is_some_and(|v| v.mentions(param))
+    }) || kernel.stmt_guards.iter().any(|(_, g)| g.mentions(param))
+}
+
 /// The condition on the kernel's parameters under which the race finding
 /// `f` can happen, and the quick-fix assuming its negation at the
 /// kernel's start. The thresholds are searched on the racing pairs'
@@ -264,7 +275,11 @@ fn condition_and_fix(
         checker.cancel,
         &hits,
     ) {
-        RaceBounds::EveryValue => return (Some(RaceCondition::EveryValue), None),
+        // Said only of a kernel whose model has parameters to speak of.
+        RaceBounds::EveryValue if mentions_a_parameter(checker.kernel) => {
+            return (Some(RaceCondition::EveryValue), None)
+        }
+        RaceBounds::EveryValue => return (None, None),
         RaceBounds::Unbounded => return (None, None),
         RaceBounds::Within(b) => super::param_conditions::nameable(&b),
     };
