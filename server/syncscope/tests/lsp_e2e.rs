@@ -1257,13 +1257,13 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
     let (clamp, every) = (race_at(22), race_at(48));
     let hover_of =
         |d: &Value| json!({ "textDocument": { "uri": uri }, "position": d["range"]["start"] });
-    let hover = c.request("textDocument/hover", hover_of(&clamp)).await;
+    let hover = c.request("textDocument/hover", hover_of(clamp)).await;
     let md = hover["contents"]["value"].as_str().unwrap_or_default();
     assert!(
         md.contains("**Condition:** races only when `width < 16`"),
         "{md}"
     );
-    let hover = c.request("textDocument/hover", hover_of(&every)).await;
+    let hover = c.request("textDocument/hover", hover_of(every)).await;
     let md = hover["contents"]["value"].as_str().unwrap_or_default();
     assert!(
         md.contains("**Condition:** races for every value of the kernel's parameters"),
@@ -1278,7 +1278,7 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
         })
     };
     let actions = c
-        .request("textDocument/codeAction", actions_for(&every))
+        .request("textDocument/codeAction", actions_for(every))
         .await;
     let titles: Vec<&str> = actions
         .as_array()
@@ -1291,7 +1291,7 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
         "{titles:?}"
     );
     let actions = c
-        .request("textDocument/codeAction", actions_for(&clamp))
+        .request("textDocument/codeAction", actions_for(clamp))
         .await;
     let actions = actions.as_array().cloned().unwrap_or_default();
     let assume = actions
