@@ -844,8 +844,8 @@ fn a_race_states_its_condition_on_the_parameters_and_offers_the_assumption() {
     assert_eq!(assume["verified"], true, "{out}");
     let edits = assume["edits"].as_array().expect("edits");
     assert_eq!(edits.len(), 1);
-    // Right after the kernel's `{` (line 18), guarded so that nvcc compiles it.
-    assert_eq!(edits[0]["range"]["start"]["line"], 19);
+    // Right after the kernel's `{` (line 22), guarded so that nvcc compiles it.
+    assert_eq!(edits[0]["range"]["start"]["line"], 23);
     assert_eq!(
         edits[0]["newText"],
         "#ifdef __SYNCSCOPE__\n    __requires(width >= 16);\n#endif\n"
@@ -871,6 +871,20 @@ fn a_race_states_its_condition_on_the_parameters_and_offers_the_assumption() {
             .flatten()
             .all(|x| x["precondition"] == false),
         "no assumption for a race no assumption rules out: {out}"
+    );
+
+    // A race under every width the kernel's own assumption allows: no
+    // condition, no assumption (it would contradict the kernel's).
+    let narrow = races_of(&report, "clamp_row_narrow");
+    assert_eq!(narrow.len(), 1, "{out}");
+    assert_eq!(narrow[0]["raceCondition"], Value::Null, "{out}");
+    assert!(
+        narrow[0]["fixes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|x| x["precondition"] == false),
+        "{out}"
     );
 
     // Without `--fixes` nothing is computed: the diagnostics come first.

@@ -1245,7 +1245,7 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
     c.did_open(&uri, 1, &text);
     let (_, diags) = c.wait_analysis(since, &uri, 1).await;
     let races = with_code(&diags, "data-race");
-    assert_eq!(races.len(), 2, "{diags:#?}");
+    assert_eq!(races.len(), 3, "{diags:#?}");
     let race_at = |line: u64| {
         races
             .iter()
@@ -1253,8 +1253,8 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
             .cloned()
             .unwrap_or_else(|| panic!("a race on line {line}: {diags:#?}"))
     };
-    // `row[col] = ...` (line 23) and `widest = ...` (line 49), 0-based.
-    let (clamp, every) = (race_at(22), race_at(48));
+    // `row[col] = ...` (line 27) and `widest = ...` (line 53), 0-based.
+    let (clamp, every) = (race_at(26), race_at(52));
     let hover_of =
         |d: &Value| json!({ "textDocument": { "uri": uri }, "position": d["range"]["start"] });
     let hover = c.request("textDocument/hover", hover_of(clamp)).await;
@@ -1315,10 +1315,11 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
         .iter()
         .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
         .collect();
-    // Only `last_writer`'s race is left (three lines further down).
+    // Only the races of `last_writer` and `clamp_row_narrow` are left
+    // (three lines further down).
     assert_eq!(
         races,
-        vec![51],
+        vec![55, 70],
         "{}\n{fixed:#?}",
         apply_edits(&text, &edits)
     );

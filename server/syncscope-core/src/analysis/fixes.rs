@@ -167,8 +167,10 @@ fn judged(after: &Summary, before: &Summary, target: &[(usize, usize)]) -> Verdi
 }
 
 /// Computes the quick-fixes of `findings` (of `kernel`, whose verification
-/// gave `races`) that are `wanted`, within [`FIX_BUDGET`] per finding;
-/// stops when `cancel` is set.
+/// gave `races`) that are `wanted`, within [`FIX_BUDGET`] per finding, and
+/// the races' conditions on the parameters (with the assumption fixes);
+/// without `code_fixes`, only those (a hover asks for the condition alone).
+/// Stops when `cancel` is set.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn add_fixes(
     text: &str,
@@ -180,6 +182,7 @@ pub(crate) fn add_fixes(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
     wanted: &dyn Fn(&Finding) -> bool,
+    code_fixes: bool,
 ) {
     let before = Summary::new(findings, races, true);
     let tried = RefCell::new(HashMap::new());
@@ -206,6 +209,7 @@ pub(crate) fn add_fixes(
             return;
         }
         let fix = match f.kind {
+            _ if !code_fixes => None,
             FindingKind::DataRace => race_fix(&checker, f, races, &before),
             FindingKind::RedundantBarrier => removal_fix(&checker, f, &before),
             FindingKind::BarrierDivergence => hoist_fix(&checker, f, &before),
@@ -281,11 +285,8 @@ fn condition_and_fix(
         }
         RaceBounds::EveryValue => return (None, None),
         RaceBounds::Unbounded => return (None, None),
-        RaceBounds::Within(b) => super::param_conditions::nameable(&b),
+        RaceBounds::Within(b) => b,
     };
-    if bounds.is_empty() {
-        return (None, None);
-    }
     let assumption = super::param_conditions::assumption_text(&bounds);
     let known = assumed.borrow().get(&assumption).cloned();
     let after = match known {

@@ -153,6 +153,7 @@ fn analyze_file_here(
                 cache,
                 cancel,
                 &|_| true,
+                true,
             );
         }
         // Only a complete run is kept: never cancelled, within its budget
@@ -194,7 +195,8 @@ pub fn quick_fixes(
 
 /// The race conditions of `findings` (`Finding::race_condition`, from an
 /// analysis of this very text and options, which computes them only with
-/// its quick-fixes): computed on request like [`quick_fixes`], with them.
+/// its quick-fixes): computed on request like [`quick_fixes`], without the
+/// code fixes' search.
 /// `conditions[i]` is for `findings[i]`; `None` where none was proved.
 pub fn race_conditions(
     text: &str,
@@ -210,9 +212,11 @@ pub fn race_conditions(
         .collect()
 }
 
-/// The quick-fixes and race conditions of `findings`. Fixes kept in the
-/// cache are reused unless `conditions` is asked for (the cache keeps no
-/// conditions; the queries they ask are in the query cache).
+/// The quick-fixes and race conditions of `findings`; with `conditions`,
+/// the conditions (and the assumption fixes that come with them) only.
+/// Fixes kept in the cache are reused unless `conditions` is asked for
+/// (the cache keeps no conditions; the queries they ask are in the query
+/// cache).
 fn fix_stage(
     text: &str,
     tree: &tree_sitter::Tree,
@@ -304,7 +308,16 @@ fn fix_stage(
             |a: &Finding, b: &Finding| a.kind == b.kind && a.span == b.span && a.pairs == b.pairs;
         let wanted = |f: &Finding| todo.iter().any(|&i| same(&findings[i], f));
         fixes::add_fixes(
-            text, tree, kernel, &mut fresh, &races, options, cache, cancel, &wanted,
+            text,
+            tree,
+            kernel,
+            &mut fresh,
+            &races,
+            options,
+            cache,
+            cancel,
+            &wanted,
+            !conditions,
         );
         if !live() {
             return out;
@@ -314,7 +327,8 @@ fn fix_stage(
                 continue;
             };
             out[i] = (f.fixes.clone(), f.race_condition.clone());
-            if f.fixes.iter().all(|x| x.verified) {
+            // Only the conditions were computed: no fixes to keep.
+            if !conditions && f.fixes.iter().all(|x| x.verified) {
                 let kept = f
                     .fixes
                     .iter()

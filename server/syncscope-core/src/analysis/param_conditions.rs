@@ -5,26 +5,8 @@
 //! driver (`fixes`) states `C` only once the kernel, assumed outside it,
 //! verified free of the race.
 
-use crate::model::{BinOp, Expr, Var};
+use crate::model::Expr;
 use crate::verify::param_bounds::ParamBound;
-
-/// The thresholds of parameters that C code at the kernel's start can
-/// name (a plain identifier: a parameter or template parameter).
-pub(crate) fn nameable(bounds: &[ParamBound]) -> Vec<ParamBound> {
-    bounds
-        .iter()
-        .filter(|b| is_identifier(&b.var.name))
-        .cloned()
-        .collect()
-}
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
 
 /// `C`: every parameter inside its thresholds (`width < 16 && n > 0`).
 pub(crate) fn condition_text(bounds: &[ParamBound]) -> String {
@@ -58,23 +40,13 @@ pub(crate) fn assumption_text(bounds: &[ParamBound]) -> String {
 
 /// `!C` as the model's assumption (the same expression the text states).
 pub(crate) fn assumption_expr(bounds: &[ParamBound]) -> Expr {
-    let var = |v: &Var| Expr::Var(v.clone());
-    bounds.iter().fold(Expr::fals(), |acc, b| {
-        let mut outside = Expr::fals();
-        if let Some(a) = b.above {
-            outside = Expr::or(outside, Expr::bin(BinOp::Le, var(&b.var), Expr::Const(a)));
-        }
-        if let Some(u) = b.below {
-            outside = Expr::or(outside, Expr::bin(BinOp::Ge, var(&b.var), Expr::Const(u)));
-        }
-        Expr::or(acc, outside)
-    })
+    crate::verify::param_bounds::outside(bounds)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::VarKind;
+    use crate::model::{Var, VarKind};
 
     fn bound(name: &str, above: Option<i64>, below: Option<i64>) -> ParamBound {
         ParamBound {
@@ -112,13 +84,5 @@ mod tests {
             );
             assert_eq!(v.map(|x| x != 0), Some(!(-3 < n && n < 16)), "n = {n}");
         }
-    }
-
-    #[test]
-    fn only_plain_identifiers_are_named() {
-        let b = vec![bound("p.n", None, Some(4)), bound("_w2", None, Some(4))];
-        let kept = nameable(&b);
-        assert_eq!(kept.len(), 1);
-        assert_eq!(&*kept[0].var.name, "_w2");
     }
 }

@@ -71,10 +71,48 @@ pub(crate) fn race_bounds(cx: &mut KernelContext, hits: &[&RaceHit]) -> RaceBoun
             Some(h) => widen(&h, &bounds),
         });
     }
-    match hull {
-        Some(h) if !h.is_empty() => RaceBounds::Within(h),
+    let Some(hull) = hull.filter(|h| !h.is_empty()) else {
+        return RaceBounds::Unbounded;
+    };
+    // The kernel's own assumptions may already rule out the outside (a
+    // `__requires(width < 8)`): assuming it would leave no launch at all,
+    // and a condition they imply tells nothing.
+    let mut facts = cx.assumptions(hits[0].relation, false);
+    facts.push(outside(&hull));
+    let config = SolverConfig {
+        witness: false,
+        ..cx.config
+    };
+    match smt::solve(&facts, &cx.env, config, cx.cache, &mut cx.counters) {
+        QueryOutcome::Sat(_) => RaceBounds::Within(hull),
         _ => RaceBounds::Unbounded,
     }
+}
+
+/// The values outside the thresholds (some parameter at or past one of
+/// its thresholds): where the racing pairs cannot race.
+pub(crate) fn outside(bounds: &[ParamBound]) -> Expr {
+    let var = |v: &Var| Expr::Var(v.clone());
+    bounds.iter().fold(Expr::fals(), |acc, b| {
+        let mut out = Expr::fals();
+        if let Some(a) = b.above {
+            out = Expr::or(out, Expr::bin(BinOp::Le, var(&b.var), Expr::Const(a)));
+        }
+        if let Some(u) = b.below {
+            out = Expr::or(out, Expr::bin(BinOp::Ge, var(&b.var), Expr::Const(u)));
+        }
+        Expr::or(acc, out)
+    })
+}
+
+/// Whether C code at the kernel's start can name the parameter (a plain
+/// identifier: a parameter or template parameter, not a struct member).
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The loosest of two sets of thresholds: a parameter bounded on a side
@@ -127,6 +165,9 @@ impl KernelContext<'_> {
         if params.is_empty() {
             return RaceBounds::EveryValue;
         }
+        // Thresholds only on what an assumption at the kernel's start can
+        // name (leaving one out only weakens the condition).
+        params.retain(|v| is_identifier(&v.name));
         params.sort_by(|a, b| a.name.cmp(&b.name));
         params.truncate(MAX_PARAMS);
         let config = SolverConfig {
@@ -347,6 +388,12 @@ mod tests {
                 below: Some(32),
             }]
         );
+    }
+
+    #[test]
+    fn only_plain_identifiers_are_named() {
+        assert!(is_identifier("_w2") && is_identifier("width"));
+        assert!(!is_identifier("p.n") && !is_identifier("2w") && !is_identifier("x#1"));
     }
 
     fn v_hi() -> i64 {
