@@ -272,12 +272,14 @@ fn condition_and_fix(
     if target.is_empty() || checker.stopped() {
         return (None, None);
     }
+    // The search's own safety net; the verification below has the rest.
     let bounds = match crate::verify::race_bounds(
         checker.kernel,
         &checker.options,
         checker.cache,
         checker.cancel,
         &hits,
+        Instant::now() + FIX_BUDGET,
     ) {
         // Said only of a kernel whose model has parameters to speak of.
         RaceBounds::EveryValue if mentions_a_parameter(checker.kernel) => {

@@ -128,15 +128,18 @@ pub(crate) fn verify_one(
 /// The thresholds on `kernel`'s parameters outside which the racing pairs
 /// `hits` (of one finding, from [`verify_one`] of this kernel) cannot
 /// race: candidates, each proved for its pair's query only
-/// (`param_bounds`).
+/// (`param_bounds`). `deadline` is the search's safety net (a query it
+/// stops is undecided: the search keeps what it proved).
 pub(crate) fn race_bounds(
     kernel: &Kernel,
     options: &Options,
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
     hits: &[&races::RaceHit],
+    deadline: std::time::Instant,
 ) -> param_bounds::RaceBounds {
     let mut cx = context::KernelContext::new(kernel, options, cache, cancel);
+    cx.config.deadline = Some(cx.config.deadline.map_or(deadline, |d| d.min(deadline)));
     param_bounds::race_bounds(&mut cx, hits)
 }
 

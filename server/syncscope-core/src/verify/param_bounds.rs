@@ -20,7 +20,9 @@ use crate::model::*;
 /// Solver calls spent on one finding's thresholds at most (with the
 /// engine's deterministic resource limit each): a search that runs out
 /// keeps the thresholds proved so far, which are looser, never wrong.
-const MAX_QUERIES: usize = 64;
+const MAX_QUERIES: usize = 32;
+/// A probe's share of the engine's resource limit per query (`--rlimit`).
+const PROBE_RLIMIT_SHARE: u32 = 20;
 /// Parameters searched per racing pair at most (the first ones by name).
 const MAX_PARAMS: usize = 4;
 /// Racing pairs of one finding whose thresholds are searched.
@@ -170,8 +172,12 @@ impl KernelContext<'_> {
         params.retain(|v| is_identifier(&v.name));
         params.sort_by(|a, b| a.name.cmp(&b.name));
         params.truncate(MAX_PARAMS);
+        // A probe is one threshold among many: a hard one (nonlinear index
+        // arithmetic near the threshold) is left undecided early, which
+        // ends that search with what it proved.
         let config = SolverConfig {
             witness: false,
+            rlimit: self.config.rlimit / PROBE_RLIMIT_SHARE,
             ..self.config
         };
         let mut probe = |extra: &[Expr]| -> Option<bool> {
