@@ -17,9 +17,9 @@ use super::smt::{self, SolverConfig};
 use crate::cache::QueryOutcome;
 use crate::model::*;
 
-/// Solver calls spent on one finding's thresholds at most (with the
-/// engine's deterministic resource limit each): a search that runs out
-/// keeps the thresholds proved so far, which are looser, never wrong.
+/// Solver calls spent on one finding's thresholds at most (each under a
+/// share of the engine's deterministic resource limit): a search that runs
+/// out keeps the thresholds proved so far, which are looser, never wrong.
 const MAX_QUERIES: usize = 32;
 /// A probe's share of the engine's resource limit per query (`--rlimit`).
 const PROBE_RLIMIT_SHARE: u32 = 20;
