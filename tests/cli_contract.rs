@@ -1018,3 +1018,111 @@ fn launch_sizes_name_where_they_were_written() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The parameter-condition fixture (`tests/projects/conditions`): kernels
+/// with no visible launch, so their parameters are symbolic.
+fn conditions_fixture() -> String {
+    projects_dir()
+        .join("conditions/border_rows.cu")
+        .display()
+        .to_string()
+}
+
+/// Issue 32 item 1: with `--fixes`, a race states its condition on the
+/// kernel's parameters (`raceCondition`; a `= note:` in the terminal), and
+/// one that needs a condition is offered the verified, compile-safe
+/// assumption of its negation; a race that needs none says so and gets no
+/// assumption.
+#[test]
+fn a_race_states_its_condition_on_the_parameters_and_offers_the_assumption() {
+    let path = conditions_fixture();
+    let mut args = vec!["--format=json", "--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+
+    let clamp = races_of(&report, "clamp_row");
+    assert_eq!(clamp.len(), 1, "{out}");
+    let condition = &clamp[0]["raceCondition"];
+    assert_eq!(condition["condition"], "width < 16", "{out}");
+    assert_eq!(condition["summary"], "races only when `width < 16`");
+    let fixes = clamp[0]["fixes"].as_array().expect("fixes");
+    let assume = fixes
+        .iter()
+        .find(|x| x["precondition"] == true)
+        .unwrap_or_else(|| panic!("an assumption fix: {out}"));
+    assert_eq!(assume["title"], "Assume `width >= 16` (precondition)");
+    assert_eq!(assume["verified"], true, "{out}");
+    let edits = assume["edits"].as_array().expect("edits");
+    assert_eq!(edits.len(), 1);
+    // Right after the kernel's `{` (line 22), guarded so that nvcc compiles it.
+    assert_eq!(edits[0]["range"]["start"]["line"], 23);
+    assert_eq!(
+        edits[0]["newText"],
+        "#ifdef __SYNCSCOPE__\n    __requires(width >= 16);\n#endif\n"
+    );
+    // The kernel with exactly that text verifies.
+    let twin = report["kernels"]
+        .as_array()
+        .and_then(|k| k.iter().find(|k| k["name"] == "clamp_row_assumed"))
+        .expect("the assumed twin");
+    assert_eq!(twin["status"], "verified", "{out}");
+
+    let every = races_of(&report, "last_writer");
+    assert_eq!(every.len(), 1, "{out}");
+    assert_eq!(every[0]["raceCondition"]["condition"], Value::Null, "{out}");
+    assert_eq!(
+        every[0]["raceCondition"]["summary"],
+        "races for every value of the kernel's parameters"
+    );
+    assert!(
+        every[0]["fixes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|x| x["precondition"] == false),
+        "no assumption for a race no assumption rules out: {out}"
+    );
+
+    // A race under every width the kernel's own assumption allows: no
+    // condition, no assumption (it would contradict the kernel's).
+    let narrow = races_of(&report, "clamp_row_narrow");
+    assert_eq!(narrow.len(), 1, "{out}");
+    assert_eq!(narrow[0]["raceCondition"], Value::Null, "{out}");
+    assert!(
+        narrow[0]["fixes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|x| x["precondition"] == false),
+        "{out}"
+    );
+
+    // Without `--fixes` nothing is computed: the diagnostics come first.
+    let mut args = vec!["--format=json"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, out, _) = run(&args);
+    assert!(!out.contains("raceCondition"), "{out}");
+
+    // The terminal: a note under the finding, the assumption as a diff.
+    let mut args = vec!["--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, human, _) = run(&args);
+    assert!(
+        human.contains("= note: races only when `width < 16`\n"),
+        "{human}"
+    );
+    assert!(
+        human.contains("= note: races for every value of the kernel's parameters\n"),
+        "{human}"
+    );
+    assert!(
+        human.contains("help: Assume `width >= 16` (precondition)"),
+        "{human}"
+    );
+    assert!(human.contains("+     __requires(width >= 16);"), "{human}");
+}

@@ -485,12 +485,16 @@ pub struct TextEdit {
 
 /// A quick-fix. `verified`: the kernel was checked again with the fix
 /// applied (in the model) and the finding is gone with no new error; only
-/// such a fix is offered as the preferred one.
+/// such a fix is offered as the preferred one. `precondition`: the fix
+/// states an assumption on the kernel's inputs (`__requires`) rather than
+/// changing what the code does: the race stays for the launches it rules
+/// out, so it is listed after a code fix and never preferred.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fix {
     pub title: String,
     pub edits: Vec<TextEdit>,
     pub verified: bool,
+    pub precondition: bool,
 }
 
 /// Two accesses that race (of a grouped race finding): spans and source texts.
@@ -533,6 +537,43 @@ pub struct Finding {
     /// showed (races and divergences; `None` for other kinds and for
     /// kernels assumed to run in lock-step warps).
     pub source_replay: Option<SourceReplay>,
+    /// For a race: the condition on the kernel's scalar parameters under
+    /// which it can happen (computed with the quick-fixes, after the
+    /// diagnostics; `None` when not computed or none was proved).
+    pub race_condition: Option<RaceCondition>,
+}
+
+/// The condition on the kernel's scalar parameters under which a race can
+/// happen: a witness may use values the host never passes (`width = -2`)
+/// when the tool cannot follow the host, and this says at once whether
+/// the race is the user's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RaceCondition {
+    /// The race's query mentions no parameter: it happens whatever values
+    /// the parameters have.
+    EveryValue,
+    /// It can happen only when `condition` holds (a C expression over the
+    /// parameters): the kernel was verified free of it under `assumption`
+    /// (the negation of `condition`) assumed at its start.
+    Only {
+        condition: String,
+        assumption: String,
+    },
+}
+
+impl RaceCondition {
+    /// The one text of the condition (terminal note, hover, JSON summary).
+    pub fn describe(&self) -> String {
+        match self {
+            RaceCondition::EveryValue => {
+                "races for every value of the kernel's parameters".to_string()
+            }
+            RaceCondition::Only { condition, .. } => {
+                format!("races only when `{condition}`")
+            }
+        }
+    }
 }
 
 /// The outcome of running a race's or divergence's witness from source on
@@ -582,6 +623,7 @@ impl Finding {
             fixes: Vec::new(),
             source_replay: None,
             launches: Vec::new(),
+            race_condition: None,
         }
     }
 }

@@ -11,6 +11,10 @@ pub fn finding_markdown(f: &Finding) -> String {
         md.push_str("\n\n**Witness:** ");
         md.push_str(&w.describe());
     }
+    if let Some(c) = &f.race_condition {
+        md.push_str("\n\n**Condition:** ");
+        md.push_str(&c.describe());
+    }
     // One witness above; the racing accesses listed, capped like the
     // diagnostic's related locations.
     let cap = crate::to_proto::MAX_RELATED;
@@ -179,6 +183,16 @@ mod tests {
         assert!(md.starts_with("**syncscope data-race**: data race on `s`"));
         assert!(md.contains("thread (6,0,0)"));
         assert!(md.contains("- line 1: read here"));
+        assert!(!md.contains("**Condition:**"), "none computed: none said");
+        f.race_condition = Some(syncscope_core::RaceCondition::Only {
+            condition: "n < 16".into(),
+            assumption: "n >= 16".into(),
+        });
+        let md = finding_markdown(&f);
+        assert!(
+            md.contains("\n\n**Condition:** races only when `n < 16`"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -163,6 +163,39 @@ impl Server {
         self.publish_config_diagnostics().await;
     }
 
+    /// The condition on its kernel's parameters under which race `f` (of
+    /// `analysis`) can happen: computed with the quick-fixes' machinery on
+    /// the hover that asks for it (the analysis publishes diagnostics
+    /// first and computes none), off the async threads; a newer edit of
+    /// the document stops the work.
+    async fn race_condition(
+        &self,
+        uri: &Uri,
+        analysis: &Arc<actor::Analysis>,
+        f: &syncscope_core::Finding,
+    ) -> Option<syncscope_core::RaceCondition> {
+        let flag = self.shared.edit_flag(&from_proto::key(uri));
+        let (a, cache, wanted) = (analysis.clone(), self.shared.cache.clone(), vec![f.clone()]);
+        tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                syncscope_core::analysis::race_conditions(
+                    &a.text,
+                    &a.tree,
+                    &a.options,
+                    &*cache,
+                    Some(&flag),
+                    &wanted,
+                )
+            }))
+            .ok()
+        })
+        .await
+        .ok()
+        .flatten()
+        .and_then(|mut c| c.pop())
+        .flatten()
+    }
+
     /// The latest analysis of `uri` if it is of the document's current version.
     fn current_analysis(&self, uri: &Uri) -> Option<Arc<actor::Analysis>> {
         let key = from_proto::key(uri);
@@ -540,11 +573,18 @@ impl LanguageServer for Server {
                 })
             });
         if let Some((f, span)) = finding {
+            let mut f = f.clone();
+            if f.kind == syncscope_core::FindingKind::DataRace
+                && f.race_condition.is_none()
+                && analysis.options.compute_fixes
+            {
+                f.race_condition = self.race_condition(&uri, &analysis, &f).await;
+            }
             return Ok(Some(Hover {
                 contents: HoverContents::Markup(MarkupContent {
                     kind: MarkupKind::Markdown,
-                    value: hover::finding_markdown(f)
-                        + &hover::finding_launch_note(f, &analysis.kernels),
+                    value: hover::finding_markdown(&f)
+                        + &hover::finding_launch_note(&f, &analysis.kernels),
                 }),
                 range: Some(src.range(span)),
             }));

@@ -132,6 +132,7 @@ pub fn config_diagnostic(range: Range, message: &str) -> Diagnostic {
 /// One quick-fix code action per fix of the finding; the preferred one is
 /// the only fix, and only if it was re-checked (`verified`).
 pub fn code_actions(uri: &Uri, src: Source, fixes: &[Fix], diag: &Diagnostic) -> Vec<CodeAction> {
+    let code_fixes = fixes.iter().filter(|f| !f.precondition).count();
     fixes
         .iter()
         .map(|fix| {
@@ -152,7 +153,8 @@ pub fn code_actions(uri: &Uri, src: Source, fixes: &[Fix], diag: &Diagnostic) ->
                     changes: Some(changes),
                     ..Default::default()
                 }),
-                is_preferred: Some(fixes.len() == 1 && fix.verified),
+                // The one verified code fix; an assumption never is.
+                is_preferred: Some(fix.verified && !fix.precondition && code_fixes == 1),
                 ..Default::default()
             }
         })
@@ -472,6 +474,7 @@ mod tests {
                 new_text: "__syncthreads();\n  x;".into(),
             }],
             verified: true,
+            precondition: false,
         });
         let d = diagnostic(&uri(), src, &f);
         let actions = code_actions(&uri(), src, &f.fixes, &d);

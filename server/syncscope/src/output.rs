@@ -152,6 +152,7 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
             .map(|x| json!({
                 "title": x.title,
                 "verified": x.verified,
+                "precondition": x.precondition,
                 "edits": x.edits.iter().map(|e| json!({
                     "range": range_json(text, &e.span),
                     "newText": e.new_text,
@@ -162,6 +163,15 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
     if !f.launches.is_empty() {
         // The launches (sites or instantiations) the finding holds under.
         v["launches"] = json!(f.launches);
+    }
+    // A race's condition on the kernel's parameters (with `--fixes`):
+    // `condition` is null when it races for every value.
+    if let Some(c) = &f.race_condition {
+        let condition = match c {
+            syncscope_core::RaceCondition::EveryValue => Value::Null,
+            syncscope_core::RaceCondition::Only { condition, .. } => json!(condition),
+        };
+        v["raceCondition"] = json!({"condition": condition, "summary": c.describe()});
     }
     if let Some(w) = &f.witness {
         v["witness"] = json!({
@@ -720,6 +730,9 @@ pub fn human_with(results: &[FileResult], style: HumanStyle) -> String {
             }
             for n in &f.notes {
                 write_note(&mut out, gutter, color, n);
+            }
+            if let Some(c) = &f.race_condition {
+                write_note(&mut out, gutter, color, &c.describe());
             }
             if let Some(w) = &f.witness {
                 write_witness(&mut out, gutter, color, w);

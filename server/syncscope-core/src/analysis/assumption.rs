@@ -70,7 +70,7 @@ pub fn assumption_fix(text: &str, kernel: &str, condition: &str, verified: bool)
     let starts = LineStarts::new(text);
     let point = starts.point(text, at);
     Some(Fix {
-        title: format!("assume `{condition}` (a `__requires` that nvcc compiles)"),
+        title: format!("Assume `{condition}` (precondition)"),
         edits: vec![TextEdit {
             span: Span {
                 start: point,
@@ -79,6 +79,7 @@ pub fn assumption_fix(text: &str, kernel: &str, condition: &str, verified: bool)
             new_text,
         }],
         verified,
+        precondition: true,
     })
 }
 

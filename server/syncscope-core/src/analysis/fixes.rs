@@ -15,6 +15,11 @@
 //!   loop). Every candidate's verification is kept for the kernel's other
 //!   findings, so several races one missing barrier causes share one fix
 //!   and one re-verification;
+//!   and, for a race that can happen only for some values of the kernel's
+//!   parameters, the condition it needs (`Finding::race_condition`) and,
+//!   ranked after the barrier, a fix assuming the opposite at the kernel's
+//!   start (`assumption`: a `__requires` that nvcc compiles), verified by
+//!   verifying the model with that assumption added;
 //! - a redundant barrier: remove its statement;
 //! - a divergent barrier directly inside `if (c) { A; __syncthreads(); B; }`:
 //!   split the branch around it (when `A` neither assigns what `c` reads nor
@@ -162,8 +167,10 @@ fn judged(after: &Summary, before: &Summary, target: &[(usize, usize)]) -> Verdi
 }
 
 /// Computes the quick-fixes of `findings` (of `kernel`, whose verification
-/// gave `races`) that are `wanted`, within [`FIX_BUDGET`] per finding;
-/// stops when `cancel` is set.
+/// gave `races`) that are `wanted`, within [`FIX_BUDGET`] per finding, and
+/// the races' conditions on the parameters (with the assumption fixes);
+/// without `code_fixes`, only those (a hover asks for the condition alone).
+/// Stops when `cancel` is set.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn add_fixes(
     text: &str,
@@ -175,9 +182,11 @@ pub(crate) fn add_fixes(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
     wanted: &dyn Fn(&Finding) -> bool,
+    code_fixes: bool,
 ) {
     let before = Summary::new(findings, races, true);
     let tried = RefCell::new(HashMap::new());
+    let assumed = RefCell::new(HashMap::new());
     for f in findings.iter_mut() {
         if !wanted(f) {
             continue;
@@ -200,6 +209,7 @@ pub(crate) fn add_fixes(
             return;
         }
         let fix = match f.kind {
+            _ if !code_fixes => None,
             FindingKind::DataRace => race_fix(&checker, f, races, &before),
             FindingKind::RedundantBarrier => removal_fix(&checker, f, &before),
             FindingKind::BarrierDivergence => hoist_fix(&checker, f, &before),
@@ -208,7 +218,110 @@ pub(crate) fn add_fixes(
         if let Some(fix) = fix {
             f.fixes.push(fix);
         }
+        if f.kind == FindingKind::DataRace {
+            // Its own budget, the kernel's own (one verification, unlike
+            // the barrier's several candidates): the barrier's search may
+            // have spent the first.
+            let budget = Duration::from_millis(options.kernel_budget_ms as u64).max(FIX_BUDGET);
+            let checker = Checker {
+                deadline: Instant::now() + budget,
+                ..checker
+            };
+            let (condition, fix) = condition_and_fix(&checker, f, races, &before, &assumed);
+            f.race_condition = condition;
+            // After a barrier fix: a barrier removes the race, an
+            // assumption only rules out the launches it happens under.
+            f.fixes.extend(fix);
+        }
     }
+}
+
+/// Whether the kernel's model reads a scalar parameter anywhere (an
+/// access's index, guard or written value, a statement's guard).
+fn mentions_a_parameter(kernel: &Kernel) -> bool {
+    let param = &mut |v: &crate::model::Var| matches!(v.kind, crate::model::VarKind::Param { .. });
+    kernel.accesses().iter().any(|a| {
+        a.index.mentions(param)
+            || a.guard.mentions(param)
+            || a.value.as_ref().is_some_and(|v| v.mentions(param))
+    }) || kernel.stmt_guards.iter().any(|(_, g)| g.mentions(param))
+}
+
+/// The condition on the kernel's parameters under which the race finding
+/// `f` can happen, and the quick-fix assuming its negation at the
+/// kernel's start. The thresholds are searched on the racing pairs'
+/// queries (`verify::param_bounds`); the kernel is then verified again
+/// with the negation assumed, and the condition is stated only when that
+/// check came back complete without the finding's pairs, nothing new and
+/// nothing undecided: every race query of those pairs (every relation,
+/// every interval) is unsat outside it. `assumed` keeps each assumption's
+/// verification for the kernel's other findings.
+fn condition_and_fix(
+    checker: &Checker,
+    f: &Finding,
+    races: &[RaceHit],
+    before: &Summary,
+    assumed: &RefCell<HashMap<String, Option<Summary>>>,
+) -> (Option<RaceCondition>, Option<Fix>) {
+    use crate::verify::param_bounds::RaceBounds;
+    let target = target_pairs(checker.kernel, f, races);
+    let hits: Vec<&RaceHit> = races
+        .iter()
+        .filter(|r| target.contains(&race_key(r)))
+        .collect();
+    if target.is_empty() || checker.stopped() {
+        return (None, None);
+    }
+    // The search's own safety net; the verification below has the rest.
+    let bounds = match crate::verify::race_bounds(
+        checker.kernel,
+        &checker.options,
+        checker.cache,
+        checker.cancel,
+        &hits,
+        Instant::now() + FIX_BUDGET,
+    ) {
+        // Said only of a kernel whose model has parameters to speak of.
+        RaceBounds::EveryValue if mentions_a_parameter(checker.kernel) => {
+            return (Some(RaceCondition::EveryValue), None)
+        }
+        RaceBounds::EveryValue => return (None, None),
+        RaceBounds::Unbounded => return (None, None),
+        RaceBounds::Within(b) => b,
+    };
+    let assumption = super::param_conditions::assumption_text(&bounds);
+    let known = assumed.borrow().get(&assumption).cloned();
+    let after = match known {
+        Some(after) => after,
+        None => {
+            let mut model = checker.kernel.clone();
+            model
+                .assumptions
+                .push(super::param_conditions::assumption_expr(&bounds));
+            let after = checker.check(&model);
+            if after.as_ref().is_some_and(|a| a.complete) {
+                assumed
+                    .borrow_mut()
+                    .insert(assumption.clone(), after.clone());
+            }
+            after
+        }
+    };
+    let proved = after
+        .as_ref()
+        .is_some_and(|a| a.complete && matches!(judged(a, before, &target), Verdict::Good));
+    if !proved {
+        return (None, None);
+    }
+    let condition = RaceCondition::Only {
+        condition: super::param_conditions::condition_text(&bounds),
+        assumption: assumption.clone(),
+    };
+    let fix = f
+        .kernel
+        .as_deref()
+        .and_then(|k| super::assumption::assumption_fix(checker.text, k, &assumption, true));
+    (Some(condition), fix)
 }
 
 fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {
@@ -501,6 +614,7 @@ fn race_fix(checker: &Checker, f: &Finding, races: &[RaceHit], before: &Summary)
             ),
             edits: vec![edit.clone()],
             verified,
+            precondition: false,
         };
         match checker.judge_insertion(insertion_offset(stmt, before_stmt), &model, before, &target)
         {
@@ -690,6 +804,7 @@ fn removal_fix(checker: &Checker, f: &Finding, before: &Summary) -> Option<Fix> 
         title: "Remove redundant `__syncthreads()`".into(),
         edits: vec![edit],
         verified: true,
+        precondition: false,
     })
 }
 
@@ -852,5 +967,6 @@ fn hoist_fix(checker: &Checker, f: &Finding, before: &Summary) -> Option<Fix> {
         title: "Hoist `__syncthreads()` out of the thread-dependent branch".into(),
         edits: vec![edit],
         verified: true,
+        precondition: false,
     })
 }

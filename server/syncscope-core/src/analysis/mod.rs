@@ -13,6 +13,7 @@ pub(crate) mod kernel_uses;
 pub(crate) mod launch;
 mod models;
 mod names;
+mod param_conditions;
 pub(crate) mod params;
 pub mod project;
 mod source_replay;
@@ -168,6 +169,7 @@ fn analyze_file_here(
                 cache,
                 cancel,
                 &|_| true,
+                true,
             );
         }
         // Only a complete run is kept: never cancelled, within its budget
@@ -201,9 +203,9 @@ pub fn quick_fixes(
     cancel: Option<&AtomicBool>,
     findings: &[Finding],
 ) -> Vec<Vec<Fix>> {
-    fixes_found(text, tree, options, cache, cancel, findings)
+    fix_stage(text, tree, options, cache, cancel, findings, false)
         .into_iter()
-        .map(Option::unwrap_or_default)
+        .map(|found| found.map(|(fixes, _)| fixes).unwrap_or_default())
         .collect()
 }
 
@@ -218,7 +220,48 @@ pub(crate) fn fixes_found(
     cancel: Option<&AtomicBool>,
     findings: &[Finding],
 ) -> Vec<Option<Vec<Fix>>> {
-    let mut out: Vec<Option<Vec<Fix>>> = vec![None; findings.len()];
+    fix_stage(text, tree, options, cache, cancel, findings, false)
+        .into_iter()
+        .map(|found| found.map(|(fixes, _)| fixes))
+        .collect()
+}
+
+/// The race conditions of `findings` (`Finding::race_condition`, from an
+/// analysis of this very text and options, which computes them only with
+/// its quick-fixes): computed on request like [`quick_fixes`], without the
+/// code fixes' search.
+/// `conditions[i]` is for `findings[i]`; `None` where none was proved.
+pub fn race_conditions(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+) -> Vec<Option<RaceCondition>> {
+    fix_stage(text, tree, options, cache, cancel, findings, true)
+        .into_iter()
+        .map(|found| found.and_then(|(_, condition)| condition))
+        .collect()
+}
+
+/// The quick-fixes and race conditions of `findings` (`None`: a finding
+/// the analysis under `options` does not find); with `conditions`, the
+/// conditions (and the assumption fixes that come with them) only.
+/// Fixes kept in the cache are reused unless `conditions` is asked for
+/// (the cache keeps no conditions; the queries they ask are in the query
+/// cache).
+type FixesAndCondition = (Vec<Fix>, Option<RaceCondition>);
+fn fix_stage(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    findings: &[Finding],
+    conditions: bool,
+) -> Vec<Option<FixesAndCondition>> {
+    let mut out: Vec<Option<FixesAndCondition>> = vec![None; findings.len()];
     let fixable = |f: &Finding| {
         matches!(
             f.kind,
@@ -262,9 +305,14 @@ pub(crate) fn fixes_found(
         };
         let mut todo = Vec::new();
         for &i in &mine {
-            match cache.get_fixes(fix_key(&findings[i])) {
+            let kept = if conditions {
+                None
+            } else {
+                cache.get_fixes(fix_key(&findings[i]))
+            };
+            match kept {
                 Some(fixes) => {
-                    out[i] = Some(
+                    out[i] = Some((
                         fixes
                             .iter()
                             .cloned()
@@ -273,7 +321,8 @@ pub(crate) fn fixes_found(
                                 x
                             })
                             .collect(),
-                    )
+                        None,
+                    ))
                 }
                 None => todo.push(i),
             }
@@ -297,7 +346,16 @@ pub(crate) fn fixes_found(
             |a: &Finding, b: &Finding| a.kind == b.kind && a.span == b.span && a.pairs == b.pairs;
         let wanted = |f: &Finding| todo.iter().any(|&i| same(&findings[i], f));
         fixes::add_fixes(
-            text, tree, kernel, &mut fresh, &races, options, cache, cancel, &wanted,
+            text,
+            tree,
+            kernel,
+            &mut fresh,
+            &races,
+            options,
+            cache,
+            cancel,
+            &wanted,
+            !conditions,
         );
         if !live() {
             return out;
@@ -306,8 +364,9 @@ pub(crate) fn fixes_found(
             let Some(f) = fresh.iter().find(|f| same(&findings[i], f)) else {
                 continue;
             };
-            out[i] = Some(f.fixes.clone());
-            if f.fixes.iter().all(|x| x.verified) {
+            out[i] = Some((f.fixes.clone(), f.race_condition.clone()));
+            // Only the conditions were computed: no fixes to keep.
+            if !conditions && f.fixes.iter().all(|x| x.verified) {
                 let kept = f
                     .fixes
                     .iter()

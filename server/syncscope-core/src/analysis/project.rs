@@ -104,7 +104,7 @@ pub fn quick_fixes(
             let Some(fixes) = fixes else { continue };
             match kept {
                 None => *kept = Some(fixes),
-                Some(k) => confirm_fixes(k, &fixes),
+                Some(k) => confirm_fix_list(k, &fixes),
             }
         }
     }
@@ -1004,7 +1004,7 @@ fn merge(mut reports: Vec<FileReport>, sites: &HashMap<String, Vec<LaunchOverrid
                     match base.findings.iter_mut().find(|g| same_cause(g, f)) {
                         Some(g) => {
                             g.launches.extend(launch.clone());
-                            confirm_fixes(&mut g.fixes, &f.fixes);
+                            confirm_fixes(g, f);
                         }
                         None => {
                             let mut f = f.clone();
@@ -1061,9 +1061,21 @@ fn same_cause(a: &Finding, b: &Finding) -> bool {
 
 /// `kept`'s fixes stay verified only where `other` (the same finding under
 /// another launch) verified the same edit: a fix is checked under every
-/// launch its finding holds under.
-fn confirm_fixes(kept: &mut [Fix], other: &[Fix]) {
-    for x in kept {
+/// launch its finding holds under. An assumption (a precondition fix) the
+/// other launch did not verify is dropped, and so is a race condition the
+/// other launch does not share: each was proved under one launch only.
+fn confirm_fixes(kept: &mut Finding, other: &Finding) {
+    if kept.race_condition != other.race_condition {
+        kept.race_condition = None;
+    }
+    confirm_fix_list(&mut kept.fixes, &other.fixes);
+}
+
+/// [`confirm_fixes`] on the fixes alone.
+fn confirm_fix_list(kept: &mut Vec<Fix>, other: &[Fix]) {
+    let confirmed = |x: &Fix| other.iter().any(|y| y.edits == x.edits && y.verified);
+    kept.retain(|x| !x.precondition || confirmed(x));
+    for x in kept.iter_mut() {
         let confirmed = other.iter().any(|y| y.edits == x.edits && y.verified);
         if x.verified && !confirmed {
             x.verified = false;

@@ -3,7 +3,8 @@
 //! (`engine`), the context its checks share (`context`) and the checks,
 //! each a set of functions over that context (`divergence`, `precheck`,
 //! `races` and its findings `race_findings`, `redundancy`, `assertions`,
-//! `schedules`), witnesses (`witness`) replayed on the concrete interpreter
+//! `schedules`; `param_bounds`: the thresholds on parameters a race
+//! needs), witnesses (`witness`) replayed on the concrete interpreter
 //! (`replay`) and checked to be executions that exist (`realisable`).
 //! Imports go one way: the engine uses the checks, the checks use the
 //! context, never back (`tests/architecture.rs` holds it).
@@ -21,6 +22,7 @@ mod engine;
 pub(crate) mod intervals;
 mod last_block;
 mod machine_values;
+pub(crate) mod param_bounds;
 mod precheck;
 mod race_findings;
 pub(crate) mod races;
@@ -122,6 +124,24 @@ pub(crate) fn verify_one(
             (vec![f], report, Vec::new(), Stats::default())
         }
     }
+}
+
+/// The thresholds on `kernel`'s parameters outside which the racing pairs
+/// `hits` (of one finding, from [`verify_one`] of this kernel) cannot
+/// race: candidates, each proved for its pair's query only
+/// (`param_bounds`). `deadline` is the search's safety net (a query it
+/// stops is undecided: the search keeps what it proved).
+pub(crate) fn race_bounds(
+    kernel: &Kernel,
+    options: &Options,
+    cache: &dyn QueryCache,
+    cancel: Option<&AtomicBool>,
+    hits: &[&races::RaceHit],
+    deadline: std::time::Instant,
+) -> param_bounds::RaceBounds {
+    let mut cx = context::KernelContext::new(kernel, options, cache, cancel);
+    cx.config.deadline = Some(cx.config.deadline.map_or(deadline, |d| d.min(deadline)));
+    param_bounds::race_bounds(&mut cx, hits)
 }
 
 /// Every kernel of the corpus (`tests/corpus`), lowered with the default

@@ -608,7 +608,7 @@ impl<'k> KernelContext<'k> {
     /// cells). Without such a collision there is no same-value pair, so the
     /// same-value split of the queries and its last query (one more query
     /// per barrier interval) are not needed.
-    fn writes_may_collide(&self, insts: &[&Instance], rel: Relation) -> bool {
+    pub(super) fn writes_may_collide(&self, insts: &[&Instance], rel: Relation) -> bool {
         let writes: Vec<&Access> = insts
             .iter()
             .map(|i| self.accesses[&i.access])
@@ -634,7 +634,11 @@ impl<'k> KernelContext<'k> {
     /// (`machine_values`): the same expression of shared inputs, or equal
     /// in the model with every intermediate value exact. `None` when no
     /// instance has a value.
-    fn written_values(&self, insts: &[&Instance], rel: Relation) -> Option<(Expr, Expr)> {
+    pub(super) fn written_values(
+        &self,
+        insts: &[&Instance],
+        rel: Relation,
+    ) -> Option<(Expr, Expr)> {
         let mut defs = Vec::new();
         let mut known = [Expr::fals(), Expr::fals()];
         let mut exact = [Expr::fals(), Expr::fals()];
@@ -976,24 +980,15 @@ impl<'k> KernelContext<'k> {
     /// `hit` solved again as a query of its two instances alone, with a
     /// reproducible witness (fresh Z3 context, small values).
     pub(super) fn pair_witness(&mut self, hit: &RaceHit) -> Option<RaceHit> {
-        let (pi, qj) = &*hit.instances;
-        let same = pi == qj;
-        let group: Vec<Instance> = if same {
-            vec![pi.clone()]
-        } else {
-            vec![pi.clone(), qj.clone()]
-        };
-        let GroupQuery {
-            insts,
-            mut base,
-            inst_exprs,
-        } = self.group_query(&group, hit.relation, None)?;
-        let (i, j) = if same { (0, 0) } else { (0, 1) };
-        if insts.len() != group.len() {
-            return None;
-        }
-        base.push(Expr::eq(sel(1), Expr::Const(i)));
-        base.push(Expr::eq(sel(2), Expr::Const(j)));
+        let group = pair_group(hit);
+        let (
+            GroupQuery {
+                insts,
+                base,
+                inst_exprs,
+            },
+            (i, j),
+        ) = self.pair_query(&group, hit)?;
         let config = SolverConfig {
             witness: true,
             ..self.config
@@ -1001,7 +996,6 @@ impl<'k> KernelContext<'k> {
         let QueryOutcome::Sat(values) = self.solve_concrete_first(&base, config) else {
             return None;
         };
-        let (i, j) = (i as usize, j as usize);
         let mut confirmed = self.confirm_race(
             insts[i],
             insts[j],
@@ -1013,6 +1007,36 @@ impl<'k> KernelContext<'k> {
         )?;
         confirmed.reproducible = true;
         Some(confirmed)
+    }
+
+    /// The race query of `hit`'s two instances alone (`group`, from
+    /// [`pair_group`]), its selectors fixed to them: satisfiable exactly
+    /// when this pair of instances can race under `hit`'s relation.
+    /// Returns the query and the selectors' values.
+    pub(super) fn pair_query<'g>(
+        &self,
+        group: &'g [Instance],
+        hit: &RaceHit,
+    ) -> Option<(GroupQuery<'g>, (usize, usize))> {
+        let mut query = self.group_query(group, hit.relation, None)?;
+        let (i, j) = if group.len() == 1 { (0, 0) } else { (0, 1) };
+        if query.insts.len() != group.len() {
+            return None;
+        }
+        query.base.push(Expr::eq(sel(1), Expr::Const(i as i64)));
+        query.base.push(Expr::eq(sel(2), Expr::Const(j as i64)));
+        Some((query, (i, j)))
+    }
+}
+
+/// The instances of `hit` as a group of their own: one instance when both
+/// threads run the same one.
+pub(super) fn pair_group(hit: &RaceHit) -> Vec<Instance> {
+    let (pi, qj) = &*hit.instances;
+    if pi == qj {
+        vec![pi.clone()]
+    } else {
+        vec![pi.clone(), qj.clone()]
     }
 }
 
