@@ -1063,7 +1063,7 @@ impl<'a, 't> Host<'a, 't> {
             }
             "if_statement" if s.child_by_field_name("alternative").is_none() => {
                 let body = s.child_by_field_name("consequence")?;
-                if !leaves(body) {
+                if !leaves(self.text, body) {
                     return None;
                 }
                 let cond = unwrap_condition(s.child_by_field_name("condition")?);
@@ -1076,20 +1076,34 @@ impl<'a, 't> Host<'a, 't> {
 
 /// Whether a statement always leaves the function (`return`, `throw`,
 /// `exit(...)`, `abort()`), possibly at the end of a block.
-fn leaves(s: Node) -> bool {
+fn leaves(text: &str, s: Node) -> bool {
     match s.kind() {
         "return_statement" | "throw_statement" => true,
+        // The C library's functions that end the process never return
+        // (`exit(EXIT_FAILURE)` after a failed host check).
+        "expression_statement" => s
+            .named_child(0)
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(|c| c.child_by_field_name("function"))
+            .is_some_and(|f| {
+                let name = node_text(text, f);
+                let bare = name.strip_prefix("std::").unwrap_or(name);
+                NO_RETURN.contains(&bare)
+            }),
         "compound_statement" => {
             let mut c = s.walk();
             let last = s
                 .named_children(&mut c)
                 .filter(|n| n.kind() != "comment")
                 .last();
-            last.is_some_and(leaves)
+            last.is_some_and(|l| leaves(text, l))
         }
         _ => false,
     }
 }
+
+/// Functions that end the process: a call to one never returns.
+const NO_RETURN: &[&str] = &["exit", "_exit", "_Exit", "quick_exit", "abort"];
 
 fn unwrap_condition(c: Node) -> Node {
     if c.kind() == "condition_clause" {
