@@ -5,11 +5,14 @@
 // only with one block per launch, and the node gives it one. The node of
 // `collect_many` gives it a grid of four blocks (racy). `collect_resized`'s
 // node has one block, then its grid is changed under a condition before
-// the node is added: not understood, so any launch (racy).
+// the node is added: not understood, so any launch (racy). `collect_stale`'s
+// node stores a grid of four blocks from a `dim3` that is set to one block
+// after the store: the node keeps four (racy).
 // expect-kernel: spread verified
 // expect-kernel: collect verified
 // expect-kernel: collect_many racy
 // expect-kernel: collect_resized racy
+// expect-kernel: collect_stale racy
 #include <cstring>
 #include <cuda_runtime.h>
 
@@ -38,6 +41,13 @@ __global__ void collect_many(float *result, const float *partial)
 }
 
 __global__ void collect_resized(float *result, const float *partial)
+{
+    if (threadIdx.x == 0) {
+        result[0] = partial[blockIdx.x]; //~ data-race
+    }
+}
+
+__global__ void collect_stale(float *result, const float *partial)
 {
     if (threadIdx.x == 0) {
         result[0] = partial[blockIdx.x]; //~ data-race
@@ -76,5 +86,12 @@ void build(cudaGraph_t graph, float *out, float *in, float *result, int n, bool 
     if (wide) {
         params.gridDim = dim3(8, 1, 1);
     }
+    cudaGraphAddKernelNode(&node, graph, NULL, 0, &params);
+
+    dim3 blocks(4, 1, 1);
+    params.func = (void *)collect_stale;
+    params.gridDim = blocks;
+    params.blockDim = dim3(THREADS, 1, 1);
+    blocks.x = 1;
     cudaGraphAddKernelNode(&node, graph, NULL, 0, &params);
 }

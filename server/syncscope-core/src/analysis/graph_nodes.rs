@@ -153,16 +153,68 @@ pub(crate) fn kernel_node_launches<'t>(text: &str, ident: Node<'t>) -> Option<Ve
         }
         for &call in &launches_at {
             if s.start_byte() <= call.start_byte() && call.end_byte() <= s.end_byte() {
+                let (grid, block_size) = (grid?, block_size?);
+                // The sizes are read as their expressions' values at the
+                // call (launch.rs): a variable of one assigned after the
+                // store would be read with its new value, not the one
+                // stored.
+                for size in [grid, block_size] {
+                    if assigned_between(text, block, size, call) {
+                        return None;
+                    }
+                }
                 out.push(NodeLaunch {
                     call,
-                    grid: grid?,
-                    block: block_size?,
+                    grid,
+                    block: block_size,
                 });
             }
         }
     }
     let declared_here = declaration.parent().is_some_and(|d| d.id() == block.id());
     (closed || declared_here).then_some(out)
+}
+
+/// Whether a variable `size` (a size stored into the parameters) names is
+/// assigned in `block` after `size` and before `call`.
+fn assigned_between(text: &str, block: Node, size: Node, call: Node) -> bool {
+    let mut names = Vec::new();
+    let mut stack = vec![size];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" {
+            names.push(node_text(text, n));
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    let mut stack = vec![block];
+    while let Some(n) = stack.pop() {
+        if n.end_byte() <= size.end_byte() || n.start_byte() >= call.start_byte() {
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        if n.start_byte() < size.end_byte() || n.kind() != "assignment_expression" {
+            continue;
+        }
+        let mut target = n.child_by_field_name("left");
+        while let Some(t) = target {
+            match t.kind() {
+                "identifier" => {
+                    if names.contains(&node_text(text, t)) {
+                        return true;
+                    }
+                    break;
+                }
+                "field_expression" | "subscript_expression" => {
+                    target = t.child_by_field_name("argument")
+                }
+                "parenthesized_expression" => target = t.named_child(0),
+                _ => break,
+            }
+        }
+    }
+    false
 }
 
 /// How an identifier naming a kernel-node-parameters variable is used.
