@@ -6,8 +6,7 @@
 // 512 threads, which overlap the next block's span (racy). `fill_escaped`'s
 // address is also stored, so a call through the pointer may pass any span:
 // nothing is bound (racy). `fill_shared` is called here with 256 only, but
-// it is not `static` and `elsewhere.cu` names it (and calls it with 512):
-// nothing is bound (racy).
+// `elsewhere.cu` names it (and calls it with 512): nothing is bound (racy).
 // expect-kernel: spans verified
 // expect-kernel: spans_mixed racy
 // expect-kernel: spans_escaped racy

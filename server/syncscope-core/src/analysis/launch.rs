@@ -264,9 +264,8 @@ const MAX_CALLER_BINDINGS: usize = 16;
 /// are every way the function runs, so there are none (one empty binding)
 /// when its name is used any other way (its address taken, named in a
 /// macro), when it is a method, overloaded or recursive, when a call
-/// passes another number of arguments (a default), or when it may be
-/// called from another file (`named_outside`, unless it is `static` or in
-/// an unnamed namespace).
+/// passes another number of arguments (a default), or when another file
+/// of the project names it (`named_outside`: it may call it).
 fn caller_bindings(
     text: &str,
     root: Node,
@@ -287,7 +286,9 @@ fn caller_bindings(
     if name == "main" || !params.iter().any(Option::is_some) {
         return none();
     }
-    if !file_local(text, func) && named_outside(&name) {
+    // Even a `static` function: a file that `#include`s this one (or the
+    // header defining it) compiles its own copy, which it may call.
+    if named_outside(&name) {
         return none();
     }
     let mut calls = Vec::new();
@@ -387,23 +388,6 @@ fn value_parameters(text: &str, func: Node) -> Option<Vec<Option<String>>> {
         }
     }
     Some(out)
-}
-
-/// Whether no other translation unit can call a function: `static`, or
-/// in an unnamed namespace.
-fn file_local(text: &str, func: Node) -> bool {
-    let mut c = func.walk();
-    let is_static = func
-        .children(&mut c)
-        .any(|k| k.kind() == "storage_class_specifier" && node_text(text, k) == "static");
-    let mut p = func.parent();
-    while let Some(n) = p {
-        if n.kind() == "namespace_definition" && n.child_by_field_name("name").is_none() {
-            return true;
-        }
-        p = n.parent();
-    }
-    is_static
 }
 
 /// How a launch names its kernel and passes its sizes and arguments.
