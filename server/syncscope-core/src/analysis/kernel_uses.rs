@@ -6,6 +6,9 @@
 //! for it: the kernel is checked under a launch of any size instead, and
 //! the report names the uses that made it so.
 //!
+//! A kernel stored into a CUDA graph's kernel node parameters is read by
+//! `graph_nodes.rs`.
+//!
 //! Only the uses known not to launch are left out: the kernel's own
 //! declarations and definition, a local or parameter of the same name
 //! (another entity), a call without `<<<…>>>` (an overload of the same
@@ -185,7 +188,7 @@ fn shadowed(text: &str, ident: Node, name: &str) -> bool {
 }
 
 /// A declaration of a variable (not a function prototype) named `name`.
-fn declares_variable(text: &str, decl: Node, name: &str) -> bool {
+pub(super) fn declares_variable(text: &str, decl: Node, name: &str) -> bool {
     let mut c = decl.walk();
     let found = decl.children_by_field_name("declarator", &mut c).any(|d| {
         d.kind() != "function_declarator"

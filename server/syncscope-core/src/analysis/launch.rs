@@ -5,14 +5,17 @@
 //! integer block argument means `blockDim.y == blockDim.z == 1`,
 //! `dim3 block(T, T)` means `blockDim.y == blockDim.x`); constant scalar
 //! arguments; sizes computed from arguments (`dim3 grid(width / TILE)` with
-//! `width` passed for a parameter); and the host checks that dominate the
-//! launch (`assert(...)`, `if (...) return ...;`, an enclosing `if`).
+//! `width` passed for a parameter); the host checks that dominate the
+//! launch (`assert(...)`, `if (...) return ...;` or `exit(...)`, an
+//! enclosing `if`); and the constants the callers of the host function
+//! around the launch pass for its integer parameters, when those calls are
+//! every way it runs (`caller_bindings`).
 //!
 //! Only facts that are read exactly become assumptions: an expression with
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
-use super::kernel_uses;
+use super::{graph_nodes, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -37,6 +40,7 @@ pub(crate) fn sites(
     cx: &FileContext,
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
+    named_outside: &dyn Fn(&str) -> bool,
 ) -> Vec<Site> {
     let mut out = Vec::new();
     // Every launch and every other use names the kernel: a file that names
@@ -69,7 +73,11 @@ pub(crate) fn sites(
     // launches are those through it.
     let mut held_names: Vec<usize> = Vec::new();
     let push = |out: &mut Vec<Site>, launch: &Launch| {
-        for bound in host_instantiations(text, root, launch.call, cx) {
+        let bindings = match host_instantiations(text, root, launch.call, cx) {
+            Some(b) => b,
+            None => caller_bindings(text, root, launch.call, cx, named_outside),
+        };
+        for bound in bindings {
             if let Some(site) = site(text, launch, cx, kernels, origin, bound) {
                 if !out.contains(&site) {
                     out.push(site);
@@ -121,9 +129,24 @@ pub(crate) fn sites(
                 };
                 push(&mut out, &launch);
             }
-            kernel_uses::Use::Unknown(what) => {
-                push_not_understood(&mut out, node_text(text, n), n, what, origin)
-            }
+            kernel_uses::Use::Unknown(what) => match graph_nodes::kernel_node_launches(text, n) {
+                // Stored in a graph's kernel node: launched by the calls
+                // that add or set the node, with the sizes it holds there.
+                Some(node_launches) => {
+                    for l in node_launches {
+                        let launch = Launch {
+                            call: l.call,
+                            kernel: node_text(text, n).to_string(),
+                            template: n.parent().filter(|p| p.kind() == "template_function"),
+                            cfg: vec![l.grid, l.block],
+                            // Passed as an array of pointers: not read.
+                            args: Vec::new(),
+                        };
+                        push(&mut out, &launch);
+                    }
+                }
+                None => push_not_understood(&mut out, node_text(text, n), n, what, origin),
+            },
         }
     }
     out.sort_by_key(|s: &Site| s.fact.origin.clone());
@@ -159,23 +182,22 @@ fn push_not_understood(
 /// The bindings of the non-type template parameters of the host function
 /// template around `call` (`template <int S> void run(...) { k<S><<<...>>>(...); }`),
 /// one per instantiation of it in the unit with constant arguments
-/// (`run<kStages>(...)`); one empty binding when `call` is in no function
-/// template, or none of its instantiations is written out.
+/// (`run<kStages>(...)`); one empty binding when none of its
+/// instantiations is written out; `None` when `call` is in no function
+/// template.
 fn host_instantiations(
     text: &str,
     root: Node,
     call: Node,
     cx: &FileContext,
-) -> Vec<HashMap<String, i64>> {
+) -> Option<Vec<HashMap<String, i64>>> {
     let is_launch = crate::syntax::queries::launch(call, text).is_some();
     let f = enclosing_function(call);
     let template = f
         .filter(|_| is_launch)
         .and_then(|f| f.parent().map(|t| (f, t)))
         .filter(|(_, t)| t.kind() == "template_declaration");
-    let Some((func, template)) = template else {
-        return vec![HashMap::new()];
-    };
+    let (func, template) = template?;
     let params: Vec<Option<String>> = template
         .child_by_field_name("parameters")
         .map(children)
@@ -193,7 +215,7 @@ fn host_instantiations(
         .and_then(|d| d.child_by_field_name("declarator"))
         .map(|d| node_text(text, d));
     let (Some(name), true) = (name, params.iter().any(Option::is_some)) else {
-        return vec![HashMap::new()];
+        return Some(vec![HashMap::new()]);
     };
     let mut out: Vec<HashMap<String, i64>> = Vec::new();
     let mut stack = vec![root];
@@ -227,7 +249,145 @@ fn host_instantiations(
     if out.is_empty() {
         out.push(HashMap::new());
     }
+    Some(out)
+}
+
+/// At most this many distinct bindings of a host function's parameters
+/// by its callers: beyond, the parameters stay unknown.
+const MAX_CALLER_BINDINGS: usize = 16;
+
+/// The bindings of the integer parameters of the host function around
+/// `call` (`void run(int bs) { dim3 t(bs, bs); k<<<g, t>>>(...); }`) by
+/// its calls in the unit (`run(32)`, `int bs = 32; run(bs);`): one per
+/// call, each parameter bound to the argument's constant value where the
+/// caller gives it one. A binding holds for the launch only if these calls
+/// are every way the function runs, so there are none (one empty binding)
+/// when its name is used any other way (its address taken, named in a
+/// macro), when it is a method, overloaded or recursive, when a call
+/// passes another number of arguments (a default), or when another file
+/// of the project names it (`named_outside`: it may call it).
+fn caller_bindings(
+    text: &str,
+    root: Node,
+    call: Node,
+    cx: &FileContext,
+    named_outside: &dyn Fn(&str) -> bool,
+) -> Vec<HashMap<String, i64>> {
+    let none = || vec![HashMap::new()];
+    let Some(func) = enclosing_function(call) else {
+        return none();
+    };
+    let Some(params) = value_parameters(text, func) else {
+        return none();
+    };
+    let Some(name) = crate::syntax::function_name(text, func) else {
+        return none();
+    };
+    if name == "main" || !params.iter().any(Option::is_some) {
+        return none();
+    }
+    // Even a `static` function: a file that `#include`s this one (or the
+    // header defining it) compiles its own copy, which it may call.
+    if named_outside(&name) {
+        return none();
+    }
+    let mut calls = Vec::new();
+    let mut definitions = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        match n.kind() {
+            "function_definition"
+                if crate::syntax::function_name(text, n).as_deref() == Some(name.as_str()) =>
+            {
+                definitions += 1;
+            }
+            "preproc_arg" if kernel_uses::macro_names(node_text(text, n), &name) => return none(),
+            "identifier" if node_text(text, n) == name => {
+                let parent = n.parent();
+                let is_field = |f: &str| {
+                    parent
+                        .and_then(|p| p.child_by_field_name(f))
+                        .is_some_and(|x| x.id() == n.id())
+                };
+                match parent.map(|p| p.kind()) {
+                    Some("function_declarator") if is_field("declarator") => {}
+                    Some("call_expression") if is_field("function") => {
+                        let c = parent.expect("the call");
+                        let inside =
+                            c.start_byte() >= func.start_byte() && c.end_byte() <= func.end_byte();
+                        if inside || crate::syntax::call_arguments(c).len() != params.len() {
+                            return none();
+                        }
+                        calls.push(c);
+                    }
+                    _ => return none(),
+                }
+            }
+            _ => {}
+        }
+    }
+    if definitions != 1 || calls.is_empty() {
+        return none();
+    }
+    let mut out: Vec<HashMap<String, i64>> = Vec::new();
+    for c in calls {
+        let host = Host::new(text, c, cx, &Vec::new(), &[], HashMap::new());
+        let mut bound = HashMap::new();
+        for (p, a) in params.iter().zip(crate::syntax::call_arguments(c)) {
+            if let (Some(p), Some(v)) = (p, host.value(a)) {
+                bound.insert(p.clone(), v);
+            }
+        }
+        if !out.contains(&bound) {
+            out.push(bound);
+        }
+        if out.len() > MAX_CALLER_BINDINGS {
+            return none();
+        }
+    }
     out
+}
+
+/// The parameters of a host function, by position: the name of each one
+/// an integer taken by value (what a caller's constant binds), `None` for
+/// the others; `None` for a method (called through objects, unseen here).
+fn value_parameters(text: &str, func: Node) -> Option<Vec<Option<String>>> {
+    let mut p = func.parent();
+    while let Some(n) = p {
+        if matches!(n.kind(), "field_declaration_list" | "lambda_expression") {
+            return None;
+        }
+        p = n.parent();
+    }
+    let declarator =
+        crate::syntax::find_function_declarator(func.child_by_field_name("declarator")?)?;
+    if declarator
+        .child_by_field_name("declarator")
+        .is_some_and(|d| d.kind() != "identifier")
+    {
+        return None;
+    }
+    let list = declarator.child_by_field_name("parameters")?;
+    let mut out = Vec::new();
+    for q in children(list) {
+        match q.kind() {
+            "parameter_declaration" => {
+                let ty = q.child_by_field_name("type").map(|t| node_text(text, t));
+                let d = q.child_by_field_name("declarator");
+                let by_value = d.is_some_and(|d| d.kind() == "identifier");
+                let integer = ty.is_some_and(is_integer_type_name);
+                out.push(
+                    d.filter(|_| by_value && integer)
+                        .map(|d| node_text(text, d).to_string()),
+                );
+            }
+            // `f(void)`, a default argument or `...`: not matched by position.
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 /// How a launch names its kernel and passes its sizes and arguments.
@@ -409,6 +569,10 @@ impl<'a, 't> Host<'a, 't> {
             bound,
         };
         h.read_function();
+        // A parameter a caller binds keeps that value only while the
+        // function does not write it.
+        let written: Vec<String> = h.written.iter().map(|(v, _)| v.clone()).collect();
+        h.bound.retain(|name, _| !written.contains(name));
         h
     }
 
@@ -1467,7 +1631,7 @@ impl<'a, 't> Host<'a, 't> {
             }
             "if_statement" if s.child_by_field_name("alternative").is_none() => {
                 let body = s.child_by_field_name("consequence")?;
-                if !leaves(body) {
+                if !leaves(self.text, body) {
                     return None;
                 }
                 let cond = unwrap_condition(s.child_by_field_name("condition")?);
@@ -1538,20 +1702,34 @@ fn pitch_width<'t>(text: &str, w: Node<'t>) -> Option<Node<'t>> {
 
 /// Whether a statement always leaves the function (`return`, `throw`,
 /// `exit(...)`, `abort()`), possibly at the end of a block.
-fn leaves(s: Node) -> bool {
+fn leaves(text: &str, s: Node) -> bool {
     match s.kind() {
         "return_statement" | "throw_statement" => true,
+        // The C library's functions that end the process never return
+        // (`exit(EXIT_FAILURE)` after a failed host check).
+        "expression_statement" => s
+            .named_child(0)
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(|c| c.child_by_field_name("function"))
+            .is_some_and(|f| {
+                let name = node_text(text, f);
+                let bare = name.strip_prefix("std::").unwrap_or(name);
+                NO_RETURN.contains(&bare)
+            }),
         "compound_statement" => {
             let mut c = s.walk();
             let last = s
                 .named_children(&mut c)
                 .filter(|n| n.kind() != "comment")
                 .last();
-            last.is_some_and(leaves)
+            last.is_some_and(|l| leaves(text, l))
         }
         _ => false,
     }
 }
+
+/// Functions that end the process: a call to one never returns.
+const NO_RETURN: &[&str] = &["exit", "_exit", "_Exit", "quick_exit", "abort"];
 
 fn unwrap_condition(c: Node) -> Node {
     if c.kind() == "condition_clause" {

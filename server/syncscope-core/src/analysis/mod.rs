@@ -9,6 +9,7 @@
 
 pub mod assumption;
 pub(crate) mod fixes;
+pub(crate) mod graph_nodes;
 pub(crate) mod kernel_uses;
 pub(crate) mod launch;
 mod models;

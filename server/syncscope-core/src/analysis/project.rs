@@ -208,14 +208,23 @@ fn launches(
 ) -> Launches {
     let unit = &b.unit;
     let kernels = kernel_params(unit, cx);
-    let mut sites = launch::sites(&unit.text, tree.root_node(), cx, &kernels, &|line| {
+    let root = project_root(&b.abs, b.db.as_deref());
+    let outside = NamedOutside::new(&root, &b.abs, &unit.includes, sources);
+    let origin = |line: u32| {
         (line >= unit.prefix_lines)
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
-    });
+    };
+    let mut sites = launch::sites(
+        &unit.text,
+        tree.root_node(),
+        cx,
+        &kernels,
+        &origin,
+        &|name| outside.names(name),
+    );
     let mut launch_files_parsed = 0;
     let mut searched = vec![file_name(&b.abs)];
     if !kernels.is_empty() {
-        let root = project_root(&b.abs, b.db.as_deref());
         let (theirs, parsed, files) =
             sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
         sites.extend(theirs);
@@ -845,13 +854,83 @@ fn sibling_sites(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let name = file_name(f);
-        let found = launch::sites(&u.text, t.root_node(), &cx, &wanted, &|line| {
-            (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
-        });
+        // Whether the other file's host functions are called from yet
+        // other files is not read (its sites are kept by the hash of its
+        // own unit alone): its callers bind none of their parameters.
+        let found = launch::sites(
+            &u.text,
+            t.root_node(),
+            &cx,
+            &wanted,
+            &|line| {
+                (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
+            },
+            &|_| true,
+        );
         out.extend(found.iter().cloned());
         SiteIndex::insert(key, Arc::new(found));
     }
     (out, parsed, files)
+}
+
+/// Whether a name occurs in the project's files outside one unit (the
+/// file and the headers it includes): a host function named there may be
+/// called there, with arguments the unit does not show. The other files
+/// are read once, on the first question.
+struct NamedOutside<'a> {
+    root: &'a Path,
+    me: &'a Path,
+    includes: &'a [PathBuf],
+    sources: &'a dyn Sources,
+    /// The other files' texts; `None` when there were more files than are
+    /// scanned (then any name may occur outside).
+    texts: OnceLock<Option<Vec<String>>>,
+}
+
+impl<'a> NamedOutside<'a> {
+    fn new(
+        root: &'a Path,
+        me: &'a Path,
+        includes: &'a [PathBuf],
+        sources: &'a dyn Sources,
+    ) -> Self {
+        NamedOutside {
+            root,
+            me,
+            includes,
+            sources,
+            texts: OnceLock::new(),
+        }
+    }
+
+    fn names(&self, name: &str) -> bool {
+        let texts = self.texts.get_or_init(|| {
+            let files = source_files(self.root);
+            if files.len() >= MAX_SCANNED {
+                return None;
+            }
+            let mine = |f: &PathBuf| {
+                f == self.me
+                    || self
+                        .includes
+                        .iter()
+                        .any(|i| compile_commands::normalize(i) == *f)
+            };
+            Some(
+                files
+                    .iter()
+                    .filter(|f| !mine(f))
+                    .filter_map(|f| self.sources.read(f))
+                    .collect(),
+            )
+        });
+        match texts {
+            None => true,
+            Some(texts) => texts
+                .iter()
+                .any(|t| super::kernel_uses::macro_names(t, name)),
+        }
+    }
 }
 
 fn source_files(root: &Path) -> Vec<PathBuf> {
