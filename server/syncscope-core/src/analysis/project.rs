@@ -35,6 +35,10 @@ pub struct Analysis {
     /// (those that name one of its kernels and whose launch sites were not
     /// in the [`SiteIndex`] already).
     pub launch_files_parsed: usize,
+    /// When a header is missing or outside the built-in model: the kernels
+    /// of the file that use names nothing in the unit defines, with those
+    /// names (a kernel not listed uses none).
+    pub undefined_names: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 /// A file's translation unit as its build compiles it: the unit's text
@@ -338,6 +342,7 @@ pub fn analyze(
         includes: built.unit.includes.clone(),
         options: built.options.clone(),
         launch_files_parsed,
+        undefined_names: names::names_nothing_defines(unit, unit_tree, &cx),
     }
 }
 
