@@ -303,7 +303,20 @@ fn race_free(v: &Version, sources: &dyn Sources) -> Result<(), String> {
     // names the kernel (and what it calls) takes from it: a kernel that
     // uses none is the program its build compiles. A missing local header
     // (a warning) may also change macros the file tests: refused.
-    let system_only = |f: &&crate::report::Finding| f.severity == Severity::Information;
+    // (A system header outside the model is an information, a missing
+    // local header a warning.)
+    if let Some(f) = report
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Include && f.severity <= Severity::Warning)
+    {
+        return Err(format!(
+            "`{}` line {}: {} (`equiv` compares files as their build compiles them)",
+            v.label,
+            f.span.start.line + 1,
+            f.message
+        ));
+    }
     if let Some(names) = undefined.get(v.kernel) {
         let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
         return Err(format!(
@@ -311,16 +324,6 @@ fn race_free(v: &Version, sources: &dyn Sources) -> Result<(), String> {
             v.kernel,
             v.label,
             names.join(", ")
-        ));
-    }
-    if let Some(f) = report.findings.iter().find(|f| {
-        f.kind == FindingKind::Include && f.severity >= Severity::Warning && !system_only(f)
-    }) {
-        return Err(format!(
-            "`{}` line {}: {} (`equiv` compares files as their build compiles them)",
-            v.label,
-            f.span.start.line + 1,
-            f.message
         ));
     }
     let Some(k) = report.kernels.iter().find(|k| k.name == v.kernel) else {

@@ -72,15 +72,20 @@ fn uniform_var(v: &Var) -> bool {
     )
 }
 
-/// `e` as `X * P + Y` with `P` a uniform variable (a row length), found in
-/// the polynomial: `X` the monomials that have `P` (divided by it), `Y` the
-/// rest; `X` must vary. The first such `P` in variable order.
+/// `e` as `X * P + Y` with `P` a parameter (a row length), found in the
+/// polynomial: `X` the monomials that have `P` (divided by it), `Y` the
+/// rest; `X` must vary. The first such `P` in variable order. (Launch sizes
+/// are not taken as rows: `blockIdx.x * blockDim.x + threadIdx.x` keeps
+/// the syntactic rules' reading.)
 pub(super) fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
     let p = poly(e)?;
     let candidates: Vec<&Var> = p
         .keys()
         .filter(|m| m.iter().any(|v| !uniform_var(v)))
-        .flat_map(|m| m.iter().filter(|v| uniform_var(v)))
+        .flat_map(|m| {
+            m.iter()
+                .filter(|v| matches!(v.kind, VarKind::Param { .. }))
+        })
         .collect();
     let row = candidates.into_iter().min()?.clone();
     let (mut x, mut y) = (Poly::new(), Poly::new());
