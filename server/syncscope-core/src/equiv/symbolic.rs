@@ -446,7 +446,13 @@ fn uniform(e: &Expr) -> bool {
 /// `X * P + Y` with `P` the same for every thread: the two digits of a
 /// row-major index.
 fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
-    syntactic_digits(e).or_else(|| indices::digits(e))
+    match syntactic_digits(e) {
+        // `x + y * w + i * w`: the top addend's split leaves a multiple of
+        // the row in the low digit; the polynomial gathers the row's terms.
+        Some((_, p, y)) if indices::has_factor(&y, &p) => indices::digits(e),
+        Some(d) => Some(d),
+        None => indices::digits(e),
+    }
 }
 
 fn syntactic_digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {

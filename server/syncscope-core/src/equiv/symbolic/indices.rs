@@ -82,10 +82,7 @@ pub(super) fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
     let candidates: Vec<&Var> = p
         .keys()
         .filter(|m| m.iter().any(|v| !uniform_var(v)))
-        .flat_map(|m| {
-            m.iter()
-                .filter(|v| matches!(v.kind, VarKind::Param { .. }))
-        })
+        .flat_map(|m| m.iter().filter(|v| matches!(v.kind, VarKind::Param { .. })))
         .collect();
     let row = candidates.into_iter().min()?.clone();
     let (mut x, mut y) = (Poly::new(), Poly::new());
@@ -105,6 +102,16 @@ pub(super) fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
         return None;
     }
     Some((expr_of(&x), Expr::Var(row), expr_of(&y)))
+}
+
+/// Whether some monomial of `e` that varies has the variable `p` as a
+/// factor (`p` a row length left inside a low digit).
+pub(super) fn has_factor(e: &Expr, p: &Expr) -> bool {
+    let Expr::Var(p) = p else { return false };
+    poly(e).is_some_and(|q| {
+        q.keys()
+            .any(|m| m.contains(p) && m.iter().any(|v| !uniform_var(v)))
+    })
 }
 
 /// The variables of a linear `e = Σ c_i * v_i + rest` that `solvable`
