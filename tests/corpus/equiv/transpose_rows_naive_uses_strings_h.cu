@@ -11,7 +11,7 @@ __global__ void transpose(float *out, const float *in, int width, int height) {
     int row = blockIdx.y * TILE + threadIdx.y + ffs(0);
     for (int r = 0; r < TILE; r += ROWS) {
         if (col < width && row + r < height) {
-            out[col * height + (row + r)] = in[(row + r) * width + col];
+            out[col * height + (row + r)] = in[(row + r) * width + col]; //~ not-verified
         }
     }
 }
