@@ -140,7 +140,7 @@ pub(super) fn invert_linear(
     if terms.is_empty() {
         return false;
     }
-    terms.sort_by(|a, b| b.0.cmp(&a.0));
+    terms.sort_by_key(|t| std::cmp::Reverse(t.0));
     let mut remainder = Expr::bin(BinOp::Sub, target, expr_of(&rest));
     let last = terms.len() - 1;
     for (i, (c, v)) in terms.into_iter().enumerate() {
