@@ -17,8 +17,25 @@ pub(crate) fn unresolved_by_kernel(
     tree: &tree_sitter::Tree,
     cx: &frontend::FileContext,
 ) -> BTreeMap<String, BTreeSet<String>> {
-    let mut out = BTreeMap::new();
     if unit.missing.is_empty() {
+        return BTreeMap::new();
+    }
+    names_nothing_defines(unit, tree, cx)
+}
+
+/// The kernels of the file that use names nothing in the unit defines (not
+/// the unit, not the built-in system model), with those names, whenever a
+/// local header is missing or a system header is outside the built-in
+/// model (their names are unknown values): what `equiv` asks before
+/// comparing a kernel of such a unit (a kernel using none of them is the
+/// program its build compiles).
+pub(crate) fn names_nothing_defines(
+    unit: &Unit,
+    tree: &tree_sitter::Tree,
+    cx: &frontend::FileContext,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out = BTreeMap::new();
+    if unit.missing.is_empty() && unit.unknown_system.is_empty() {
         return out;
     }
     let text = unit.text.as_str();

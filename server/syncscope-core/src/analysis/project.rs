@@ -38,6 +38,10 @@ pub struct Analysis {
     /// What the file's quick-fixes are computed from, as this analysis saw
     /// it (its unit and launches): the server's code actions use it.
     pub fix_basis: FixBasis,
+    /// When a header is missing or outside the built-in model: the kernels
+    /// of the file that use names nothing in the unit defines, with those
+    /// names (a kernel not listed uses none).
+    pub undefined_names: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 /// What quick-fixes of a file's findings are computed from, so that they
@@ -478,6 +482,7 @@ pub fn analyze(
             prefix_lines: unit.prefix_lines,
             passes: fix_passes,
         },
+        undefined_names: names::names_nothing_defines(unit, unit_tree, &cx),
     }
 }
 

@@ -282,9 +282,9 @@ fn race_free(v: &Version, sources: &dyn Sources) -> Result<(), String> {
         compute_fixes: false,
         ..v.options.clone()
     };
-    let report = match v.path {
+    let (report, undefined) = match v.path {
         Some(path) => {
-            crate::analysis::project::analyze(
+            let a = crate::analysis::project::analyze(
                 path,
                 v.text,
                 None,
@@ -294,21 +294,36 @@ fn race_free(v: &Version, sources: &dyn Sources) -> Result<(), String> {
                 &crate::cache::MemoryCache::default(),
                 None,
                 None,
-            )
-            .report
+            );
+            (a.report, a.undefined_names)
         }
-        None => crate::analyze_source(v.text, options),
+        None => (crate::analyze_source(v.text, options), Default::default()),
     };
+    // A system header outside the built-in model matters only through the
+    // names the kernel (and what it calls) takes from it: a kernel that
+    // uses none is the program its build compiles. A missing local header
+    // (a warning) may also change macros the file tests: refused.
+    // (A system header outside the model is an information, a missing
+    // local header a warning.)
     if let Some(f) = report
         .findings
         .iter()
-        .find(|f| f.kind == FindingKind::Include && f.severity >= Severity::Warning)
+        .find(|f| f.kind == FindingKind::Include && f.severity <= Severity::Warning)
     {
         return Err(format!(
             "`{}` line {}: {} (`equiv` compares files as their build compiles them)",
             v.label,
             f.span.start.line + 1,
             f.message
+        ));
+    }
+    if let Some(names) = undefined.get(v.kernel) {
+        let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        return Err(format!(
+            "`{}` in `{}` uses {} that nothing in its translation unit defines (a header is missing or outside the built-in model; `equiv` compares files as their build compiles them)",
+            v.kernel,
+            v.label,
+            names.join(", ")
         ));
     }
     let Some(k) = report.kernels.iter().find(|k| k.name == v.kernel) else {

@@ -24,6 +24,8 @@
 //! construct named.
 
 mod assoc;
+mod indices;
+mod loop_writes;
 
 use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
 use crate::options::Options;
@@ -134,23 +136,10 @@ fn shape(kernel: &Kernel, assoc: bool) -> Result<Shape<'_>, String> {
                 Stmt::Loop(l) => {
                     let name = loop_name(l);
                     let arrays = &w.kernel.arrays;
-                    // The first global write of the body, in order.
-                    let mut first_write = None;
-                    crate::model::walk(&l.body, &mut |x| match x {
-                        Stmt::Access(a)
-                            if first_write.is_none()
-                                && a.kind != AccessKind::Read
-                                && arrays[a.array].space == MemorySpace::Global =>
-                        {
-                            first_write = Some(a.text.clone())
-                        }
-                        _ => {}
-                    });
-                    if let Some(t) = first_write {
-                        return Err(format!(
-                            "`{t}` writes global memory inside the loop `{name}`: only loops that read and accumulate (folds) are modelled"
-                        ));
-                    }
+                    // A loop that writes global memory is a map: the set of
+                    // its writes, each iteration's at its own cell (the
+                    // proof checks the cells disjoint and the condition
+                    // monotone, `loop_writes`).
                     // Shared memory read and written again across the
                     // iterations (a tree reduction's halving stride): the
                     // result is the inputs combined in another order.
@@ -344,12 +333,18 @@ impl Query {
 struct Copy {
     thread: String,
     block: String,
+    /// Loop counters of its own (an iteration of a loop that is not around
+    /// the access that needs it: a writer of shared memory in an earlier
+    /// loop, one of two iterations compared): tagged so; `None`: the
+    /// counters are the version's, shared with the accesses of the query.
+    iteration: Option<String>,
 }
 
 fn copy_var(v: &Var, c: &Copy) -> Option<Var> {
     let tag = match v.kind {
         VarKind::ThreadIdx(_) => &c.thread,
         VarKind::BlockIdx(_) => &c.block,
+        VarKind::Counter { .. } => c.iteration.as_ref()?,
         _ => return None,
     };
     Some(Var::new(format!("{}!{tag}", v.name), v.kind))
@@ -451,6 +446,16 @@ fn uniform(e: &Expr) -> bool {
 /// `X * P + Y` with `P` the same for every thread: the two digits of a
 /// row-major index.
 fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
+    match syntactic_digits(e) {
+        // `x + y * w + i * w`: the top addend's split leaves a multiple of
+        // the row in the low digit; the polynomial gathers the row's terms.
+        Some((_, p, y)) if indices::has_factor(&y, &p) => indices::digits(e),
+        Some(d) => Some(d),
+        None => indices::digits(e),
+    }
+}
+
+fn syntactic_digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
     let Expr::Bin(BinOp::Add, l, r) = e else {
         return None;
     };
@@ -556,17 +561,35 @@ fn solve_digit(e: &Expr, target: Expr, out: &mut BTreeMap<Var, Expr>) -> bool {
 /// other copy's, or `None`. Variables the index does not determine are 0;
 /// with `block`, block variables are that copy's (a writer of shared
 /// memory is in the reader's block).
+/// `own`: loop counters (as `w_index` names them) whose iteration is the
+/// writer's own, solved from the index like thread indices.
 fn writer_thread(
     w_index: &Expr,
     target: &Expr,
     block: Option<&Copy>,
+    own: &[Var],
 ) -> Option<BTreeMap<Var, Expr>> {
     let mut out = BTreeMap::new();
+    // The syntactic digit rule, else the index as a linear mixed-radix
+    // number of the thread indices and the writer's own counters.
+    let solvable = |v: &Var| {
+        matches!(v.kind, VarKind::ThreadIdx(_))
+            || (block.is_none() && matches!(v.kind, VarKind::BlockIdx(_)))
+            || own.contains(v)
+    };
+    let solve = |e: &Expr, t: Expr, out: &mut BTreeMap<Var, Expr>| {
+        let before = out.clone();
+        if solve_digit(e, t.clone(), out) {
+            return true;
+        }
+        *out = before;
+        indices::invert_linear(e, t, &solvable, out)
+    };
     let ok = match (digits(w_index), digits(target)) {
         (Some((xw, pw, yw)), Some((xt, pt, yt))) if pw == pt => {
-            solve_digit(&xw, xt, &mut out) && solve_digit(&yw, yt, &mut out)
+            solve(&xw, xt, &mut out) && solve(&yw, yt, &mut out)
         }
-        _ => solve_digit(w_index, target.clone(), &mut out),
+        _ => solve(w_index, target.clone(), &mut out),
     };
     if !ok {
         return None;
@@ -593,6 +616,9 @@ fn at_thread(e: &Expr, map: &BTreeMap<Var, Expr>, fixed: &Fixed) -> Expr {
         VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) => {
             Some(map.get(v).cloned().unwrap_or(Expr::Const(0)))
         }
+        // A counter solved from the index: that iteration; else the
+        // version's own (shared with the query's other accesses).
+        VarKind::Counter { .. } => map.get(v).cloned(),
         _ => None,
     })
 }
@@ -754,16 +780,24 @@ impl<'k> Encoder<'_, 'k> {
                         // The write in the same iteration of each loop around
                         // it (their counters are shared): only when those
                         // loops are around the read too.
+                        // A write in loops none of which is around the read
+                        // (a tile filled by one loop, read by another after
+                        // a barrier): the writer's iteration is its own, and
+                        // the loop's iterations write disjoint cells, so the
+                        // cell holds that one write (`loop_writes`).
                         let (wl, rl) = (self.shape.loops_of(w), self.shape.loops_of(r));
-                        if !rl.starts_with(wl) {
+                        let own_iteration = !rl.starts_with(wl);
+                        if own_iteration && wl.iter().any(|l| rl.contains(l)) {
                             return Err(format!(
                                 "`{}` reads what a loop wrote in one of its iterations (`{}`): not modelled",
                                 r.text, w.text
                             ));
                         }
                         q.fresh += 1;
+                        let thread = format!("{}{}w{}", c.thread, self.version, q.fresh);
                         let writer = Copy {
-                            thread: format!("{}{}w{}", c.thread, self.version, q.fresh),
+                            iteration: own_iteration.then(|| thread.clone()),
+                            thread,
                             block: c.block.clone(),
                         };
                         for r in ranges(&writer, false, self.fixed) {
@@ -1159,10 +1193,12 @@ pub(crate) fn prove(
     let ca = Copy {
         thread: "a".into(),
         block: "a".into(),
+        iteration: None,
     };
     let cb = Copy {
         thread: "b".into(),
         block: "b".into(),
+        iteration: None,
     };
     let ea = Encoder {
         shape: &sa,
@@ -1179,6 +1215,12 @@ pub(crate) fn prove(
     let not_modelled = |w: &Access| format!("the value `{}` writes is not modelled", w.text);
     for out in outputs {
         let (wa, wb) = (sa.writer(out)?, sb.writer(out)?);
+        // A write inside loops stands for the set of its iterations' writes.
+        for (en, w) in [(&ea, wa), (&eb, wb)] {
+            if let Some((_, w)) = w {
+                loop_writes::check(en, w, (a, b), &fixed, options, queries)?;
+            }
+        }
         // The values at one location that both write.
         if let (Some((_, wa)), Some((_, wb))) = (wa, wb) {
             let mut q = launch_of(a, b, &fixed, &[&ca, &cb]);
@@ -1233,7 +1275,19 @@ pub(crate) fn prove(
                     let ir = enc_.plain(&mut q, &r.index, c, "an index")?;
                     q.asserts.extend([g0, gr]);
                     let w_index = enc_.counters(&with_fixed(&w.index, &fixed));
-                    let Some(map) = writer_thread(&w_index, &ir, Some(c)) else {
+                    // A writer in loops not around the read: any of its
+                    // iterations, each a write of its own cell.
+                    let (wl, rl) = (enc_.shape.loops_of(w), enc_.shape.loops_of(r));
+                    let own: Vec<usize> = if rl.starts_with(wl) {
+                        Vec::new()
+                    } else {
+                        wl.to_vec()
+                    };
+                    if !own.is_empty() {
+                        loop_writes::check(enc_, w, (a, b), &fixed, options, queries)?;
+                    }
+                    let own = loop_writes::counters(enc_, &own);
+                    let Some(map) = writer_thread(&w_index, &ir, Some(c), &own) else {
                         return Err(format!(
                             "no writer of what `{}` reads could be derived from the index",
                             r.text
@@ -1277,7 +1331,8 @@ pub(crate) fn prove(
                     }
                     Some(m)
                 };
-                let Some(map) = writer_thread(&y_index, &ix, None).or_else(same) else {
+                let own = loop_writes::counters(ey, ey.shape.loops_of(wy));
+                let Some(map) = writer_thread(&y_index, &ix, None, &own).or_else(same) else {
                     return Err(format!(
                         "no thread of the other version writing what `{}` writes could be derived from the index",
                         wx.text

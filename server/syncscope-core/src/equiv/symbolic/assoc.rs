@@ -596,6 +596,7 @@ fn tree_sum<'k>(
                 let writer = Copy {
                     thread: format!("{}{}s{}", c.thread, en.version, q.fresh),
                     block: c.block.clone(),
+                    iteration: None,
                 };
                 for d in 0..3u8 {
                     let v = Var::new(
