@@ -890,6 +890,14 @@ fn a_kernel_without_an_understood_launch_says_why() {
         "one note on each of its races: {human}"
     );
     assert!(!human.contains("no launch of `mirror` "), "{human}");
+    // Where the race's condition on the parameters is told (it is computed
+    // with the quick-fixes, after the diagnostics).
+    assert!(
+        human.contains(
+            "never uses; `check --fixes` and the editor's hover state the parameter values it needs"
+        ),
+        "{human}"
+    );
 
     let path = project_file("launch_ways/kernels.cu");
     let mut args = vec!["--format=json"];

@@ -629,8 +629,15 @@ fn note_unknown_launches(report: &mut FileReport, options: &Options, found: &Lau
         };
         // The reason, without the list the kernel's own record gives.
         let why = note.split(" (").next().unwrap_or(note);
+        // The race's condition on the parameters is computed with the
+        // quick-fixes (never before the diagnostics): say where to get it.
+        let condition = if f.kind == FindingKind::DataRace && f.race_condition.is_none() {
+            "; `check --fixes` and the editor's hover state the parameter values it needs"
+        } else {
+            ""
+        };
         f.notes.push(format!(
-            "no launch of `{}` is understood ({why}): the witness's launch and arguments may be ones the host code never uses",
+            "no launch of `{}` is understood ({why}): the witness's launch and arguments may be ones the host code never uses{condition}",
             f.kernel.as_deref().unwrap_or_default()
         ));
     }
