@@ -39,23 +39,7 @@ pub(crate) struct NodeLaunch<'t> {
 /// the store is in a loop the variable outlives, or when a launch's sizes
 /// were not both set after the store.
 pub(crate) fn kernel_node_launches<'t>(text: &str, ident: Node<'t>) -> Option<Vec<NodeLaunch<'t>>> {
-    let mut u = ident;
-    while let Some(p) = u.parent() {
-        let wraps = match p.kind() {
-            "template_function" | "qualified_identifier" => p
-                .child_by_field_name("name")
-                .is_some_and(|n| n.id() == u.id()),
-            "parenthesized_expression" | "cast_expression" => true,
-            "pointer_expression" => p
-                .child_by_field_name("operator")
-                .is_some_and(|o| node_text(text, o) == "&"),
-            _ => false,
-        };
-        if !wraps {
-            break;
-        }
-        u = p;
-    }
+    let u = super::kernel_uses::whole_use(text, ident);
     let store = u.parent().filter(|p| p.kind() == "assignment_expression")?;
     let (var, field) = field_store(text, store)?;
     if field != "func" || store.child_by_field_name("right")?.id() != u.id() {

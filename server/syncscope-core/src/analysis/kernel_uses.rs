@@ -54,9 +54,9 @@ pub(crate) fn use_of<'t>(text: &str, ident: Node<'t>) -> Use<'t> {
     }
 }
 
-fn other_use<'t>(text: &str, ident: Node<'t>) -> Option<Result<Node<'t>, String>> {
-    let name = node_text(text, ident);
-    // `k<16>`, `ns::k`, `&k`, `(void *)k`, `(k)`: the use is the whole.
+/// The expression a kernel's name is used as: `k<16>`, `ns::k`, `&k`,
+/// `(void *)k`, `(k)` are each used whole.
+pub(super) fn whole_use<'t>(text: &str, ident: Node<'t>) -> Node<'t> {
     let mut u = ident;
     while let Some(p) = u.parent() {
         let wraps = match p.kind() {
@@ -74,6 +74,12 @@ fn other_use<'t>(text: &str, ident: Node<'t>) -> Option<Result<Node<'t>, String>
         }
         u = p;
     }
+    u
+}
+
+fn other_use<'t>(text: &str, ident: Node<'t>) -> Option<Result<Node<'t>, String>> {
+    let name = node_text(text, ident);
+    let u = whole_use(text, ident);
     let parent = u.parent()?;
     let is_field = |field: &str| {
         parent

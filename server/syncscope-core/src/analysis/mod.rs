@@ -204,9 +204,9 @@ pub fn quick_fixes(
     cancel: Option<&AtomicBool>,
     findings: &[Finding],
 ) -> Vec<Vec<Fix>> {
-    fix_stage(text, tree, options, cache, cancel, findings, false)
+    fixes_found(text, tree, options, cache, cancel, findings)
         .into_iter()
-        .map(|found| found.map(|(fixes, _)| fixes).unwrap_or_default())
+        .map(Option::unwrap_or_default)
         .collect()
 }
 
