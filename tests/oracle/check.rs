@@ -436,6 +436,20 @@ fn threads(l: &Launch) -> u64 {
 /// The simulations of one claim: `count` runs drawn from `seed`, fewer
 /// when their launches are large (see [`THREADS_PER_CLAIM`]).
 pub fn runs(seed: u64, shapes: &[LaunchShape], params: &[Param], count: usize) -> Vec<Run> {
+    runs_with_host_values(seed, shapes, params, &[], count)
+}
+
+/// [`runs`], with the parameters the host fixes (`host_values`: a name and
+/// the values its launches pass) drawn from those values only: a launch
+/// the host never makes says nothing about a claim made under the host's
+/// facts.
+pub fn runs_with_host_values(
+    seed: u64,
+    shapes: &[LaunchShape],
+    params: &[Param],
+    host_values: &[(String, Vec<i64>)],
+    count: usize,
+) -> Vec<Run> {
     let mut rng = Rng::new(seed);
     (0..count)
         .map(|i| {
@@ -443,7 +457,14 @@ pub fn runs(seed: u64, shapes: &[LaunchShape], params: &[Param], count: usize) -
             let launch = launch_of(&mut rng, shape);
             let scalars = params
                 .iter()
-                .filter_map(|p| scalar(&mut rng, p.kind).map(|v| (p.name.clone(), v)))
+                .filter_map(|p| {
+                    let fixed = host_values.iter().find(|(name, _)| *name == p.name);
+                    match fixed {
+                        Some((_, values)) => Some(Scalar::Int(*rng.pick(values))),
+                        None => scalar(&mut rng, p.kind),
+                    }
+                    .map(|v| (p.name.clone(), v))
+                })
                 .collect();
             let fill = match rng.below(5) {
                 0 => Fill::Zero,
@@ -759,10 +780,11 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
             _ => {}
         }
         let shapes = within_assumptions(&case.launches, text);
-        let runs = runs(
+        let runs = runs_with_host_values(
             case.seed.wrapping_mul(1000).wrapping_add(i as u64),
             &shapes,
             &case.params,
+            &case.host_values,
             RUNS_PER_CLAIM,
         );
         let edited;
@@ -798,8 +820,13 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
                         name: "mismatch".into(),
                         kind: ParamKind::Pointer,
                     });
-                    let probe_runs =
-                        super::check::runs(case.seed ^ 0x5eed, &shapes, &params, RUNS_PER_CLAIM);
+                    let probe_runs = runs_with_host_values(
+                        case.seed ^ 0x5eed,
+                        &shapes,
+                        &params,
+                        &case.host_values,
+                        RUNS_PER_CLAIM,
+                    );
                     let subject = Subject {
                         file: &probe_file,
                         text: probe,

@@ -40,9 +40,22 @@ pub enum Family {
     /// `<<<>>>` with `dim3` fields set after the declaration, sizes changed
     /// in a loop, `cudaLaunchKernel` or a function pointer.
     HostLaunches,
+    /// A host function launching the kernel with its parameter, called with
+    /// constants, locals, macros or a command-line value: the callers'
+    /// values bind the kernel's width.
+    HostCallerValues,
+    /// A host loop (`for`/`while`, doubling, halving, stepping) passing its
+    /// counter as the kernel's stride: power-of-two strides and others.
+    HostLoopStrides,
+    /// A command-line size checked on the host before the launch: the check
+    /// ends in `exit`/`abort`, or only prints, or checks a weaker bound.
+    HostExitChecks,
+    /// Integer division by a parameter: evaluated on every path (a zero
+    /// divisor is undefined behaviour) or only where the divisor was tested.
+    DivisionGuards,
 }
 
-pub const FAMILIES: [Family; 11] = [
+pub const FAMILIES: [Family; 15] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -54,6 +67,10 @@ pub const FAMILIES: [Family; 11] = [
     Family::TicketsAndFlags,
     Family::ConditionalFence,
     Family::HostLaunches,
+    Family::HostCallerValues,
+    Family::HostLoopStrides,
+    Family::HostExitChecks,
+    Family::DivisionGuards,
 ];
 
 impl Family {
@@ -70,6 +87,10 @@ impl Family {
             Family::TicketsAndFlags => "tickets-and-flags",
             Family::ConditionalFence => "conditional-fence",
             Family::HostLaunches => "host-launches",
+            Family::HostCallerValues => "host-caller-values",
+            Family::HostLoopStrides => "host-loop-strides",
+            Family::HostExitChecks => "host-exit-checks",
+            Family::DivisionGuards => "division-guards",
         }
     }
 }
@@ -166,6 +187,9 @@ pub struct Case {
     /// computed different values: the simulator's out-of-bounds report is
     /// the evidence, so the value check does not rest on the generator.
     pub value_probe: Option<(String, String)>,
+    /// Scalar parameters whose values the host code fixes: every value its
+    /// launches pass. The simulator draws these parameters from them only.
+    pub host_values: Vec<(String, Vec<i64>)>,
 }
 
 impl Case {
@@ -235,6 +259,10 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::TicketsAndFlags => tickets_and_flags(rng),
         Family::ConditionalFence => conditional_fence(rng),
         Family::HostLaunches => host_launches(rng),
+        Family::HostCallerValues => host_caller_values(rng),
+        Family::HostLoopStrides => host_loop_strides(rng),
+        Family::HostExitChecks => host_exit_checks(rng),
+        Family::DivisionGuards => division_guards(rng),
     };
     case.seed = seed;
     case.family = family;
@@ -260,6 +288,7 @@ fn single(
         launches,
         truth,
         value_probe: None,
+        host_values: Vec::new(),
     }
 }
 
@@ -1006,5 +1035,346 @@ fn host_launches(rng: &mut Rng) -> Case {
             ..Truth::default()
         },
         value_probe: None,
+        host_values: Vec::new(),
     }
+}
+
+/// A case of a kernel (`kernel`: its text begins with `#include
+/// "kern.cuh"`, a blank line and the signature) and host code whose `main`
+/// runs `host_body` after allocating `d`: either three files (`kern.cu`,
+/// its header `kern.cuh` and `host.cu`, the host calling across files) or
+/// one file holding the kernel and the host code, as many samples do.
+#[allow(clippy::too_many_arguments)]
+fn host_case(
+    rng: &mut Rng,
+    family: Family,
+    kernel: (&str, Src),
+    params: Vec<Param>,
+    host_prelude: &str,
+    host_body: &str,
+    launch: LaunchShape,
+    host_values: Vec<(String, Vec<i64>)>,
+    racy: bool,
+    variant: String,
+) -> Case {
+    let (name, k) = kernel;
+    let signature = k.text.lines().nth(2).unwrap_or_default().to_string();
+    let header = format!("#pragma once\n\n{signature};\n");
+    let includes = "#include <cuda_runtime.h>\n#include <stdio.h>\n#include <stdlib.h>\n";
+    let main = format!(
+        "{host_prelude}int main(int argc, char** argv)\n{{\n    int* d = 0;\n    cudaMalloc(&d, 1 << 20);\n{host_body}    cudaDeviceSynchronize();\n    return 0;\n}}\n"
+    );
+    let (files, shape) = if rng.coin() {
+        let host = format!("{includes}#include \"kern.cuh\"\n\n{main}");
+        (
+            vec![
+                ("kern.cu".to_string(), k.text),
+                ("kern.cuh".to_string(), header),
+                ("host.cu".to_string(), host),
+            ],
+            "three files",
+        )
+    } else {
+        let own = k.text.replacen("#include \"kern.cuh\"\n", includes, 1);
+        (
+            vec![("kern.cu".to_string(), format!("{own}\n{main}"))],
+            "one file",
+        )
+    };
+    Case {
+        seed: 0,
+        family,
+        variant: format!("{variant}; {shape}"),
+        files,
+        kernel: name.into(),
+        params,
+        launches: vec![launch],
+        truth: Truth {
+            racy,
+            ..Truth::default()
+        },
+        value_probe: None,
+        host_values,
+    }
+}
+
+/// Two one-dimensional blocks of `threads` threads.
+fn two_blocks_of(threads: u32) -> LaunchShape {
+    LaunchShape::exact([2, 1, 1], [threads, 1, 1])
+}
+
+// Block `b` writes `out[b * w + t]`: the two blocks' rows overlap exactly
+// when `w < threads` (widths are never negative here). `run` launches with
+// its parameter; the callers give constants, a local, a macro, a value
+// passed through a second helper, or a command-line value (any width):
+// racy iff some caller's width is below the block size or unknown.
+fn host_caller_values(rng: &mut Rng) -> Case {
+    let threads = *rng.pick(&[32u32, 64]);
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void fill_rows(int* out, int w)");
+    k.line("{");
+    k.line("    out[blockIdx.x * w + threadIdx.x] = (int)threadIdx.x;");
+    k.line("}");
+    let mut prelude = format!(
+        "static void run(int* out, int w)\n{{\n    fill_rows<<<2, {threads}>>>(out, w);\n}}\n\n"
+    );
+    let mut body = String::new();
+    let mut values = Vec::new();
+    let mut unknown = false;
+    let mut forms = Vec::new();
+    for call in 0..rng.range(1, 3) {
+        let w = i64::from(*rng.pick(&[16u32, 32, 64, 128]));
+        match rng.below(5) {
+            0 => {
+                body.push_str(&format!("    run(d, {w});\n"));
+                forms.push(format!("literal {w}"));
+                values.push(w);
+            }
+            1 => {
+                body.push_str(&format!(
+                    "    {{\n        int width{call} = {w};\n        run(d, width{call});\n    }}\n"
+                ));
+                forms.push(format!("local {w}"));
+                values.push(w);
+            }
+            2 => {
+                prelude = format!("#define WIDTH{call} {w}\n{prelude}");
+                body.push_str(&format!("    run(d, WIDTH{call});\n"));
+                forms.push(format!("macro {w}"));
+                values.push(w);
+            }
+            3 => {
+                prelude.push_str(&format!(
+                    "static void via{call}(int* out)\n{{\n    run(out, {w});\n}}\n\n"
+                ));
+                body.push_str(&format!("    via{call}(d);\n"));
+                forms.push(format!("through a helper {w}"));
+                values.push(w);
+            }
+            _ => {
+                body.push_str("    if (argc > 1)\n        run(d, atoi(argv[1]));\n");
+                forms.push("command line".into());
+                unknown = true;
+            }
+        }
+    }
+    let racy = unknown || values.iter().any(|&w| w < i64::from(threads));
+    let host_values = if unknown {
+        Vec::new()
+    } else {
+        vec![("w".to_string(), values)]
+    };
+    host_case(
+        rng,
+        Family::HostCallerValues,
+        ("fill_rows", k),
+        vec![param("out", ParamKind::Pointer), param("w", ParamKind::Int)],
+        &prelude,
+        &body,
+        two_blocks_of(threads),
+        host_values,
+        racy,
+        format!("{threads} threads; callers: {}", forms.join(", ")),
+    )
+}
+
+/// The elements thread `t` touches in the merge step: `pos` and
+/// `pos + stride`, with `pos = 2t - (t & (stride - 1))` in 32-bit unsigned
+/// arithmetic, as the kernel computes it.
+fn merge_step_cells(t: u32, stride: u32) -> [u32; 2] {
+    let pos = (2 * t).wrapping_sub(t & stride.wrapping_sub(1));
+    [pos, pos.wrapping_add(stride)]
+}
+
+/// Two threads of a block of `threads` touch one element (every access
+/// writes): the truth of the merge step at this stride.
+fn merge_step_collides(threads: u32, stride: u32) -> bool {
+    let mut owner = std::collections::HashMap::new();
+    for t in 0..threads {
+        for cell in merge_step_cells(t, stride) {
+            if *owner.entry(cell).or_insert(t) != t {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+// The bitonic merge step `pos = 2t - (t & (stride - 1))`, touching `pos`
+// and `pos + stride`: each thread its own pair when the stride is a power
+// of two, colliding pairs for most other strides. The host loop gives the
+// strides; the truth is computed from the loop's values.
+fn host_loop_strides(rng: &mut Rng) -> Case {
+    let threads = *rng.pick(&[16u32, 32]);
+    let n = *rng.pick(&[32i64, 48, 64, 100]);
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void merge_step(float* a, int stride)");
+    k.line("{");
+    k.line("    unsigned t = threadIdx.x;");
+    k.line("    unsigned pos = 2 * t - (t & (stride - 1));");
+    k.line("    float x = a[pos];");
+    k.line("    float y = a[pos + stride];");
+    k.line("    a[pos] = fminf(x, y);");
+    k.line("    a[pos + stride] = fmaxf(x, y);");
+    k.line("}");
+    let launch = format!("merge_step<<<1, {threads}>>>((float*)d, s);");
+    let (code, strides, form): (String, Vec<i64>, &str) = match rng.below(5) {
+        0 => (
+            format!("    for (int s = 1; s < {n}; s <<= 1)\n        {launch}\n"),
+            std::iter::successors(Some(1i64), |s| Some(s * 2))
+                .take_while(|&s| s < n)
+                .collect(),
+            "doubling from 1",
+        ),
+        1 => (
+            format!("    for (int s = {n} / 2; s > 0; s >>= 1)\n        {launch}\n"),
+            std::iter::successors(Some(n / 2), |s| Some(s / 2))
+                .take_while(|&s| s > 0)
+                .collect(),
+            "halving from n / 2",
+        ),
+        2 => (
+            format!("    for (int s = 2; s <= {n}; s += 2)\n        {launch}\n"),
+            (1..=n / 2).map(|i| 2 * i).collect(),
+            "stepping by 2",
+        ),
+        3 => (
+            format!("    int s = 1;\n    while (s < {n}) {{\n        {launch}\n        s *= 2;\n    }}\n"),
+            std::iter::successors(Some(1i64), |s| Some(s * 2))
+                .take_while(|&s| s < n)
+                .collect(),
+            "while doubling",
+        ),
+        _ => (
+            format!("    for (int s = 1; s < {n}; s += s + 1)\n        {launch}\n"),
+            std::iter::successors(Some(1i64), |s| Some(2 * s + 1))
+                .take_while(|&s| s < n)
+                .collect(),
+            "s += s + 1",
+        ),
+    };
+    let racy = strides
+        .iter()
+        .any(|&s| merge_step_collides(threads, s as u32));
+    host_case(
+        rng,
+        Family::HostLoopStrides,
+        ("merge_step", k),
+        vec![
+            param("a", ParamKind::Pointer),
+            param("stride", ParamKind::Int),
+        ],
+        "",
+        &code,
+        LaunchShape::exact([1, 1, 1], [threads, 1, 1]),
+        vec![("stride".to_string(), strides.clone())],
+        racy,
+        format!("{threads} threads, {form}, n = {n}: strides {strides:?}"),
+    )
+}
+
+// Two blocks of 64 threads write `out[i % n]`: distinct cells exactly when
+// `n >= 128`. `n` comes from the command line; the host checks it against a
+// bound and stops (`exit`, `abort`, `return` from `main`) or only prints.
+// Racy iff a launch can happen with `n < 128`.
+fn host_exit_checks(rng: &mut Rng) -> Case {
+    let bound = *rng.pick(&[64i64, 128, 256]);
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void wrap_fill(int* out, int n)");
+    k.line("{");
+    k.line("    int i = blockIdx.x * blockDim.x + threadIdx.x;");
+    k.line("    out[i % n] = i;");
+    k.line("}");
+    let (stop, stops) = match rng.below(5) {
+        0 => (
+            "{\n        fprintf(stderr, \"n too small\\n\");\n        exit(EXIT_FAILURE);\n    }"
+                .to_string(),
+            true,
+        ),
+        1 => ("\n        abort();".to_string(), true),
+        2 => ("{\n        return 1;\n    }".to_string(), true),
+        3 => ("\n        exit(1);".to_string(), true),
+        _ => (
+            "{\n        printf(\"warning: n is small\\n\");\n    }".to_string(),
+            false,
+        ),
+    };
+    let body = format!(
+        "    int n = argc > 1 ? atoi(argv[1]) : {bound};\n    if (n < {bound}) {stop}\n    wrap_fill<<<2, 64>>>(d, n);\n"
+    );
+    let racy = !stops || bound < 128;
+    let values = if stops {
+        vec![bound, bound + 1, 2 * bound + 3]
+    } else {
+        vec![1, 7, 64, 100, 128, 200]
+    };
+    host_case(
+        rng,
+        Family::HostExitChecks,
+        ("wrap_fill", k),
+        vec![param("out", ParamKind::Pointer), param("n", ParamKind::Int)],
+        "",
+        &body,
+        two_blocks_of(64),
+        vec![("n".to_string(), values)],
+        racy,
+        format!(
+            "n < {bound} {}",
+            if stops {
+                "stops the program"
+            } else {
+                "only prints"
+            }
+        ),
+    )
+}
+
+// `q == 0` sends every thread to `out[0]` (a race between any two threads);
+// otherwise each thread writes its own cell. The forms compute `q` from the
+// divisor `d`: `d / d` and `d % d + 1` are 1 wherever they are defined (a
+// zero divisor is undefined behaviour, so no execution has it), while the
+// guarded forms give 0 for `d == 0` without dividing, and `5 / d` is 0 for
+// `|d| > 5`.
+fn division_guards(rng: &mut Rng) -> Case {
+    let (form, racy) = *rng.pick(&[
+        ("int q = d / d;", false),
+        ("int q = d % d + 1;", false),
+        ("if (d == 0) return;\n    int q = d / d;", false),
+        ("int q = (d != 0) ? d / d : 0;", true),
+        ("int q = (d == 0) ? 0 : d / d;", true),
+        ("int q = (d != 0 && d / d == 1);", true),
+        ("int q = 5 / d;", true),
+    ]);
+    let mut s = Src::default();
+    s.line("__global__ void split(int* out, int d)");
+    s.line("{");
+    s.line(&format!("    {ONE_D}"));
+    s.line("    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;");
+    for line in form.lines() {
+        s.line(&format!("    {}", line.trim()));
+    }
+    s.line("    if (q == 0)");
+    s.line("        out[0] = (int)t;");
+    s.line("    else");
+    s.line("        out[t + 1] = q;");
+    s.line("}");
+    let mut case = single(
+        "split",
+        s,
+        vec![param("out", ParamKind::Pointer), param("d", ParamKind::Int)],
+        vec![LaunchShape::one_d()],
+        Truth {
+            racy,
+            ..Truth::default()
+        },
+        form.replace('\n', " "),
+    );
+    case.family = Family::DivisionGuards;
+    case
 }
