@@ -409,3 +409,62 @@ fn unwrap_condition(c: Node) -> Node {
     }
     c
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The odd-part summary of the one function defined in `src`.
+    fn summary(src: &str) -> Option<usize> {
+        let tree = crate::syntax::parse(src, None);
+        let root = tree.root_node();
+        let mut c = root.walk();
+        let f = root
+            .named_children(&mut c)
+            .find(|n| n.kind() == "function_definition")
+            .expect("a function");
+        odd_part(src, f).map(|s| s.index)
+    }
+
+    #[test]
+    fn halving_while_even_returns_the_odd_part() {
+        // A `for` with an out-parameter counting the twos, 0 for 0.
+        let counted = "unsigned f(unsigned *k, unsigned v) {
+            if (!v) { *k = 0; return 0; }
+            else { for (*k = 0; (v & 1) == 0; v >>= 1, ++*k) ; return v; }
+        }";
+        assert_eq!(summary(counted), Some(1));
+        // A `while` halving in its body; no test for 0 (it never returns).
+        let plain = "int f(int v) { while (v % 2 == 0) { v = v / 2; } return v; }";
+        assert_eq!(summary(plain), Some(0));
+        // The zero test first, with no else: the rest runs for v != 0.
+        let guarded =
+            "unsigned f(unsigned v) { if (v == 0) return v; while (!(v & 1)) v /= 2; return v; }";
+        assert_eq!(summary(guarded), Some(0));
+    }
+
+    #[test]
+    fn anything_else_is_not_an_odd_part() {
+        let not = [
+            // Two bits at a time: 6 gives 1.
+            "unsigned f(unsigned v) { while ((v & 1) == 0) v >>= 2; return v; }",
+            // Left early.
+            "unsigned f(unsigned v) { while ((v & 1) == 0) { if (v > 64) break; v >>= 1; } return v; }",
+            // Written besides the halving.
+            "unsigned f(unsigned v) { v = v | 4; while ((v & 1) == 0) v >>= 1; return v; }",
+            // Not halved before its return.
+            "unsigned f(unsigned v) { return v; }",
+            // A constant returned for a nonzero value.
+            "unsigned f(unsigned v) { if (v) return 1; while ((v & 1) == 0) v >>= 1; return v; }",
+            // Halved under a condition.
+            "unsigned f(unsigned v, int c) { while ((v & 1) == 0) { if (c) v >>= 1; } return v; }",
+            // Wider than 32 bits.
+            "unsigned long long f(unsigned long long v) { while ((v & 1) == 0) v >>= 1; return v; }",
+            // Passed by reference.
+            "unsigned f(unsigned &v) { while ((v & 1) == 0) v >>= 1; return v; }",
+        ];
+        for src in not {
+            assert_eq!(summary(src), None, "{src}");
+        }
+    }
+}

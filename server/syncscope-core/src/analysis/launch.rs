@@ -22,8 +22,9 @@ use crate::syntax::node_text;
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-/// A kernel's parameters: (name, is an integer scalar).
-pub(crate) type Params = Vec<(String, bool)>;
+/// A kernel's parameters: (name, is an integer scalar, the range of its
+/// integer type when the analysis knows it).
+pub(crate) type Params = Vec<(String, bool, Option<(i64, i64)>)>;
 
 /// One launch of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -468,13 +469,16 @@ fn site(
     fact.block_dim = block;
     fact.requires.append(&mut block_facts);
     fact.requires.append(&mut grid_facts);
-    for (i, (p, integer)) in params.iter().enumerate() {
+    for (i, (p, integer, range)) in params.iter().enumerate() {
         if let (Some(a), true) = (args.get(i), *integer) {
             if let Some(v) = host.value(*a) {
                 fact.requires.push(format!("{p} == {v}"));
             } else if let Some(least) = host.pitch_bound(*a) {
                 fact.requires.push(format!("{p} >= {least}"));
-            } else if let Some(e) = host.narrowed_argument(*a, 0) {
+            } else if let Some(e) = host
+                .narrowed_argument(*a, 0)
+                .filter(|_| range.is_some_and(holds_a_narrowed_value))
+            {
                 fact.requires.push(format!("{p} == ({e})"));
             }
         }
@@ -547,7 +551,7 @@ impl<'a, 't> Host<'a, 't> {
         bound: HashMap<String, i64>,
     ) -> Self {
         let mut passed = HashMap::new();
-        for (i, (p, integer)) in params.iter().enumerate() {
+        for (i, (p, integer, _)) in params.iter().enumerate() {
             if let (Some(a), true) = (args.get(i), *integer) {
                 // `n`, `dims.x`: a variable or a field of one.
                 let simple = a.kind() == "identifier"
@@ -1864,6 +1868,13 @@ fn children(n: Node) -> Vec<Node> {
     n.named_children(&mut c)
         .filter(|x| x.kind() != "comment")
         .collect()
+}
+
+/// Whether a parameter of an integer type of `range` holds every value
+/// [`Host::narrowed_argument`] may pass (a 32-bit unsigned value halved
+/// at least once: below 2^31), so the conversion keeps it.
+fn holds_a_narrowed_value((lo, hi): (i64, i64)) -> bool {
+    lo <= 0 && hi >= i64::from(i32::MAX)
 }
 
 /// A top-level item, or the items of an `extern "C" { .. }` around it.
