@@ -15,15 +15,16 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
-use super::{graph_nodes, kernel_uses};
+use super::{graph_nodes, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-/// A kernel's parameters: (name, is an integer scalar).
-pub(crate) type Params = Vec<(String, bool)>;
+/// A kernel's parameters: (name, is an integer scalar, the range of its
+/// integer type when the analysis knows it).
+pub(crate) type Params = Vec<(String, bool, Option<(i64, i64)>)>;
 
 /// One launch of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -468,12 +469,17 @@ fn site(
     fact.block_dim = block;
     fact.requires.append(&mut block_facts);
     fact.requires.append(&mut grid_facts);
-    for (i, (p, integer)) in params.iter().enumerate() {
+    for (i, (p, integer, range)) in params.iter().enumerate() {
         if let (Some(a), true) = (args.get(i), *integer) {
             if let Some(v) = host.value(*a) {
                 fact.requires.push(format!("{p} == {v}"));
             } else if let Some(least) = host.pitch_bound(*a) {
                 fact.requires.push(format!("{p} >= {least}"));
+            } else if let Some(e) = host
+                .narrowed_argument(*a, 0)
+                .filter(|_| range.is_some_and(holds_a_narrowed_value))
+            {
+                fact.requires.push(format!("{p} == ({e})"));
             }
         }
     }
@@ -511,6 +517,9 @@ struct Host<'a, 't> {
     written: Vec<(String, usize)>,
     /// Host functions whose body is `return E;`: name → (params, E).
     inline: HashMap<String, (Vec<String>, Node<'t>)>,
+    /// Host functions that return the odd part of a parameter
+    /// ([`host_helpers::odd_part`]), defined once in the unit.
+    odd_parts: HashMap<String, host_helpers::OddPart>,
     /// The enclosing host function template's parameters, bound by one
     /// of its instantiations.
     bound: HashMap<String, i64>,
@@ -542,7 +551,7 @@ impl<'a, 't> Host<'a, 't> {
         bound: HashMap<String, i64>,
     ) -> Self {
         let mut passed = HashMap::new();
-        for (i, (p, integer)) in params.iter().enumerate() {
+        for (i, (p, integer, _)) in params.iter().enumerate() {
             if let (Some(a), true) = (args.get(i), *integer) {
                 // `n`, `dims.x`: a variable or a field of one.
                 let simple = a.kind() == "identifier"
@@ -564,6 +573,7 @@ impl<'a, 't> Host<'a, 't> {
             types: HashMap::new(),
             written: Vec::new(),
             inline: HashMap::new(),
+            odd_parts: HashMap::new(),
             write_nodes: Vec::new(),
             by_value_params: Vec::new(),
             bound,
@@ -715,14 +725,27 @@ impl<'a, 't> Host<'a, 't> {
             r
         };
         let mut c = root.walk();
-        for f in root.named_children(&mut c) {
+        let mut defined: HashMap<String, usize> = HashMap::new();
+        for f in root.named_children(&mut c).flat_map(linkage_items) {
             if f.kind() != "function_definition" {
                 continue;
+            }
+            if let Some(name) = crate::syntax::function_name(self.text, f) {
+                *defined.entry(name).or_default() += 1;
             }
             if let Some((name, params, ret)) = single_return(self.text, f) {
                 self.inline.insert(name, (params, ret));
             }
+            if let (Some(name), Some(summary)) = (
+                crate::syntax::function_name(self.text, f),
+                host_helpers::odd_part(self.text, f),
+            ) {
+                self.odd_parts.insert(name, summary);
+            }
         }
+        // An overloaded name: which definition a call runs is not read.
+        self.odd_parts
+            .retain(|name, _| defined.get(name).is_some_and(|n| *n == 1));
     }
 
     /// A `dim3` local after the writes to it before the launch, followed in
@@ -1194,6 +1217,9 @@ impl<'a, 't> Host<'a, 't> {
             }
             "binary_expression" => {
                 let op = node_text(self.text, n.child_by_field_name("operator")?);
+                if let Some(e) = self.odd_part_test(n, depth, subst) {
+                    return Some(e);
+                }
                 crate::frontend::binop(op)?;
                 let a = go(n.child_by_field_name("left")?)?;
                 let b = go(n.child_by_field_name("right")?)?;
@@ -1216,6 +1242,102 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => None,
         }
+    }
+
+    /// An argument that divides (or shifts right) an unsigned host value
+    /// by constants (`n / (4 * BLOCK)`, `len >> 2`), as a kernel-side
+    /// expression: the value passed. Only an operation that cannot wrap,
+    /// on a variable read at the launch (a parameter of the host function
+    /// or a variable passed, not a local whose initializer may compute in
+    /// host arithmetic that wraps), of at most 32 bits, so the quotient
+    /// fits any integer parameter of 32 bits.
+    fn narrowed_argument(&self, a: Node, depth: usize) -> Option<String> {
+        if depth > DEPTH {
+            return None;
+        }
+        let a = strip_parentheses(a);
+        match a.kind() {
+            "binary_expression" => {
+                let op = node_text(self.text, a.child_by_field_name("operator")?);
+                let by = self.value(a.child_by_field_name("right")?)?;
+                let narrows = match op {
+                    "/" => by >= 2,
+                    ">>" => (1..32).contains(&by),
+                    _ => false,
+                };
+                if !narrows {
+                    return None;
+                }
+                self.narrowed_argument(a.child_by_field_name("left")?, depth + 1)?;
+                self.kernel_expr(a, 0)
+            }
+            "identifier" if depth > 0 => {
+                let name = node_text(self.text, a);
+                let unsigned32 = self.types.get(name).is_some_and(|t| {
+                    is_unsigned_type_name(t)
+                        && crate::frontend::int_range(t.trim())
+                            .is_some_and(|(_, hi)| hi <= i64::from(u32::MAX))
+                });
+                (unsigned32 && !self.locals.contains_key(name) && self.value(a).is_none())
+                    .then(|| self.kernel_expr(a, 0))
+                    .flatten()
+            }
+            _ => None,
+        }
+    }
+
+    /// `h(.., a, ..) == 1` (or `!= 1`, either side) where `h` returns the
+    /// odd part of its parameter ([`host_helpers::odd_part`]), called
+    /// directly or through a local it initialises: `a` is a positive
+    /// power of two (or is not). The argument must be a variable of a type
+    /// with the parameter's range, so the value tested is its own.
+    fn odd_part_test(
+        &self,
+        n: Node,
+        depth: usize,
+        subst: &HashMap<String, String>,
+    ) -> Option<String> {
+        let op = node_text(self.text, n.child_by_field_name("operator")?);
+        if !matches!(op, "==" | "!=") {
+            return None;
+        }
+        let l = strip_parentheses(n.child_by_field_name("left")?);
+        let r = strip_parentheses(n.child_by_field_name("right")?);
+        let side = match (self.value(l), self.value(r)) {
+            (_, Some(1)) => l,
+            (Some(1), _) => r,
+            _ => return None,
+        };
+        let call = match side.kind() {
+            "call_expression" => side,
+            "identifier" => match self.locals.get(node_text(self.text, side)) {
+                Some(Local::Scalar(v)) => strip_parentheses(*v),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if call.kind() != "call_expression" {
+            return None;
+        }
+        let f = node_text(self.text, call.child_by_field_name("function")?);
+        let summary = self.odd_parts.get(f)?;
+        let args = call.child_by_field_name("arguments").map(children)?;
+        if args.len() != summary.arity {
+            return None;
+        }
+        let arg = strip_parentheses(*args.get(summary.index)?);
+        let same_range = arg.kind() == "identifier"
+            && self
+                .types
+                .get(node_text(self.text, arg))
+                .and_then(|t| crate::frontend::int_range(t.trim()))
+                .is_some_and(|range| crate::frontend::int_range(&summary.ty) == Some(range));
+        if !same_range {
+            return None;
+        }
+        let a = self.kernel_expr_with(arg, depth + 1, subst)?;
+        let fact = format!("(({a}) > 0 && ((({a}) & (({a}) - 1)) == 0))");
+        Some(if op == "==" { fact } else { format!("!{fact}") })
     }
 
     /// A host parameter passed by value and never written before the
@@ -1746,6 +1868,25 @@ fn children(n: Node) -> Vec<Node> {
     n.named_children(&mut c)
         .filter(|x| x.kind() != "comment")
         .collect()
+}
+
+/// Whether a parameter of an integer type of `range` holds every value
+/// [`Host::narrowed_argument`] may pass (a 32-bit unsigned value halved
+/// at least once: below 2^31), so the conversion keeps it.
+fn holds_a_narrowed_value((lo, hi): (i64, i64)) -> bool {
+    lo <= 0 && hi >= i64::from(i32::MAX)
+}
+
+/// A top-level item, or the items of an `extern "C" { .. }` around it.
+fn linkage_items(n: Node) -> Vec<Node> {
+    if n.kind() != "linkage_specification" {
+        return vec![n];
+    }
+    match n.child_by_field_name("body") {
+        Some(b) if b.kind() == "declaration_list" => children(b),
+        Some(b) => vec![b],
+        None => Vec::new(),
+    }
 }
 
 /// `bool f(int n) { return E; }` → (name, params, E).

@@ -715,7 +715,7 @@ fn kernel_params(unit: &unit::Unit, cx: &FileContext) -> HashMap<String, launch:
                     .map(|t| crate::syntax::node_text(text, t))
                     .unwrap_or("");
                 let integer = scalar && is_integer_type(ty);
-                (name, integer)
+                (name, integer, crate::frontend::int_range(ty))
             })
             .collect();
         out.insert(k.name.clone(), params);
