@@ -1624,15 +1624,42 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => return None,
         };
-        if !self
-            .types
-            .get(&name)
-            .is_some_and(|t| is_unsigned_type_name(t))
-        {
-            return None;
-        }
-        if !self.scales_by_power_of_two(update, &name) {
-            return None;
+        let scaling = self.power_of_two_scaling(update, &name)?;
+        let ty = self.types.get(&name)?;
+        if !is_unsigned_type_name(ty) {
+            // A signed counter stays a power of two only while no shift or
+            // product carries into its sign bit (`1 << 31` is `INT_MIN`,
+            // which a wider kernel parameter sign-extends): an `int`
+            // started at a constant power of two (or zero) that only halves
+            // never does, nor one that doubles under a test `v < C` (or
+            // `v <= C`) with `C * factor <= 2^30`.
+            if !is_32_bit_signed_type_name(ty)
+                || !self
+                    .value(start)
+                    .is_some_and(|v| v >= 0 && v & (v - 1) == 0)
+            {
+                return None;
+            }
+            let bounded = || {
+                let cond = f.child_by_field_name("condition").map(unwrap_condition)?;
+                let cond = strip_parentheses(cond);
+                let left = cond.child_by_field_name("left")?;
+                let op = node_text(self.text, cond.child_by_field_name("operator")?);
+                let bound = self.value(cond.child_by_field_name("right")?)?;
+                (left.kind() == "identifier"
+                    && node_text(self.text, left) == name
+                    && matches!(op, "<" | "<="))
+                .then_some(bound)
+            };
+            let keeps_sign = match scaling {
+                Scaling::Halves => true,
+                Scaling::Multiplies(factor) => {
+                    bounded().is_some_and(|c| c.saturating_mul(factor) <= 1 << 30)
+                }
+            };
+            if !keeps_sign {
+                return None;
+            }
         }
         // Only the initializer and the update write it inside the loop.
         let inside = |end: usize| end > f.start_byte() && end <= f.end_byte();
@@ -1652,20 +1679,21 @@ impl<'a, 't> Host<'a, 't> {
     }
 
     /// `v <<= c`, `v >>= c`, `v *= 2^c`, `v /= 2^c`, or `v = v op c` with
-    /// those operators: a power of two or zero stays one.
-    fn scales_by_power_of_two(&self, update: Node, name: &str) -> bool {
+    /// those operators: a power of two or zero stays one. `None` for any
+    /// other update.
+    fn power_of_two_scaling(&self, update: Node, name: &str) -> Option<Scaling> {
         if update.kind() != "assignment_expression" {
-            return false;
+            return None;
         }
         let (Some(op), Some(left), Some(right)) = (
             update.child_by_field_name("operator"),
             update.child_by_field_name("left"),
             update.child_by_field_name("right"),
         ) else {
-            return false;
+            return None;
         };
         if left.kind() != "identifier" || node_text(self.text, left) != name {
-            return false;
+            return None;
         }
         let (op, amount) = match node_text(self.text, op) {
             "=" => {
@@ -1675,10 +1703,10 @@ impl<'a, 't> Host<'a, 't> {
                     right.child_by_field_name("operator"),
                     right.child_by_field_name("right"),
                 ) else {
-                    return false;
+                    return None;
                 };
                 if right.kind() != "binary_expression" || node_text(self.text, l) != name {
-                    return false;
+                    return None;
                 }
                 (node_text(self.text, o), r)
             }
@@ -1686,7 +1714,7 @@ impl<'a, 't> Host<'a, 't> {
             ">>=" => (">>", right),
             "*=" => ("*", right),
             "/=" => ("/", right),
-            _ => return false,
+            _ => return None,
         };
         scaling_keeps_power_of_two(op, self.value(amount))
     }
@@ -1715,7 +1743,7 @@ impl<'a, 't> Host<'a, 't> {
                 ) else {
                     return false;
                 };
-                scaling_keeps_power_of_two(node_text(self.text, o), self.value(r))
+                scaling_keeps_power_of_two(node_text(self.text, o), self.value(r)).is_some()
                     && self.power_of_two_or_zero(l, at, depth + 1)
             }
             "identifier" => {
@@ -1767,12 +1795,23 @@ impl<'a, 't> Host<'a, 't> {
 /// Whether `x op c` is a power of two or zero whenever the unsigned `x`
 /// is: a shift by a constant below the width, or a multiplication or
 /// division by a constant power of two.
-fn scaling_keeps_power_of_two(op: &str, amount: Option<i64>) -> bool {
+fn scaling_keeps_power_of_two(op: &str, amount: Option<i64>) -> Option<Scaling> {
     match (op, amount) {
-        ("<<" | ">>", Some(c)) => (0..64).contains(&c),
-        ("*" | "/", Some(c)) => c > 0 && c & (c - 1) == 0,
-        _ => false,
+        (">>", Some(c)) if (0..64).contains(&c) => Some(Scaling::Halves),
+        ("<<", Some(c)) if (0..63).contains(&c) => Some(Scaling::Multiplies(1 << c)),
+        ("/", Some(c)) if c > 0 && c & (c - 1) == 0 => Some(Scaling::Halves),
+        ("*", Some(c)) if c > 0 && c & (c - 1) == 0 => Some(Scaling::Multiplies(c)),
+        _ => None,
     }
+}
+
+/// How a loop's update moves a power-of-two counter.
+#[derive(Clone, Copy)]
+enum Scaling {
+    /// Shifted right or divided by a power of two: it never grows.
+    Halves,
+    /// Shifted left or multiplied: by this factor.
+    Multiplies(i64),
 }
 
 /// `((e))` → `e`.
@@ -2089,6 +2128,16 @@ fn is_integer_type_name(ty: &str) -> bool {
 }
 
 /// A declared unsigned integer type (`unsigned`, `const uint`, `size_t`).
+/// `int` and its spellings: the 32-bit signed types a host counter has.
+fn is_32_bit_signed_type_name(ty: &str) -> bool {
+    let ty = ty
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("static ")
+        .trim();
+    matches!(ty, "int" | "signed" | "signed int" | "int32_t")
+}
+
 fn is_unsigned_type_name(ty: &str) -> bool {
     let ty = ty
         .trim()
