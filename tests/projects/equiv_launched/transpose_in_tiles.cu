@@ -1,7 +1,7 @@
 // Transposes each 16 x 16 tile but leaves the tiles where they were (tile
 // (i, j) of the output is tile (i, j) of the input, transposed): the whole
 // matrix is transposed only when it is one tile. Launched as
-// transpose_launched_tiled.cu launches its kernel; not equivalent to it,
+// transpose_tiled.cu launches its kernel; not equivalent to it,
 // which only a grid of several tiles shows (the solver's launch, asked
 // again for a small grid, replays the difference on 4 x 4 tiles).
 // expect-kernel: transpose verified

@@ -1,4 +1,4 @@
-// transpose_launched_tiled.cu with an unpadded tile, launched the same
+// transpose_tiled.cu with an unpadded tile, launched the same
 // way (the same grid from the same sizes).
 // expect-kernel: transpose verified
 #define TILE 16
