@@ -878,12 +878,21 @@ fn launch(q: &mut Query, a: &Kernel, b: &Kernel, fixed: &Fixed) {
                 a.grid_dims_used[d as usize] || b.grid_dims_used[d as usize],
             ),
         ] {
+            let limit = launch_limit(&var);
             let v = Expr::Var(var);
             q.declare_vars(&v);
             let c = match (fixed.get(&*v_name(&v)), used) {
                 (Some(n), _) => Expr::eq(v, Expr::Const(*n)),
                 (None, false) => Expr::eq(v, Expr::Const(1)),
-                (None, true) => Expr::bin(BinOp::Ge, v, Expr::Const(1)),
+                // The hardware's limits, as `check` assumes them: a launch
+                // past them fails and runs no thread. Without them a
+                // grid computed from a parameter (`width / 32` of a
+                // negative width, converted to unsigned) wraps to a size
+                // no launch has, and the proof fails there.
+                (None, true) => Expr::and(
+                    Expr::bin(BinOp::Ge, v.clone(), Expr::Const(1)),
+                    Expr::bin(BinOp::Le, v, Expr::Const(limit)),
+                ),
             };
             q.asserts.push(enc_bool(&c, false));
         }
@@ -914,6 +923,18 @@ fn launch(q: &mut Query, a: &Kernel, b: &Kernel, fixed: &Fixed) {
                 });
             }
         }
+    }
+}
+
+/// The largest size of a launch dimension the hardware allows (blocks of
+/// up to 1024 threads, 64 in z; grids of 2^31 - 1 blocks in x, 65535 in y
+/// and z).
+fn launch_limit(v: &Var) -> i64 {
+    match v.kind {
+        VarKind::BlockDim(2) => 64,
+        VarKind::BlockDim(_) => 1024,
+        VarKind::GridDim(0) => i32::MAX as i64,
+        _ => 65535,
     }
 }
 
@@ -977,7 +998,7 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
         match outcome {
             SatResult::Unsat => Ok(()),
             SatResult::Sat => {
-                let model = solver.get_model().map(|m| {
+                let read = |m: z3::Model| -> BTreeMap<String, i64> {
                     q.consts
                         .iter()
                         .filter_map(|c| {
@@ -986,7 +1007,48 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
                             Some((name.to_string(), value))
                         })
                         .collect()
-                });
+                };
+                let mut model = solver.get_model().map(read);
+                // The model is replayed on the concrete interpreter, which
+                // runs only small launches: ask once more for one with a
+                // small grid and small numbers (a difference between whole
+                // tiles shows on a 2 x 2 grid as well as on 65535 x 65535).
+                // Only a witness's size depends on it: a difference is
+                // reported only once the concrete run shows it.
+                solver.push();
+                let small = q
+                    .consts
+                    .iter()
+                    .map(|c| {
+                        let hi = if c.trim_matches('|').starts_with("gridDim.") {
+                            4
+                        } else {
+                            1024
+                        };
+                        format!("(and (<= (- 1024) {c}) (<= {c} {hi}))")
+                    })
+                    .collect::<Vec<_>>();
+                let declared: String = q
+                    .consts
+                    .iter()
+                    .map(|c| format!("(declare-const {c} Int)\n"))
+                    .collect();
+                let bounded = crate::verify::smt::load(
+                    &solver,
+                    &format!("{declared}(assert (and true {}))", small.join(" ")),
+                )
+                .is_ok();
+                if bounded {
+                    let _watched = crate::verify::watchdog::watch(
+                        solver.get_context().get_z3_context(),
+                        deadline,
+                        None,
+                    );
+                    if solver.check() == SatResult::Sat {
+                        model = solver.get_model().map(read).or(model);
+                    }
+                }
+                solver.pop(1);
                 Err(Failure {
                     reason: format!("the solver finds {what}"),
                     model,

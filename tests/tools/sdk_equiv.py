@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Runs `syncscope equiv` on kernel families of NVIDIA's cuda-samples as
+their samples launch them (issue #30 item 2), and prints a Markdown table:
+the command line, the verdict, the exit status, the expected verdict and
+the wall time (median of RUNS runs).
+
+Usage: python3 tests/tools/sdk_equiv.py BINARY SAMPLES_ROOT [RUNS]
+SAMPLES_ROOT is the checkout's root (it holds Samples/ and Common/); each
+pair runs with the cwd = the first file's folder, `-I SAMPLES_ROOT/Common`
+and, where stated, `--assoc`: no other flag. The samples are not part of
+this repository (their licence is NVIDIA's); nothing here copies them."""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+TRANSPOSE = 'Samples/6_Performance/transpose/transpose.cu'
+REDUCTION = 'Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu'
+MATMUL = 'Samples/0_Introduction/matrixMul/matrixMul.cu'
+MATMUL_ASYNC = 'Samples/3_CUDA_Features/globalToShmemAsyncCopy/globalToShmemAsyncCopy.cu'
+MATMUL_UM = 'Samples/6_Performance/UnifiedMemoryPerf/matrixMultiplyPerf.cu'
+
+FULL = ['transposeNaive', 'transposeCoalesced', 'transposeNoBankConflicts', 'transposeDiagonal']
+PARTIAL = ['transposeFineGrained', 'transposeCoarseGrained']
+
+# (expected verdict, file A, kernel A, file B, kernel B, options)
+PAIRS = []
+for i, a in enumerate(FULL):
+    for b in FULL[i + 1:]:
+        PAIRS.append(('equivalent', TRANSPOSE, a, TRANSPOSE, b, []))
+for p in PARTIAL:
+    PAIRS.append(('not-equivalent', TRANSPOSE, 'transposeNaive', TRANSPOSE, p, []))
+    PAIRS.append(('not-equivalent', TRANSPOSE, 'transposeCoalesced', TRANSPOSE, p, []))
+# reduce0..2: equal exactly when blockDim.x is a power of two (the host's
+# --threads option allows other sizes): a conditional answer.
+for a, b in [('reduce0', 'reduce1'), ('reduce0', 'reduce2'), ('reduce1', 'reduce2')]:
+    PAIRS.append(('conditional', REDUCTION, a, REDUCTION, b, ['--assoc']))
+for a, b in [('reduce3', 'reduce4'), ('reduce3', 'reduce5'), ('reduce4', 'reduce5')]:
+    PAIRS.append(('equivalent', REDUCTION, a, REDUCTION, b, ['--assoc']))
+PAIRS.append(('equivalent', MATMUL, 'MatrixMulCUDA', MATMUL_ASYNC, 'MatrixMulNaive', []))
+PAIRS.append(('equivalent', MATMUL, 'MatrixMulCUDA', MATMUL_UM, 'matrixMultiplyKernel', []))
+
+
+def run(binary, root, pair, runs):
+    expected, fa, ka, fb, kb, opts = pair
+    cwd = os.path.dirname(os.path.join(root, fa))
+    a = os.path.relpath(os.path.join(root, fa), cwd) + ':' + ka
+    b = os.path.relpath(os.path.join(root, fb), cwd) + ':' + kb
+    argv = [binary, 'equiv', a, b, '-I', os.path.join(root, 'Common')] + opts
+    times, verdict, rc, why = [], None, None, ''
+    for _ in range(runs):
+        t = time.time()
+        out = subprocess.run(argv + ['--format', 'json'], capture_output=True, text=True, cwd=cwd)
+        times.append(time.time() - t)
+        rc = out.returncode
+        try:
+            j = json.loads(out.stdout)
+            verdict = j['verdict']
+            if j.get('condition'):
+                verdict += ' when ' + j['condition']
+            why = j.get('reason') or ''
+            c = j.get('counterexample')
+            if c:
+                why = 'block %s grid %s params %s: %s[%s] = %s vs %s' % (
+                    c['block_dim'], c['grid_dim'], c['params'], c['array'], c['index'],
+                    c['value_a'], c['value_b'])
+        except (ValueError, KeyError):
+            verdict = 'error'
+            why = out.stderr.strip()[:200]
+    shown = ' '.join(['syncscope', 'equiv', a, b, '-I', '$SDK/Common'] + opts)
+    return expected, shown, verdict, rc, statistics.median(times), why
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    binary = os.path.abspath(sys.argv[1])
+    root = os.path.abspath(sys.argv[2])
+    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    print('| command (cwd: the first file\'s folder) | expected | verdict | exit | s | reason / counterexample |')
+    print('|---|---|---|---|---|---|')
+    for pair in PAIRS:
+        expected, shown, verdict, rc, secs, why = run(binary, root, pair, runs)
+        why = why.replace('|', '\\|').replace('\n', ' ')
+        if len(why) > 300:
+            why = why[:300] + '…'
+        print('| `%s` | %s | %s | %s | %.2f | %s |' % (shown, expected, verdict, rc, secs, why))
+        sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()
