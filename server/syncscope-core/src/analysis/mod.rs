@@ -10,6 +10,7 @@
 pub mod assumption;
 pub(crate) mod fixes;
 pub(crate) mod graph_nodes;
+mod input_conditions;
 pub(crate) mod kernel_uses;
 pub(crate) mod launch;
 mod models;
