@@ -1137,6 +1137,10 @@ pub fn render(kernel: &Kernel) -> String {
     for a in &kernel.assumptions {
         out.push_str(&format!("  assume {a}\n"));
     }
+    for o in &kernel.input_orders {
+        let name = &kernel.arrays[o.array].name;
+        out.push_str(&format!("  assume input {}({name})\n", o.kind.predicate()));
+    }
     if kernel.warp_width != 32 {
         out.push_str(&format!("  warp_width {}\n", kernel.warp_width));
     }

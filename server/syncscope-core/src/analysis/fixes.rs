@@ -19,7 +19,10 @@
 //!   parameters, the condition it needs (`Finding::race_condition`) and,
 //!   ranked after the barrier, a fix assuming the opposite at the kernel's
 //!   start (`assumption`: a `__requires` that nvcc compiles), verified by
-//!   verifying the model with that assumption added;
+//!   verifying the model with that assumption added; before that, for a
+//!   race through the values of an input array, the property the array
+//!   must have (`__sorted(key)`, `__distinct(slot)`: `input_conditions`)
+//!   and the fix writing it, verified the same way;
 //! - a redundant barrier: remove its statement;
 //! - a divergent barrier directly inside `if (c) { A; __syncthreads(); B; }`:
 //!   split the branch around it (when `A` neither assigns what `c` reads nor

@@ -23,7 +23,7 @@ const MAX_ARRAYS: usize = 2;
 /// The stated orders to try for the race between the accesses `ids` of
 /// `kernel`, most telling first: for each global array the kernel only
 /// reads, whose read (of one cell: what `verify::input_orders` links)
-/// their indices or guards depend on, `__distinct` then `__sorted`,
+/// their indices or guards depend on, `__sorted` then `__distinct`,
 /// leaving out what the kernel already states.
 pub(crate) fn candidates(kernel: &Kernel, ids: &[usize]) -> Vec<InputOrder> {
     let accesses = kernel.accesses();
@@ -56,7 +56,7 @@ pub(crate) fn candidates(kernel: &Kernel, ids: &[usize]) -> Vec<InputOrder> {
                 };
                 let usable = kernel.arrays[read.array].space == MemorySpace::Global
                     && !written.contains(&read.array)
-                    && crate::verify::input_orders::one_cell(v, read)
+                    && crate::verify::input_orders::one_cell(v, read, &kernel.arrays[read.array])
                     && is_identifier(&kernel.arrays[read.array].name);
                 if usable && !arrays.contains(&read.array) {
                     arrays.push(read.array);
@@ -73,7 +73,12 @@ pub(crate) fn candidates(kernel: &Kernel, ids: &[usize]) -> Vec<InputOrder> {
     arrays.truncate(MAX_ARRAYS);
     let mut out = Vec::new();
     for array in arrays {
-        for kind in [OrderKind::Distinct, OrderKind::Sorted] {
+        // Sorted first: a kernel that compares neighbours
+        // (`key[i] != key[i - 1]`) is often race-free under either, and
+        // sorted keys are what it is written for (their runs repeat
+        // values, so `__distinct` would be a claim the data breaks); a
+        // plain scatter needs `__distinct`, which comes next.
+        for kind in [OrderKind::Sorted, OrderKind::Distinct] {
             let order = InputOrder { array, kind };
             if !kernel.input_orders.contains(&order) {
                 out.push(order);

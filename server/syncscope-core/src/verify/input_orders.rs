@@ -138,7 +138,7 @@ impl KernelContext<'_> {
             let Some(access) = self.accesses.get(id) else {
                 continue;
             };
-            if !stated(access.array) || !one_cell(value, access) {
+            if !stated(access.array) || !one_cell(value, access, &self.kernel.arrays[access.array]) {
                 continue;
             }
             for inst in insts {
@@ -165,10 +165,15 @@ impl KernelContext<'_> {
     }
 }
 
-/// Whether the unknown `value` a read returns stands for one cell: every
-/// loop counter its index and guard depend on is one its name carries
-/// (one unknown per iteration of those loops).
-pub(crate) fn one_cell(value: &Var, access: &Access) -> bool {
+/// Whether the unknown `value` a read returns stands for one cell: one
+/// element of the array's own type (not bytes seen through a view of
+/// another width, whose values the stated order says nothing of), and
+/// every loop counter its index and guard depend on is one its name
+/// carries (one unknown per iteration of those loops).
+pub(crate) fn one_cell(value: &Var, access: &Access, array: &Array) -> bool {
+    if array.byte_addressed || access.width != 1 {
+        return false;
+    }
     let carried: Vec<&str> = symbols::split_iteration_tag(&value.name)
         .map(|(_, counters)| counters.split(',').collect())
         .unwrap_or_default();
