@@ -1196,7 +1196,10 @@ fn a_race_through_an_input_array_states_the_property_it_needs() {
     );
     // The annotation the fix writes, written: verified; the status of the
     // racy kernels stays what it is (the property is the user's to claim).
-    assert_eq!(status("scatter_slots_stated"), Some(serde_json::json!("verified")));
+    assert_eq!(
+        status("scatter_slots_stated"),
+        Some(serde_json::json!("verified"))
+    );
     assert_eq!(status("scatter_slots"), Some(serde_json::json!("racy")));
 
     // An index computed in the kernel: a plain race, no input property.

@@ -138,7 +138,8 @@ impl KernelContext<'_> {
             let Some(access) = self.accesses.get(id) else {
                 continue;
             };
-            if !stated(access.array) || !one_cell(value, access, &self.kernel.arrays[access.array]) {
+            if !stated(access.array) || !one_cell(value, access, &self.kernel.arrays[access.array])
+            {
                 continue;
             }
             for inst in insts {
