@@ -1134,3 +1134,99 @@ fn a_race_states_its_condition_on_the_parameters_and_offers_the_assumption() {
     );
     assert!(human.contains("+     __requires(width >= 16);"), "{human}");
 }
+
+/// Issue 28 item 7: a race whose collision needs two equal values read
+/// from an input array (`tests/projects/input_conditions`) states the
+/// property the array must have instead (`raceCondition`, the annotation
+/// language's `!__distinct(slot)`), and is offered the verified,
+/// compile-safe annotation stating it; the kernel with that very text
+/// verifies. A race on an index the kernel computes gets no such property.
+#[test]
+fn a_race_through_an_input_array_states_the_property_it_needs() {
+    let path = projects_dir()
+        .join("input_conditions/slots.cu")
+        .display()
+        .to_string();
+    let mut args = vec!["--format=json", "--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 1, "{err}");
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+    let status = |name: &str| {
+        report["kernels"]
+            .as_array()
+            .and_then(|k| k.iter().find(|k| k["name"] == name))
+            .map(|k| k["status"].clone())
+    };
+    let assumption_of = |kernel: &str, condition: &str, summary: &str, annotation: &str| {
+        let races = races_of(&report, kernel);
+        assert_eq!(races.len(), 1, "{out}");
+        let c = &races[0]["raceCondition"];
+        assert_eq!(c["condition"], condition, "{out}");
+        assert_eq!(c["summary"], summary, "{out}");
+        let fixes = races[0]["fixes"].as_array().expect("fixes");
+        let assume = fixes
+            .iter()
+            .find(|x| x["precondition"] == true)
+            .unwrap_or_else(|| panic!("an assumption fix: {out}"));
+        assert_eq!(
+            assume["title"],
+            format!("Assume `{annotation}` (precondition)")
+        );
+        assert_eq!(assume["verified"], true, "{out}");
+        let edits = assume["edits"].as_array().expect("edits");
+        assert_eq!(edits.len(), 1);
+        assert_eq!(
+            edits[0]["newText"],
+            format!("#ifdef __SYNCSCOPE__\n    __requires({annotation});\n#endif\n")
+        );
+    };
+    assumption_of(
+        "scatter_slots",
+        "!__distinct(slot)",
+        "races unless `slot` holds distinct values at the distinct indices the kernel reads",
+        "__distinct(slot)",
+    );
+    assumption_of(
+        "merge_places",
+        "!__sorted(rank)",
+        "races unless `rank` is sorted (non-decreasing) over the indices the kernel reads",
+        "__sorted(rank)",
+    );
+    // The annotation the fix writes, written: verified; the status of the
+    // racy kernels stays what it is (the property is the user's to claim).
+    assert_eq!(
+        status("scatter_slots_stated"),
+        Some(serde_json::json!("verified"))
+    );
+    assert_eq!(status("scatter_slots"), Some(serde_json::json!("racy")));
+
+    // An index computed in the kernel: a plain race, no input property.
+    let halves = races_of(&report, "halves");
+    assert_eq!(halves.len(), 1, "{out}");
+    let summary = halves[0]["raceCondition"]["summary"].as_str().unwrap_or("");
+    assert!(!summary.contains("unless"), "{out}");
+    assert!(
+        halves[0]["fixes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|x| !x["title"].as_str().unwrap_or("").contains("__")),
+        "{out}"
+    );
+
+    // The terminal: the property as a note, the annotation as a diff.
+    let mut args = vec!["--fixes"];
+    args.extend(VERDICT_LIMITS);
+    args.push(&path);
+    let (_, human, _) = run(&args);
+    assert!(
+        human.contains("= note: races unless `slot` holds distinct values"),
+        "{human}"
+    );
+    assert!(
+        human.contains("+     __requires(__distinct(slot));"),
+        "{human}"
+    );
+}

@@ -866,6 +866,40 @@ pub struct Kernel {
     /// Values loops accumulate (only with `Options::track_values`): see
     /// [`Fold`].
     pub folds: Vec<Fold>,
+    /// Facts about the contents of input arrays the code states
+    /// (`__requires(__distinct(scan))`): the race queries assume them of
+    /// the values the two threads read (`verify::input_orders`).
+    pub input_orders: Vec<InputOrder>,
+}
+
+/// What `__distinct(a)` / `__sorted(a)` promise about an input array: a
+/// fact about the data the kernel is given, which no launch site shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OrderKind {
+    /// Two reads of the array at different indices return different
+    /// values (a permutation, the scan of a 0/1 array where the flag is
+    /// set, unique keys).
+    Distinct,
+    /// Reads at indices `i < j` return `a[i] <= a[j]` (sorted keys).
+    Sorted,
+}
+
+impl OrderKind {
+    /// The annotation's predicate (`__distinct`).
+    pub fn predicate(self) -> &'static str {
+        match self {
+            OrderKind::Distinct => "__distinct",
+            OrderKind::Sorted => "__sorted",
+        }
+    }
+}
+
+/// One stated fact about an input array (never one the kernel writes:
+/// such a statement is set aside by lowering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InputOrder {
+    pub array: ArrayId,
+    pub kind: OrderKind,
 }
 
 /// One atomic read-modify-write (`old = atomicAdd(&c[i], v)`).
@@ -1102,6 +1136,10 @@ pub fn render(kernel: &Kernel) -> String {
     }
     for a in &kernel.assumptions {
         out.push_str(&format!("  assume {a}\n"));
+    }
+    for o in &kernel.input_orders {
+        let name = &kernel.arrays[o.array].name;
+        out.push_str(&format!("  assume input {}({name})\n", o.kind.predicate()));
     }
     if kernel.warp_width != 32 {
         out.push_str(&format!("  warp_width {}\n", kernel.warp_width));

@@ -560,6 +560,16 @@ pub enum RaceCondition {
         condition: String,
         assumption: String,
     },
+    /// It can happen only when an input array the kernel reads breaks a
+    /// property of its contents that no launch site shows (two equal
+    /// values where a scatter needs distinct ones): `property` words it
+    /// (`` `scan` holds distinct values at distinct indices ``), and the
+    /// kernel was verified free of the race under `assumption`
+    /// (`__distinct(scan)`, the annotation language's form) assumed.
+    UnlessInput {
+        property: String,
+        assumption: String,
+    },
 }
 
 impl RaceCondition {
@@ -572,6 +582,17 @@ impl RaceCondition {
             RaceCondition::Only { condition, .. } => {
                 format!("races only when `{condition}`")
             }
+            RaceCondition::UnlessInput { property, .. } => format!("races unless {property}"),
+        }
+    }
+
+    /// The condition as an expression of the annotation language (the
+    /// JSON's `condition`): `None` for every value.
+    pub fn expression(&self) -> Option<String> {
+        match self {
+            RaceCondition::EveryValue => None,
+            RaceCondition::Only { condition, .. } => Some(condition.clone()),
+            RaceCondition::UnlessInput { assumption, .. } => Some(format!("!{assumption}")),
         }
     }
 }

@@ -167,9 +167,9 @@ pub fn finding_json(file: &str, text: &LineIndex, f: &Finding) -> Value {
     // A race's condition on the kernel's parameters (with `--fixes`):
     // `condition` is null when it races for every value.
     if let Some(c) = &f.race_condition {
-        let condition = match c {
-            syncscope_core::RaceCondition::EveryValue => Value::Null,
-            syncscope_core::RaceCondition::Only { condition, .. } => json!(condition),
+        let condition = match c.expression() {
+            None => Value::Null,
+            Some(condition) => json!(condition),
         };
         v["raceCondition"] = json!({"condition": condition, "summary": c.describe()});
     }

@@ -1468,3 +1468,88 @@ async fn a_race_hover_states_its_condition_and_the_assumption_is_offered() {
     assert_eq!(exit_code(child).await, 0);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue 28 item 7: a race whose collision needs two equal values of an
+/// input array (the project fixture `tests/projects/input_conditions`):
+/// its hover states the property the array must have, its code actions
+/// offer the verified annotation stating it (never as the preferred fix),
+/// and the text with that annotation verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_race_through_an_input_array_offers_the_annotation_of_its_property() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/projects/input_conditions/slots.cu"
+    );
+    let text = std::fs::read_to_string(fixture).expect("fixture");
+    let root = temp_dir("input_conditions");
+    let (mut c, child) = spawn();
+    let root_uri = file_uri(&root);
+    c.initialize(Some(&root_uri), json!({})).await;
+    let uri = format!("{root_uri}/slots.cu");
+    let since = c.mark();
+    c.did_open(&uri, 1, &text);
+    let (_, diags) = c.wait_analysis(since, &uri, 1).await;
+    let races = with_code(&diags, "data-race");
+    // `out[slot[i]] = ...` (line 25), 0-based.
+    let scatter = races
+        .iter()
+        .find(|d| d["range"]["start"]["line"] == 24)
+        .cloned()
+        .unwrap_or_else(|| panic!("the scatter's race: {diags:#?}"));
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": uri }, "position": scatter["range"]["start"] }),
+        )
+        .await;
+    let md = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        md.contains("**Condition:** races unless `slot` holds distinct values"),
+        "{md}"
+    );
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": { "uri": uri },
+                "range": scatter["range"],
+                "context": { "diagnostics": [scatter], "only": ["quickfix"] }
+            }),
+        )
+        .await;
+    let actions = actions.as_array().cloned().unwrap_or_default();
+    let assume = actions
+        .iter()
+        .find(|a| a["title"] == "Assume `__distinct(slot)` (precondition)")
+        .unwrap_or_else(|| panic!("{actions:#?}"));
+    assert_eq!(assume["isPreferred"], false, "{assume:#?}");
+    let edits = assume["edit"]["changes"][&uri]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(edits.len(), 1);
+    assert_eq!(
+        edits[0]["newText"],
+        "#ifdef __SYNCSCOPE__\n    __requires(__distinct(slot));\n#endif\n"
+    );
+    let since = c.mark();
+    c.did_change(&uri, 2, edits_as_changes(&edits));
+    let (_, fixed) = c.wait_analysis(since, &uri, 2).await;
+    let lines: Vec<u64> = with_code(&fixed, "data-race")
+        .iter()
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    // The scatter's race is gone; `merge_places` and `halves` keep theirs
+    // (three lines further down).
+    let before: Vec<u64> = races
+        .iter()
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .filter(|l| *l != 24)
+        .map(|l| l + 3)
+        .collect();
+    assert_eq!(lines, before, "{}\n{fixed:#?}", apply_edits(&text, &edits));
+    assert_eq!(lines.len(), 2, "{fixed:#?}");
+    c.shutdown_and_exit().await;
+    assert_eq!(exit_code(child).await, 0);
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -19,7 +19,10 @@
 //!   parameters, the condition it needs (`Finding::race_condition`) and,
 //!   ranked after the barrier, a fix assuming the opposite at the kernel's
 //!   start (`assumption`: a `__requires` that nvcc compiles), verified by
-//!   verifying the model with that assumption added;
+//!   verifying the model with that assumption added; before that, for a
+//!   race through the values of an input array, the property the array
+//!   must have (`__sorted(key)`, `__distinct(slot)`: `input_conditions`)
+//!   and the fix writing it, verified the same way;
 //! - a redundant barrier: remove its statement;
 //! - a divergent barrier directly inside `if (c) { A; __syncthreads(); B; }`:
 //!   split the branch around it (when `A` neither assigns what `c` reads nor
@@ -272,6 +275,12 @@ fn condition_and_fix(
     if target.is_empty() || checker.stopped() {
         return (None, None);
     }
+    // A race through the values of an input array (a scatter through a
+    // scan) is told by what the array must hold before any threshold on
+    // the parameters, which would only rule out launch sizes.
+    if let Some(found) = input_condition_and_fix(checker, f, &target, before, assumed) {
+        return found;
+    }
     // The search's own safety net; the verification below has the rest.
     let bounds = match crate::verify::race_bounds(
         checker.kernel,
@@ -322,6 +331,57 @@ fn condition_and_fix(
         .as_deref()
         .and_then(|k| super::assumption::assumption_fix(checker.text, k, &assumption, true));
     (Some(condition), fix)
+}
+
+/// The condition on the contents of an input array under which race `f`
+/// can happen (`races unless `scan` holds distinct values...`) and the
+/// quick-fix stating the opposite (`__requires(__distinct(scan))`): the
+/// first of the stated orders worth trying (`input_conditions`) with which
+/// the kernel verifies again complete, without the finding's pairs,
+/// nothing new and nothing undecided. `None` when none does.
+fn input_condition_and_fix(
+    checker: &Checker,
+    f: &Finding,
+    target: &[(usize, usize)],
+    before: &Summary,
+    assumed: &RefCell<HashMap<String, Option<Summary>>>,
+) -> Option<(Option<RaceCondition>, Option<Fix>)> {
+    let ids: Vec<usize> = target.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    for order in super::input_conditions::candidates(checker.kernel, &ids) {
+        if checker.stopped() {
+            return None;
+        }
+        let assumption = super::input_conditions::assumption_text(checker.kernel, &order);
+        let known = assumed.borrow().get(&assumption).cloned();
+        let after = match known {
+            Some(after) => after,
+            None => {
+                let mut model = checker.kernel.clone();
+                model.input_orders.push(order);
+                let after = checker.check(&model);
+                if after.as_ref().is_some_and(|a| a.complete) {
+                    assumed
+                        .borrow_mut()
+                        .insert(assumption.clone(), after.clone());
+                }
+                after
+            }
+        };
+        let proved = after
+            .as_ref()
+            .is_some_and(|a| a.complete && matches!(judged(a, before, target), Verdict::Good));
+        if proved {
+            let condition = RaceCondition::UnlessInput {
+                property: super::input_conditions::property_text(checker.kernel, &order),
+                assumption: assumption.clone(),
+            };
+            let fix = f.kernel.as_deref().and_then(|k| {
+                super::assumption::assumption_fix(checker.text, k, &assumption, true)
+            });
+            return Some((Some(condition), fix));
+        }
+    }
+    None
 }
 
 fn node_at<'t>(tree: &'t tree_sitter::Tree, span: &Span) -> Option<Node<'t>> {

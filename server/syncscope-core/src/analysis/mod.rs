@@ -11,6 +11,7 @@ pub mod assumption;
 pub(crate) mod fixes;
 pub(crate) mod graph_nodes;
 mod host_helpers;
+mod input_conditions;
 pub(crate) mod kernel_uses;
 pub(crate) mod launch;
 mod models;

@@ -3,7 +3,8 @@
 //! (`engine`), the context its checks share (`context`) and the checks,
 //! each a set of functions over that context (`divergence`, `precheck`,
 //! `races` and its findings `race_findings`, `redundancy`, `assertions`,
-//! `schedules`; `param_bounds`: the thresholds on parameters a race
+//! `schedules`; `input_orders`: stated facts about input arrays in the
+//! race queries; `param_bounds`: the thresholds on parameters a race
 //! needs), witnesses (`witness`) replayed on the concrete interpreter
 //! (`replay`) and checked to be executions that exist (`realisable`).
 //! Imports go one way: the engine uses the checks, the checks use the
@@ -19,6 +20,7 @@ mod collisions;
 mod context;
 mod divergence;
 mod engine;
+pub(crate) mod input_orders;
 pub(crate) mod intervals;
 mod last_block;
 mod machine_values;

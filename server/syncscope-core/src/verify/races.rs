@@ -209,6 +209,7 @@ impl<'k> KernelContext<'k> {
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, false));
         base.extend(self.distinct_tickets(&inst_exprs, rel));
+        base.extend(self.input_order_facts(&insts, &inst_exprs, rel));
         base.extend(self.one_winner(&inst_exprs, rel));
         base.extend(self.last_block_constraints(&insts, rel));
         if skip.is_some() {

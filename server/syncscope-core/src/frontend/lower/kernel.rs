@@ -109,7 +109,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_used[d] |= shared.0[d];
             grid_used[d] |= shared.1[d];
         }
-        Kernel {
+        let mut kernel = Kernel {
             name: def.name.clone(),
             span,
             def_span: Span::from_node(&node),
@@ -132,6 +132,40 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_results_summarised: self.atomic_results_summarised,
             read_values: std::mem::take(&mut self.read_values),
             folds: std::mem::take(&mut self.folds),
+            input_orders: Vec::new(),
+        };
+        self.keep_input_orders(&mut kernel);
+        kernel
+    }
+
+    /// The stated facts about input arrays (`__requires(__distinct(a))`)
+    /// the verifier may assume: a fact about what the kernel is given says
+    /// nothing of an array the kernel itself writes (a read may return a
+    /// value written since), so such a statement is set aside, with why.
+    fn keep_input_orders(&mut self, kernel: &mut Kernel) {
+        let written: Vec<ArrayId> = kernel
+            .accesses()
+            .iter()
+            .filter(|a| a.kind.writes())
+            .map(|a| a.array)
+            .collect();
+        for (order, span, text) in std::mem::take(&mut self.input_orders) {
+            if written.contains(&order.array) {
+                let name = &kernel.arrays[order.array].name;
+                kernel.unused_specs.push((
+                    span,
+                    format!("{text} (the kernel writes `{name}`: not a fact about its input)"),
+                ));
+                continue;
+            }
+            kernel.assumption_texts.push(StatedAssumption {
+                span,
+                text,
+                origin: AssumptionOrigin::Annotation,
+            });
+            if !kernel.input_orders.contains(&order) {
+                kernel.input_orders.push(order);
+            }
         }
     }
 

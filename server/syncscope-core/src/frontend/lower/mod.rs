@@ -233,6 +233,9 @@ struct Lowerer<'a, 't> {
     atomic_results_summarised: bool,
     /// `Kernel::read_values`.
     read_values: Vec<(Var, usize)>,
+    /// `__requires(__distinct(a))` and the like, with their span and
+    /// text; the kernel keeps those about arrays it does not write.
+    input_orders: Vec<(InputOrder, Span, String)>,
     /// `Kernel::folds`.
     folds: Vec<Fold>,
     /// `next_access` at the latest barrier every thread of the block
@@ -427,6 +430,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_ops: Vec::new(),
             atomic_results_summarised: false,
             read_values: Vec::new(),
+            input_orders: Vec::new(),
             folds: Vec::new(),
             last_full_barrier: (0, None),
             broadcasts: Vec::new(),

@@ -78,6 +78,18 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let b = self.eval(args[1]);
                 self.arith(BinOp::Add, a, b)
             }
+            "__distinct" | "__sorted" => {
+                // Only the whole condition of an assumption (`spec_claim`):
+                // negated or in a disjunction it is no fact to assume.
+                for a in args {
+                    self.eval(*a);
+                }
+                self.unsupported(
+                    node,
+                    format!("`{name}` other than as the whole condition of a `__requires`"),
+                );
+                Value::Int(self.fresh_bool(name, Scope::Thread))
+            }
             "__is_pow2" if args.len() == 1 => {
                 let v = self.eval(args[0]);
                 let x = self.int_of(v, name);
@@ -153,6 +165,10 @@ impl<'a, 't> Lowerer<'a, 't> {
         let Some(arg) = args.first() else {
             return;
         };
+        if let Some((kind, operand)) = self.input_order_call(*arg) {
+            self.input_order_claim(name, node, kind, operand);
+            return;
+        }
         let text = self.text(node);
         self.spec_depth += 1;
         let outer_predicate = self.spec_access_predicate.take();
@@ -264,6 +280,84 @@ impl<'a, 't> Lowerer<'a, 't> {
                 };
                 self.unused_specs.push((span, format!("{text} ({why})")));
             }
+        }
+    }
+}
+
+impl<'t> Lowerer<'_, 't> {
+    /// `__distinct(a)` / `__sorted(a)` as the whole condition of a claim
+    /// (parentheses aside): the predicate and its operand. Anywhere else
+    /// (negated, in a disjunction) the predicate is no fact to assume, and
+    /// `spec_call` makes it a construct the model does not represent.
+    fn input_order_call(&self, arg: Node<'t>) -> Option<(OrderKind, Node<'t>)> {
+        let mut e = arg;
+        while e.kind() == "parenthesized_expression" {
+            e = e.named_child(0)?;
+        }
+        if e.kind() != "call_expression" {
+            return None;
+        }
+        let kind = match self.text(e.field("function")?).trim() {
+            "__distinct" => OrderKind::Distinct,
+            "__sorted" => OrderKind::Sorted,
+            _ => return None,
+        };
+        let args = e.field("arguments")?;
+        (args.named_child_count() == 1).then_some(())?;
+        Some((kind, args.named_child(0)?))
+    }
+
+    /// A claim `__requires(__distinct(a))`: a fact about the contents of
+    /// the input array `a`, assumed by the race queries. Only as an
+    /// assumption at the kernel's top level (not in a branch or loop, not
+    /// a device function's precondition, which would have to be checked
+    /// at its call) and of a whole global array; otherwise it is set aside
+    /// with why (assuming less than written is sound).
+    fn input_order_claim(&mut self, name: &str, node: Node, kind: OrderKind, operand: Node) {
+        let value = self.eval(operand);
+        if self.dry > 0 {
+            return;
+        }
+        let span = self.span(node);
+        let text = self.text(node);
+        let assumed = matches!(
+            name,
+            "__requires" | "__global_requires" | "__assume" | "__builtin_assume" | "assert"
+        );
+        let why = if !assumed {
+            Some(format!(
+                "`{}` is a fact to assume, not a claim to check",
+                kind.predicate()
+            ))
+        } else if !self.call_stack.is_empty() {
+            Some("a fact about an input in a device function is not used".to_string())
+        } else if self.guard() != Expr::tru() || !self.loops.is_empty() {
+            Some("a fact about an input under a condition or in a loop is not used".to_string())
+        } else {
+            match &value {
+                Value::Ptr(p)
+                    if p.offset == Expr::Const(0)
+                        && p.view.is_none()
+                        && self.arrays[p.array].space == MemorySpace::Global =>
+                {
+                    self.input_orders.push((
+                        InputOrder {
+                            array: p.array,
+                            kind,
+                        },
+                        span,
+                        text.clone(),
+                    ));
+                    None
+                }
+                _ => Some(format!(
+                    "the operand of `{}` is not a global array the kernel is given",
+                    kind.predicate()
+                )),
+            }
+        };
+        if let Some(why) = why {
+            self.unused_specs.push((span, format!("{text} ({why})")));
         }
     }
 }

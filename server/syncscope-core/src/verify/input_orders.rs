@@ -1,0 +1,190 @@
+//! Facts about the contents of input arrays the code states
+//! (`__requires(__distinct(scan))`, `__requires(__sorted(keys))`,
+//! `Kernel::input_orders`), as constraints of a two-thread race query: a
+//! scatter `out[scan[i]] = v` is race-free only because the array holds
+//! distinct values, which no launch site shows. Must not decide races
+//! (`races` adds these constraints to its queries).
+//!
+//! Each read of a memory cell returns a fresh unknown in the model (two
+//! reads of one cell need not agree), so the facts are stated over the
+//! reads themselves: for every two reads of a stated array that feed the
+//! query (thread 1's, thread 2's, or two of one thread's), when both
+//! happen, equal indices give equal values (the kernel never writes the
+//! array: lowering sets such a statement aside), and different indices
+//! give different values (`__distinct`) or values in the indices' order
+//! (`__sorted`). A read in a loop is one unknown per iteration (its name
+//! carries the iteration): it is instantiated with the counters of each
+//! access instance of the query, as the instance's own guard and index
+//! are; a read whose index or guard depends on a counter its name does not
+//! carry stands for several cells and stays unconstrained, which assumes
+//! less than stated, never more.
+
+use super::context::*;
+use super::intervals::Instance;
+use crate::model::*;
+use crate::symbols;
+
+/// One thread's read of a stated array: the value it returns, its index
+/// and whether it happens, instantiated for that thread.
+struct Read {
+    array: ArrayId,
+    value: Var,
+    index: Expr,
+    guard: Expr,
+}
+
+/// Rounds of following a read's own index and guard to the reads they
+/// depend on (`keys[perm[i]]`); what lies deeper stays unconstrained.
+const MAX_DEPTH: usize = 4;
+
+impl KernelContext<'_> {
+    /// The constraints the stated input orders put on the reads that the
+    /// guards and indices `inst_exprs` (per instance of `insts`, per
+    /// thread) depend on, under the threads' relation `rel`.
+    pub(super) fn input_order_facts(
+        &self,
+        insts: &[&Instance],
+        inst_exprs: &[Vec<(Expr, Expr)>],
+        rel: Relation,
+    ) -> Vec<Expr> {
+        let orders = &self.kernel.input_orders;
+        if orders.is_empty() {
+            return Vec::new();
+        }
+        let candidates = self.stated_reads(insts, rel);
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        // The reads the query mentions, then those their own indices and
+        // guards mention.
+        let mut wanted: Vec<Var> = Vec::new();
+        let note = |e: &Expr, wanted: &mut Vec<Var>| {
+            e.for_each_var(&mut |v| {
+                if !wanted.contains(v) && candidates.iter().any(|r| r.value == *v) {
+                    wanted.push(v.clone());
+                }
+            })
+        };
+        for per in inst_exprs {
+            for (g, x) in per {
+                note(g, &mut wanted);
+                note(x, &mut wanted);
+            }
+        }
+        let mut followed = 0;
+        for _ in 0..MAX_DEPTH {
+            let now: Vec<Var> = wanted[followed..].to_vec();
+            followed = wanted.len();
+            for v in &now {
+                if let Some(r) = candidates.iter().find(|r| r.value == *v) {
+                    note(&r.guard, &mut wanted);
+                    note(&r.index, &mut wanted);
+                }
+            }
+            if followed == wanted.len() {
+                break;
+            }
+        }
+        let reads: Vec<&Read> = candidates
+            .iter()
+            .filter(|r| wanted.contains(&r.value))
+            .collect();
+        let mut out = Vec::new();
+        for (i, a) in reads.iter().enumerate() {
+            for b in &reads[i + 1..] {
+                if a.array != b.array {
+                    continue;
+                }
+                let both = Expr::and(a.guard.clone(), b.guard.clone());
+                let (va, vb) = (Expr::Var(a.value.clone()), Expr::Var(b.value.clone()));
+                let (xa, xb) = (a.index.clone(), b.index.clone());
+                let implies = |c: Expr, then: Expr| Expr::or(Expr::not(c), then);
+                // One cell, one value: the kernel does not write it.
+                out.push(implies(
+                    Expr::and(both.clone(), Expr::eq(xa.clone(), xb.clone())),
+                    Expr::eq(va.clone(), vb.clone()),
+                ));
+                for order in orders.iter().filter(|o| o.array == a.array) {
+                    match order.kind {
+                        OrderKind::Distinct => out.push(implies(
+                            Expr::and(both.clone(), Expr::bin(BinOp::Ne, xa.clone(), xb.clone())),
+                            Expr::bin(BinOp::Ne, va.clone(), vb.clone()),
+                        )),
+                        OrderKind::Sorted => {
+                            for (x, y, u, w) in [(&xa, &xb, &va, &vb), (&xb, &xa, &vb, &va)] {
+                                out.push(implies(
+                                    Expr::and(
+                                        both.clone(),
+                                        Expr::bin(BinOp::Lt, x.clone(), y.clone()),
+                                    ),
+                                    Expr::bin(BinOp::Le, u.clone(), w.clone()),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every read of a stated array, instantiated for each thread with the
+    /// loop counters of each instance (one read when its value is the same
+    /// for both threads or instances).
+    fn stated_reads(&self, insts: &[&Instance], rel: Relation) -> Vec<Read> {
+        let stated = |a: ArrayId| self.kernel.input_orders.iter().any(|o| o.array == a);
+        let mut out: Vec<Read> = Vec::new();
+        for (value, id) in &self.kernel.read_values {
+            let Some(access) = self.accesses.get(id) else {
+                continue;
+            };
+            if !stated(access.array) || !one_cell(value, access, &self.kernel.arrays[access.array])
+            {
+                continue;
+            }
+            for inst in insts {
+                for t in [1u8, 2] {
+                    let subst = &inst.subst;
+                    let Expr::Var(v) =
+                        self.instantiate(&Expr::Var(value.clone()), t, rel, subst, false)
+                    else {
+                        continue;
+                    };
+                    if out.iter().any(|r| r.value == v) {
+                        continue;
+                    }
+                    out.push(Read {
+                        array: access.array,
+                        value: v,
+                        index: self.instantiate(&access.index, t, rel, subst, false),
+                        guard: self.instantiate(&access.guard, t, rel, subst, false),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether the unknown `value` a read returns stands for one cell: one
+/// element of the array's own type (not bytes seen through a view of
+/// another width, whose values the stated order says nothing of), and
+/// every loop counter its index and guard depend on is one its name
+/// carries (one unknown per iteration of those loops).
+pub(crate) fn one_cell(value: &Var, access: &Access, array: &Array) -> bool {
+    if array.byte_addressed || access.width != 1 {
+        return false;
+    }
+    let carried: Vec<&str> = symbols::split_iteration_tag(&value.name)
+        .map(|(_, counters)| counters.split(',').collect())
+        .unwrap_or_default();
+    let mut ok = true;
+    for e in [&access.index, &access.guard] {
+        e.for_each_var(&mut |v| {
+            if matches!(v.kind, VarKind::Counter { .. }) && !carried.contains(&&*v.name) {
+                ok = false;
+            }
+        });
+    }
+    ok
+}
