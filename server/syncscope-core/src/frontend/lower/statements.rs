@@ -212,6 +212,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let struct_ty = node
             .field("type")
             .and_then(|t| struct_type_name(&self.src, t))
+            .map(|t| self.bound_struct_type(&t))
             .filter(|t| self.file.structs.contains_key(t));
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
@@ -388,6 +389,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// Conversions that matter: `bool` normalises, and values change
     /// between floating point and integers (see `floats`).
     pub(super) fn convert_for_type(&mut self, ty: &str, v: Value) -> Value {
+        let resolved = self.resolve_scalar_typedef(ty);
+        let ty = resolved.as_deref().unwrap_or(ty);
         match v {
             Value::Int(e) if ty.trim() == "bool" => Value::Int(match self.float_truth(&e) {
                 Some(t) => t,
@@ -396,6 +399,13 @@ impl<'a, 't> Lowerer<'a, 't> {
             Value::Int(e) => Value::Int(self.convert_scalar(ty, e)),
             other => other,
         }
+    }
+
+    /// The scalar type a typedef of the file names (`u8` after `typedef
+    /// unsigned char u8;`), `const` kept off; `None` for any other type.
+    pub(super) fn resolve_scalar_typedef(&self, ty: &str) -> Option<String> {
+        let bare = ty.trim().trim_start_matches("const ").trim();
+        self.file.scalar_typedefs.get(bare).cloned()
     }
 
     /// The dimensions of an array declarator: constant sizes, and the
