@@ -4,15 +4,14 @@
 // `extern __shared__` buffer (`Proxy<T> p; T *s = p.get();`). A local of
 // `Proxy<int>` is an object of the specialisation `Proxy<int>`, its method
 // inlined; in a template kernel, `Proxy<T>` is the specialisation of the
-// type the launch gives `T`, also through a host template
-// (`template <class T> void run(..) { twist<T><<<..>>>(..); }` called as
-// `run<int>` and `run<float>`: one launch per type). A `T` no launch binds
-// stays a value the model does not track.
+// type bound to `T` (here by the file's one explicit instantiation; by host
+// templates in tests/projects/launch/proxies.cu). A `T` nothing binds
+// leaves `p` a value the model does not track.
 // expect-kernel: reversed_concrete verified
 // expect-kernel: reversed_concrete_racy racy
 // expect-kernel: twist verified
 // expect-kernel: twist_racy racy
-// expect-kernel: twist_unlaunched not-verified
+// expect-kernel: twist_unbound not-verified
 
 template <typename T> struct Proxy {
     // Not meant to be instantiated: `missing` has no definition anywhere.
@@ -68,9 +67,8 @@ template <class T> __global__ void twist_racy(T* io) {
     io[threadIdx.x] = s[threadIdx.x ^ 1]; //~ data-race
 }
 
-// Launched from a host template that is also called with a deduced type
-// (`run_any(d)`): which `T` it runs with is not written out.
-template <class T> __global__ void twist_unlaunched(T* io) {
+// Instantiated twice: which `T` a run has is not one type.
+template <class T> __global__ void twist_unbound(T* io) {
     Proxy<T> p;
     T* s = p.get(); //~ not-verified
     s[threadIdx.x] = io[threadIdx.x]; //~ not-verified
@@ -78,16 +76,7 @@ template <class T> __global__ void twist_unlaunched(T* io) {
     io[threadIdx.x] = s[threadIdx.x ^ 1]; //~ not-verified
 }
 
-template <class T> void run(T* d) {
-    twist<T><<<1, 64, 64 * sizeof(T)>>>(d);
-    twist_racy<T><<<1, 64, 64 * sizeof(T)>>>(d);
-}
-
-template <class T> void run_any(T* d) { twist_unlaunched<T><<<1, 64, 64 * sizeof(T)>>>(d); }
-
-void host(int* a, float* b) {
-    run<int>(a);
-    run<float>(b);
-    run_any<int>(a);
-    run_any(b);
-}
+template __global__ void twist<int>(int* io);
+template __global__ void twist_racy<float>(float* io);
+template __global__ void twist_unbound<int>(int* io);
+template __global__ void twist_unbound<float>(float* io);

@@ -491,22 +491,25 @@ pub(super) fn contains_destructor(d: Node) -> bool {
     false
 }
 
-/// `typedef unsigned int uint_t;` (also through an earlier scalar alias):
-/// the alias and the scalar type it names.
+/// `typedef unsigned int uint_t;`, `typedef float2 cData;` (also through an
+/// earlier alias): the alias and the type it names, with the alias's own
+/// declarator plain (a pointer or array typedef is not recorded).
 fn collect_scalar_typedef(text: &str, ty: Node, alias: String, cx: &mut FileContext) {
-    let named = node_text(text, ty).trim().to_string();
+    let named = type_text(node_text(text, ty));
     let resolved = match ty.kind() {
         "primitive_type" | "sized_type_specifier" => named,
-        "type_identifier" => match cx.scalar_typedefs.get(&named) {
+        "type_identifier" => match cx.type_aliases.get(&named) {
             Some(earlier) => earlier.clone(),
             None => match crate::frontend::lower::standard_scalar(&named) {
                 Some(t) => t.to_string(),
-                None => return,
+                None => named,
             },
         },
         _ => return,
     };
-    cx.scalar_typedefs.insert(alias, resolved);
+    if resolved != alias {
+        cx.type_aliases.insert(alias, resolved);
+    }
 }
 
 pub(super) fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {

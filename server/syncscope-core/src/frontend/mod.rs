@@ -115,10 +115,11 @@ pub(crate) struct FileContext<'t> {
     /// Conversion operators to a pointer (`operator T*()`) of structs and
     /// struct templates, by struct name: the SDK's `SharedMemory<T>` idiom.
     pub conversions: HashMap<String, FunctionDef<'t>>,
-    /// Typedefs of scalar types (`typedef unsigned char u8;`): the type
-    /// each alias stands for, so a conversion to the alias narrows as the
-    /// type does and `(u8)(x)` reads as a cast.
-    pub scalar_typedefs: HashMap<String, String>,
+    /// Typedefs of plain types (`typedef unsigned char u8;`, `typedef
+    /// float2 cData;`): the type each alias stands for, so a conversion to
+    /// the alias narrows as the type does, `(u8)(x)` reads as a cast and a
+    /// `cData*` view has the size of a `float2`.
+    pub type_aliases: HashMap<String, String>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
     /// Object-like macros already expanded to a constant (shared by kernels,

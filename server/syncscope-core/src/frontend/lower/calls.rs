@@ -174,7 +174,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     }
 
     /// The scalar type `(T)` names when a call's callee is `(T)`: `T` a
-    /// scalar typedef of the file or a standard scalar type's name, and
+    /// typedef of the file of a scalar type or a standard scalar type's name, and
     /// nothing else by that name in sight (no local, parameter, function,
     /// macro or global), so the call cannot be one through a pointer.
     fn parenthesized_type(&self, callee: Node) -> Option<String> {
@@ -195,11 +195,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         if shadowed {
             return None;
         }
-        self.file
-            .scalar_typedefs
+        let ty = self
+            .file
+            .type_aliases
             .get(&name)
-            .cloned()
-            .or_else(|| standard_scalar(&name).map(str::to_string))
+            .map_or(name.as_str(), |t| t);
+        standard_scalar(ty).map(str::to_string)
     }
 
     /// `SharedMemory<T>()`: a temporary of a struct whose pointer conversion
