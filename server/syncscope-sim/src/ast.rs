@@ -538,6 +538,11 @@ impl<'a> Reader<'a> {
         let mut c = n.walk();
         let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
         for d in decls {
+            // `typedef unsigned char byte_t;`: the alias is a type's name.
+            if d.kind() == "type_identifier" {
+                self.typedefs.insert(self.text(d).to_string(), base.clone());
+                continue;
+            }
             if let Ok((name, ty)) = self.declarator(d, base.clone()) {
                 self.typedefs.insert(name, ty);
             }
@@ -1067,7 +1072,8 @@ impl<'a> Reader<'a> {
             "int" | "signed" | "signed int" | "int32_t" => Scal::I32,
             "unsigned" | "unsigned int" | "uint32_t" | "uint" => Scal::U32,
             "long" | "long int" | "long long" | "long long int" | "signed long long"
-            | "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" | "signed long" => Scal::I64,
+            | "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" | "signed long" | "clock_t"
+            | "time_t" => Scal::I64,
             "unsigned long"
             | "unsigned long int"
             | "unsigned long long"
@@ -1935,14 +1941,22 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        // A functional cast: `T(0)`, `float(x)`.
-        if matches!(
-            f.kind(),
-            "identifier" | "primitive_type" | "type_identifier"
-        ) && args.len() == 1
-            && self.lookup(self.text(f)).is_none()
-        {
-            if let Ok(t) = self.base_type_text(self.text(f)) {
+        // A functional cast: `T(0)`, `float(x)`; and `(T)(x)`, a C cast the
+        // grammar reads as a call through `(T)` when it does not know `T`.
+        let type_name = match f.kind() {
+            "parenthesized_expression" if f.named_child_count() == 1 => f
+                .named_child(0)
+                .filter(|t| matches!(t.kind(), "identifier" | "type_identifier")),
+            _ => Some(f),
+        };
+        if let Some(tn) = type_name.filter(|tn| {
+            matches!(
+                tn.kind(),
+                "identifier" | "primitive_type" | "type_identifier"
+            ) && args.len() == 1
+                && self.lookup(self.text(*tn)).is_none()
+        }) {
+            if let Ok(t) = self.base_type_text(self.text(tn)) {
                 let a = args.into_iter().next().expect("one argument");
                 return E::Cast(t, Box::new(a));
             }
@@ -1987,6 +2001,12 @@ impl<'a> Reader<'a> {
             if self.structs[*id].fields.len() == args.len() {
                 return E::MakeStruct(t.clone(), args);
             }
+            // `helper_math.h`'s `make_float4(float3 v, float w)`: a vector
+            // argument gives its members in order.
+            let spread = self.spread_vector_arguments(&args);
+            if self.structs[*id].fields.len() == spread.len() {
+                return E::MakeStruct(t.clone(), spread);
+            }
         }
         if matches!(fname.as_str(), "sync" | "synchronize") && args.len() == 1 {
             let g = args.into_iter().next().expect("one argument");
@@ -2015,6 +2035,28 @@ impl<'a> Reader<'a> {
         }
         let _ = line;
         E::Builtin(fname, args)
+    }
+}
+
+impl Reader<'_> {
+    /// The arguments with each one of a struct type replaced by its members
+    /// (`v` of a `float3` by `v.x`, `v.y`, `v.z`).
+    fn spread_vector_arguments(&self, args: &[Ex]) -> Vec<Ex> {
+        let mut out = Vec::new();
+        for a in args {
+            match self.static_type(a) {
+                Some(Ty::Struct(id, _)) => {
+                    for (_, off, fty) in &self.structs[id].fields {
+                        out.push(Ex {
+                            e: E::Field(Box::new(a.clone()), *off, fty.clone()),
+                            line: a.line,
+                        });
+                    }
+                }
+                _ => out.push(a.clone()),
+            }
+        }
+        out
     }
 }
 

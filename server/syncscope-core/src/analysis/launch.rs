@@ -74,12 +74,15 @@ pub(crate) fn sites(
     // launches are those through it.
     let mut held_names: Vec<usize> = Vec::new();
     let push = |out: &mut Vec<Site>, launch: &Launch| {
-        let bindings = match host_instantiations(text, root, launch.call, cx) {
+        let bindings = match host_instantiations(text, root, launch.call, cx, named_outside) {
             Some(b) => b,
-            None => caller_bindings(text, root, launch.call, cx, named_outside),
+            None => caller_bindings(text, root, launch.call, cx, named_outside)
+                .into_iter()
+                .map(|b| (b, HashMap::new()))
+                .collect(),
         };
-        for bound in bindings {
-            if let Some(site) = site(text, launch, cx, kernels, origin, bound) {
+        for (bound, types) in bindings {
+            if let Some(site) = site(text, launch, cx, kernels, origin, bound, &types) {
                 if !out.contains(&site) {
                     out.push(site);
                 }
@@ -180,18 +183,30 @@ fn push_not_understood(
     }
 }
 
-/// The bindings of the non-type template parameters of the host function
-/// template around `call` (`template <int S> void run(...) { k<S><<<...>>>(...); }`),
+/// Values of a host template's non-type parameters, and the types its
+/// type parameters name, in one instantiation.
+type Instantiation = (HashMap<String, i64>, HashMap<String, String>);
+
+/// The bindings of the template parameters of the host function template
+/// around `call` (`template <int S> void run(...) { k<S><<<...>>>(...); }`),
 /// one per instantiation of it in the unit with constant arguments
-/// (`run<kStages>(...)`); one empty binding when none of its
+/// (`run<kStages>(...)`) or types (`run<float>(...)`: a launch `k<T>` in it
+/// launches `k<float>`); one empty binding when none of its
 /// instantiations is written out; `None` when `call` is in no function
 /// template.
+///
+/// Types are bound only when those instantiations are every way the
+/// function runs (as for `caller_bindings`): each use of its name in the
+/// unit is a call with its template arguments written out, and no other
+/// file of the project names it; otherwise no type is bound (a deduced
+/// `run(d)` may instantiate it with any type).
 fn host_instantiations(
     text: &str,
     root: Node,
     call: Node,
     cx: &FileContext,
-) -> Option<Vec<HashMap<String, i64>>> {
+    named_outside: &dyn Fn(&str) -> bool,
+) -> Option<Vec<Instantiation>> {
     let is_launch = crate::syntax::queries::launch(call, text).is_some();
     let f = enclosing_function(call);
     let template = f
@@ -211,18 +226,41 @@ fn host_instantiations(
                 .and_then(|d| crate::syntax::declarator_name(text, d))
         })
         .collect();
+    // `class T` / `typename T` (no default: a default's instantiations may
+    // not write the argument).
+    let type_params: Vec<Option<String>> = template
+        .child_by_field_name("parameters")
+        .map(children)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| {
+            (p.kind() == "type_parameter_declaration")
+                .then(|| {
+                    children(p)
+                        .into_iter()
+                        .find(|c| c.kind() == "type_identifier")
+                })
+                .flatten()
+                .map(|n| node_text(text, n).to_string())
+        })
+        .collect();
     let name = func
         .child_by_field_name("declarator")
         .and_then(|d| d.child_by_field_name("declarator"))
         .map(|d| node_text(text, d));
-    let (Some(name), true) = (name, params.iter().any(Option::is_some)) else {
-        return Some(vec![HashMap::new()]);
+    let any_param = params.iter().chain(&type_params).any(Option::is_some);
+    let (Some(name), true) = (name, any_param) else {
+        return Some(vec![(HashMap::new(), HashMap::new())]);
     };
-    let mut out: Vec<HashMap<String, i64>> = Vec::new();
+    let mut out: Vec<Instantiation> = Vec::new();
+    let mut types_complete = !named_outside(name);
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
+        if n.kind() == "identifier" && node_text(text, n) == name {
+            types_complete &= is_written_instantiation_call(n);
+        }
         if n.kind() != "call_expression" {
             continue;
         }
@@ -238,19 +276,56 @@ fn host_instantiations(
         };
         let host = Host::new(text, n, cx, &Vec::new(), &[], HashMap::new());
         let mut bound = HashMap::new();
-        for (p, a) in params.iter().zip(children(targs)) {
+        let mut types = HashMap::new();
+        for ((p, t), a) in params.iter().zip(&type_params).zip(children(targs)) {
             if let (Some(p), Some(v)) = (p, host.value(a)) {
                 bound.insert(p.clone(), v);
             }
+            if let (Some(t), "type_descriptor") = (t, a.kind()) {
+                types.insert(t.clone(), crate::frontend::type_text(node_text(text, a)));
+            }
         }
-        if !bound.is_empty() && !out.contains(&bound) {
-            out.push(bound);
+        let binding = (bound, types);
+        let empty = binding.0.is_empty() && binding.1.is_empty();
+        if !empty && !out.contains(&binding) {
+            out.push(binding);
         }
+    }
+    if !types_complete {
+        let mut values_only: Vec<Instantiation> = Vec::new();
+        for (bound, _) in out {
+            let binding = (bound, HashMap::new());
+            if !binding.0.is_empty() && !values_only.contains(&binding) {
+                values_only.push(binding);
+            }
+        }
+        out = values_only;
     }
     if out.is_empty() {
-        out.push(HashMap::new());
+        out.push((HashMap::new(), HashMap::new()));
     }
     Some(out)
+}
+
+/// Whether a use of a host function template's name is its definition's
+/// own name, a prototype's, or the callee of a call that writes the
+/// template arguments out (`run<float>(..)`): the uses whose
+/// instantiations the unit shows.
+fn is_written_instantiation_call(name: Node) -> bool {
+    let Some(parent) = name.parent() else {
+        return false;
+    };
+    match parent.kind() {
+        "function_declarator" => {
+            parent.child_by_field_name("declarator").map(|d| d.id()) == Some(name.id())
+        }
+        "template_function" => parent
+            .parent()
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(|c| c.child_by_field_name("function"))
+            .is_some_and(|f| f.id() == parent.id()),
+        _ => false,
+    }
 }
 
 /// At most this many distinct bindings of a host function's parameters
@@ -429,6 +504,7 @@ fn site(
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
     bound: HashMap<String, i64>,
+    types: &HashMap<String, String>,
 ) -> Option<Site> {
     let call = launch.call;
     let name = launch.kernel.as_str();
@@ -448,7 +524,13 @@ fn site(
                 .into_iter()
                 .map(|a| match host.value(a) {
                     Some(v) => v.to_string(),
-                    None => node_text(text, a).to_string(),
+                    None => {
+                        let written = node_text(text, a);
+                        types
+                            .get(written.trim())
+                            .cloned()
+                            .unwrap_or(written.to_string())
+                    }
                 })
                 .collect();
         }

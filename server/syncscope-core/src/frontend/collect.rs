@@ -159,6 +159,8 @@ pub(super) fn collect_item<'t>(
                     if let Some(alias) = alias {
                         cx.unions.insert(alias, ty);
                     }
+                } else if let Some(alias) = alias {
+                    collect_scalar_typedef(text, ty, alias, cx);
                 }
             }
             collect_enums(text, node, cx);
@@ -274,7 +276,7 @@ pub(super) fn collect_struct<'t>(
     };
     let Some(name) = spec
         .field("name")
-        .map(|n| node_text(text, n).to_string())
+        .map(|n| type_text(node_text(text, n)))
         .or(alias)
     else {
         return;
@@ -401,9 +403,28 @@ pub(super) fn collect_struct<'t>(
 }
 
 /// The struct name a type node names (`Acc`, `struct Acc`, `ns::Acc`).
+/// A type's text in one spelling: spaces only between words
+/// (`Proxy< unsigned  int >` is `Proxy<unsigned int>`).
+pub(crate) fn type_text(t: &str) -> String {
+    let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = String::with_capacity(words.len());
+    let chars: Vec<char> = words.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let punct = |x: Option<&char>| x.is_some_and(|x| matches!(x, '<' | '>' | ',' | '*' | '&'));
+        if c == ' ' && (punct(chars.get(i + 1)) || (i > 0 && punct(chars.get(i - 1)))) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub(crate) fn struct_type_name(text: &str, ty: Node) -> Option<String> {
     match ty.kind() {
         "type_identifier" => Some(node_text(text, ty).to_string()),
+        // `Proxy<int>`: an explicit specialisation's name (`template <>
+        // struct Proxy<int> { .. }` is collected under it).
+        "template_type" => Some(type_text(node_text(text, ty))),
         "struct_specifier" | "class_specifier" => {
             ty.field("name").and_then(|n| struct_type_name(text, n))
         }
@@ -468,6 +489,27 @@ pub(super) fn contains_destructor(d: Node) -> bool {
         stack.extend(n.named_children(&mut c));
     }
     false
+}
+
+/// `typedef unsigned int uint_t;`, `typedef float2 cData;` (also through an
+/// earlier alias): the alias and the type it names, with the alias's own
+/// declarator plain (a pointer or array typedef is not recorded).
+fn collect_scalar_typedef(text: &str, ty: Node, alias: String, cx: &mut FileContext) {
+    let named = type_text(node_text(text, ty));
+    let resolved = match ty.kind() {
+        "primitive_type" | "sized_type_specifier" => named,
+        "type_identifier" => match cx.type_aliases.get(&named) {
+            Some(earlier) => earlier.clone(),
+            None => match crate::frontend::lower::standard_scalar(&named) {
+                Some(t) => t.to_string(),
+                None => named,
+            },
+        },
+        _ => return,
+    };
+    if resolved != alias {
+        cx.type_aliases.insert(alias, resolved);
+    }
 }
 
 pub(super) fn collect_enums(text: &str, node: Node, cx: &mut FileContext) {

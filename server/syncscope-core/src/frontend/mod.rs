@@ -17,7 +17,7 @@ use crate::syntax::{declarator_name, function_name, has_qualifier, node_text, Fi
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-pub(crate) use collect::{collect, struct_type_name};
+pub(crate) use collect::{collect, struct_type_name, type_text};
 pub(crate) use lower::{int_range, lower_kernel};
 pub(crate) use preprocessor::{
     binop, condition_value, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
@@ -115,6 +115,11 @@ pub(crate) struct FileContext<'t> {
     /// Conversion operators to a pointer (`operator T*()`) of structs and
     /// struct templates, by struct name: the SDK's `SharedMemory<T>` idiom.
     pub conversions: HashMap<String, FunctionDef<'t>>,
+    /// Typedefs of plain types (`typedef unsigned char u8;`, `typedef
+    /// float2 cData;`): the type each alias stands for, so a conversion to
+    /// the alias narrows as the type does, `(u8)(x)` reads as a cast and a
+    /// `cData*` view has the size of a `float2`.
+    pub type_aliases: HashMap<String, String>,
     /// Explicit instantiations: kernel name → list of template argument lists.
     pub instantiations: HashMap<String, Vec<Vec<String>>>,
     /// Object-like macros already expanded to a constant (shared by kernels,

@@ -872,6 +872,7 @@ pub(super) enum Passing {
 fn is_cuda_builtin(name: &str) -> bool {
     name.starts_with("__")
         || name.starts_with("atomic")
+        || is_vector_constructor(name)
         || matches!(
             name,
             "sqrt"
@@ -917,6 +918,36 @@ fn is_cuda_builtin(name: &str) -> bool {
                 | "sincosf"
                 | "printf"
         )
+}
+
+/// `make_float4`, `make_uint2`: CUDA's vector constructors
+/// (`vector_functions.h`) and the overloads the SDK's `helper_math.h` adds
+/// (`make_float4(float3 v, float w)`). Every one takes its arguments by
+/// value, so a memory cell passed to one is only read.
+fn is_vector_constructor(name: &str) -> bool {
+    let Some(ty) = name.strip_prefix("make_") else {
+        return false;
+    };
+    let Some(base) = ty.strip_suffix(['1', '2', '3', '4']) else {
+        return false;
+    };
+    matches!(
+        base,
+        "char"
+            | "uchar"
+            | "short"
+            | "ushort"
+            | "int"
+            | "uint"
+            | "long"
+            | "ulong"
+            | "longlong"
+            | "ulonglong"
+            | "float"
+            | "double"
+            | "half"
+            | "bfloat16"
+    )
 }
 
 impl Lowerer<'_, '_> {

@@ -126,6 +126,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                 func.field("arguments"),
             ),
             "parenthesized_expression" => {
+                // `(clock_t)(end - start)`: a C cast of a parenthesised
+                // operand, which the grammar reads as a call when it does
+                // not know the type's name.
+                if let (Some(ty), [operand]) = (self.parenthesized_type(func), args.as_slice()) {
+                    let v = self.eval(*operand);
+                    return self.convert_for_type(&ty, v);
+                }
                 for a in &args {
                     self.eval(*a);
                 }
@@ -164,6 +171,36 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         };
         self.named_call(&name, node, &args, template_args)
+    }
+
+    /// The scalar type `(T)` names when a call's callee is `(T)`: `T` a
+    /// typedef of the file of a scalar type or a standard scalar type's name, and
+    /// nothing else by that name in sight (no local, parameter, function,
+    /// macro or global), so the call cannot be one through a pointer.
+    fn parenthesized_type(&self, callee: Node) -> Option<String> {
+        let mut c = callee.walk();
+        let inner: Vec<Node> = callee.named_children(&mut c).collect();
+        let [name] = inner.as_slice() else {
+            return None;
+        };
+        if !matches!(name.kind(), "identifier" | "type_identifier") {
+            return None;
+        }
+        let name = self.text(*name);
+        let shadowed = self.lookup(&name).is_some()
+            || self.file.functions.contains_key(&name)
+            || self.file.macros.contains_key(&name)
+            || self.file.constants.contains_key(&name)
+            || self.file.global_arrays.iter().any(|g| g.name == name);
+        if shadowed {
+            return None;
+        }
+        let ty = self
+            .file
+            .type_aliases
+            .get(&name)
+            .map_or(name.as_str(), |t| t);
+        standard_scalar(ty).map(str::to_string)
     }
 
     /// `SharedMemory<T>()`: a temporary of a struct whose pointer conversion

@@ -235,6 +235,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                         .flatten()
                 })
             };
+            if let Some(g) = given.as_deref().map(type_text) {
+                if g != tp.name {
+                    self.type_bindings.insert(tp.name.clone(), g);
+                }
+            }
             let bound = given
                 .map(|g| g.trim().to_string())
                 .filter(|g| self.file.structs.contains_key(g))
@@ -243,6 +248,34 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.functor_types.insert(tp.name.clone(), ty);
             }
         }
+    }
+
+    /// A struct type's name with the kernel's bound template type
+    /// parameters put in (`Proxy<T>` is `Proxy<int>` in a launch of
+    /// `k<int>`, a functor parameter its bound struct); any other name as
+    /// it is.
+    pub(super) fn bound_struct_type(&self, name: &str) -> String {
+        if let Some(functor) = self.functor_types.get(name) {
+            return functor.clone();
+        }
+        let flat = name
+            .split_once('<')
+            .and_then(|(base, rest)| Some((base, rest.strip_suffix('>')?)))
+            .filter(|(_, args)| !args.contains(['<', '>']));
+        let Some((base, args)) = flat else {
+            return name.to_string();
+        };
+        let args: Vec<String> = args
+            .split(',')
+            .map(|a| {
+                let a = a.trim();
+                self.type_bindings
+                    .get(a)
+                    .cloned()
+                    .unwrap_or_else(|| a.to_string())
+            })
+            .collect();
+        type_text(&format!("{base}<{}>", args.join(",")))
     }
 
     pub(super) fn eval_snippet_const(&mut self, text: &str) -> Option<i64> {
@@ -279,7 +312,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         } else if let Some(sty) = p
             .field("type")
             .and_then(|t| struct_type_name(&self.src, t))
-            .map(|t| self.functor_types.get(&t).cloned().unwrap_or(t))
+            .map(|t| self.bound_struct_type(&t))
             .filter(|t| self.file.structs.contains_key(t) && decl.kind() == "identifier")
         {
             // A struct passed by value: its members are grid-uniform unknowns;
@@ -420,6 +453,23 @@ pub(crate) fn int_range(ty: &str) -> Option<(i64, i64)> {
         "long" | "long int" | "long long" | "long long int" | "int64_t" | "ptrdiff_t"
         | "ssize_t" => (i64::MIN, i64::MAX),
         "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" => (0, i64::MAX),
+        _ => return None,
+    })
+}
+
+/// The scalar type a standard C or CUDA type name stands for: the name
+/// itself for a built-in type, the type of the platform's definition for
+/// the system headers' aliases (`clock_t` is `long` on the 64-bit hosts
+/// nvcc targets). `None` for a name that is no scalar type the model knows.
+pub(crate) fn standard_scalar(name: &str) -> Option<&str> {
+    let t = name.trim();
+    if int_range(t).is_some() || matches!(t, "float" | "double") {
+        return Some(t);
+    }
+    Some(match t {
+        "clock_t" | "time_t" | "intptr_t" | "off_t" => "long",
+        "uintptr_t" => "unsigned long",
+        "wchar_t" => "int",
         _ => return None,
     })
 }

@@ -27,11 +27,11 @@ mod statements;
 mod unions;
 mod views;
 
-pub(crate) use kernel::{int_range, lower_kernel};
+pub(crate) use kernel::{int_range, lower_kernel, standard_scalar};
 
 use super::{
-    binop, const_eval, parse_int, preproc_branch, struct_type_name, FileContext, FunctionDef,
-    StructField,
+    binop, const_eval, parse_int, preproc_branch, struct_type_name, type_text, FileContext,
+    FunctionDef, StructField,
 };
 use crate::model::*;
 use crate::options::Options;
@@ -368,6 +368,10 @@ struct Lowerer<'a, 't> {
     /// The kernel's template type parameters bound to a struct of the file
     /// (a functor's type): explicitly, or by the launch's argument.
     functor_types: HashMap<String, String>,
+    /// The kernel's template type parameters bound to any type by its
+    /// launch or its one explicit instantiation (`T` → `int`): what picks
+    /// a struct template's specialisation (`Proxy<T>` is `Proxy<int>`).
+    type_bindings: HashMap<String, String>,
     /// Sizes of array dimensions that are not constants (`As[BS][BS]` with
     /// a template parameter BS, `s[N]` with N from a missing header): strides
     /// and bounds use them, so a row never shrinks to size 1.
@@ -490,6 +494,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             launch_arg_types: Vec::new(),
             launch_type_args: Vec::new(),
             functor_types: HashMap::new(),
+            type_bindings: HashMap::new(),
             symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
             call_sites: Vec::new(),

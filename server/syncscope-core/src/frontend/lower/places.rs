@@ -246,6 +246,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                     .field("indices")
                     .and_then(|l| l.named_child(0))
                     .or_else(|| node.field("index"))?;
+                if let Some(slot) = self.pointer_array_slot(arg, idx_node) {
+                    return Some(slot);
+                }
                 let (base, mut bounds) = match self.lvalue_base(arg) {
                     Some(b) => b,
                     None => return Some(LValue::Discard),
@@ -406,6 +409,13 @@ impl<'a, 't> Lowerer<'a, 't> {
         if arg.kind() == "subscript_expression" {
             let inner_arg = arg.field("argument")?;
             let idx_node = arg.field("indices").and_then(|l| l.named_child(0))?;
+            // `planes[1][i]`: the pointer element `planes[1]` holds.
+            if let Some(LValue::Local { scope, name }) =
+                self.pointer_array_slot(inner_arg, idx_node)
+            {
+                let held = self.scopes.get(scope).and_then(|m| m.get(&name)).cloned()?;
+                return Some((held, Vec::new()));
+            }
             let (base, mut bounds) = self.lvalue_base(inner_arg)?;
             let idx_v = self.eval(idx_node);
             let idx = self.int_of(idx_v, "index");

@@ -212,6 +212,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let struct_ty = node
             .field("type")
             .and_then(|t| struct_type_name(&self.src, t))
+            .map(|t| self.bound_struct_type(&t))
             .filter(|t| self.file.structs.contains_key(t));
         let mut c = node.walk();
         let decls: Vec<Node> = node.children_by_field_name("declarator", &mut c).collect();
@@ -306,6 +307,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                     continue;
                 }
             }
+            if let Some(len) = self.pointer_array_length(inner) {
+                self.declare_pointer_array(&name, len, value);
+                continue;
+            }
             let value = match value {
                 Some(v) if v.kind() == "initializer_list" || v.kind() == "argument_list" => {
                     // Aggregate initialisers: evaluate for reads.
@@ -388,6 +393,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// Conversions that matter: `bool` normalises, and values change
     /// between floating point and integers (see `floats`).
     pub(super) fn convert_for_type(&mut self, ty: &str, v: Value) -> Value {
+        let resolved = self.resolve_scalar_typedef(ty);
+        let ty = resolved.as_deref().unwrap_or(ty);
         match v {
             Value::Int(e) if ty.trim() == "bool" => Value::Int(match self.float_truth(&e) {
                 Some(t) => t,
@@ -396,6 +403,88 @@ impl<'a, 't> Lowerer<'a, 't> {
             Value::Int(e) => Value::Int(self.convert_scalar(ty, e)),
             other => other,
         }
+    }
+
+    /// `T *v[N]` with a constant `N` (at most `MAX_POINTER_SLOTS`): a local
+    /// array of pointers whose elements the model keeps one by one.
+    fn pointer_array_length(&mut self, inner: Node) -> Option<usize> {
+        if inner.kind() != "pointer_declarator" {
+            return None;
+        }
+        let array = inner.field("declarator")?;
+        if array.kind() != "array_declarator" || array.field("declarator")?.kind() != "identifier" {
+            return None;
+        }
+        let size = array.field("size")?;
+        // The lowering's own value (a name it does not know is no constant;
+        // the preprocessor's evaluation would read it as 0).
+        let Value::Int(Expr::Const(n)) = self.eval(size) else {
+            return None;
+        };
+        (1..=MAX_POINTER_SLOTS as i64)
+            .contains(&n)
+            .then_some(n as usize)
+    }
+
+    /// Declares the local array of pointers `name` of `len` elements: the
+    /// array itself stays a pointer the model does not follow (a use it does
+    /// not know, such as `v[i]` with `i` not a constant, is named), and each
+    /// element is a local `name[k]` (what `v[0] = &tile[t]` stores and
+    /// `*v[0]` reads), started from the initialiser's `k`-th item.
+    fn declare_pointer_array(&mut self, name: &str, len: usize, init: Option<Node>) {
+        let unknown = format!("pointer loaded from the local array of pointers `{name}`");
+        let mut items: Vec<Value> = Vec::new();
+        if let Some(list) = init {
+            if list.kind() == "initializer_list" {
+                let mut c = list.walk();
+                let nodes: Vec<Node> = list.named_children(&mut c).collect();
+                items = nodes.into_iter().map(|n| self.eval(n)).collect();
+            } else {
+                self.eval(list);
+            }
+        }
+        self.declare(name, Value::Opaque(unknown.clone()));
+        for k in 0..len {
+            let v = match items.get(k) {
+                Some(v @ (Value::Ptr(_) | Value::Opaque(_) | Value::Alias(_))) => v.clone(),
+                // `{0}` or no item: null, never dereferenced by a correct kernel.
+                _ => Value::Opaque(unknown.clone()),
+            };
+            self.declare(&pointer_slot(name, k), v);
+        }
+    }
+
+    /// `v[k]` of a local array of pointers with a constant `k` in range:
+    /// its element's local.
+    pub(super) fn pointer_array_slot(&mut self, arg: Node, index: Node) -> Option<LValue> {
+        if arg.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(arg);
+        let (scope, v) = self.lookup(&name)?;
+        let is_slotted = matches!(v, Value::Opaque(m) if m.starts_with("pointer loaded from the local array of pointers"));
+        if !is_slotted {
+            return None;
+        }
+        // A loop counter or any other value that is not a constant of the
+        // lowering picks no element (the preprocessor's evaluation would
+        // read an unknown name as 0).
+        let Value::Int(Expr::Const(k)) = self.eval(index) else {
+            return None;
+        };
+        let key = pointer_slot(&name, usize::try_from(k).ok()?);
+        self.scopes
+            .get(scope)
+            .is_some_and(|m| m.contains_key(&key))
+            .then_some(LValue::Local { scope, name: key })
+    }
+
+    /// The type a typedef of the file names (`unsigned char` for `u8` after
+    /// `typedef unsigned char u8;`), `const` kept off; `None` for a type
+    /// that is no alias.
+    pub(super) fn resolve_scalar_typedef(&self, ty: &str) -> Option<String> {
+        let bare = ty.trim().trim_start_matches("const ").trim();
+        self.file.type_aliases.get(bare).cloned()
     }
 
     /// The dimensions of an array declarator: constant sizes, and the
@@ -766,4 +855,13 @@ fn forward_goto_loops(src: &str, goto: Node, label: &str) -> Option<usize> {
         at = at.parent()?;
     }
     Some(loops)
+}
+
+/// At most this many elements of a local array of pointers are kept one
+/// by one (`float3 *v[3]`); a longer array stays one unknown pointer.
+const MAX_POINTER_SLOTS: usize = 16;
+
+/// The local that holds element `k` of the local array of pointers `name`.
+fn pointer_slot(name: &str, k: usize) -> String {
+    format!("{name}[{k}]")
 }

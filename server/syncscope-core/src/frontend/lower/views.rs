@@ -102,10 +102,22 @@ impl<'a, 't> Lowerer<'a, 't> {
             Some(v) => (Some(v.ty.clone()), v.bytes),
             None => {
                 let ty = self.elem_types.get(&p.array).cloned();
-                let bytes = ty.as_deref().and_then(type_bytes);
+                let bytes = ty.as_deref().and_then(|t| self.alias_bytes(t));
                 (ty, bytes)
             }
         }
+    }
+
+    /// The size of a type, seen through the file's typedefs (`cData` of
+    /// `typedef float2 cData;` is 8 bytes).
+    pub(super) fn alias_bytes(&self, ty: &str) -> Option<i64> {
+        type_bytes(ty).or_else(|| {
+            let t = plain_type(ty);
+            let base = t.trim_end_matches('*').trim();
+            let stars = &t[base.len()..];
+            let resolved = self.file.type_aliases.get(base)?;
+            type_bytes(&format!("{resolved}{stars}"))
+        })
     }
 
     /// `(T*)v`, `reinterpret_cast<T*>(v)`: `v` seen as a pointer to `T`
@@ -118,7 +130,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         if target == "void" || target.is_empty() {
             return Value::Ptr(p);
         }
-        let target_bytes = type_bytes(&target);
+        let target_bytes = self.alias_bytes(&target);
         let (cur_ty, cur_bytes) = self.elem_of(&p);
         // `(int*)a` of a `cuda::atomic<int>* a` (or back) keeps the size but
         // not the kind of access: a view, so accesses through it are plain
