@@ -649,7 +649,9 @@ impl<'a, 't> Host<'a, 't> {
                 continue;
             }
             match n.kind() {
-                "declaration" if n.start_byte() < before && encloses(n.parent(), self.call) => {
+                "declaration"
+                    if n.start_byte() < before && encloses(self.taken_scope(n), self.call) =>
+                {
                     decls.push(n)
                 }
                 "parameter_declaration" => {
@@ -779,6 +781,29 @@ impl<'a, 't> Host<'a, 't> {
             }
             if let Some((name, params, ret)) = single_return(self.text, f) {
                 self.inline.insert(name, (params, ret));
+            }
+        }
+    }
+
+    /// The block a statement belongs to: its parent, or, through the
+    /// preprocessor conditionals around it (`#ifndef W int w = 80; #endif`),
+    /// the block around them when it is in each one's taken branch (the
+    /// branches not taken are blanks in the unit: `project::taken`).
+    fn taken_scope(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let mut child = n;
+        let mut p = n.parent()?;
+        loop {
+            match p.kind() {
+                "preproc_else" | "preproc_elif" => p = p.parent()?,
+                "preproc_if" | "preproc_ifdef" => {
+                    let taken = crate::frontend::preproc_branch(self.text, p, &self.cx.macros);
+                    if !taken.iter().any(|t| t.id() == child.id()) {
+                        return None;
+                    }
+                    child = p;
+                    p = p.parent()?;
+                }
+                _ => return Some(p),
             }
         }
     }

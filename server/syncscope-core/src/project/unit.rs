@@ -236,6 +236,9 @@ impl Builder<'_> {
     fn follow(&mut self, path: &Path, text: &str, via: Option<Span>, reach: Reach, depth: usize) {
         let here = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut conditions = Conditions::default();
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         for line in preprocessor_lines(text) {
             // A header read off the path defines nothing on it.
             let mut scratch = HashMap::new();
@@ -247,11 +250,16 @@ impl Builder<'_> {
             let before = conditions.reach();
             conditions.apply(line.keyword, &line.rest, macros);
             if via.is_none() {
+                // Parentheses open before the directive's line.
+                let start = line_starts.get(line.lines.0).copied().unwrap_or(text.len());
+                let in_parentheses = super::taken::parenthesis_depth(&text[..start]) > 0;
                 self.own_directives.push(taken::Directive {
                     keyword: line.keyword.to_string(),
                     lines: line.lines,
                     before,
                     after: conditions.reach(),
+                    names_arch: line.rest.contains("__CUDA_ARCH__"),
+                    in_parentheses,
                 });
             }
             let Some(d) = line.include else {
