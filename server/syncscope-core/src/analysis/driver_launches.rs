@@ -363,6 +363,7 @@ fn address_of_identifier(n: Node) -> Option<Node> {
 /// to `out`; a store through a pointer parameter follows the callers.
 /// `&var` may be passed only to a load, a query, or `via`, the call whose
 /// store into it is being followed (any other callee might read it).
+#[allow(clippy::too_many_arguments)]
 fn local_handle<'t>(
     text: &str,
     root: Node<'t>,
