@@ -642,13 +642,11 @@ impl Actor {
         let (findings, kernels, extra) = match outcome {
             Ok((report, basis)) => {
                 fix_basis = basis;
-                let mut findings = report.findings;
-                if !findings.iter().any(|f| f.kind == FindingKind::SyntaxError) {
-                    findings.extend(syncscope_core::syntax::syntax_errors(
-                        &snap.tree, &snap.text,
-                    ));
-                }
-                (findings, report.kernels, None)
+                // The analysis's own syntax errors: those of the file as the
+                // compiler reads it (a conditional inside an argument list,
+                // which the buffer's own parse rejects, is read there with
+                // its untaken branch left out), as `check` reports them.
+                (report.findings, report.kernels, None)
             }
             Err(msg) => {
                 client

@@ -15,7 +15,7 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
-use super::{graph_nodes, host_helpers, kernel_uses};
+use super::{driver_launches, graph_nodes, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -128,8 +128,9 @@ pub(crate) fn sites(
                     kernel: node_text(text, n).to_string(),
                     template: n.parent().filter(|p| p.kind() == "template_function"),
                     cfg: args.iter().skip(1).take(2).copied().collect(),
-                    // Passed as an array of pointers: not read.
-                    args: Vec::new(),
+                    // Passed as an array of pointers (`{&out, &n}`).
+                    args: driver_launches::argument_array(text, call, 3),
+                    sizes: None,
                 };
                 push(&mut out, &launch);
             }
@@ -145,6 +146,7 @@ pub(crate) fn sites(
                             cfg: vec![l.grid, l.block],
                             // Passed as an array of pointers: not read.
                             args: Vec::new(),
+                            sizes: None,
                         };
                         push(&mut out, &launch);
                     }
@@ -152,6 +154,22 @@ pub(crate) fn sites(
                 None => push_not_understood(&mut out, node_text(text, n), n, what, origin),
             },
         }
+    }
+    // Loaded by name through the driver API and launched by handle.
+    let (driver, not_read) = driver_launches::launches(text, root, kernels, named_outside);
+    for l in driver {
+        let launch = Launch {
+            call: l.call,
+            kernel: l.kernel,
+            template: None,
+            cfg: Vec::new(),
+            args: l.args,
+            sizes: Some(l.sizes),
+        };
+        push(&mut out, &launch);
+    }
+    for u in not_read {
+        push_not_understood(&mut out, &u.kernel, u.at, u.what, origin);
     }
     out.sort_by_key(|s: &Site| s.fact.origin.clone());
     out
@@ -359,7 +377,7 @@ fn caller_bindings(
     let Some(name) = crate::syntax::function_name(text, func) else {
         return none();
     };
-    if name == "main" || !params.iter().any(Option::is_some) {
+    if name == "main" || !params.iter().any(|p| p.name.is_some()) {
         return none();
     }
     // Even a `static` function: a file that `#include`s this one (or the
@@ -393,7 +411,10 @@ fn caller_bindings(
                         let c = parent.expect("the call");
                         let inside =
                             c.start_byte() >= func.start_byte() && c.end_byte() <= func.end_byte();
-                        if inside || crate::syntax::call_arguments(c).len() != params.len() {
+                        // Arguments left out take their defaults.
+                        let given = crate::syntax::call_arguments(c).len();
+                        let defaulted = params.iter().skip(given).all(|p| p.default.is_some());
+                        if inside || given > params.len() || !defaulted {
                             return none();
                         }
                         calls.push(c);
@@ -410,10 +431,23 @@ fn caller_bindings(
     let mut out: Vec<HashMap<String, i64>> = Vec::new();
     for c in calls {
         let host = Host::new(text, c, cx, &Vec::new(), &[], HashMap::new());
+        let args = crate::syntax::call_arguments(c);
         let mut bound = HashMap::new();
-        for (p, a) in params.iter().zip(crate::syntax::call_arguments(c)) {
-            if let (Some(p), Some(v)) = (p, host.value(a)) {
-                bound.insert(p.clone(), v);
+        for (i, p) in params.iter().enumerate() {
+            let Some(name) = &p.name else {
+                continue;
+            };
+            let v = match (args.get(i), p.default) {
+                (Some(a), _) => host.value(*a),
+                // A default is evaluated where the function is declared
+                // (its constants, not the caller's locals).
+                (None, Some(d)) => {
+                    Host::new(text, d, cx, &Vec::new(), &[], HashMap::new()).value(d)
+                }
+                (None, None) => None,
+            };
+            if let Some(v) = v {
+                bound.insert(name.clone(), v);
             }
         }
         if !out.contains(&bound) {
@@ -428,8 +462,9 @@ fn caller_bindings(
 
 /// The parameters of a host function, by position: the name of each one
 /// an integer taken by value (what a caller's constant binds), `None` for
-/// the others; `None` for a method (called through objects, unseen here).
-fn value_parameters(text: &str, func: Node) -> Option<Vec<Option<String>>> {
+/// the others, with its default argument if it has one; `None` for a
+/// method (called through objects, unseen here).
+fn value_parameters<'t>(text: &str, func: Node<'t>) -> Option<Vec<ValueParameter<'t>>> {
     let mut p = func.parent();
     while let Some(n) = p {
         if matches!(n.kind(), "field_declaration_list" | "lambda_expression") {
@@ -449,21 +484,30 @@ fn value_parameters(text: &str, func: Node) -> Option<Vec<Option<String>>> {
     let mut out = Vec::new();
     for q in children(list) {
         match q.kind() {
-            "parameter_declaration" => {
+            // `int span = 256`: a call may leave it out.
+            "parameter_declaration" | "optional_parameter_declaration" => {
                 let ty = q.child_by_field_name("type").map(|t| node_text(text, t));
                 let d = q.child_by_field_name("declarator");
                 let by_value = d.is_some_and(|d| d.kind() == "identifier");
                 let integer = ty.is_some_and(is_integer_type_name);
-                out.push(
-                    d.filter(|_| by_value && integer)
+                out.push(ValueParameter {
+                    name: d
+                        .filter(|_| by_value && integer)
                         .map(|d| node_text(text, d).to_string()),
-                );
+                    default: q.child_by_field_name("default_value"),
+                });
             }
-            // `f(void)`, a default argument or `...`: not matched by position.
+            // `f(void)` or `...`: not matched by position.
             _ => return None,
         }
     }
     Some(out)
+}
+
+/// A host function's parameter as [`value_parameters`] reads it.
+struct ValueParameter<'t> {
+    name: Option<String>,
+    default: Option<Node<'t>>,
 }
 
 /// How a launch names its kernel and passes its sizes and arguments.
@@ -477,6 +521,9 @@ struct Launch<'t> {
     cfg: Vec<Node<'t>>,
     /// The kernel's arguments, by position (none when not known).
     args: Vec<Node<'t>>,
+    /// A driver launch's grid and block components (gx, gy, gz, bx, by,
+    /// bz) in place of `cfg`.
+    sizes: Option<[Node<'t>; 6]>,
 }
 
 /// A `k<<<…>>>(…)` call (the kernel named at the call).
@@ -494,6 +541,7 @@ fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
         template: (func.kind() == "template_function").then_some(func),
         cfg: children(config),
         args: crate::syntax::call_arguments(call),
+        sizes: None,
     })
 }
 
@@ -545,8 +593,16 @@ fn site(
     let mut host = host;
     host.alias_sizes(cfg.get(1).copied(), "blockDim");
     host.alias_sizes(cfg.first().copied(), "gridDim");
-    let (grid, mut grid_facts) = host.dims(cfg.first().copied(), "gridDim");
-    let (block, mut block_facts) = host.dims(cfg.get(1).copied(), "blockDim");
+    let ((grid, mut grid_facts), (block, mut block_facts)) = match launch.sizes {
+        Some(s) => (
+            host.dims_of(host.components_at_launch(&s[0..3]), None, "gridDim"),
+            host.dims_of(host.components_at_launch(&s[3..6]), None, "blockDim"),
+        ),
+        None => (
+            host.dims(cfg.first().copied(), "gridDim"),
+            host.dims(cfg.get(1).copied(), "blockDim"),
+        ),
+    };
     fact.grid_dim = grid;
     fact.block_dim = block;
     fact.requires.append(&mut block_facts);
@@ -685,7 +741,9 @@ impl<'a, 't> Host<'a, 't> {
                 continue;
             }
             match n.kind() {
-                "declaration" if n.start_byte() < before && encloses(n.parent(), self.call) => {
+                "declaration"
+                    if n.start_byte() < before && encloses(self.taken_scope(n), self.call) =>
+                {
                     decls.push(n)
                 }
                 "parameter_declaration" => {
@@ -738,10 +796,12 @@ impl<'a, 't> Host<'a, 't> {
                         writes.push((v, n));
                     }
                 }
-                // `&x`: whatever receives the address may write `x`.
+                // `&x`: whatever receives the address may write `x` (a
+                // launch's array of parameter addresses only reads it).
                 "pointer_expression"
                     if n.child_by_field_name("operator")
-                        .is_some_and(|o| node_text(self.text, o) == "&") =>
+                        .is_some_and(|o| node_text(self.text, o) == "&")
+                        && !driver_launches::is_parameter_address(self.text, n) =>
                 {
                     if let Some(v) = n
                         .child_by_field_name("argument")
@@ -828,6 +888,29 @@ impl<'a, 't> Host<'a, 't> {
         // An overloaded name: which definition a call runs is not read.
         self.odd_parts
             .retain(|name, _| defined.get(name).is_some_and(|n| *n == 1));
+    }
+
+    /// The block a statement belongs to: its parent, or, through the
+    /// preprocessor conditionals around it (`#ifndef W int w = 80; #endif`),
+    /// the block around them when it is in each one's taken branch (the
+    /// branches not taken are blanks in the unit: `project::taken`).
+    fn taken_scope(&self, n: Node<'t>) -> Option<Node<'t>> {
+        let mut child = n;
+        let mut p = n.parent()?;
+        loop {
+            match p.kind() {
+                "preproc_else" | "preproc_elif" => p = p.parent()?,
+                "preproc_if" | "preproc_ifdef" => {
+                    let taken = crate::frontend::preproc_branch(self.text, p, &self.cx.macros);
+                    if !taken.iter().any(|t| t.id() == child.id()) {
+                        return None;
+                    }
+                    child = p;
+                    p = p.parent()?;
+                }
+                _ => return Some(p),
+            }
+        }
     }
 
     /// A `dim3` local after the writes to it before the launch, followed in
@@ -1076,6 +1159,45 @@ impl<'a, 't> Host<'a, 't> {
                 return (None, facts);
             }
         };
+        self.dims_of(comps, Some(node), dim)
+    }
+
+    /// A driver launch's size components as written (`grid.x`, `32`),
+    /// each field of a `dim3` local read as that component (`None`: 1).
+    fn components_at_launch(&self, written: &[Node<'t>]) -> [Option<Node<'t>>; 3] {
+        let mut out = [None; 3];
+        for (i, c) in written.iter().enumerate().take(3) {
+            out[i] = Some(*c);
+            let field = (c.kind() == "field_expression")
+                .then(|| {
+                    let g = c.child_by_field_name("argument")?;
+                    let axis = match node_text(self.text, c.child_by_field_name("field")?) {
+                        "x" => 0,
+                        "y" => 1,
+                        "z" => 2,
+                        _ => return None,
+                    };
+                    match self.locals.get(node_text(self.text, g)) {
+                        Some(Local::Dim3(comps)) if g.kind() == "identifier" => Some(comps[axis]),
+                        _ => None,
+                    }
+                })
+                .flatten();
+            if let Some(component) = field {
+                out[i] = component;
+            }
+        }
+        out
+    }
+
+    /// [`Host::dims`] of known components (`whole`: the launch's own size
+    /// expression, when it is one).
+    fn dims_of(
+        &self,
+        comps: [Option<Node<'t>>; 3],
+        whole: Option<Node<'t>>,
+        dim: &str,
+    ) -> (Option<[u32; 3]>, Vec<String>) {
         let axes = ["x", "y", "z"];
         let mut fixed = [1u32; 3];
         let mut all_fixed = true;
@@ -1093,9 +1215,9 @@ impl<'a, 't> Host<'a, 't> {
                         // The launch's own expression, also passed as an
                         // argument: equal at the launch, written or not.
                         let e = self.kernel_expr(c, 0).or_else(|| {
-                            (c.id() == node.id())
-                                .then(|| self.arguments.get(node_text(self.text, c)).cloned())
-                                .flatten()
+                            whole
+                                .filter(|w| w.id() == c.id())
+                                .and_then(|_| self.arguments.get(node_text(self.text, c)).cloned())
                         });
                         if let Some(e) = e {
                             facts.push(format!("{dim}.{axis} == ({e})"));
@@ -1308,6 +1430,13 @@ impl<'a, 't> Host<'a, 't> {
                 Some(format!("({a}) {op} ({b})"))
             }
             "cast_expression" => go(n.child_by_field_name("value")?),
+            // A rounding helper's `(a % b != 0) ? (a / b + 1) : (a / b)`.
+            "conditional_expression" => {
+                let c = go(n.child_by_field_name("condition")?)?;
+                let a = go(n.child_by_field_name("consequence")?)?;
+                let b = go(n.child_by_field_name("alternative")?)?;
+                Some(format!("(({c}) ? ({a}) : ({b}))"))
+            }
             "call_expression" => {
                 let f = node_text(self.text, n.child_by_field_name("function")?);
                 let (params, ret) = self.inline.get(f)?;

@@ -8,6 +8,7 @@
 //! nothing below it parses or lowers text again.
 
 pub mod assumption;
+pub(crate) mod driver_launches;
 pub(crate) mod fixes;
 pub(crate) mod graph_nodes;
 mod host_helpers;

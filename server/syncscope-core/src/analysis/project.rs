@@ -422,8 +422,10 @@ pub fn analyze(
     let unit = &built.unit;
     let dir = &built.dir;
     let parsed;
+    // The file's own parse is the unit's when the unit is the file as
+    // written (no header, no conditional branch blanked).
     let unit_tree = match tree {
-        Some(t) if unit.prefix_len == 0 => t,
+        Some(t) if unit.prefix_len == 0 && unit.text == text => t,
         _ => {
             parsed = crate::parse(&unit.text, None);
             &parsed
@@ -765,17 +767,17 @@ pub struct SiteIndex;
 const SITE_INDEX_LIMIT: usize = 4096;
 
 impl SiteIndex {
-    fn entries() -> &'static Mutex<HashMap<u64, Arc<Vec<launch::Site>>>> {
-        static ENTRIES: OnceLock<Mutex<HashMap<u64, Arc<Vec<launch::Site>>>>> = OnceLock::new();
+    fn entries() -> &'static Mutex<HashMap<u64, Arc<IndexedSites>>> {
+        static ENTRIES: OnceLock<Mutex<HashMap<u64, Arc<IndexedSites>>>> = OnceLock::new();
         ENTRIES.get_or_init(Mutex::default)
     }
 
-    fn get(key: u64) -> Option<Arc<Vec<launch::Site>>> {
+    fn get(key: u64) -> Option<Arc<IndexedSites>> {
         let map = Self::entries().lock().unwrap_or_else(|e| e.into_inner());
         map.get(&key).cloned()
     }
 
-    fn insert(key: u64, sites: Arc<Vec<launch::Site>>) {
+    fn insert(key: u64, sites: Arc<IndexedSites>) {
         let mut map = Self::entries().lock().unwrap_or_else(|e| e.into_inner());
         if map.len() >= SITE_INDEX_LIMIT {
             map.clear();
@@ -790,6 +792,15 @@ impl SiteIndex {
             .unwrap_or_else(|e| e.into_inner())
             .clear();
     }
+}
+
+/// One file's launch sites in the [`SiteIndex`], with the answers they
+/// were read under to "does another file of the project name this host
+/// function?" (whether its callers in the file are all its callers): a hit
+/// whose answers changed (another file now calls one) is read again.
+struct IndexedSites {
+    sites: Vec<launch::Site>,
+    asked: Vec<(String, bool)>,
 }
 
 /// The [`SiteIndex`] key of the launch sites of `kernels` in `file`, whose
@@ -846,9 +857,15 @@ fn sibling_sites(
         }
         let u = unit::build(f, &text, &d, sources, options);
         let key = site_key(f, &u, options_hash, kernels);
+        // Another file (the analysed one included) that names a host
+        // function of this one may call it: its callers here are then not
+        // all its callers.
+        let outside = NamedOutside::new(root, f, &u.includes, sources);
         if let Some(known) = SiteIndex::get(key) {
-            out.extend(known.iter().cloned());
-            continue;
+            if known.asked.iter().all(|(n, a)| outside.names(n) == *a) {
+                out.extend(known.sites.iter().cloned());
+                continue;
+            }
         }
         parsed += 1;
         let t = crate::parse(&u.text, None);
@@ -866,9 +883,7 @@ fn sibling_sites(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let name = file_name(f);
-        // Whether the other file's host functions are called from yet
-        // other files is not read (its sites are kept by the hash of its
-        // own unit alone): its callers bind none of their parameters.
+        let asked = std::cell::RefCell::new(Vec::new());
         let found = launch::sites(
             &u.text,
             t.root_node(),
@@ -877,10 +892,20 @@ fn sibling_sites(
             &|line| {
                 (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
             },
-            &|_| true,
+            &|n| {
+                let a = outside.names(n);
+                asked.borrow_mut().push((n.to_string(), a));
+                a
+            },
         );
         out.extend(found.iter().cloned());
-        SiteIndex::insert(key, Arc::new(found));
+        SiteIndex::insert(
+            key,
+            Arc::new(IndexedSites {
+                sites: found,
+                asked: asked.into_inner(),
+            }),
+        );
     }
     (out, parsed, files)
 }
