@@ -21,6 +21,7 @@ mod divergence;
 mod engine;
 pub(crate) mod intervals;
 mod last_block;
+mod linearize;
 mod machine_values;
 pub(crate) mod param_bounds;
 mod precheck;
