@@ -630,18 +630,16 @@ fn trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
     let (ca, ra) = linear_in(a, counter)?;
     let (cb, rb) = linear_in(b, counter)?;
     let coef = ca.checked_sub(cb)?;
-    let rest = Expr::bin(BinOp::Sub, ra, rb);
-    if depends_on_trip(&rest, counter) {
+    if depends_on_trip(&ra, counter) || depends_on_trip(&rb, counter) {
         return None;
     }
-    // The condition holds while `k` is below the count: `k + rest < 0`
-    // runs while `k < -rest`, `rest - k >= 0` while `k < rest + 1`.
-    let neg = |e: Expr| Expr::un(UnOp::Neg, e);
+    // The condition holds while `k` is below the count: `k + ra < rb`
+    // runs while `k < rb - ra`, `ra - k >= rb` while `k < ra - rb + 1`.
     let n = match (op, coef) {
-        (BinOp::Lt, 1) => neg(rest),
-        (BinOp::Le, 1) => Expr::add(neg(rest), Expr::Const(1)),
-        (BinOp::Gt, -1) => rest,
-        (BinOp::Ge, -1) => Expr::add(rest, Expr::Const(1)),
+        (BinOp::Lt, 1) => Expr::bin(BinOp::Sub, rb, ra),
+        (BinOp::Le, 1) => Expr::add(Expr::bin(BinOp::Sub, rb, ra), Expr::Const(1)),
+        (BinOp::Gt, -1) => Expr::bin(BinOp::Sub, ra, rb),
+        (BinOp::Ge, -1) => Expr::add(Expr::bin(BinOp::Sub, ra, rb), Expr::Const(1)),
         _ => return None,
     };
     Some(Expr::ite(
