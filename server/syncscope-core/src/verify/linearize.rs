@@ -139,7 +139,7 @@ impl Abstraction {
     fn rewrite(&mut self, e: &Expr) -> Expr {
         if is_arithmetic(e) {
             return match self.poly(e) {
-                Some(p) => self.to_expr(&p),
+                Some(p) => self.expr_of(&p),
                 None => {
                     self.failed = true;
                     e.clone()
@@ -185,7 +185,7 @@ impl Abstraction {
         (p.len() <= MAX_TERMS).then_some(p)
     }
 
-    fn to_expr(&mut self, p: &Poly) -> Expr {
+    fn expr_of(&mut self, p: &Poly) -> Expr {
         let mut sum = Expr::Const(0);
         for (factors, coef) in p {
             let term = match factors.len() {
