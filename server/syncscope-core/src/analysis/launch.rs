@@ -1221,6 +1221,8 @@ impl<'a, 't> Host<'a, 't> {
                         });
                         if let Some(e) = e {
                             facts.push(format!("{dim}.{axis} == ({e})"));
+                        } else if dim == "blockDim" && self.occupancy_block_size(c) {
+                            facts.push(format!("{dim}.{axis} % 32 == 0"));
                         }
                     }
                 },
@@ -1641,6 +1643,64 @@ impl<'a, 't> Host<'a, 't> {
         }
         let e = self.kernel_expr(width, 0)?;
         Some(format!("({e}) / ({divisor})"))
+    }
+
+    /// Whether the host variable `arg` holds, at the launch, the block size
+    /// `cudaOccupancyMaxPotentialBlockSize(&minGrid, &arg, kernel, ..)`
+    /// chose: its last write, run once before the launch, with no write
+    /// after it. The runtime header's search tries block sizes in whole
+    /// warps below the least of the device's limit (1024), the kernel's
+    /// register limit (counted in whole warps: registers are allocated per
+    /// warp) and the `blockSizeLimit` argument, so its answer is a multiple
+    /// of the warp size (32) when that argument is absent, 0 or a multiple
+    /// of 32 and the kernel it sizes has no `__launch_bounds__` whose
+    /// maximum is not one.
+    fn occupancy_block_size(&self, arg: Node<'t>) -> bool {
+        let mut a = arg;
+        while matches!(a.kind(), "cast_expression" | "parenthesized_expression") {
+            let inner = match a.kind() {
+                "cast_expression" => a.child_by_field_name("value"),
+                _ => a.named_child(0),
+            };
+            let Some(inner) = inner else { return false };
+            a = inner;
+        }
+        if a.kind() != "identifier" {
+            return false;
+        }
+        let var = node_text(self.text, a);
+        let last = self
+            .write_nodes
+            .iter()
+            .filter(|(v, _)| v == var)
+            .map(|(_, w)| *w)
+            .max_by_key(|w| w.start_byte());
+        let Some(last) = last else { return false };
+        let Some(call) = occupancy_block_size_call(self.text, last) else {
+            return false;
+        };
+        if !self.runs_once_before_launch(last) {
+            return false;
+        }
+        let args = crate::syntax::call_arguments(call);
+        let limit_ok = match args.get(4) {
+            None => true,
+            Some(l) => self.value(*l).is_some_and(|v| v >= 0 && v % 32 == 0),
+        };
+        let kernel_ok = args.get(2).is_some_and(|k| {
+            let name = node_text(self.text, *k);
+            let Some(def) = self.cx.kernels.iter().find(|d| d.name == name) else {
+                return false;
+            };
+            crate::syntax::queries::launch_bounds(def.node, self.text)
+                .iter()
+                .all(|b| {
+                    b.named_child(0)
+                        .and_then(|n| self.value(n))
+                        .is_some_and(|v| v > 0 && v % 32 == 0)
+                })
+        });
+        limit_ok && kernel_ok
     }
 
     /// `v /= C` or `v = v / C` with `C` a positive constant: `C`.
@@ -2070,6 +2130,29 @@ fn pitch_width<'t>(text: &str, w: Node<'t>) -> Option<Node<'t>> {
         return None;
     }
     Some(args[2])
+}
+
+/// `w` is the `&size` of `cudaOccupancyMaxPotentialBlockSize(&minGrid,
+/// &size, kernel, ..)` (or of its `WithFlags`/`VariableSMem` forms, whose
+/// block size is the same second argument): that call.
+fn occupancy_block_size_call<'t>(text: &str, w: Node<'t>) -> Option<Node<'t>> {
+    if w.kind() != "pointer_expression" {
+        return None;
+    }
+    let list = w.parent().filter(|p| p.kind() == "argument_list")?;
+    let call = list.parent().filter(|c| c.kind() == "call_expression")?;
+    let f = node_text(text, call.child_by_field_name("function")?);
+    let known = [
+        "cudaOccupancyMaxPotentialBlockSize",
+        "cudaOccupancyMaxPotentialBlockSizeWithFlags",
+        "cudaOccupancyMaxPotentialBlockSizeVariableSMem",
+        "cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags",
+    ];
+    if !known.contains(&f.rsplit("::").next()?) {
+        return None;
+    }
+    let args = children(list);
+    (args.len() >= 3 && args[1].id() == w.id()).then_some(call)
 }
 
 /// Whether a statement always leaves the function (`return`, `throw`,

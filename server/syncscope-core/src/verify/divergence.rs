@@ -114,6 +114,13 @@ impl<'k> KernelContext<'k> {
         let mut base = vec![g1, Expr::not(g2)];
         base.extend(self.relation_constraints(rel));
         base.extend(self.assumptions(rel, true));
+        // Products of run-time values defeat the solver (a grid-stride
+        // bound `i + k * gridDim.x * blockDim.x < n` within one warp) until
+        // its budget is spent: their linear abstraction is asked first, and
+        // when it is unsatisfiable so is the query.
+        if self.linear_abstraction_unsat(&base) {
+            return Divergence::Uniform;
+        }
         for _ in 0..3 {
             match smt::solve(
                 &base,
@@ -166,6 +173,28 @@ impl<'k> KernelContext<'k> {
             }
         }
         Divergence::Unknown("the solver's witness did not replay on the concrete model".into())
+    }
+
+    /// Whether the linear abstraction of `query`'s products
+    /// (`linearize`) is unsatisfiable: then `query` is. Never under
+    /// `--bitvector` (the abstraction is over mathematical integers).
+    pub(super) fn linear_abstraction_unsat(&mut self, query: &[Expr]) -> bool {
+        if self.env.bitvector {
+            return false;
+        }
+        let Some(linear) = super::linearize::abstract_products(query) else {
+            return false;
+        };
+        matches!(
+            smt::solve(
+                &linear,
+                &self.env,
+                self.config,
+                self.cache,
+                &mut self.counters
+            ),
+            QueryOutcome::Unsat
+        )
     }
 
     pub(super) fn divergence_finding(&self, b: &Barrier, w: Witness) -> Finding {

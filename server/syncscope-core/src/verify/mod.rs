@@ -23,6 +23,7 @@ mod engine;
 pub(crate) mod input_orders;
 pub(crate) mod intervals;
 mod last_block;
+mod linearize;
 mod machine_values;
 pub(crate) mod param_bounds;
 mod precheck;

@@ -386,12 +386,25 @@ impl<'a, 't> Lowerer<'a, 't> {
             .values()
             .flat_map(|p| p.counter_keys())
             .collect();
-        let whole_iterations = !pipe_keys.is_empty()
-            && body_node.is_some_and(|b| !jumps(b, &mut self.jumps_memo).leaves);
+        let leaves_by_condition_only =
+            body_node.is_none_or(|b| !jumps(b, &mut self.jumps_memo).leaves);
+        let whole_iterations = !pipe_keys.is_empty() && leaves_by_condition_only;
         // How many iterations ran: the same for every thread of the block
         // when the loop's condition is.
         let uniform = !thread_exit && !thread_dependent(&guard);
         let exact_trips = whole_iterations
+            .then(|| trip_count(&guard, &counter))
+            .flatten();
+        // A loop every thread leaves only by its condition, after whole
+        // iterations, that is linear in the counter: an induction
+        // variable's exit value is its closed form at the trip count
+        // (`for (i = 2; i >= 0; i--) p += s;` leaves `p0 + 3 * s`), not an
+        // unknown: code after the loop indexes with it.
+        let counted_exit = (kind != "do_statement"
+            && !thread_exit
+            && never_breaks
+            && goto_free
+            && leaves_by_condition_only)
             .then(|| trip_count(&guard, &counter))
             .flatten();
         let trips = whole_iterations.then(|| {
@@ -411,6 +424,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                     let at_exit = Expr::add(x0.clone(), Expr::mul(c.clone(), t.clone()));
                     self.scopes
                         .insert(*scope, name.clone(), Value::Int(at_exit));
+                    continue;
+                }
+            }
+            // Only a product with a constant: `s * trips` of two run-time
+            // values would make the queries nonlinear.
+            if let (Some(t), Update::Add(c)) = (&counted_exit, u) {
+                if c.as_const().is_some() || t.as_const().is_some() {
+                    let at_exit = induction_value(v, u, t);
+                    self.scopes.insert(*scope, name.clone(), at_exit);
                     continue;
                 }
             }
@@ -594,18 +616,30 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
     }
 }
 
-/// The number of iterations of a loop whose condition is `k < E` or
-/// `k <= E` over its counter `k` (from 0, step 1) with `E` free of `k`.
+/// The number of iterations of a loop whose condition is linear in its
+/// counter `k` (from 0, step 1) with a coefficient of 1 or -1, true for the
+/// first iterations and false from some trip on (`k < E`, `k <= E`,
+/// `E - k >= 0` of `for (i = E; i >= 0; i--)`, `E - k > 0`), with `E` free
+/// of `k` and of every value the loop makes (which may change between its
+/// trips). `None` for any other condition.
 fn trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
     let Expr::Bin(op, a, b) = guard else {
         return None;
     };
-    if **a != Expr::Var(counter.clone()) || b.mentions(&mut |v| v == counter) {
+    // `a - b` as `coef * k + rest`.
+    let (ca, ra) = linear_in(a, counter)?;
+    let (cb, rb) = linear_in(b, counter)?;
+    let coef = ca.checked_sub(cb)?;
+    if depends_on_trip(&ra, counter) || depends_on_trip(&rb, counter) {
         return None;
     }
-    let n = match op {
-        BinOp::Lt => (**b).clone(),
-        BinOp::Le => Expr::add((**b).clone(), Expr::Const(1)),
+    // The condition holds while `k` is below the count: `k + ra < rb`
+    // runs while `k < rb - ra`, `ra - k >= rb` while `k < ra - rb + 1`.
+    let n = match (op, coef) {
+        (BinOp::Lt, 1) => Expr::bin(BinOp::Sub, rb, ra),
+        (BinOp::Le, 1) => Expr::add(Expr::bin(BinOp::Sub, rb, ra), Expr::Const(1)),
+        (BinOp::Gt, -1) => Expr::bin(BinOp::Sub, ra, rb),
+        (BinOp::Ge, -1) => Expr::add(Expr::bin(BinOp::Sub, ra, rb), Expr::Const(1)),
         _ => return None,
     };
     Some(Expr::ite(
@@ -613,6 +647,41 @@ fn trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
         n,
         Expr::Const(0),
     ))
+}
+
+/// `e` as `coef * k + rest` with `rest` free of the counter `k`, when `e` is
+/// built from `k` by sums, differences, negation and constant factors.
+fn linear_in(e: &Expr, counter: &Var) -> Option<(i64, Expr)> {
+    if !e.mentions(&mut |v| v == counter) {
+        return Some((0, e.clone()));
+    }
+    match e {
+        Expr::Var(v) if v == counter => Some((1, Expr::Const(0))),
+        Expr::Bin(BinOp::Add, a, b) => {
+            let (ca, ra) = linear_in(a, counter)?;
+            let (cb, rb) = linear_in(b, counter)?;
+            Some((ca.checked_add(cb)?, Expr::add(ra, rb)))
+        }
+        Expr::Bin(BinOp::Sub, a, b) => {
+            let (ca, ra) = linear_in(a, counter)?;
+            let (cb, rb) = linear_in(b, counter)?;
+            Some((ca.checked_sub(cb)?, Expr::bin(BinOp::Sub, ra, rb)))
+        }
+        Expr::Un(UnOp::Neg, a) => {
+            let (ca, ra) = linear_in(a, counter)?;
+            Some((ca.checked_neg()?, Expr::un(UnOp::Neg, ra)))
+        }
+        Expr::Bin(BinOp::Mul, a, b) => {
+            let (c, x) = match (a.as_const(), b.as_const()) {
+                (Some(c), _) => (c, b),
+                (_, Some(c)) => (c, a),
+                _ => return None,
+            };
+            let (cx, rx) = linear_in(x, counter)?;
+            Some((cx.checked_mul(c)?, Expr::mul(Expr::Const(c), rx)))
+        }
+        _ => None,
+    }
 }
 
 /// The jumps a piece of code holds, syntactically: a `break`, `return` or
