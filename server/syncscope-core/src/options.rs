@@ -76,6 +76,9 @@ pub struct Options {
     pub rlimit: u32,
     /// Wall-clock safety net for verifying one kernel in milliseconds:
     /// once spent, the remaining queries are `unknown` (never `verified`).
+    /// Not the budget: the kernel's Z3 resources are (`verify::budget`:
+    /// as many units as one query's `rlimit`), the same on any machine;
+    /// the net is set far beyond what they take on a busy machine.
     pub kernel_budget_ms: u32,
     /// Report barriers whose removal creates no race.
     pub check_redundant: bool,
@@ -117,7 +120,7 @@ impl Default for Options {
             bitvector: false,
             timeout_ms: 10_000,
             rlimit: 50_000_000,
-            kernel_budget_ms: 30_000,
+            kernel_budget_ms: 120_000,
             check_redundant: true,
             compute_fixes: false,
             strict_benign: false,

@@ -1,4 +1,5 @@
-//! Resource limits: the per-kernel time budget and cancellation stop a
+//! Resource limits: the per-kernel resource budget, its wall-clock safety
+//! net and cancellation stop a
 //! pathological kernel mid-query (the Z3 watchdog interrupts the check), and
 //! what they stop is `unknown`, never `verified`. These tests assert what
 //! is reported, not how long it took (a time limit fails on a loaded
@@ -34,6 +35,42 @@ fn the_kernel_budget_stops_a_kernel_whose_queries_would_each_run_long() {
         "{:?}",
         report.findings
     );
+}
+
+/// The kernel's budget is Z3's resource count, not time: with no
+/// wall-clock budget at all, a kernel whose queries need more units than
+/// it has left stops, says so, and stops at the same point every time.
+#[test]
+fn the_resource_budget_stops_a_kernel_the_same_way_every_time() {
+    let options = Options {
+        timeout_ms: 600_000,
+        kernel_budget_ms: 0,
+        rlimit: 200_000,
+        ..Options::default()
+    };
+    let run = || {
+        let tree = syncscope_core::parse(HARD, None);
+        syncscope_core::analyze(HARD, &tree, &options, &MemoryCache::default(), None)
+    };
+    let first = run();
+    assert_eq!(first.kernels[0].status.as_str(), "unknown");
+    assert!(
+        first
+            .findings
+            .iter()
+            .any(|f| f.message.contains("stopped after its resource budget")),
+        "{:?}",
+        first.findings
+    );
+    let again = run();
+    let messages = |r: &syncscope_core::FileReport| {
+        r.findings
+            .iter()
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(messages(&first), messages(&again));
+    assert_eq!(first.kernels[0].queries, again.kernels[0].queries);
 }
 
 #[test]

@@ -123,7 +123,8 @@ pub struct AnalysisArgs {
     #[arg(long)]
     timeout_ms: Option<u32>,
     /// Wall-clock safety net per kernel in milliseconds (over it the kernel
-    /// is `unknown`). Default 30000, or `kernel-budget-ms` of syncscope.toml.
+    /// is `unknown`; the kernel's budget is Z3's deterministic resource
+    /// count). Default 120000, or `kernel-budget-ms` of syncscope.toml.
     #[arg(long)]
     kernel_budget_ms: Option<u32>,
     /// Search DIR for included headers (after the includer's own folder).

@@ -360,7 +360,8 @@ mod tests {
         let options = crate::options::Options::default();
         let mut checked = 0;
         for k in crate::verify::corpus_kernels() {
-            let v = KernelContext::new(&k, &options, &crate::cache::NoCache, None);
+            let budget = crate::verify::budget::KernelBudget::for_rlimit(options.rlimit);
+            let v = KernelContext::new(&k, &options, &crate::cache::NoCache, None, &budget);
             for rel in v.relations.clone() {
                 for iv in intervals(&k, rel.level(), None, &mut |_| true) {
                     let mut by_array: BTreeMap<ArrayId, Vec<Instance>> = BTreeMap::new();

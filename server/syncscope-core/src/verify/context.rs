@@ -7,6 +7,7 @@
 //! checks depend on this module, never the other way round, so the imports
 //! inside `verify` form no circle.
 
+use super::budget::KernelBudget;
 use super::intervals::Level;
 use super::replay::Outline;
 use super::smt::{self, Counters, LaunchEnv, SolverConfig};
@@ -99,6 +100,7 @@ impl<'k> KernelContext<'k> {
         options: &'k Options,
         cache: &'k dyn QueryCache,
         cancel: Option<&'k AtomicBool>,
+        budget: &'k KernelBudget,
     ) -> Self {
         let (block_dim, grid_dim) = options.launch_for(&kernel.name);
         let env = LaunchEnv {
@@ -162,6 +164,7 @@ impl<'k> KernelContext<'k> {
                     Instant::now()
                         + std::time::Duration::from_millis(options.kernel_budget_ms as u64)
                 }),
+                budget: Some(budget),
                 witness: true,
             },
         };

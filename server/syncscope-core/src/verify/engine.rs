@@ -5,6 +5,7 @@
 //! that lives in `context`, so no module of `verify` but `mod.rs` imports
 //! this one.
 
+use super::budget::KernelBudget;
 use super::context::KernelContext;
 use super::races::RaceHit;
 use super::smt::Counters;
@@ -34,7 +35,8 @@ pub(crate) fn verify_kernel(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> KernelOutcome {
-    let mut cx = KernelContext::new(kernel, options, cache, cancel);
+    let budget = KernelBudget::for_rlimit(options.rlimit);
+    let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let start = Instant::now();
     let k = kernel;
     let mut findings = model_notes(k);
@@ -56,13 +58,24 @@ pub(crate) fn verify_kernel(
         findings.retain(|f| f.kind != FindingKind::RedundantBarrier);
     }
     if over_budget {
+        // The resource budget decides (the same on any machine); the
+        // wall-clock one is the safety net.
+        let which = if budget.spent_all() {
+            format!(
+                "its resource budget ({} Z3 resource units, {} times the per-query limit)",
+                budget.limit(),
+                super::budget::KERNEL_QUERY_LIMITS
+            )
+        } else {
+            format!("its time budget ({} ms)", options.kernel_budget_ms)
+        };
         findings.push(Finding::new(
             FindingKind::Unknown,
             Some(&k.name),
             k.span,
             format!(
-                "unknown: verification of `{}` stopped after its time budget ({} ms); what it found so far is reported, nothing else is proven",
-                k.name, options.kernel_budget_ms
+                "unknown: verification of `{}` stopped after {which}; what it found so far is reported, nothing else is proven",
+                k.name
             ),
         ));
     }

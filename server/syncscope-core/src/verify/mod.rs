@@ -16,6 +16,7 @@
 mod affine;
 mod assertions;
 mod atomic_results;
+mod budget;
 mod collisions;
 mod context;
 mod divergence;
@@ -142,7 +143,8 @@ pub(crate) fn race_bounds(
     hits: &[&races::RaceHit],
     deadline: std::time::Instant,
 ) -> param_bounds::RaceBounds {
-    let mut cx = context::KernelContext::new(kernel, options, cache, cancel);
+    let budget = budget::KernelBudget::for_rlimit(options.rlimit);
+    let mut cx = context::KernelContext::new(kernel, options, cache, cancel, &budget);
     cx.config.deadline = Some(cx.config.deadline.map_or(deadline, |d| d.min(deadline)));
     param_bounds::race_bounds(&mut cx, hits)
 }

@@ -5,6 +5,7 @@
 //! Integers are mathematical by default; `--bitvector` gives 32-bit
 //! two's-complement semantics.
 
+use super::budget::{units_between, units_counted, KernelBudget};
 use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
 use std::collections::BTreeSet;
@@ -773,6 +774,9 @@ pub(crate) struct SolverConfig<'a> {
     pub rlimit: u32,
     pub cancel: Option<&'a AtomicBool>,
     pub deadline: Option<Instant>,
+    /// The kernel's resource budget: every check is charged what it spent,
+    /// and none gets more than is left (`budget`).
+    pub budget: Option<&'a KernelBudget>,
     /// A satisfying model will be shown as a witness: prefer small values
     /// (readable) and take the model from a fresh solver (reproducible).
     /// Off where only sat/unsat matters.
@@ -788,6 +792,7 @@ impl SolverConfig<'_> {
             rlimit,
             cancel: None,
             deadline: None,
+            budget: None,
             witness: true,
         }
     }
@@ -797,18 +802,20 @@ impl SolverConfig<'_> {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
-    /// The kernel's time budget is spent.
+    /// The kernel's budget is spent: its resources (deterministic), or its
+    /// wall-clock safety net.
     pub(crate) fn out_of_budget(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.budget.is_some_and(KernelBudget::spent_all)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
 
 /// The `unknown` reason of a check stopped because its analysis was
 /// cancelled (not cached).
 pub(crate) const CANCELLED: &str = "cancelled";
-/// The `unknown` reason of a check stopped by the kernel's time budget (not
-/// cached).
-pub(crate) const OUT_OF_BUDGET: &str = "the kernel's time budget ran out";
+/// The `unknown` reason of a check stopped by the kernel's budget (not
+/// cached: the query itself may be decided within its own limit).
+pub(crate) const OUT_OF_BUDGET: &str = "the kernel's budget ran out";
 
 /// Counters of one analysis.
 #[derive(Default, Clone, Copy, Debug)]
@@ -980,26 +987,40 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     // same "canceled" as an interruption, and only the clock tells them
     // apart.
     let clock_stopped = AtomicBool::new(false);
+    // Whether the last check got less than its own rlimit because the
+    // kernel's budget had less left: running out of it then is the
+    // kernel's budget, not the query's answer (and is not cached).
+    let capped = AtomicBool::new(false);
     let check = |solver: &Solver, limit_ms: u32, rlimit: u32, small: bool| {
-        budget(solver, rlimit);
+        let given = config.budget.map_or(rlimit, |b| b.cap(rlimit));
+        capped.store(given != rlimit, Ordering::Relaxed);
+        budget(solver, given);
         let timeout = Instant::now() + Duration::from_millis(limit_ms.max(1) as u64);
         let deadline = config.deadline.map_or(timeout, |d| d.min(timeout));
-        let _stopped = Stopped {
-            deadline,
-            config: &config,
-            flag: &clock_stopped,
+        let before = config.budget.and_then(|_| units_counted(solver));
+        let result = {
+            let _stopped = Stopped {
+                deadline,
+                config: &config,
+                flag: &clock_stopped,
+            };
+            // The solver's own context (not whichever is thread-local now).
+            let _guard = super::watchdog::watch(
+                solver.get_context().get_z3_context(),
+                deadline,
+                config.cancel,
+            );
+            if small {
+                solver.check_assumptions(&[z3::ast::Bool::new_const(SMALL.trim_matches('|'))])
+            } else {
+                solver.check()
+            }
         };
-        // The solver's own context (not whichever is thread-local now).
-        let _guard = super::watchdog::watch(
-            solver.get_context().get_z3_context(),
-            deadline,
-            config.cancel,
-        );
-        if small {
-            solver.check_assumptions(&[z3::ast::Bool::new_const(SMALL.trim_matches('|'))])
-        } else {
-            solver.check()
+        if let (Some(b), Some(before), Some(after)) = (config.budget, before, units_counted(solver))
+        {
+            b.charge(units_between(before, after));
         }
+        result
     };
     let remaining = || {
         config
@@ -1055,7 +1076,11 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             let reason = solver
                 .get_reason_unknown()
                 .unwrap_or_else(|| "unknown".to_string());
-            QueryOutcome::Unknown(if out_of_resources(solver) {
+            let kernel_budget = capped.load(Ordering::Relaxed)
+                || config.budget.is_some_and(KernelBudget::spent_all);
+            QueryOutcome::Unknown(if out_of_resources(solver) && kernel_budget {
+                OUT_OF_BUDGET.to_string()
+            } else if out_of_resources(solver) {
                 format!("out of its resource budget (rlimit {})", config.rlimit)
             } else if !interrupted(solver) {
                 reason

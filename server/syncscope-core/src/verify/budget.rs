@@ -1,0 +1,133 @@
+//! A kernel's verification budget in Z3 resource units (`rlimit`), not in
+//! time: the units every check of the kernel spends are added up, and once
+//! the kernel's allowance is spent its remaining queries are `unknown`. Z3
+//! counts the same units for the same query on an idle machine and on a
+//! loaded one, so the verdict of a kernel at its budget does not depend on
+//! the load (the wall-clock budget, `Options::kernel_budget_ms`, is only
+//! the safety net beyond it). Must not decide anything but how much is
+//! left: the solver (`smt`) charges it and stops at it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How many full per-query resource limits (`Options::rlimit`) one kernel
+/// may spend in all: one, so that the first query still gets its whole
+/// limit. The queries of a kernel that verifies take a small part of one
+/// limit each (the slowest kernels of NVIDIA's samples that finish spend a
+/// few million units in all); a kernel whose queries run long stops after
+/// the units one query may spend, whatever the machine's load.
+pub(crate) const KERNEL_QUERY_LIMITS: u64 = 1;
+
+/// The resource units one kernel may still spend (shared by every check of
+/// the kernel; atomic only so that a `&` of it can travel in the solver's
+/// configuration).
+#[derive(Debug, Default)]
+pub(crate) struct KernelBudget {
+    /// 0: no limit.
+    limit: u64,
+    spent: AtomicU64,
+}
+
+impl KernelBudget {
+    /// The budget of one kernel verified with the per-query limit `rlimit`
+    /// (0, no per-query limit, is no kernel limit either).
+    pub(crate) fn for_rlimit(rlimit: u32) -> KernelBudget {
+        KernelBudget {
+            limit: u64::from(rlimit) * KERNEL_QUERY_LIMITS,
+            spent: AtomicU64::new(0),
+        }
+    }
+
+    /// The units left, `None` when there is no limit.
+    pub(crate) fn remaining(&self) -> Option<u64> {
+        (self.limit != 0).then(|| {
+            self.limit
+                .saturating_sub(self.spent.load(Ordering::Relaxed))
+        })
+    }
+
+    /// Every unit is spent: no check may start.
+    pub(crate) fn spent_all(&self) -> bool {
+        self.remaining() == Some(0)
+    }
+
+    /// The per-check resource limit: the query's own, or what is left of
+    /// the kernel's when that is less (never 0, which Z3 reads as none).
+    pub(crate) fn cap(&self, rlimit: u32) -> u32 {
+        match self.remaining() {
+            Some(left) if rlimit == 0 || left < u64::from(rlimit) => left.max(1) as u32,
+            _ => rlimit,
+        }
+    }
+
+    pub(crate) fn charge(&self, units: u64) {
+        self.spent.fetch_add(units, Ordering::Relaxed);
+    }
+
+    /// The units the kernel may spend in all (0: no limit).
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+}
+
+/// The resource units Z3 has counted in `solver`'s context so far (Z3
+/// keeps one count per context, from which each check's `rlimit` is
+/// measured). Read from the solver's statistics, where the count is an
+/// unsigned 32-bit value or a double.
+pub(crate) fn units_counted(solver: &z3::Solver) -> Option<u64> {
+    match solver.get_statistics().value("rlimit count")? {
+        z3::StatisticsValue::UInt(n) => Some(u64::from(n)),
+        z3::StatisticsValue::Double(d) => Some(d as u64),
+    }
+}
+
+/// The units between two readings of [`units_counted`] (a 32-bit count
+/// may have wrapped once in between).
+pub(crate) fn units_between(before: u64, after: u64) -> u64 {
+    if after >= before {
+        after - before
+    } else {
+        (after + (1 << 32)).saturating_sub(before)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_gets_what_is_left_of_the_kernel_budget() {
+        let b = KernelBudget::for_rlimit(100);
+        assert_eq!(b.cap(100), 100);
+        b.charge(50);
+        assert_eq!(b.cap(100), 50);
+        assert_eq!(b.cap(20), 20);
+        b.charge(60);
+        assert!(b.spent_all());
+        assert_eq!(b.cap(100), 1);
+        let none = KernelBudget::for_rlimit(0);
+        none.charge(u64::MAX / 2);
+        assert!(!none.spent_all());
+        assert_eq!(none.cap(0), 0);
+    }
+
+    #[test]
+    fn a_wrapped_count_still_measures_the_check() {
+        assert_eq!(units_between(10, 25), 15);
+        assert_eq!(units_between(u64::from(u32::MAX) - 4, 5), 10);
+    }
+
+    #[test]
+    fn the_count_grows_with_the_work_of_a_check() {
+        let solver = z3::Solver::new();
+        let before = units_counted(&solver).expect("Z3 reports its resource count");
+        crate::verify::smt::load(
+            &solver,
+            "(declare-const x Int)(declare-const y Int)\n\
+             (assert (= (+ (* x x) (* y y)) 25))(assert (> x 0))(assert (> y 0))",
+        )
+        .expect("the query reads");
+        assert_eq!(solver.check(), z3::SatResult::Sat);
+        let after = units_counted(&solver).expect("Z3 reports its resource count");
+        assert!(units_between(before, after) > 0);
+    }
+}
