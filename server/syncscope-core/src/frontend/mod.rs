@@ -7,6 +7,7 @@
 //! then [`lower`] symbolically executes each kernel body into the model.
 
 mod collect;
+mod cpp;
 mod lower;
 mod preprocessor;
 
@@ -18,10 +19,13 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 pub(crate) use collect::{collect, struct_type_name};
+pub(crate) use cpp::resolve_conditionals;
+pub use cpp::{preprocess, Preprocessed};
 pub(crate) use lower::{int_range, lower_kernel};
 pub(crate) use preprocessor::{
-    binop, condition_value, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
+    binop, condition_value, const_eval, macro_def, parse_int, preproc_branch,
 };
+pub use preprocessor::{device_pass_macros, pass_defines};
 
 /// A `#define`.
 #[derive(Clone, Debug)]
@@ -120,6 +124,9 @@ pub(crate) struct FileContext<'t> {
     /// Object-like macros already expanded to a constant (shared by kernels,
     /// which may be lowered on several threads).
     pub macro_constants: std::sync::Mutex<HashMap<String, i64>>,
+    /// The directives that begin the branches the preprocessor skipped
+    /// (`Options::skipped_branches`).
+    pub skipped_branches: Vec<(Span, String)>,
     /// Launch dimensions mentioned by device functions and macros.
     pub helper_dims: std::sync::OnceLock<([bool; 3], [bool; 3])>,
 }

@@ -73,6 +73,9 @@ pub(crate) struct Unit {
     pub unknown_system: Vec<UnknownSystem>,
     /// Names the included system headers declare.
     pub system_names: HashSet<&'static str>,
+    /// The directives of the unit's skipped branches
+    /// (`frontend::resolve_conditionals`).
+    pub skipped: Vec<(Span, String)>,
 }
 
 /// One `#include` line.
@@ -371,7 +374,15 @@ pub(crate) fn build_in_context(
     unit.prefix_len = prefix.len();
     unit.prefix_lines = prefix.matches('\n').count() as u32;
     prefix.push_str(text);
-    unit.text = prefix;
+    // The conditionals decided over the whole unit (a header's macros reach
+    // the file's `#if`s); positions stay where they were.
+    let defines = crate::frontend::pass_defines(options);
+    let resolved = crate::frontend::resolve_conditionals(&prefix, &defines);
+    unit.skipped = resolved.skipped;
+    unit.text = match resolved.text {
+        std::borrow::Cow::Borrowed(_) => prefix,
+        std::borrow::Cow::Owned(resolved) => resolved,
+    };
     unit
 }
 
