@@ -22,9 +22,15 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("preprocessor")
 }
 
-/// Each file of the corpus with its own `-D`s and `-I` folders (relative
-/// to the corpus).
-const CASES: &[(&str, &[(&str, &str)], &[&str])] = &[
+/// One run: a file of the corpus, its own `-D`s (name, value) and its `-I`
+/// folders (relative to the corpus).
+type Case = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+);
+
+const CASES: &[Case] = &[
     ("macros.cu", &[], &[]),
     (
         "conditionals.cu",

@@ -518,12 +518,13 @@ impl<'r> Engine<'r> {
                 }
                 _ => {}
             }
-            if conditional && keyword != "endif" {
-                if stack.last().is_some_and(|c| c.outer && !c.taken) {
-                    let last = &line[line.len() - 1];
-                    self.skipped
-                        .push((begin..last.end, text[begin..last.end].to_string()));
-                }
+            if conditional
+                && keyword != "endif"
+                && stack.last().is_some_and(|c| c.outer && !c.taken)
+            {
+                let last = &line[line.len() - 1];
+                self.skipped
+                    .push((begin..last.end, text[begin..last.end].to_string()));
             }
             match keyword {
                 _ if conditional => {}
