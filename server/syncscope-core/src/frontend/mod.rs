@@ -136,7 +136,24 @@ pub(crate) struct FileContext<'t> {
 ///
 /// Files with many kernels are lowered on several threads (kernels are
 /// independent given the file context); the result is in source order.
+///
+/// The conditionals are decided first, as the analysis decides them
+/// ([`cpp::resolve_conditionals`]; `tree` is used when the text has none to
+/// decide), so a model lowered here is the model `check` verifies.
 pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Vec<Kernel> {
+    let resolved = resolve_conditionals(text, &pass_defines(options));
+    let decided_tree;
+    let with_skipped;
+    let (text, tree, options) = match &resolved.text {
+        std::borrow::Cow::Borrowed(_) => (text, tree, options),
+        std::borrow::Cow::Owned(decided) => {
+            decided_tree = crate::syntax::parse(decided, None);
+            let mut o = options.clone();
+            o.skipped_branches.extend(resolved.skipped.iter().cloned());
+            with_skipped = o;
+            (decided.as_str(), &decided_tree, &with_skipped)
+        }
+    };
     lower_file_reusing(text, tree, options, &|_| None)
         .into_iter()
         .map(|l| l.kernel)
