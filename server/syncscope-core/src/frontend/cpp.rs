@@ -221,6 +221,12 @@ struct Engine<'r> {
     resolver: Option<Resolver<'r>>,
     once: HashSet<PathBuf>,
     depth: usize,
+    /// Replacements left in the current condition or run of text (hostile
+    /// macros grow exponentially): once spent,
+    /// names are left unexpanded, and a condition that needed them is false.
+    budget: std::cell::Cell<usize>,
+    /// Arguments being expanded inside arguments (each is a recursion).
+    nesting: std::cell::Cell<usize>,
     out: String,
     blanks: Vec<Blank>,
     /// The directives that begin a branch not taken (byte range, text).
@@ -231,6 +237,10 @@ struct Engine<'r> {
 
 /// Deepest `#include` nesting followed.
 const MAX_INCLUDE_DEPTH: usize = 64;
+/// Macro replacements made for one condition or one run of text at most.
+const MAX_REPLACEMENTS: usize = 100_000;
+/// Deepest nesting of macro invocations in arguments expanded.
+const MAX_ARGUMENT_NESTING: usize = 200;
 
 impl<'r> Engine<'r> {
     fn new(defines: &[(String, String)], resolver: Option<Resolver<'r>>) -> Self {
@@ -239,6 +249,8 @@ impl<'r> Engine<'r> {
             resolver,
             once: HashSet::new(),
             depth: 0,
+            budget: std::cell::Cell::new(MAX_REPLACEMENTS),
+            nesting: std::cell::Cell::new(0),
             out: String::new(),
             blanks: Vec::new(),
             skipped: Vec::new(),
@@ -308,6 +320,16 @@ impl<'r> Engine<'r> {
         let mut input: Vec<Tok> = toks.into_iter().rev().collect();
         let mut out = Vec::new();
         while let Some(t) = input.pop() {
+            if t.kind == Kind::Ident && &*t.text == "defined" {
+                // The operand of a `defined` (in a condition, or made by
+                // an expansion there) is a name, never expanded.
+                out.push(t);
+                if input.last().is_some_and(|n| n.is("(")) {
+                    out.extend(input.pop());
+                }
+                out.extend(input.pop());
+                continue;
+            }
             match self.expand_one(&t, &mut input) {
                 Some(replacement) => input.extend(replacement.into_iter().rev()),
                 None => out.push(t),
@@ -320,10 +342,11 @@ impl<'r> Engine<'r> {
     /// The replacement of the macro `t` names, taking its arguments from
     /// `input` (reversed); `None` when `t` is no invocation.
     fn expand_one(&self, t: &Tok, input: &mut Vec<Tok>) -> Option<Vec<Tok>> {
-        if t.kind != Kind::Ident || t.hide.contains(&t.text) {
+        if t.kind != Kind::Ident || t.hide.contains(&t.text) || self.budget.get() == 0 {
             return None;
         }
         let def = self.macros.get(&t.text)?;
+        self.budget.set(self.budget.get() - 1);
         let (mut body, hide) = match &def.params {
             None => (def.body.clone(), with(&t.hide, &t.text)),
             Some(params) => {
@@ -424,10 +447,14 @@ impl<'r> Engine<'r> {
             }
             if let Some(p) = param(t) {
                 let pasted_next = body.get(i + 1).is_some_and(|n| n.is("##"));
-                let mut arg = if pasted_next {
+                let nesting = self.nesting.get();
+                let mut arg = if pasted_next || nesting >= MAX_ARGUMENT_NESTING {
                     args[p].clone()
                 } else {
-                    self.expand(args[p].clone())
+                    self.nesting.set(nesting + 1);
+                    let expanded = self.expand(args[p].clone());
+                    self.nesting.set(nesting);
+                    expanded
                 };
                 if arg.is_empty() {
                     arg.push(Tok {
@@ -562,6 +589,7 @@ impl<'r> Engine<'r> {
 
     fn flush(&mut self, pending: &mut Vec<Tok>) {
         if !pending.is_empty() {
+            self.budget.set(MAX_REPLACEMENTS);
             let expanded = self.expand(std::mem::take(pending));
             self.write(&expanded);
         }
@@ -618,6 +646,27 @@ impl<'r> Engine<'r> {
     /// macros expanded, then every identifier left is 0. A condition that
     /// is no constant expression is false.
     fn condition(&self, toks: &[Tok]) -> bool {
+        // `defined` before expansion, and again after it for a macro that
+        // expands to `defined(X)` (GCC reads it so).
+        let Some(first) = self.read_defined(toks) else {
+            return false;
+        };
+        self.budget.set(MAX_REPLACEMENTS);
+        let Some(expanded) = self.read_defined(&self.expand(first)) else {
+            return false;
+        };
+        let mut p = Eval {
+            toks: &expanded,
+            at: 0,
+        };
+        match p.ternary() {
+            Some(v) if p.at == expanded.len() => v != 0,
+            _ => false,
+        }
+    }
+
+    /// `toks` with each `defined X` / `defined(X)` replaced by 1 or 0.
+    fn read_defined(&self, toks: &[Tok]) -> Option<Vec<Tok>> {
         let mut with_defined = Vec::new();
         let mut i = 0;
         while i < toks.len() {
@@ -626,7 +675,7 @@ impl<'r> Engine<'r> {
                 let (name, skip) = match (toks.get(i + 1), toks.get(i + 2), toks.get(i + 3)) {
                     (Some(o), Some(n), Some(c)) if o.is("(") && c.is(")") => (n, 4),
                     (Some(n), _, _) => (n, 2),
-                    _ => return false,
+                    _ => return None,
                 };
                 let v = self.macros.contains_key(&name.text) as i64;
                 with_defined.push(Tok {
@@ -640,15 +689,7 @@ impl<'r> Engine<'r> {
             with_defined.push(t.clone());
             i += 1;
         }
-        let expanded = self.expand(with_defined);
-        let mut p = Eval {
-            toks: &expanded,
-            at: 0,
-        };
-        match p.ternary() {
-            Some(v) if p.at == expanded.len() => v != 0,
-            _ => false,
-        }
+        Some(with_defined)
     }
 }
 
@@ -716,6 +757,9 @@ fn with(hide: &Rc<Vec<Rc<str>>>, name: &Rc<str>) -> Rc<Vec<Rc<str>>> {
 }
 
 fn union(a: &Rc<Vec<Rc<str>>>, b: &Rc<Vec<Rc<str>>>) -> Rc<Vec<Rc<str>>> {
+    if a.is_empty() {
+        return b.clone();
+    }
     if b.iter().all(|n| a.contains(n)) {
         return a.clone();
     }
@@ -1052,6 +1096,19 @@ mod tests {
             r,
             "void f(int a,\n        \n       \n     \n int b\n      \n);\n"
         );
+    }
+
+    #[test]
+    fn defined_from_an_expansion_and_hostile_growth() {
+        let src = "#define HAS_A defined(A)\n#define A\n#if HAS_A && !defined(B)\nyes\n#endif\n";
+        assert_eq!(expand(src), "yes");
+        // Each level doubles: 2^40 tokens if nothing stopped it.
+        let mut src = String::from("#define L0 1\n");
+        for i in 1..=40 {
+            src.push_str(&format!("#define L{i} L{} + L{}\n", i - 1, i - 1));
+        }
+        src.push_str("#if L40\nbig\n#endif\nafter\n");
+        assert_eq!(resolve_conditionals(&src, &[]).text.len(), src.len());
     }
 
     #[test]
