@@ -168,7 +168,19 @@ fn literal_end(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && b[i] != quote && b[i] != b'\n' {
         i += if b[i] == b'\\' { 2 } else { 1 };
     }
-    (i + 1).min(b.len())
+    // The closing quote is part of it; an unclosed literal ends at the
+    // line's end (the newline still ends a directive).
+    let mut end = if b.get(i) == Some(&quote) {
+        i + 1
+    } else {
+        i.min(b.len())
+    };
+    // An escape may have stepped into a character of several bytes: end
+    // after it, on a character boundary.
+    while end < b.len() && b[end] & 0xC0 == 0x80 {
+        end += 1;
+    }
+    end
 }
 
 /// One `#define`.
@@ -1109,6 +1121,14 @@ mod tests {
         }
         src.push_str("#if L40\nbig\n#endif\nafter\n");
         assert_eq!(resolve_conditionals(&src, &[]).text.len(), src.len());
+    }
+
+    #[test]
+    fn escapes_before_wide_characters_end_on_a_boundary() {
+        let src = "#if 0\nchar c = '\\é'; const char *s = \"\\é\n#endif\nx\n";
+        let r = resolve_conditionals(src, &[]);
+        assert_eq!(r.text.len(), src.len());
+        assert!(r.text.ends_with("x\n"));
     }
 
     #[test]
