@@ -96,11 +96,13 @@ fn missing_packages_are_named_with_their_install_command_and_nothing_is_installe
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("error: missing prerequisites: libz3-dev neovim npm build-essential"),
+        err.contains("error: missing prerequisites: libz3-dev neovim npm build-essential cpp"),
         "{err}"
     );
     assert!(
-        err.contains("apt-get update && apt-get install -y libz3-dev neovim npm build-essential"),
+        err.contains(
+            "apt-get update && apt-get install -y libz3-dev neovim npm build-essential cpp"
+        ),
         "{err}"
     );
     assert!(err.contains("SYNCSCOPE_INSTALL=1"), "{err}");
@@ -115,7 +117,7 @@ fn ci_and_an_explicit_request_install_with_apt_get_then_check_again() {
         let err = stderr(&out);
         assert_eq!(
             m.calls(),
-            "apt-get update -qq\napt-get install -y -qq libz3-dev neovim npm build-essential\n",
+            "apt-get update -qq\napt-get install -y -qq libz3-dev neovim npm build-essential cpp\n",
             "{var:?}"
         );
         // The stand-in installed nothing, which the second check reports.

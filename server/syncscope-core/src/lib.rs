@@ -45,6 +45,27 @@ pub fn parse(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
     syntax::parse(text, old)
 }
 
+/// The syntax errors of a file as the compiler reads it: with its
+/// conditionals decided under `options` (the device pass's macros and the
+/// `-D`s), so a branch the compiler skips, or an `#if` inside a parameter
+/// list, is no error. `tree` is `text`'s parse; it is parsed again only when
+/// it has errors and conditionals to decide.
+pub fn syntax_errors_as_read(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    options: &Options,
+) -> Vec<Finding> {
+    let raw = syntax::syntax_errors(tree, text);
+    if raw.is_empty() {
+        return raw;
+    }
+    let resolved = frontend::resolve_conditionals(text, &frontend::pass_defines(options));
+    match resolved.text {
+        std::borrow::Cow::Borrowed(_) => raw,
+        std::borrow::Cow::Owned(decided) => syntax::syntax_errors(&parse(&decided, None), &decided),
+    }
+}
+
 /// Analyses every kernel of a parsed file. `cache` holds SMT query results by
 /// query hash; `cancel` is polled between queries (an obsolete analysis stops
 /// early and its report is marked by `cancelled` in the caller's hands).

@@ -55,6 +55,13 @@ pub struct Options {
     /// project layer, they are not verified at all.
     #[serde(skip)]
     pub unverifiable_kernels: Vec<String>,
+    /// The directives that begin a branch the preprocessor skipped in the
+    /// analysed text, with their spans: set by the analysis when it decides
+    /// the conditionals (`frontend::resolve_conditionals`), so that a
+    /// kernel whose code was all skipped is `not-verified`, not an empty
+    /// `verified`.
+    #[serde(skip)]
+    pub skipped_branches: Vec<(crate::report::Span, String)>,
     /// `-D NAME[=VALUE]` macro definitions (value defaults to `1`).
     pub defines: Vec<(String, String)>,
     /// Legacy lockstep warps instead of independent scheduling.
@@ -114,6 +121,7 @@ impl Default for Options {
             launch_overrides: Vec::new(),
             launch_sites: Vec::new(),
             unverifiable_kernels: Vec::new(),
+            skipped_branches: Vec::new(),
             defines: Vec::new(),
             warp_sync: false,
             warp_size: 32,

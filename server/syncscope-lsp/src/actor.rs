@@ -380,7 +380,7 @@ impl Actor {
                 let edited = doc.path.clone();
                 // Syntax errors at once (cheap), with the last verification
                 // diagnostics kept until fresh ones arrive.
-                let syntax = syntax_diagnostics(&uri, &doc.snapshot, encoding);
+                let syntax = syntax_diagnostics(&uri, &doc.snapshot, encoding, &self.options);
                 if !syntax.is_empty() || doc.published_syntax {
                     doc.published_syntax = !syntax.is_empty();
                     let mut all = syntax;
@@ -566,7 +566,12 @@ impl Actor {
             .map(|f| to_proto::diagnostic(&doc.uri, src, f))
             .collect();
         doc.last_verification = diagnostics.clone();
-        diagnostics.extend(syntax_diagnostics(&doc.uri, snap, doc.encoding));
+        diagnostics.extend(syntax_diagnostics(
+            &doc.uri,
+            snap,
+            doc.encoding,
+            &self.options,
+        ));
         let (uri, version) = (doc.uri.clone(), snap.version);
         self.shared
             .client
@@ -655,7 +660,8 @@ impl Actor {
                         format!("syncscope: analysis of {key} panicked: {msg}"),
                     )
                     .await;
-                let findings = syncscope_core::syntax::syntax_errors(&snap.tree, &snap.text);
+                let findings =
+                    syncscope_core::syntax_errors_as_read(&snap.text, &snap.tree, &options);
                 (findings, Vec::new(), Some(to_proto::internal_error(&msg)))
             }
         };
@@ -711,13 +717,20 @@ impl Actor {
     }
 }
 
-fn syntax_diagnostics(uri: &Uri, snap: &Snapshot, encoding: Encoding) -> Vec<Diagnostic> {
+/// The document's syntax errors as the compiler reads it (its conditionals
+/// decided under `options`).
+fn syntax_diagnostics(
+    uri: &Uri,
+    snap: &Snapshot,
+    encoding: Encoding,
+    options: &Options,
+) -> Vec<Diagnostic> {
     let src = Source {
         text: &snap.text,
         index: &snap.index,
         encoding,
     };
-    syncscope_core::syntax::syntax_errors(&snap.tree, &snap.text)
+    syncscope_core::syntax_errors_as_read(&snap.text, &snap.tree, options)
         .iter()
         .map(|f| to_proto::diagnostic(uri, src, f))
         .collect()

@@ -1,8 +1,10 @@
 // transpose_rows_naive.cu in a unit that includes a system header outside
-// the built-in model (<strings.h>): the kernel uses none of its names, so
-// the unit is the program its build compiles and `equiv` compares it.
+// the built-in model (<vendor/bitops.h>; the file is named for <strings.h>,
+// which it used before that header joined the model): the kernel uses none
+// of its names, so the unit is the program its build compiles and `equiv`
+// compares it.
 // expect-kernel: transpose verified
-#include <strings.h>
+#include <vendor/bitops.h>
 #define TILE 32
 #define ROWS 8
 __global__ void transpose(float *out, const float *in, int width, int height) {

@@ -1,8 +1,9 @@
 // A kernel that takes a name from a system header outside the built-in
-// model (`ffs` of <strings.h>): its value is unknown, so `equiv` refuses
-// the pair, naming it.
+// model (`ffs` of a vendor's <vendor/bitops.h>; the file is named for
+// <strings.h>, which it used before that header joined the model): its
+// value is unknown, so `equiv` refuses the pair, naming it.
 // expect-kernel: transpose not-verified
-#include <strings.h>
+#include <vendor/bitops.h>
 #define TILE 32
 #define ROWS 8
 __global__ void transpose(float *out, const float *in, int width, int height) {

@@ -69,6 +69,29 @@ fn analyze_file_here(
 ) -> FileReport {
     let directives = crate::directives::parse_file(text);
     let options = &crate::options::apply_directives(&directives, options);
+    // The conditionals decided as the compiler decides them, so that the
+    // parse sees only the branches it reads (an `#if` inside a parameter
+    // list, an `extern "C" {` under `#ifdef __cplusplus`); every position
+    // stays where it was.
+    let resolved =
+        crate::frontend::resolve_conditionals(text, &crate::frontend::pass_defines(options));
+    let with_skipped;
+    let options = if resolved.skipped.is_empty() {
+        options
+    } else {
+        let mut o = options.clone();
+        o.skipped_branches.extend(resolved.skipped);
+        with_skipped = o;
+        &with_skipped
+    };
+    let reparsed;
+    let (text, tree) = match &resolved.text {
+        std::borrow::Cow::Owned(t) => {
+            reparsed = crate::syntax::parse(t, None);
+            (t.as_str(), &reparsed)
+        }
+        std::borrow::Cow::Borrowed(_) => (text, tree),
+    };
     let mut report = FileReport {
         findings: crate::syntax::syntax_errors(tree, text),
         ..Default::default()

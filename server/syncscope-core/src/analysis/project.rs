@@ -447,6 +447,7 @@ pub fn analyze(
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         o.unverifiable_kernels = unresolved.keys().cloned().collect();
+        o.skipped_branches = unit.skipped.clone();
         let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
         if !fix_passes.contains(&o) {
             fix_passes.push(o.clone());

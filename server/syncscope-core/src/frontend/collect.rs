@@ -7,7 +7,10 @@ use super::*;
 
 /// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
 pub(crate) fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
-    let mut cx = FileContext::default();
+    let mut cx = FileContext {
+        skipped_branches: options.skipped_branches.clone(),
+        ..Default::default()
+    };
     // The device pass of nvcc: `__CUDACC__` and `__CUDA_ARCH__` are defined,
     // so code under `#if __CUDA_ARCH__ >= 700` is what the kernel runs. A
     // `-D` of the same name wins (inserted below).

@@ -7,6 +7,7 @@
 //! then [`lower`] symbolically executes each kernel body into the model.
 
 mod collect;
+mod cpp;
 mod lower;
 mod preprocessor;
 
@@ -18,10 +19,13 @@ use std::collections::HashMap;
 use tree_sitter::Node;
 
 pub(crate) use collect::{collect, struct_type_name, type_text};
+pub(crate) use cpp::resolve_conditionals;
+pub use cpp::{preprocess, Preprocessed};
 pub(crate) use lower::{int_range, lower_kernel};
 pub(crate) use preprocessor::{
-    binop, condition_value, const_eval, device_pass_macros, macro_def, parse_int, preproc_branch,
+    binop, condition_value, const_eval, macro_def, parse_int, preproc_branch,
 };
+pub use preprocessor::{device_pass_macros, pass_defines};
 
 /// A `#define`.
 #[derive(Clone, Debug)]
@@ -125,6 +129,9 @@ pub(crate) struct FileContext<'t> {
     /// Object-like macros already expanded to a constant (shared by kernels,
     /// which may be lowered on several threads).
     pub macro_constants: std::sync::Mutex<HashMap<String, i64>>,
+    /// The directives that begin the branches the preprocessor skipped
+    /// (`Options::skipped_branches`).
+    pub skipped_branches: Vec<(Span, String)>,
     /// Launch dimensions mentioned by device functions and macros.
     pub helper_dims: std::sync::OnceLock<([bool; 3], [bool; 3])>,
 }
@@ -134,7 +141,24 @@ pub(crate) struct FileContext<'t> {
 ///
 /// Files with many kernels are lowered on several threads (kernels are
 /// independent given the file context); the result is in source order.
+///
+/// The conditionals are decided first, as the analysis decides them
+/// ([`cpp::resolve_conditionals`]; `tree` is used when the text has none to
+/// decide), so a model lowered here is the model `check` verifies.
 pub fn lower_file(text: &str, tree: &tree_sitter::Tree, options: &Options) -> Vec<Kernel> {
+    let resolved = resolve_conditionals(text, &pass_defines(options));
+    let decided_tree;
+    let with_skipped;
+    let (text, tree, options) = match &resolved.text {
+        std::borrow::Cow::Borrowed(_) => (text, tree, options),
+        std::borrow::Cow::Owned(decided) => {
+            decided_tree = crate::syntax::parse(decided, None);
+            let mut o = options.clone();
+            o.skipped_branches.extend(resolved.skipped.iter().cloned());
+            with_skipped = o;
+            (decided.as_str(), &decided_tree, &with_skipped)
+        }
+    };
     lower_file_reusing(text, tree, options, &|_| None)
         .into_iter()
         .map(|l| l.kernel)

@@ -8,14 +8,25 @@ use super::*;
 /// The macros nvcc defines for the device pass of a file, and
 /// `__SYNCSCOPE__`: the pass Syncscope reads keeps the annotations that
 /// `include/syncscope.h` (or an `#ifdef __SYNCSCOPE__`) hides from a real
-/// compiler.
-pub(crate) fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
+/// compiler. nvcc compiles C++ (C++17 by default since CUDA 11), so
+/// `__cplusplus` is defined: a header's `#ifdef __cplusplus` `extern "C" {`
+/// is read.
+pub fn device_pass_macros(options: &Options) -> Vec<(String, String)> {
     vec![
         ("__SYNCSCOPE__".into(), "1".into()),
+        ("__cplusplus".into(), "201703L".into()),
         ("__CUDACC__".into(), "1".into()),
         ("__NVCC__".into(), "1".into()),
         ("__CUDA_ARCH__".into(), options.cuda_arch.to_string()),
     ]
+}
+
+/// The macros a device pass starts with: nvcc's, then the `-D`s (a later
+/// one wins).
+pub fn pass_defines(options: &Options) -> Vec<(String, String)> {
+    let mut defines = device_pass_macros(options);
+    defines.extend(options.defines.iter().cloned());
+    defines
 }
 
 pub(crate) fn macro_def(text: &str, node: Node) -> Option<(String, Macro)> {

@@ -22,7 +22,6 @@ pub(crate) mod conditions;
 pub mod config;
 pub mod settings;
 pub(crate) mod system;
-pub(crate) mod taken;
 pub(crate) mod unit;
 
 use std::collections::HashMap;

@@ -522,7 +522,19 @@ pub(crate) fn lookup(name: &str) -> Option<SystemHeader> {
         | "algorithm" | "numeric" | "utility" | "chrono" | "random" | "functional" | "array"
         | "map" | "unordered_map" | "set" | "tuple" | "type_traits" | "limits" | "iomanip"
         | "fstream" | "sstream" | "stdexcept" | "cstdarg" | "ctime" | "time.h" | "thread"
-        | "mutex" | "atomic" | "initializer_list" | "cuda/std/cstdint" | "cuda/std/limits" => {
+        | "mutex" | "atomic" | "initializer_list" | "cuda/std/cstdint" | "cuda/std/limits"
+        | "deque" | "list" | "queue" | "stack" | "bitset" | "iterator" | "optional"
+        | "variant" | "exception" | "new" | "cctype" | "cerrno" | "cstdbool"
+        | "ostream" | "istream" | "condition_variable" | "future"
+        // POSIX and the rest of libc: host-side (files, processes, strings,
+        // time), nothing a kernel's meaning depends on.
+        | "strings.h" | "unistd.h" | "ctype.h" | "errno.h" | "fcntl.h" | "signal.h"
+        | "pthread.h" | "dirent.h" | "getopt.h" | "libgen.h" | "dlfcn.h" | "locale.h"
+        | "wchar.h" | "stdbool.h" | "stdarg.h" | "setjmp.h" | "termios.h" | "malloc.h"
+        | "memory.h" | "alloca.h" | "sched.h" | "semaphore.h" | "sys/types.h"
+        | "sys/stat.h" | "sys/time.h" | "sys/times.h" | "sys/mman.h" | "sys/wait.h"
+        | "sys/resource.h" | "sys/ioctl.h" | "sys/socket.h" | "sys/utsname.h"
+        | "sys/sysinfo.h" | "netinet/in.h" | "arpa/inet.h" | "netdb.h" | "poll.h" => {
             SystemHeader {
                 prelude: "",
                 names: none,

@@ -7,7 +7,6 @@
 
 use super::conditions::{Conditions, Reach};
 use super::system;
-use super::taken;
 use super::Sources;
 use crate::frontend::Macro;
 use crate::report::Span;
@@ -74,6 +73,9 @@ pub(crate) struct Unit {
     pub unknown_system: Vec<UnknownSystem>,
     /// Names the included system headers declare.
     pub system_names: HashSet<&'static str>,
+    /// The directives of the unit's skipped branches
+    /// (`frontend::resolve_conditionals`).
+    pub skipped: Vec<(Span, String)>,
 }
 
 /// One `#include` line.
@@ -85,19 +87,9 @@ pub(crate) struct Directive {
     pub span: Span,
 }
 
-/// One preprocessor line of a text.
-struct PreprocessorLine<'t> {
-    keyword: &'t str,
-    /// The rest of the line with its continuations.
-    rest: String,
-    /// The `#include` it is, if it is one.
-    include: Option<Directive>,
-    /// Its first and last line (0-based; continuations included).
-    lines: (usize, usize),
-}
-
-/// The preprocessor lines of a text, in order.
-fn preprocessor_lines(text: &str) -> Vec<PreprocessorLine<'_>> {
+/// The preprocessor lines of a text, in order: (keyword, the rest of the
+/// line with its continuations, the `#include` it is if it is one).
+fn preprocessor_lines(text: &str) -> Vec<(&str, String, Option<Directive>)> {
     let mut out = Vec::new();
     let mut offset = 0usize;
     let mut lines = text.split_inclusive('\n').enumerate();
@@ -113,12 +105,10 @@ fn preprocessor_lines(text: &str) -> Vec<PreprocessorLine<'_>> {
             .find(|c: char| !(c.is_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         let (keyword, mut tail) = (&rest[..k], rest[k..].trim_end().to_string());
-        let mut last_line = line_no;
         while let Some(joined) = tail.strip_suffix('\\') {
             tail = joined.to_string();
             match lines.next() {
-                Some((n, next)) => {
-                    last_line = n;
+                Some((_, next)) => {
                     offset += next.len();
                     tail.push(' ');
                     tail.push_str(next.trim_end());
@@ -129,12 +119,7 @@ fn preprocessor_lines(text: &str) -> Vec<PreprocessorLine<'_>> {
         let include = (keyword == "include")
             .then(|| include_directive(line, line_no, start))
             .flatten();
-        out.push(PreprocessorLine {
-            keyword,
-            rest: tail,
-            include,
-            lines: (line_no, last_line),
-        });
+        out.push((keyword, tail, include));
     }
     out
 }
@@ -166,7 +151,7 @@ fn include_directive(line: &str, line_no: usize, start: usize) -> Option<Directi
 pub(crate) fn directives(text: &str) -> Vec<Directive> {
     preprocessor_lines(text)
         .into_iter()
-        .filter_map(|l| l.include)
+        .filter_map(|(_, _, d)| d)
         .collect()
 }
 
@@ -208,9 +193,6 @@ struct Builder<'a> {
     /// before: an include under a branch not taken only adds definitions;
     /// only the reports of what is missing keep to the taken path).
     macros: HashMap<String, Macro>,
-    /// The analysed file's own preprocessor lines, with the reach of the
-    /// text before and after each (its taken text is read from them).
-    own_directives: Vec<taken::Directive>,
 }
 
 impl Builder<'_> {
@@ -236,10 +218,7 @@ impl Builder<'_> {
     fn follow(&mut self, path: &Path, text: &str, via: Option<Span>, reach: Reach, depth: usize) {
         let here = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut conditions = Conditions::default();
-        let line_starts: Vec<usize> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        for line in preprocessor_lines(text) {
+        for (keyword, rest, include) in preprocessor_lines(text) {
             // A header read off the path defines nothing on it.
             let mut scratch = HashMap::new();
             let macros = if reach == Reach::NotTaken {
@@ -247,22 +226,8 @@ impl Builder<'_> {
             } else {
                 &mut self.macros
             };
-            let before = conditions.reach();
-            conditions.apply(line.keyword, &line.rest, macros);
-            if via.is_none() {
-                // Parentheses open before the directive's line.
-                let start = line_starts.get(line.lines.0).copied().unwrap_or(text.len());
-                let in_parentheses = super::taken::parenthesis_depth(&text[..start]) > 0;
-                self.own_directives.push(taken::Directive {
-                    keyword: line.keyword.to_string(),
-                    lines: line.lines,
-                    before,
-                    after: conditions.reach(),
-                    names_arch: line.rest.contains("__CUDA_ARCH__"),
-                    in_parentheses,
-                });
-            }
-            let Some(d) = line.include else {
+            conditions.apply(keyword, &rest, macros);
+            let Some(d) = include else {
                 continue;
             };
             let reach = reach.and(conditions.reach());
@@ -385,7 +350,6 @@ pub(crate) fn build_in_context(
             .chain(options.defines.iter().cloned())
             .map(|(name, body)| (name, Macro { params: None, body }))
             .collect(),
-        own_directives: Vec::new(),
     };
     if !context.is_empty() {
         let lines: String = context
@@ -409,11 +373,16 @@ pub(crate) fn build_in_context(
     }
     unit.prefix_len = prefix.len();
     unit.prefix_lines = prefix.matches('\n').count() as u32;
-    // The file as the compiler reads it: the branches its conditionals do
-    // not take are blanks (a conditional inside an argument list, which the
-    // grammar cannot parse, then reads as the arguments it leaves).
-    prefix.push_str(&taken::taken_text(text, &b.own_directives));
-    unit.text = prefix;
+    prefix.push_str(text);
+    // The conditionals decided over the whole unit (a header's macros reach
+    // the file's `#if`s); positions stay where they were.
+    let defines = crate::frontend::pass_defines(options);
+    let resolved = crate::frontend::resolve_conditionals(&prefix, &defines);
+    unit.skipped = resolved.skipped;
+    unit.text = match resolved.text {
+        std::borrow::Cow::Borrowed(_) => prefix,
+        std::borrow::Cow::Owned(resolved) => resolved,
+    };
     unit
 }
 

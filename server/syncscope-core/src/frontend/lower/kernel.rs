@@ -64,7 +64,16 @@ impl<'a, 't> Lowerer<'a, 't> {
         // nothing: never a silent `verified`.
         let model_empty = self.out.last().is_none_or(|b| b.is_empty());
         if model_empty && self.unsupported.is_empty() {
-            if let Some((span, directive)) = self.preproc_dropped.first().cloned() {
+            // Inside the kernel: a branch the analysis skipped, whether it
+            // saw the directive in the tree or had decided it before parsing.
+            let (from, to) = (node.start_byte() as u32, node.end_byte() as u32);
+            let decided = self
+                .file
+                .skipped_branches
+                .iter()
+                .find(|(s, _)| from <= s.start.offset && s.start.offset < to)
+                .cloned();
+            if let Some((span, directive)) = self.preproc_dropped.first().cloned().or(decided) {
                 self.unsupported.push(Unsupported {
                     span,
                     what: format!(
