@@ -128,7 +128,7 @@ impl Default for Options {
             bitvector: false,
             timeout_ms: 10_000,
             rlimit: 50_000_000,
-            kernel_budget_ms: 120_000,
+            kernel_budget_ms: 30_000,
             check_redundant: true,
             compute_fixes: false,
             strict_benign: false,

@@ -124,7 +124,7 @@ pub struct AnalysisArgs {
     timeout_ms: Option<u32>,
     /// Wall-clock safety net per kernel in milliseconds (over it the kernel
     /// is `unknown`; the kernel's budget is Z3's deterministic resource
-    /// count). Default 120000, or `kernel-budget-ms` of syncscope.toml.
+    /// count). Default 30000, or `kernel-budget-ms` of syncscope.toml.
     #[arg(long)]
     kernel_budget_ms: Option<u32>,
     /// Search DIR for included headers (after the includer's own folder).

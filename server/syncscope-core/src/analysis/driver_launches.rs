@@ -19,7 +19,6 @@
 //! name built at run time): such a kernel has no launch site of its own
 //! then, and is checked under any launch unless `<<<…>>>` sites name it.
 
-use super::launch::Params;
 use crate::syntax::node_text;
 use std::collections::HashMap;
 use tree_sitter::Node;
@@ -67,10 +66,10 @@ pub(crate) struct NotUnderstood<'t> {
 
 /// The driver-API launches in `root` (a unit) of the kernels in `kernels`,
 /// and the loads of them whose launches are not understood.
-pub(crate) fn launches<'t>(
+pub(crate) fn launches<'t, P>(
     text: &str,
     root: Node<'t>,
-    kernels: &HashMap<String, Params>,
+    kernels: &HashMap<String, P>,
     named_outside: &dyn Fn(&str) -> bool,
 ) -> (Vec<DriverLaunch<'t>>, Vec<NotUnderstood<'t>>) {
     let mut found = Vec::new();
