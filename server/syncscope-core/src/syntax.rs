@@ -247,6 +247,22 @@ pub(crate) fn items(list: Node) -> Vec<Node> {
 }
 
 /// The arguments of a call expression.
+/// Every identifier spelled `name` inside `scope`, in the order of a
+/// depth-first walk that takes the last child first (the order the
+/// readers of host code have always visited them in).
+pub(crate) fn identifiers_named<'t>(text: &str, scope: Node<'t>, name: &str) -> Vec<Node<'t>> {
+    let mut out = Vec::new();
+    let mut stack = vec![scope];
+    while let Some(n) = stack.pop() {
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+        if n.kind() == "identifier" && node_text(text, n) == name {
+            out.push(n);
+        }
+    }
+    out
+}
+
 pub(crate) fn call_arguments(call: Node) -> Vec<Node> {
     call.child_by_field_name("arguments")
         .map(items)

@@ -227,13 +227,7 @@ fn variable_names(
         .unwrap_or(root);
     let mut names = Vec::new();
     let mut declared = false;
-    let mut stack = vec![scope];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != var {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, scope, var) {
         let parent = n.parent()?;
         let is = |f: &str| {
             parent
@@ -382,13 +376,7 @@ fn local_handle<'t>(
             node_text(text, n).lines().next().unwrap_or("")
         ))
     };
-    let mut stack = vec![func];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != var {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, func, var) {
         let Some(parent) = n.parent() else {
             continue;
         };
@@ -496,13 +484,7 @@ fn through_callers<'t>(
         ));
     }
     let mut callers = Vec::new();
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != name {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, root, &name) {
         let parent = n.parent();
         let is = |k: &str, f: &str| {
             parent.is_some_and(|p| {
@@ -575,13 +557,7 @@ pub(crate) fn argument_array<'t>(text: &str, call: Node<'t>, index: usize) -> Ve
     };
     let name = node_text(text, arr);
     let mut items = None;
-    let mut stack = vec![func];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != name {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, func, name) {
         if launch_array_use(text, n) {
             continue;
         }
@@ -668,13 +644,7 @@ pub(crate) fn is_parameter_address(text: &str, address: Node) -> bool {
         return false;
     };
     let mut launched = false;
-    let mut stack = vec![func];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != name {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, func, &name) {
         if launch_array_use(text, n) {
             launched = true;
         } else if array_items(n).is_none_or(|l| l.id() != list.id()) {

@@ -80,13 +80,7 @@ pub(crate) fn kernel_node_launches<'t>(text: &str, ident: Node<'t>) -> Option<Ve
     }
     // Every use of the variable in the function is understood.
     let mut launches_at = Vec::new();
-    let mut stack = vec![func];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != var {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, func, &var) {
         match node_use(text, n)? {
             NodeUse::Declared | NodeUse::Sized | NodeUse::Reset | NodeUse::Stored => {}
             NodeUse::Launched(call) => launches_at.push(call),

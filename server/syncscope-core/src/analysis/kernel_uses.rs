@@ -250,13 +250,7 @@ pub(crate) fn held_by(text: &str, call: Node, var: &str) -> Option<Held> {
     let func = func?;
     let mut held = Held::default();
     let mut declared = false;
-    let mut stack = vec![func];
-    while let Some(n) = stack.pop() {
-        let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
-        if n.kind() != "identifier" || node_text(text, n) != var {
-            continue;
-        }
+    for n in crate::syntax::identifiers_named(text, func, var) {
         let mut u = n;
         if let Some(p) = u
             .parent()
