@@ -882,6 +882,14 @@ pub enum OrderKind {
     Distinct,
     /// Reads at indices `i < j` return `a[i] <= a[j]` (sorted keys).
     Sorted,
+    /// The array is the prefix sum of the non-negative array `source`
+    /// (`__exclusive_scan(a, source)`: `a[i]` sums `source[0..i)`;
+    /// `__inclusive_scan`: `source[0..=i]`), whose total fits the element
+    /// type: non-decreasing, and strictly increasing across an index whose
+    /// `source` value counts (exclusive: `source[i] > 0` gives
+    /// `a[i] < a[j]` for `i < j`; inclusive: `source[j] > 0` does). The
+    /// offsets of a stream compaction: distinct where the flag is set.
+    Scan { source: ArrayId, inclusive: bool },
 }
 
 impl OrderKind {
@@ -890,16 +898,26 @@ impl OrderKind {
         match self {
             OrderKind::Distinct => "__distinct",
             OrderKind::Sorted => "__sorted",
+            OrderKind::Scan {
+                inclusive: false, ..
+            } => "__exclusive_scan",
+            OrderKind::Scan {
+                inclusive: true, ..
+            } => "__inclusive_scan",
         }
     }
 }
 
 /// One stated fact about an input array (never one the kernel writes:
 /// such a statement is set aside by lowering).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct InputOrder {
     pub array: ArrayId,
     pub kind: OrderKind,
+    /// How many leading elements the fact is about (`__sorted(keys, n)`,
+    /// a host sort of `n` keys), as a grid-uniform expression; `None`: the
+    /// whole array. Reads outside `0..extent` are not constrained.
+    pub extent: Option<Expr>,
 }
 
 /// One atomic read-modify-write (`old = atomicAdd(&c[i], v)`).
@@ -1139,7 +1157,19 @@ pub fn render(kernel: &Kernel) -> String {
     }
     for o in &kernel.input_orders {
         let name = &kernel.arrays[o.array].name;
-        out.push_str(&format!("  assume input {}({name})\n", o.kind.predicate()));
+        let source = match o.kind {
+            OrderKind::Scan { source, .. } => format!(", {}", kernel.arrays[source].name),
+            _ => String::new(),
+        };
+        let extent = o
+            .extent
+            .as_ref()
+            .map(|e| format!(", {e}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  assume input {}({name}{source}{extent})\n",
+            o.kind.predicate()
+        ));
     }
     if kernel.warp_width != 32 {
         out.push_str(&format!("  warp_width {}\n", kernel.warp_width));

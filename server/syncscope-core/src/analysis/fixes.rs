@@ -357,7 +357,7 @@ fn input_condition_and_fix(
             Some(after) => after,
             None => {
                 let mut model = checker.kernel.clone();
-                model.input_orders.push(order);
+                model.input_orders.push(order.clone());
                 let after = checker.check(&model);
                 if after.as_ref().is_some_and(|a| a.complete) {
                     assumed

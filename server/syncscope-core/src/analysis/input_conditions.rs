@@ -79,7 +79,11 @@ pub(crate) fn candidates(kernel: &Kernel, ids: &[usize]) -> Vec<InputOrder> {
         // values, so `__distinct` would be a claim the data breaks); a
         // plain scatter needs `__distinct`, which comes next.
         for kind in [OrderKind::Sorted, OrderKind::Distinct] {
-            let order = InputOrder { array, kind };
+            let order = InputOrder {
+                array,
+                kind,
+                extent: None,
+            };
             if !kernel.input_orders.contains(&order) {
                 out.push(order);
             }
@@ -90,8 +94,12 @@ pub(crate) fn candidates(kernel: &Kernel, ids: &[usize]) -> Vec<InputOrder> {
 
 /// The annotation's condition: `__distinct(scan)`.
 pub(crate) fn assumption_text(kernel: &Kernel, order: &InputOrder) -> String {
+    let source = match order.kind {
+        OrderKind::Scan { source, .. } => format!(", {}", kernel.arrays[source].name),
+        _ => String::new(),
+    };
     format!(
-        "{}({})",
+        "{}({}{source})",
         order.kind.predicate(),
         kernel.arrays[order.array].name
     )
@@ -108,6 +116,11 @@ pub(crate) fn property_text(kernel: &Kernel, order: &InputOrder) -> String {
         OrderKind::Sorted => {
             format!("`{name}` is sorted (non-decreasing) over the indices the kernel reads")
         }
+        OrderKind::Scan { source, inclusive } => format!(
+            "`{name}` is the {} prefix sum of the non-negative `{}`",
+            if inclusive { "inclusive" } else { "exclusive" },
+            kernel.arrays[source].name
+        ),
     }
 }
 

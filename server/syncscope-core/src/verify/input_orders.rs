@@ -89,6 +89,7 @@ impl KernelContext<'_> {
             .iter()
             .filter(|r| wanted.contains(&r.value))
             .collect();
+        let implies = |c: Expr, then: Expr| Expr::or(Expr::not(c), then);
         let mut out = Vec::new();
         for (i, a) in reads.iter().enumerate() {
             for b in &reads[i + 1..] {
@@ -98,27 +99,29 @@ impl KernelContext<'_> {
                 let both = Expr::and(a.guard.clone(), b.guard.clone());
                 let (va, vb) = (Expr::Var(a.value.clone()), Expr::Var(b.value.clone()));
                 let (xa, xb) = (a.index.clone(), b.index.clone());
-                let implies = |c: Expr, then: Expr| Expr::or(Expr::not(c), then);
                 // One cell, one value: the kernel does not write it.
                 out.push(implies(
                     Expr::and(both.clone(), Expr::eq(xa.clone(), xb.clone())),
                     Expr::eq(va.clone(), vb.clone()),
                 ));
                 for order in orders.iter().filter(|o| o.array == a.array) {
+                    // Both reads within the extent the fact covers.
+                    let both = match &order.extent {
+                        Some(n) => {
+                            Expr::and(both.clone(), Expr::and(within(&xa, n), within(&xb, n)))
+                        }
+                        None => both.clone(),
+                    };
                     match order.kind {
                         OrderKind::Distinct => out.push(implies(
                             Expr::and(both.clone(), Expr::bin(BinOp::Ne, xa.clone(), xb.clone())),
                             Expr::bin(BinOp::Ne, va.clone(), vb.clone()),
                         )),
-                        OrderKind::Sorted => {
-                            for (x, y, u, w) in [(&xa, &xb, &va, &vb), (&xb, &xa, &vb, &va)] {
-                                out.push(implies(
-                                    Expr::and(
-                                        both.clone(),
-                                        Expr::bin(BinOp::Lt, x.clone(), y.clone()),
-                                    ),
-                                    Expr::bin(BinOp::Le, u.clone(), w.clone()),
-                                ));
+                        OrderKind::Sorted => out.extend(non_decreasing(&both, a, b)),
+                        OrderKind::Scan { source, inclusive } => {
+                            out.extend(non_decreasing(&both, a, b));
+                            for f in reads.iter().filter(|f| f.array == source) {
+                                out.extend(scan_steps(&both, a, b, f, inclusive));
                             }
                         }
                     }
@@ -132,7 +135,12 @@ impl KernelContext<'_> {
     /// loop counters of each instance (one read when its value is the same
     /// for both threads or instances).
     fn stated_reads(&self, insts: &[&Instance], rel: Relation) -> Vec<Read> {
-        let stated = |a: ArrayId| self.kernel.input_orders.iter().any(|o| o.array == a);
+        // A scan's source is read by its facts too.
+        let stated = |a: ArrayId| {
+            self.kernel.input_orders.iter().any(|o| {
+                o.array == a || matches!(o.kind, OrderKind::Scan { source, .. } if source == a)
+            })
+        };
         let mut out: Vec<Read> = Vec::new();
         for (value, id) in &self.kernel.read_values {
             let Some(access) = self.accesses.get(id) else {
@@ -164,6 +172,64 @@ impl KernelContext<'_> {
         }
         out
     }
+}
+
+/// `0 <= x < n`.
+fn within(x: &Expr, n: &Expr) -> Expr {
+    Expr::and(
+        Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)),
+        Expr::bin(BinOp::Lt, x.clone(), n.clone()),
+    )
+}
+
+/// `x < y` gives `a[x] <= a[y]`, both ways round, when both reads happen.
+fn non_decreasing(both: &Expr, a: &Read, b: &Read) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for (p, q) in [(a, b), (b, a)] {
+        out.push(Expr::or(
+            Expr::not(Expr::and(
+                both.clone(),
+                Expr::bin(BinOp::Lt, p.index.clone(), q.index.clone()),
+            )),
+            Expr::bin(
+                BinOp::Le,
+                Expr::Var(p.value.clone()),
+                Expr::Var(q.value.clone()),
+            ),
+        ));
+    }
+    out
+}
+
+/// Where a prefix sum of non-negative values must grow: for reads `a[x]`
+/// and `a[y]` with `x < y`, a positive `source` value read at `x` (an
+/// exclusive scan: `a[y]` sums at least `a[x] + source[x]`) or at `y` (an
+/// inclusive one: `a[y]` sums at least `a[x] + source[y]`) makes
+/// `a[x] < a[y]`; both ways round.
+fn scan_steps(both: &Expr, a: &Read, b: &Read, f: &Read, inclusive: bool) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for (p, q) in [(a, b), (b, a)] {
+        let counted_at = if inclusive { &q.index } else { &p.index };
+        let premise = Expr::and(
+            Expr::and(both.clone(), f.guard.clone()),
+            Expr::and(
+                Expr::bin(BinOp::Lt, p.index.clone(), q.index.clone()),
+                Expr::and(
+                    Expr::eq(f.index.clone(), counted_at.clone()),
+                    Expr::bin(BinOp::Gt, Expr::Var(f.value.clone()), Expr::Const(0)),
+                ),
+            ),
+        );
+        out.push(Expr::or(
+            Expr::not(premise),
+            Expr::bin(
+                BinOp::Lt,
+                Expr::Var(p.value.clone()),
+                Expr::Var(q.value.clone()),
+            ),
+        ));
+    }
+    out
 }
 
 /// Whether the unknown `value` a read returns stands for one cell: one

@@ -158,20 +158,25 @@ impl<'a, 't> Lowerer<'a, 't> {
             .filter(|a| a.kind.writes())
             .map(|a| a.array)
             .collect();
-        for (order, span, text) in std::mem::take(&mut self.input_orders) {
-            if written.contains(&order.array) {
-                let name = &kernel.arrays[order.array].name;
+        for (order, span, text, origin) in std::mem::take(&mut self.input_orders) {
+            // A scan's facts also read its source: neither may change.
+            let rewritten = std::iter::once(order.array)
+                .chain(match order.kind {
+                    OrderKind::Scan { source, .. } => Some(source),
+                    _ => None,
+                })
+                .find(|a| written.contains(a));
+            if let Some(array) = rewritten {
+                let name = &kernel.arrays[array].name;
                 kernel.unused_specs.push((
                     span,
                     format!("{text} (the kernel writes `{name}`: not a fact about its input)"),
                 ));
                 continue;
             }
-            kernel.assumption_texts.push(StatedAssumption {
-                span,
-                text,
-                origin: AssumptionOrigin::Annotation,
-            });
+            kernel
+                .assumption_texts
+                .push(StatedAssumption { span, text, origin });
             if !kernel.input_orders.contains(&order) {
                 kernel.input_orders.push(order);
             }

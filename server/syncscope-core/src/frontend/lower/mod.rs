@@ -235,7 +235,7 @@ struct Lowerer<'a, 't> {
     read_values: Vec<(Var, usize)>,
     /// `__requires(__distinct(a))` and the like, with their span and
     /// text; the kernel keeps those about arrays it does not write.
-    input_orders: Vec<(InputOrder, Span, String)>,
+    input_orders: Vec<(InputOrder, Span, String, AssumptionOrigin)>,
     /// `Kernel::folds`.
     folds: Vec<Fold>,
     /// `next_access` at the latest barrier every thread of the block

@@ -165,8 +165,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         let Some(arg) = args.first() else {
             return;
         };
-        if let Some((kind, operand)) = self.input_order_call(*arg) {
-            self.input_order_claim(name, node, kind, operand);
+        if let Some((predicate, operands)) = self.input_order_call(*arg) {
+            self.input_order_claim(name, node, predicate, &operands);
             return;
         }
         let text = self.text(node);
@@ -285,11 +285,13 @@ impl<'a, 't> Lowerer<'a, 't> {
 }
 
 impl<'t> Lowerer<'_, 't> {
-    /// `__distinct(a)` / `__sorted(a)` as the whole condition of a claim
-    /// (parentheses aside): the predicate and its operand. Anywhere else
-    /// (negated, in a disjunction) the predicate is no fact to assume, and
-    /// `spec_call` makes it a construct the model does not represent.
-    fn input_order_call(&self, arg: Node<'t>) -> Option<(OrderKind, Node<'t>)> {
+    /// `__distinct(a)` / `__sorted(a)` / `__exclusive_scan(a, src)` /
+    /// `__inclusive_scan(a, src)`, each with an optional last operand, the
+    /// extent the fact covers (`__sorted(keys, n)`), as the whole condition of a claim
+    /// (parentheses aside): the predicate's name and its operands. Anywhere
+    /// else (negated, in a disjunction) the predicate is no fact to assume,
+    /// and `spec_call` makes it a construct the model does not represent.
+    fn input_order_call(&self, arg: Node<'t>) -> Option<(&'static str, Vec<Node<'t>>)> {
         let mut e = arg;
         while e.kind() == "parenthesized_expression" {
             e = e.named_child(0)?;
@@ -297,14 +299,19 @@ impl<'t> Lowerer<'_, 't> {
         if e.kind() != "call_expression" {
             return None;
         }
-        let kind = match self.text(e.field("function")?).trim() {
-            "__distinct" => OrderKind::Distinct,
-            "__sorted" => OrderKind::Sorted,
+        // The arrays it names, then an optional extent (`__sorted(keys, n)`).
+        let (predicate, arrays) = match self.text(e.field("function")?).trim() {
+            "__distinct" => ("__distinct", 1),
+            "__sorted" => ("__sorted", 1),
+            "__exclusive_scan" => ("__exclusive_scan", 2),
+            "__inclusive_scan" => ("__inclusive_scan", 2),
             _ => return None,
         };
         let args = e.field("arguments")?;
-        (args.named_child_count() == 1).then_some(())?;
-        Some((kind, args.named_child(0)?))
+        (args.named_child_count() == arrays || args.named_child_count() == arrays + 1)
+            .then_some(())?;
+        let mut c = args.walk();
+        Some((predicate, args.named_children(&mut c).collect()))
     }
 
     /// A claim `__requires(__distinct(a))`: a fact about the contents of
@@ -313,8 +320,13 @@ impl<'t> Lowerer<'_, 't> {
     /// a device function's precondition, which would have to be checked
     /// at its call) and of a whole global array; otherwise it is set aside
     /// with why (assuming less than written is sound).
-    fn input_order_claim(&mut self, name: &str, node: Node, kind: OrderKind, operand: Node) {
-        let value = self.eval(operand);
+    fn input_order_claim(&mut self, name: &str, node: Node, predicate: &str, operands: &[Node]) {
+        let arity = if predicate.ends_with("_scan") { 2 } else { 1 };
+        let values: Vec<Value> = operands[..arity].iter().map(|o| self.eval(*o)).collect();
+        let extent = operands.get(arity).map(|n| {
+            let v = self.eval(*n);
+            self.int_of(v, predicate)
+        });
         if self.dry > 0 {
             return;
         }
@@ -324,36 +336,72 @@ impl<'t> Lowerer<'_, 't> {
             name,
             "__requires" | "__global_requires" | "__assume" | "__builtin_assume" | "assert"
         );
-        let why = if !assumed {
-            Some(format!(
-                "`{}` is a fact to assume, not a claim to check",
-                kind.predicate()
-            ))
-        } else if !self.call_stack.is_empty() {
-            Some("a fact about an input in a device function is not used".to_string())
-        } else if self.guard() != Expr::tru() || !self.loops.is_empty() {
-            Some("a fact about an input under a condition or in a loop is not used".to_string())
-        } else {
-            match &value {
+        let arrays: Vec<ArrayId> = values
+            .iter()
+            .filter_map(|value| match value {
                 Value::Ptr(p)
                     if p.offset == Expr::Const(0)
                         && p.view.is_none()
                         && self.arrays[p.array].space == MemorySpace::Global =>
                 {
+                    Some(p.array)
+                }
+                _ => None,
+            })
+            .collect();
+        let why = if !assumed {
+            Some(format!(
+                "`{predicate}` is a fact to assume, not a claim to check"
+            ))
+        } else if !self.call_stack.is_empty() {
+            Some("a fact about an input in a device function is not used".to_string())
+        } else if self.guard() != Expr::tru() || !self.loops.is_empty() {
+            Some("a fact about an input under a condition or in a loop is not used".to_string())
+        } else if arrays.len() != values.len() {
+            Some(format!(
+                "the operand of `{predicate}` is not a global array the kernel is given"
+            ))
+        } else if extent.as_ref().is_some_and(|e| e.scope() != Scope::Grid) {
+            Some(format!(
+                "the extent of `{predicate}` is not the same for every thread"
+            ))
+        } else {
+            let kind = match (predicate, arrays.get(1)) {
+                ("__distinct", _) => Some(OrderKind::Distinct),
+                ("__sorted", _) => Some(OrderKind::Sorted),
+                // A scan of itself would be no prefix sum of an input.
+                (_, Some(&source)) if source != arrays[0] => Some(OrderKind::Scan {
+                    source,
+                    inclusive: predicate == "__inclusive_scan",
+                }),
+                _ => None,
+            };
+            match kind {
+                Some(kind) => {
+                    // A launch fact reads as what the host code made true.
+                    let (shown, origin) = match &self.assumption_origin {
+                        Some(origin) => (
+                            text.strip_prefix("__requires(")
+                                .and_then(|t| t.strip_suffix(')'))
+                                .unwrap_or(&text)
+                                .to_string(),
+                            origin.clone(),
+                        ),
+                        None => (text.clone(), AssumptionOrigin::Annotation),
+                    };
                     self.input_orders.push((
                         InputOrder {
-                            array: p.array,
+                            array: arrays[0],
                             kind,
+                            extent,
                         },
                         span,
-                        text.clone(),
+                        shown,
+                        origin,
                     ));
                     None
                 }
-                _ => Some(format!(
-                    "the operand of `{}` is not a global array the kernel is given",
-                    kind.predicate()
-                )),
+                None => Some(format!("`{predicate}` of an array over itself")),
             }
         };
         if let Some(why) = why {
