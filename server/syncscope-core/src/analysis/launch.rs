@@ -15,7 +15,7 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
-use super::{driver_launches, graph_nodes, host_helpers, kernel_uses};
+use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -622,6 +622,11 @@ fn site(
         }
     }
     fact.requires.extend(host.checks());
+    // What the arrays passed hold: a sort or scan just before the launch.
+    let names: Vec<String> = params.iter().map(|(p, _, _)| p.clone()).collect();
+    fact.requires.extend(host_data::facts(text, call, &names, args, &|n| {
+        host.kernel_expr(n, 0)
+    }));
     Some(Site {
         kernel: name.to_string(),
         fact,

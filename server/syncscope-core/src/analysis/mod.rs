@@ -11,6 +11,7 @@ pub mod assumption;
 pub(crate) mod driver_launches;
 pub(crate) mod fixes;
 pub(crate) mod graph_nodes;
+mod host_data;
 mod host_helpers;
 mod input_conditions;
 pub(crate) mod kernel_uses;

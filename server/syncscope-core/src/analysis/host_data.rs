@@ -1,0 +1,546 @@
+//! What a device array holds at a launch, read from the host code that
+//! produced it just before: a Thrust sort of `n` keys makes them sorted
+//! (`__sorted(keys, n)`), a Thrust scan of `n` unsigned values makes the
+//! output their prefix sum (`__exclusive_scan(offs, flags, n)`), facts the
+//! kernel's race queries assume like the annotations (`verify::input_orders`).
+//!
+//! Conservative by construction: the producer is a statement of the launch's
+//! own host function (or the one statement of a helper it calls) that runs
+//! before the launch on every path (an earlier statement of a block around
+//! the launch, no loop between them), with no ordering argument (a
+//! comparator, a scan's initial value or operator change the order); every
+//! statement between them calls nothing but the CUDA runtime and printing,
+//! and names the arrays only as the source of a `cudaMemcpy` (no kernel, no
+//! helper, no alias can write them in between); the scan's source holds
+//! unsigned values (its `device_ptr<T>` or its declaration says so); and
+//! the extent `n` is an expression over the kernel's arguments. Assumed
+//! beyond the code: the scan's total fits its element type, and the
+//! producer and the launch run in stream order.
+
+use crate::syntax::node_text;
+use tree_sitter::Node;
+
+/// A host fact about the array passed for one kernel parameter, as the
+/// condition text a launch fact carries.
+pub(super) fn facts<'t>(
+    text: &str,
+    launch: Node<'t>,
+    params: &[String],
+    args: &[Node<'t>],
+    extent_at_launch: &dyn Fn(Node<'t>) -> Option<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let passed: Vec<Option<String>> = args.iter().map(|a| buffer_name(text, *a)).collect();
+    let param_of = |name: &str| {
+        passed
+            .iter()
+            .position(|p| p.as_deref() == Some(name))
+            .and_then(|i| params.get(i))
+    };
+    for (i, buffer) in passed.iter().enumerate() {
+        let (Some(buffer), Some(param)) = (buffer, params.get(i)) else {
+            continue;
+        };
+        let Some(p) = producer_of(text, launch, buffer) else {
+            continue;
+        };
+        let Some(extent) = extent_at_launch(p.extent) else {
+            continue;
+        };
+        match p.kind {
+            Kind::Sort => out.push(format!("__sorted({param}, {extent})")),
+            Kind::Scan { inclusive } => {
+                let Some(source) = p.source.as_deref() else {
+                    continue;
+                };
+                let Some(source_param) = param_of(source) else {
+                    continue;
+                };
+                if !p.source_unsigned || !untouched_between(text, p.statement, launch, source) {
+                    continue;
+                }
+                let predicate = if inclusive {
+                    "__inclusive_scan"
+                } else {
+                    "__exclusive_scan"
+                };
+                out.push(format!("{predicate}({param}, {source_param}, {extent})"));
+            }
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Sort,
+    Scan { inclusive: bool },
+}
+
+/// A Thrust call that produced a buffer, seen from the launch's function.
+struct Producer<'t> {
+    kind: Kind,
+    /// The statement of the launch's function that runs it.
+    statement: Node<'t>,
+    /// The scanned array's name there.
+    source: Option<String>,
+    source_unsigned: bool,
+    /// How many elements it produced, an expression of the launch's
+    /// function (an argument of the helper's call when through a helper).
+    extent: Node<'t>,
+}
+
+/// The Thrust call (or helper around one) that last wrote `buffer` before
+/// the launch, when nothing between may have written it since.
+fn producer_of<'t>(text: &str, launch: Node<'t>, buffer: &str) -> Option<Producer<'t>> {
+    let mut inner = launch;
+    let mut node = launch.parent();
+    while let Some(n) = node {
+        match n.kind() {
+            "function_definition" => return None,
+            // A loop between them runs its body after the launch and
+            // again before the next one: not followed.
+            "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => {
+                return None
+            }
+            "compound_statement" => {
+                let mut earlier = Vec::new();
+                let mut c = n.walk();
+                for s in n.named_children(&mut c) {
+                    if s.start_byte() >= inner.start_byte() {
+                        break;
+                    }
+                    earlier.push(s);
+                }
+                for s in earlier.into_iter().rev() {
+                    if let Some(p) = produced_by(text, s, buffer) {
+                        return untouched_between(text, s, launch, buffer).then_some(p);
+                    }
+                    // Checked again from the producer on: a copy out of it
+                    // between them leaves it as it is.
+                    if mentions(text, s, buffer) && !leaves_alone(text, s, buffer) {
+                        return None;
+                    }
+                }
+            }
+            _ => {}
+        }
+        inner = n;
+        node = n.parent();
+    }
+    None
+}
+
+/// `statement` as the producer of `buffer`: a Thrust sort or scan writing
+/// it, directly or as the one statement of a helper of the unit.
+fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Producer<'t>> {
+    if statement.kind() != "expression_statement" {
+        return None;
+    }
+    let call = statement.named_child(0)?;
+    if call.kind() != "call_expression" {
+        return None;
+    }
+    if let Some(p) = thrust_call(text, call, statement, &|n: Node<'t>| buffer_name(text, n)) {
+        return (p.output == buffer).then_some(p.producer);
+    }
+    // A helper whose body is one Thrust call over its parameters.
+    let callee = node_text(text, call.child_by_field_name("function")?);
+    let helper = defined_once(text, call, callee)?;
+    let names = parameter_names(text, helper)?;
+    let args = crate::syntax::call_arguments(call);
+    if names.len() != args.len() {
+        return None;
+    }
+    let body = helper.child_by_field_name("body")?;
+    let statements: Vec<Node> = {
+        let mut c = body.walk();
+        body.named_children(&mut c)
+            .filter(|s| s.kind() != "comment")
+            .collect()
+    };
+    let [only] = statements.as_slice() else {
+        return None;
+    };
+    let inner_call = match only.kind() {
+        "expression_statement" => only.named_child(0)?,
+        _ => return None,
+    };
+    // The helper's parameters stand for the call's arguments; anything
+    // else the Thrust call names is not followed.
+    let argument_of = |n: Node| -> Option<String> {
+        let name = buffer_name(text, n)?;
+        let i = names.iter().position(|p| *p == name)?;
+        buffer_name(text, args[i])
+    };
+    let typed = |name: &str| {
+        let i = names.iter().position(|p| p == name)?;
+        Some(args[i])
+    };
+    let found = thrust_call(text, inner_call, statement, &argument_of)?;
+    if found.output != buffer {
+        return None;
+    }
+    // The extent is a parameter of the helper: the call's argument.
+    let extent = typed(node_text(text, found.producer.extent).trim())?;
+    let source_unsigned = found.producer.source_unsigned
+        || found
+            .source_parameter
+            .as_deref()
+            .and_then(|s| declared_type(text, helper, s))
+            .is_some_and(|t| is_unsigned_pointer(&t));
+    Some(Producer {
+        extent,
+        source_unsigned,
+        ..found.producer
+    })
+}
+
+struct ThrustCall<'t> {
+    output: String,
+    producer: Producer<'t>,
+    /// The source's name as the Thrust call writes it.
+    source_parameter: Option<String>,
+}
+
+/// A `thrust::sort`/`sort_by_key`/`stable_sort(_by_key)`/
+/// `exclusive_scan`/`inclusive_scan` over `first, first + n` with no
+/// ordering argument; `name` reads an iterator's array.
+fn thrust_call<'t>(
+    text: &str,
+    call: Node<'t>,
+    statement: Node<'t>,
+    name: &dyn Fn(Node<'t>) -> Option<String>,
+) -> Option<ThrustCall<'t>> {
+    let function = node_text(text, call.child_by_field_name("function")?).trim();
+    let function = function.split('<').next()?.trim();
+    let op = function.strip_prefix("thrust::")?;
+    let mut args = crate::syntax::call_arguments(call);
+    if args.first().is_some_and(|a| is_policy(node_text(text, *a))) {
+        args.remove(0);
+    }
+    let (kind, arity) = match op {
+        "sort" | "stable_sort" => (Kind::Sort, 2),
+        "sort_by_key" | "stable_sort_by_key" => (Kind::Sort, 3),
+        "exclusive_scan" => (Kind::Scan { inclusive: false }, 3),
+        "inclusive_scan" => (Kind::Scan { inclusive: true }, 3),
+        _ => return None,
+    };
+    if args.len() != arity {
+        return None;
+    }
+    let first = iterator_array(text, args[0]);
+    let first_name = name(first)?;
+    let extent = range_length(text, args[1], &first_name, name)?;
+    let (output, source, source_parameter) = match kind {
+        Kind::Sort => (first_name, None, None),
+        Kind::Scan { .. } => (
+            name(iterator_array(text, args[2]))?,
+            Some(first_name),
+            buffer_name(text, first),
+        ),
+    };
+    let source_unsigned = element_type(text, args[0]).is_some_and(|t| is_unsigned_name(&t));
+    Some(ThrustCall {
+        output,
+        source_parameter,
+        producer: Producer {
+            kind,
+            statement,
+            source,
+            source_unsigned,
+            extent,
+        },
+    })
+}
+
+/// `thrust::device`, `thrust::cuda::par.on(s)`: an execution policy.
+fn is_policy(arg: &str) -> bool {
+    let a = arg.trim();
+    matches!(a, "thrust::device" | "thrust::host" | "thrust::seq")
+        || a.starts_with("thrust::cuda::par")
+        || a.starts_with("thrust::system::")
+}
+
+/// The pointer an iterator argument wraps: `thrust::device_ptr<T>(p)`,
+/// `thrust::device_pointer_cast(p)`, or `p` itself.
+fn iterator_array<'t>(text: &str, mut n: Node<'t>) -> Node<'t> {
+    loop {
+        match n.kind() {
+            "parenthesized_expression" => match n.named_child(0) {
+                Some(m) => n = m,
+                None => return n,
+            },
+            "call_expression" => {
+                let f = n
+                    .child_by_field_name("function")
+                    .map(|f| node_text(text, f))
+                    .unwrap_or_default();
+                let wraps = f.contains("device_ptr") || f.ends_with("device_pointer_cast");
+                match crate::syntax::call_arguments(n).as_slice() {
+                    [only] if wraps => n = *only,
+                    _ => return n,
+                }
+            }
+            _ => return n,
+        }
+    }
+}
+
+/// `n` of the range end `first + n` (the pointer inside the iterator or
+/// the iterator plus `n`), when `first` reads the range's start array.
+fn range_length<'t>(
+    text: &str,
+    end: Node<'t>,
+    first: &str,
+    name: &dyn Fn(Node<'t>) -> Option<String>,
+) -> Option<Node<'t>> {
+    let e = iterator_array(text, end);
+    if e.kind() != "binary_expression" {
+        return None;
+    }
+    let op = node_text(text, e.child_by_field_name("operator")?);
+    let (left, right) = (e.child_by_field_name("left")?, e.child_by_field_name("right")?);
+    (op == "+" && name(iterator_array(text, left)).as_deref() == Some(first)).then_some(right)
+}
+
+/// The element type `T` of `thrust::device_ptr<T>(..)`, if written.
+fn element_type(text: &str, arg: Node) -> Option<String> {
+    let t = node_text(text, arg);
+    let start = t.find("device_ptr<")? + "device_ptr<".len();
+    let end = start + t[start..].find('>')?;
+    Some(t[start..end].trim().to_string())
+}
+
+fn is_unsigned_name(ty: &str) -> bool {
+    let t = ty.trim().trim_start_matches("const ").trim();
+    matches!(
+        t,
+        "unsigned" | "unsigned int" | "uint" | "uint32_t" | "unsigned long" | "unsigned long long"
+            | "size_t" | "uint64_t" | "unsigned short" | "unsigned char" | "uint8_t" | "uint16_t"
+    )
+}
+
+/// `unsigned int *` (a declared parameter's type with its pointer).
+fn is_unsigned_pointer(declared: &str) -> bool {
+    declared
+        .trim_end()
+        .strip_suffix('*')
+        .is_some_and(is_unsigned_name)
+}
+
+/// The array a kernel argument or Thrust iterator names: `p`, `(T *)p`,
+/// `thrust::raw_pointer_cast(p)`, `thrust::raw_pointer_cast(v.data())`,
+/// `thrust::raw_pointer_cast(&v[0])`.
+fn buffer_name(text: &str, mut n: Node) -> Option<String> {
+    loop {
+        match n.kind() {
+            "identifier" => return Some(node_text(text, n).to_string()),
+            "parenthesized_expression" => n = n.named_child(0)?,
+            "cast_expression" => n = n.child_by_field_name("value")?,
+            "pointer_expression" if node_text(text, n).starts_with('&') => {
+                let inner = n.child_by_field_name("argument")?;
+                if inner.kind() != "subscript_expression" {
+                    return None;
+                }
+                let index = inner.child_by_field_name("index").or_else(|| {
+                    inner
+                        .child_by_field_name("indices")
+                        .and_then(|i| i.named_child(0))
+                })?;
+                if node_text(text, index).trim() != "0" {
+                    return None;
+                }
+                n = inner.child_by_field_name("argument")?;
+            }
+            "call_expression" => {
+                let f = node_text(text, n.child_by_field_name("function")?);
+                if f.ends_with("raw_pointer_cast") {
+                    let [only] = crate::syntax::call_arguments(n)[..] else {
+                        return None;
+                    };
+                    n = only;
+                } else if let Some(object) = f.strip_suffix(".data") {
+                    let ok = object.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    return ok.then(|| object.to_string());
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether every statement after `producer` and before the statement of
+/// `launch` leaves `buffer` as it is: it calls only the CUDA runtime and
+/// printing (no kernel, no helper, nothing unseen), and names `buffer`
+/// only as the source of a `cudaMemcpy`.
+fn untouched_between(text: &str, producer: Node, launch: Node, buffer: &str) -> bool {
+    let Some(block) = producer.parent() else {
+        return false;
+    };
+    let mut c = block.walk();
+    let between: Vec<Node> = block
+        .named_children(&mut c)
+        .filter(|s| s.start_byte() > producer.start_byte() && s.end_byte() <= launch.start_byte())
+        .collect();
+    // The statements of inner blocks enclosing the launch before it.
+    let mut inner: Vec<Node> = Vec::new();
+    let mut n = launch.parent();
+    while let Some(p) = n {
+        if p.id() == block.id() {
+            break;
+        }
+        if p.kind() == "compound_statement" {
+            let mut c = p.walk();
+            inner.extend(
+                p.named_children(&mut c)
+                    .filter(|s| s.end_byte() <= launch.start_byte()),
+            );
+        } else if !matches!(
+            p.kind(),
+            "expression_statement" | "if_statement" | "else_clause" | "call_expression"
+                | "argument_list" | "compound_statement"
+        ) {
+            return false;
+        }
+        n = p.parent();
+    }
+    between
+        .iter()
+        .chain(inner.iter())
+        .all(|s| leaves_alone(text, *s, buffer))
+        // Nor the launch's own statement around the call (`if (f(x)) k<<<>>>`).
+        && launch_statement_leaves_alone(text, launch, buffer)
+}
+
+fn launch_statement_leaves_alone(text: &str, launch: Node, buffer: &str) -> bool {
+    let mut stack = vec![launch];
+    let mut calls_ok = true;
+    while let Some(n) = stack.pop() {
+        if n.kind() == "call_expression" && n.id() != launch.id() && !harmless_call(text, n, buffer)
+        {
+            calls_ok = false;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    calls_ok
+}
+
+/// `statement` calls only harmless functions and names `buffer` only as
+/// the source of a copy.
+fn leaves_alone(text: &str, statement: Node, buffer: &str) -> bool {
+    let mut stack = vec![statement];
+    let mut allowed: Vec<usize> = Vec::new();
+    while let Some(n) = stack.pop() {
+        if n.kind() == "call_expression" {
+            if !harmless_call(text, n, buffer) {
+                return false;
+            }
+            let f = n
+                .child_by_field_name("function")
+                .map(|f| node_text(text, f))
+                .unwrap_or_default();
+            if f.starts_with("cudaMemcpy") {
+                if let Some(src) = crate::syntax::call_arguments(n).get(1) {
+                    allowed.push(src.id());
+                }
+            }
+        }
+        if allowed.contains(&n.id()) {
+            continue;
+        }
+        if n.kind() == "identifier" && node_text(text, n) == buffer {
+            return false;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    true
+}
+
+/// A call that writes no device array the host code passes around: the
+/// CUDA runtime (its copies checked by the caller), error checks,
+/// printing.
+fn harmless_call(text: &str, call: Node, _buffer: &str) -> bool {
+    if call
+        .child_by_field_name("function")
+        .is_none_or(|f| f.kind() != "identifier")
+    {
+        return false;
+    }
+    let mut c = call.walk();
+    if call
+        .named_children(&mut c)
+        .any(|n| n.kind() == "kernel_call_syntax")
+    {
+        return false;
+    }
+    let f = node_text(text, call.child_by_field_name("function").expect("checked"));
+    // `cudaMemset`/`cudaMemcpy` into the buffer name it as their first
+    // argument, which `leaves_alone` refuses.
+    f.starts_with("cuda")
+        || matches!(
+            f,
+            "checkCudaErrors" | "getLastCudaError" | "printf" | "fprintf" | "puts" | "assert"
+        )
+}
+
+/// Whether `statement` names `buffer` at all.
+fn mentions(text: &str, statement: Node, buffer: &str) -> bool {
+    !crate::syntax::identifiers_named(text, statement, buffer).is_empty()
+}
+
+/// The one definition of the host function `name` in the unit.
+fn defined_once<'t>(text: &str, at: Node<'t>, name: &str) -> Option<Node<'t>> {
+    let mut root = at;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "function_definition" {
+            if crate::syntax::function_name(text, n).as_deref() == Some(name) {
+                found.push(n);
+            }
+            continue;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    match found.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
+/// The names of a function's parameters, in order (`None` when one is
+/// unnamed or variadic).
+fn parameter_names(text: &str, func: Node) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for p in crate::syntax::function_params(func) {
+        out.push(crate::syntax::declarator_name(
+            text,
+            p.child_by_field_name("declarator")?,
+        )?);
+    }
+    Some(out)
+}
+
+/// The declared type of parameter `name` of `func`, with its pointer
+/// stars (`unsigned int *`).
+fn declared_type(text: &str, func: Node, name: &str) -> Option<String> {
+    for p in crate::syntax::function_params(func) {
+        let d = p.child_by_field_name("declarator")?;
+        if crate::syntax::declarator_name(text, d).as_deref() != Some(name) {
+            continue;
+        }
+        let ty = node_text(text, p.child_by_field_name("type")?);
+        let stars = node_text(text, d).chars().filter(|c| *c == '*').count();
+        return Some(format!("{ty} {}", "*".repeat(stars)));
+    }
+    None
+}
