@@ -26,8 +26,8 @@
 // expect-kernel: pack_unmarked racy
 // expect-kernel: clear_slots verified
 #include <cstdio>
-#include <thrust/device_ptr.h>
-#include <thrust/scan.h>
+#include <thrust/device_ptr.h> //~ include
+#include <thrust/scan.h> //~ include
 
 __global__ void pack_marked(unsigned *packed, const unsigned *mark, const unsigned *slot, unsigned count)
 {

@@ -18,9 +18,9 @@
 // expect-kernel: run_starts_descending unknown
 // expect-kernel: run_starts_late unknown
 // expect-kernel: run_owners racy
-#include <thrust/device_ptr.h>
-#include <thrust/functional.h>
-#include <thrust/sort.h>
+#include <thrust/device_ptr.h> //~ include
+#include <thrust/functional.h> //~ include
+#include <thrust/sort.h> //~ include
 
 __global__ void run_starts(unsigned *start, const unsigned *key, unsigned count)
 {
