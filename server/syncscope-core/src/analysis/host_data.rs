@@ -11,8 +11,9 @@
 //! comparator, a scan's initial value or operator change the order); every
 //! statement between them calls nothing but the CUDA runtime and printing,
 //! and names the arrays only as the source of a `cudaMemcpy` (no kernel, no
-//! helper, no alias can write them in between); the scan's source holds
-//! unsigned values (its `device_ptr<T>` or its declaration says so); and
+//! helper, no alias can write them in between); the host's element types
+//! are known and are the kernel's (the kernel defined in the unit), the
+//! scan's source unsigned; and
 //! the extent `n` is an expression over the kernel's arguments. Assumed
 //! beyond the code: the scan's total fits its element type, and the
 //! producer and the launch run in stream order.
@@ -25,11 +26,24 @@ use tree_sitter::Node;
 pub(super) fn facts<'t>(
     text: &str,
     launch: Node<'t>,
+    kernel: &str,
     params: &[String],
     args: &[Node<'t>],
     extent_at_launch: &dyn Fn(Node<'t>) -> Option<String>,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    // The kernel's own element types: a fact about elements of another
+    // width (unsigned long long keys read as unsigned) says nothing of
+    // the cells the kernel reads.
+    let Some(definition) = defined_once(text, launch, kernel) else {
+        return out;
+    };
+    let kernel_element = |param: &str| {
+        declared_type(text, definition, param)
+            .as_deref()
+            .and_then(pointee)
+            .map(|t| element_class(t).to_string())
+    };
     let passed: Vec<Option<String>> = args.iter().map(|a| buffer_name(text, *a)).collect();
     let param_of = |name: &str| {
         passed
@@ -47,6 +61,13 @@ pub(super) fn facts<'t>(
         let Some(extent) = extent_at_launch(p.extent) else {
             continue;
         };
+        let same_elements = |host: &Option<String>, param: &str| {
+            host.is_some()
+                && host.as_deref().map(|t| element_class(t).to_string()) == kernel_element(param)
+        };
+        if !same_elements(&p.output_type, param) {
+            continue;
+        }
         match p.kind {
             Kind::Sort => out.push(format!("__sorted({param}, {extent})")),
             Kind::Scan { inclusive } => {
@@ -56,7 +77,11 @@ pub(super) fn facts<'t>(
                 let Some(source_param) = param_of(source) else {
                     continue;
                 };
-                if !p.source_unsigned || !untouched_between(text, p.statement, launch, source) {
+                let unsigned = p.source_type.as_deref().is_some_and(is_unsigned_name);
+                if !unsigned
+                    || !same_elements(&p.source_type, source_param)
+                    || !untouched_between(text, p.statement, launch, source)
+                {
                     continue;
                 }
                 let predicate = if inclusive {
@@ -84,7 +109,10 @@ struct Producer<'t> {
     statement: Node<'t>,
     /// The scanned array's name there.
     source: Option<String>,
-    source_unsigned: bool,
+    /// The element types of the source and the output, as the host code
+    /// declares them (`thrust::device_ptr<T>`, the pointer's declaration).
+    source_type: Option<String>,
+    output_type: Option<String>,
     /// How many elements it produced, an expression of the launch's
     /// function (an argument of the helper's call when through a helper).
     extent: Node<'t>,
@@ -100,9 +128,7 @@ fn producer_of<'t>(text: &str, launch: Node<'t>, buffer: &str) -> Option<Produce
             "function_definition" => return None,
             // A loop between them runs its body after the launch and
             // again before the next one: not followed.
-            "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => {
-                return None
-            }
+            "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => return None,
             "compound_statement" => {
                 let mut earlier = Vec::new();
                 let mut c = n.walk();
@@ -142,7 +168,21 @@ fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Prod
         return None;
     }
     if let Some(p) = thrust_call(text, call, statement, &|n: Node<'t>| buffer_name(text, n)) {
-        return (p.output == buffer).then_some(p.producer);
+        if p.output != buffer {
+            return None;
+        }
+        let declared = |name: Option<&str>| {
+            name.and_then(|n| host_declared_type(text, statement, n))
+                .as_deref()
+                .and_then(pointee)
+                .map(str::to_string)
+        };
+        let mut producer = p.producer;
+        producer.source_type = producer
+            .source_type
+            .or_else(|| declared(producer.source.as_deref()));
+        producer.output_type = producer.output_type.or_else(|| declared(Some(&p.output)));
+        return Some(producer);
     }
     // A helper whose body is one Thrust call over its parameters.
     let callee = node_text(text, call.child_by_field_name("function")?);
@@ -183,15 +223,26 @@ fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Prod
     }
     // The extent is a parameter of the helper: the call's argument.
     let extent = typed(node_text(text, found.producer.extent).trim())?;
-    let source_unsigned = found.producer.source_unsigned
-        || found
-            .source_parameter
+    let declared = |name: Option<&str>| {
+        name.and_then(|n| declared_type(text, helper, n))
             .as_deref()
-            .and_then(|s| declared_type(text, helper, s))
-            .is_some_and(|t| is_unsigned_pointer(&t));
+            .and_then(pointee)
+            .map(str::to_string)
+    };
+    let source_type = found
+        .producer
+        .source_type
+        .clone()
+        .or_else(|| declared(found.source_parameter.as_deref()));
+    let output_type = found
+        .producer
+        .output_type
+        .clone()
+        .or_else(|| declared(found.output_parameter.as_deref()));
     Some(Producer {
         extent,
-        source_unsigned,
+        source_type,
+        output_type,
         ..found.producer
     })
 }
@@ -199,8 +250,9 @@ fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Prod
 struct ThrustCall<'t> {
     output: String,
     producer: Producer<'t>,
-    /// The source's name as the Thrust call writes it.
+    /// The source's and the output's names as the Thrust call writes them.
     source_parameter: Option<String>,
+    output_parameter: Option<String>,
 }
 
 /// A `thrust::sort`/`sort_by_key`/`stable_sort(_by_key)`/
@@ -232,23 +284,25 @@ fn thrust_call<'t>(
     let first = iterator_array(text, args[0]);
     let first_name = name(first)?;
     let extent = range_length(text, args[1], &first_name, name)?;
-    let (output, source, source_parameter) = match kind {
-        Kind::Sort => (first_name, None, None),
+    let (output, output_node, source) = match kind {
+        Kind::Sort => (first_name, args[0], None),
         Kind::Scan { .. } => (
             name(iterator_array(text, args[2]))?,
+            args[2],
             Some(first_name),
-            buffer_name(text, first),
         ),
     };
-    let source_unsigned = element_type(text, args[0]).is_some_and(|t| is_unsigned_name(&t));
+    let source_type = source.as_ref().and_then(|_| element_type(text, args[0]));
     Some(ThrustCall {
         output,
-        source_parameter,
+        source_parameter: source.as_ref().and_then(|_| buffer_name(text, first)),
+        output_parameter: buffer_name(text, iterator_array(text, output_node)),
         producer: Producer {
             kind,
             statement,
             source,
-            source_unsigned,
+            source_type,
+            output_type: element_type(text, output_node),
             extent,
         },
     })
@@ -300,7 +354,10 @@ fn range_length<'t>(
         return None;
     }
     let op = node_text(text, e.child_by_field_name("operator")?);
-    let (left, right) = (e.child_by_field_name("left")?, e.child_by_field_name("right")?);
+    let (left, right) = (
+        e.child_by_field_name("left")?,
+        e.child_by_field_name("right")?,
+    );
     (op == "+" && name(iterator_array(text, left)).as_deref() == Some(first)).then_some(right)
 }
 
@@ -313,20 +370,84 @@ fn element_type(text: &str, arg: Node) -> Option<String> {
 }
 
 fn is_unsigned_name(ty: &str) -> bool {
-    let t = ty.trim().trim_start_matches("const ").trim();
-    matches!(
-        t,
-        "unsigned" | "unsigned int" | "uint" | "uint32_t" | "unsigned long" | "unsigned long long"
-            | "size_t" | "uint64_t" | "unsigned short" | "unsigned char" | "uint8_t" | "uint16_t"
-    )
+    element_class(ty).starts_with('u')
 }
 
-/// `unsigned int *` (a declared parameter's type with its pointer).
-fn is_unsigned_pointer(declared: &str) -> bool {
-    declared
-        .trim_end()
-        .strip_suffix('*')
-        .is_some_and(is_unsigned_name)
+/// An element type's name for comparing the host's and the kernel's
+/// (`unsigned int`, `uint`, `uint32_t`, `const unsigned` → `u32`); an
+/// unknown name stands for itself.
+fn element_class(ty: &str) -> &str {
+    let t = ty.trim();
+    let t = t.strip_prefix("const ").unwrap_or(t).trim();
+    let t = t.strip_suffix(" const").unwrap_or(t).trim();
+    match t {
+        "unsigned" | "unsigned int" | "uint" | "uint32_t" => "u32",
+        "int" | "signed" | "signed int" | "int32_t" => "i32",
+        "unsigned long long" | "unsigned long long int" | "uint64_t" => "u64",
+        "long long" | "long long int" | "int64_t" => "i64",
+        "unsigned short" | "uint16_t" => "u16",
+        "unsigned char" | "uint8_t" => "u8",
+        other => other,
+    }
+}
+
+/// `T` of the declared pointer type `T *` (one level of pointer).
+fn pointee(declared: &str) -> Option<&str> {
+    let t = declared.trim_end().strip_suffix('*')?;
+    (!t.contains('*')).then_some(t.trim())
+}
+
+/// The declared type (with its stars) of the host variable `name` seen
+/// from `at`: a parameter or local of the function around it, else a
+/// declaration at the top level of the unit (declared once).
+fn host_declared_type(text: &str, at: Node, name: &str) -> Option<String> {
+    let mut func = at.parent();
+    while let Some(f) = func {
+        if f.kind() == "function_definition" {
+            break;
+        }
+        func = f.parent();
+    }
+    if let Some(t) = func.and_then(|f| declared_type(text, f, name)) {
+        return Some(t);
+    }
+    let mut root = at;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    // Locals of the function, then the unit's own declarations; a name
+    // declared twice (shadowed) is not followed.
+    for scope in func.into_iter().chain(Some(root)) {
+        let mut found: Vec<String> = Vec::new();
+        let mut stack = vec![scope];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "function_definition" && n.id() != scope.id() {
+                continue;
+            }
+            if n.kind() == "declaration" {
+                let ty = n
+                    .child_by_field_name("type")
+                    .map(|t| node_text(text, t))
+                    .unwrap_or_default();
+                let mut c = n.walk();
+                for d in n.children_by_field_name("declarator", &mut c) {
+                    if crate::syntax::declarator_name(text, d).as_deref() == Some(name) {
+                        let declared = node_text(text, d).split('=').next().unwrap_or_default();
+                        let stars = declared.chars().filter(|c| *c == '*').count();
+                        found.push(format!("{ty} {}", "*".repeat(stars)));
+                    }
+                }
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        match found.as_slice() {
+            [] => continue,
+            [only] => return Some(only.clone()),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The array a kernel argument or Thrust iterator names: `p`, `(T *)p`,
@@ -361,7 +482,9 @@ fn buffer_name(text: &str, mut n: Node) -> Option<String> {
                     };
                     n = only;
                 } else if let Some(object) = f.strip_suffix(".data") {
-                    let ok = object.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    let ok = object
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_');
                     return ok.then(|| object.to_string());
                 } else {
                     return None;
@@ -400,8 +523,12 @@ fn untouched_between(text: &str, producer: Node, launch: Node, buffer: &str) -> 
             );
         } else if !matches!(
             p.kind(),
-            "expression_statement" | "if_statement" | "else_clause" | "call_expression"
-                | "argument_list" | "compound_statement"
+            "expression_statement"
+                | "if_statement"
+                | "else_clause"
+                | "call_expression"
+                | "argument_list"
+                | "compound_statement"
         ) {
             return false;
         }

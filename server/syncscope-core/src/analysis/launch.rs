@@ -624,9 +624,10 @@ fn site(
     fact.requires.extend(host.checks());
     // What the arrays passed hold: a sort or scan just before the launch.
     let names: Vec<String> = params.iter().map(|(p, _, _)| p.clone()).collect();
-    fact.requires.extend(host_data::facts(text, call, &names, args, &|n| {
-        host.kernel_expr(n, 0)
-    }));
+    fact.requires
+        .extend(host_data::facts(text, call, name, &names, args, &|n| {
+            host.kernel_expr(n, 0)
+        }));
     Some(Site {
         kernel: name.to_string(),
         fact,
