@@ -15,7 +15,7 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
-use super::{driver_launches, graph_nodes, host_helpers, kernel_uses};
+use super::{driver_launches, global_pitch, graph_nodes, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -42,6 +42,7 @@ pub(crate) fn sites(
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
     named_outside: &dyn Fn(&str) -> bool,
+    outside_pitches: &dyn Fn(&str) -> Option<Vec<i64>>,
 ) -> Vec<Site> {
     let mut out = Vec::new();
     // Every launch and every other use names the kernel: a file that names
@@ -82,7 +83,12 @@ pub(crate) fn sites(
                 .collect(),
         };
         for (bound, types) in bindings {
-            if let Some(site) = site(text, launch, cx, kernels, origin, bound, &types) {
+            let read = Read {
+                kernels,
+                origin,
+                outside_pitches,
+            };
+            if let Some(site) = site(text, launch, cx, &read, bound, &types) {
                 if !out.contains(&site) {
                     out.push(site);
                 }
@@ -545,19 +551,28 @@ fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
     })
 }
 
+/// What reading one launch site needs beyond the unit.
+struct Read<'r> {
+    kernels: &'r HashMap<String, Params>,
+    origin: &'r dyn Fn(u32) -> Option<String>,
+    /// The widths of the allocations into a global through
+    /// `cudaMallocPitch` in the project's other files
+    /// ([`global_pitch::pitch_writes`]).
+    outside_pitches: &'r dyn Fn(&str) -> Option<Vec<i64>>,
+}
+
 fn site(
     text: &str,
     launch: &Launch,
     cx: &FileContext,
-    kernels: &HashMap<String, Params>,
-    origin: &dyn Fn(u32) -> Option<String>,
+    read: &Read,
     bound: HashMap<String, i64>,
     types: &HashMap<String, String>,
 ) -> Option<Site> {
     let call = launch.call;
     let name = launch.kernel.as_str();
-    let params = kernels.get(name)?;
-    let origin = origin(call.start_position().row as u32)?;
+    let params = read.kernels.get(name)?;
+    let origin = (read.origin)(call.start_position().row as u32)?;
     let cfg = &launch.cfg;
     let args = &launch.args;
     let host = Host::new(text, call, cx, params, args, bound);
@@ -612,6 +627,8 @@ fn site(
             if let Some(v) = host.value(*a) {
                 fact.requires.push(format!("{p} == {v}"));
             } else if let Some(least) = host.pitch_bound(*a) {
+                fact.requires.push(format!("{p} >= {least}"));
+            } else if let Some(least) = host.global_pitch_bound(*a, read.outside_pitches) {
                 fact.requires.push(format!("{p} >= {least}"));
             } else if let Some(e) = host
                 .narrowed_argument(*a, 0)
@@ -1310,18 +1327,27 @@ impl<'a, 't> Host<'a, 't> {
             }
             "cast_expression" => ev(n.child_by_field_name("value")?),
             "sizeof_expression" => {
-                let t = n
-                    .child_by_field_name("type")
-                    .map(|t| node_text(self.text, t));
-                match t? {
-                    "float" | "int" | "unsigned" | "unsigned int" | "int32_t" | "uint32_t" => {
-                        Some(4)
+                // `sizeof(cData)` of a typedef parses as the size of a
+                // parenthesized expression: the name is then read as a type
+                // when it is an alias (not a variable of the function).
+                let t = match n.child_by_field_name("type") {
+                    Some(t) => node_text(self.text, t).trim(),
+                    None => {
+                        let v = strip_parentheses(n.child_by_field_name("value")?);
+                        let name = node_text(self.text, v);
+                        let alias = v.kind() == "identifier"
+                            && self.cx.type_aliases.contains_key(name)
+                            && !self.types.contains_key(name);
+                        if !alias {
+                            return None;
+                        }
+                        name
                     }
-                    "double" | "long long" | "int64_t" | "uint64_t" | "size_t" => Some(8),
-                    "char" | "unsigned char" | "int8_t" | "uint8_t" => Some(1),
-                    "short" | "half" | "__half" => Some(2),
-                    _ => None,
-                }
+                };
+                // A typedef of a plain type (`typedef float2 cData;`) has
+                // that type's size.
+                let t = self.cx.type_aliases.get(t).map_or(t, |a| a.as_str());
+                crate::frontend::type_bytes(t)
             }
             _ => None,
         }
@@ -1643,6 +1669,32 @@ impl<'a, 't> Host<'a, 't> {
         }
         let e = self.kernel_expr(width, 0)?;
         Some(format!("({e}) / ({divisor})"))
+    }
+
+    /// The least value the global passed as `arg` (`pitch`, `(int)pitch`)
+    /// holds when every write to it in the project is a
+    /// `cudaMallocPitch(&ptr, &pitch, width, height)` of a constant width
+    /// ([`global_pitch`]): the least such width.
+    fn global_pitch_bound(
+        &self,
+        arg: Node<'t>,
+        outside: &dyn Fn(&str) -> Option<Vec<i64>>,
+    ) -> Option<i64> {
+        let a = strip_casts_and_parentheses(arg)?;
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let var = node_text(self.text, a);
+        // A local or parameter of the launching function hides any global.
+        if self.types.contains_key(var) || self.locals.contains_key(var) {
+            return None;
+        }
+        let mut root = self.call;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        let mine = global_pitch::pitch_writes(self.text, root, self.cx, var);
+        global_pitch::least_pitch(mine, outside, var)
     }
 
     /// Whether the host variable `arg` holds, at the launch, the block size
@@ -2086,6 +2138,16 @@ enum Scaling {
 }
 
 /// `((e))` → `e`.
+fn strip_casts_and_parentheses(mut n: Node) -> Option<Node> {
+    loop {
+        n = match n.kind() {
+            "cast_expression" => n.child_by_field_name("value")?,
+            "parenthesized_expression" => n.named_child(0)?,
+            _ => return Some(n),
+        };
+    }
+}
+
 fn strip_parentheses(mut n: Node) -> Node {
     while n.kind() == "parenthesized_expression" {
         match n.named_child(0) {
@@ -2490,6 +2552,19 @@ const BY_VALUE: &[&str] = &[
 /// Whether the call `call` may write its `index`-th argument (a variable):
 /// its callee takes that parameter by non-`const` reference, or the callee
 /// is not found in the unit and not known to take it by value.
+/// Whether the call `call` only reads its argument `index`: a launch takes
+/// its arguments by value; any other callee by the same rules as
+/// [`may_write_argument`].
+pub(crate) fn reads_argument(text: &str, call: Node, index: usize) -> bool {
+    direct_launch(text, call).is_some() || !may_write_argument(text, call, index)
+}
+
+/// The constant value of the host expression `e`, read in the host
+/// function around `at` (its locals, the unit's macros and constants).
+pub(crate) fn host_constant(text: &str, at: Node, cx: &FileContext, e: Node) -> Option<i64> {
+    Host::new(text, at, cx, &Vec::new(), &[], HashMap::new()).value(e)
+}
+
 fn may_write_argument(text: &str, call: Node, index: usize) -> bool {
     let Some(f) = call.child_by_field_name("function") else {
         return true;
