@@ -608,6 +608,10 @@ fn site(
     let mut host = host;
     host.alias_sizes(cfg.get(1).copied(), "blockDim");
     host.alias_sizes(cfg.first().copied(), "gridDim");
+    if let Some(s) = launch.sizes {
+        host.alias_components(host.components_at_launch(&s[3..6]), "blockDim");
+        host.alias_components(host.components_at_launch(&s[0..3]), "gridDim");
+    }
     let ((grid, mut grid_facts), (block, mut block_facts)) = match launch.sizes {
         Some(s) => (
             host.dims_of(host.components_at_launch(&s[0..3]), None, "gridDim"),
@@ -630,6 +634,8 @@ fn site(
                 fact.requires.push(format!("{p} >= {least}"));
             } else if let Some(least) = host.global_pitch_bound(*a, read.outside_pitches) {
                 fact.requires.push(format!("{p} >= {least}"));
+            } else if let Some(e) = host.fitting_initializer(*a, *range) {
+                fact.requires.push(format!("{p} == ({e})"));
             } else if let Some(e) = host
                 .narrowed_argument(*a, 0)
                 .filter(|_| range.is_some_and(holds_a_narrowed_value))
@@ -1147,6 +1153,26 @@ impl<'a, 't> Host<'a, 't> {
         }
     }
 
+    /// What a driver launch's size components make known on the kernel's
+    /// side: a local variable a component is (`bs` of `dim3 block(bs, bs)`
+    /// launched as `block.x, block.y`) is that size wherever it keeps the
+    /// value it had there (every write to it ends before the component
+    /// reads it: a size filled through `&bs` by a call before is one value).
+    fn alias_components(&mut self, comps: [Option<Node<'t>>; 3], dim: &str) {
+        for (c, axis) in comps.iter().zip(["x", "y", "z"]) {
+            let Some(c) = c.filter(|c| c.kind() == "identifier") else {
+                continue;
+            };
+            let name = node_text(self.text, c).to_string();
+            if self.value(c).is_none()
+                && self.types.contains_key(&name)
+                && self.stable(&name, c.start_byte())
+            {
+                self.passed.entry(name).or_insert(format!("{dim}.{axis}"));
+            }
+        }
+    }
+
     /// The launch sizes `node` gives `dim` (`gridDim`/`blockDim`): fixed
     /// when every component is a constant, else facts.
     fn dims(&self, node: Option<Node<'t>>, dim: &str) -> (Option<[u32; 3]>, Vec<String>) {
@@ -1408,7 +1434,9 @@ impl<'a, 't> Host<'a, 't> {
                 }
                 match self.locals.get(name) {
                     Some(Local::Scalar(v)) => go(*v).map(|e| format!("({e})")),
-                    _ => self.host_value(name, None),
+                    _ => self
+                        .host_value(name, None)
+                        .or_else(|| self.macro_expr(name, n.start_byte(), depth, subst)),
                 }
             }
             "field_expression" => {
@@ -1481,6 +1509,194 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => None,
         }
+    }
+
+    /// An object-like macro used at `at` whose body is an expression of
+    /// names, numbers and operators (`#define WC (4 * block_size)`), as a
+    /// kernel-side expression: each name read as it would be at the use,
+    /// where the preprocessor puts the body (a local of the function, a
+    /// variable passed, another macro). A body with a call, a cast, a
+    /// string or anything else is not read.
+    fn macro_expr(
+        &self,
+        name: &str,
+        at: usize,
+        depth: usize,
+        subst: &HashMap<String, String>,
+    ) -> Option<String> {
+        let m = self.cx.macros.get(name)?;
+        let body = m.body.trim();
+        if m.params.is_some() || body.is_empty() || depth > DEPTH || body.contains("/*") {
+            return None;
+        }
+        let chars: Vec<char> = body.chars().collect();
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut out = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c.is_ascii_alphabetic() || c == '_' {
+                let start = i;
+                while i < chars.len() && word(chars[i]) {
+                    i += 1;
+                }
+                let token: String = chars[start..i].iter().collect();
+                // `f(x)`, `(T)x`: a call or a type, not read here.
+                let next = chars[i..].iter().find(|c| !c.is_whitespace());
+                let prev = chars[..start].iter().rev().find(|c| !c.is_whitespace());
+                if next == Some(&'(') || (prev == Some(&'(') && next == Some(&')')) {
+                    return None;
+                }
+                let e = self.name_expr(&token, at, depth + 1, subst)?;
+                out.push_str(&format!("({e})"));
+            } else if c.is_ascii_digit() {
+                let start = i;
+                while i < chars.len() && (word(chars[i]) || chars[i] == '.') {
+                    i += 1;
+                }
+                let token: String = chars[start..i].iter().collect();
+                out.push_str(&crate::frontend::parse_int(&token)?.to_string());
+            } else if "+-*/%()<>=!&|^~ \t".contains(c) {
+                if c == '/' && chars.get(i + 1) == Some(&'/') {
+                    return None;
+                }
+                out.push(c);
+                i += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(format!("({out})"))
+    }
+
+    /// The kernel-side expression a host name read at `at` stands for
+    /// (as [`Host::kernel_expr`] reads an identifier).
+    fn name_expr(
+        &self,
+        name: &str,
+        at: usize,
+        depth: usize,
+        subst: &HashMap<String, String>,
+    ) -> Option<String> {
+        if depth > DEPTH {
+            return None;
+        }
+        if let Some(s) = subst.get(name) {
+            return Some(s.clone());
+        }
+        if let Some(v) = self.name_value(name, depth) {
+            return Some(v.to_string());
+        }
+        if let Some(p) = self.passed.get(name) {
+            if self.stable(name, at) {
+                return Some(p.clone());
+            }
+        }
+        match self.locals.get(name) {
+            Some(Local::Scalar(v)) => self
+                .kernel_expr_with(*v, depth + 1, subst)
+                .map(|e| format!("({e})")),
+            Some(_) => None,
+            None => self
+                .host_value(name, None)
+                .or_else(|| self.macro_expr(name, at, depth, subst)),
+        }
+    }
+
+    /// A local passed for a parameter (`size_t w = (size_t)WA;` then
+    /// `&w` in a driver launch's `args`), never written before the launch,
+    /// whose initializer is made of launch sizes, constants and macros over
+    /// them with `+`, `*`, `/`, `%`, `>>` only: the initializer as a
+    /// kernel-side expression, when its value provably fits the local's
+    /// type, the parameter's (`range`) and a host `int` (no step of the
+    /// host's arithmetic wraps, so the kernel's reading of it is exact).
+    fn fitting_initializer(&self, a: Node<'t>, range: Option<(i64, i64)>) -> Option<String> {
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let name = node_text(self.text, a);
+        let Some(Local::Scalar(init)) = self.locals.get(name) else {
+            return None;
+        };
+        let (_, param_hi) = range?;
+        let local = self.types.get(name)?;
+        let (_, local_hi) = crate::frontend::int_range(local.trim())?;
+        let hi = self.upper_bound(self.text, *init, init.start_byte(), 0)?;
+        if hi > param_hi.min(local_hi).min(i64::from(i32::MAX)) {
+            return None;
+        }
+        self.kernel_expr(*init, 0)
+    }
+
+    /// An upper bound of a host expression `n` of the text `src` (the unit,
+    /// or a macro's body) read at `at`, every value of which is at least 0:
+    /// constants, launch block sizes (at most 1024), `+`, `*`, and `/`,
+    /// `%`, `>>` (at most their left operand); `None` for anything else.
+    fn upper_bound(&self, src: &str, n: Node, at: usize, depth: usize) -> Option<i64> {
+        if depth > DEPTH {
+            return None;
+        }
+        let go = |m: Node| self.upper_bound(src, m, at, depth + 1);
+        match n.kind() {
+            "number_literal" => crate::frontend::parse_int(node_text(src, n)).filter(|v| *v >= 0),
+            "parenthesized_expression" => go(n.named_child(0)?),
+            "cast_expression" => {
+                let t = node_text(src, n.child_by_field_name("type")?);
+                is_integer_type_name(t.trim())
+                    .then(|| go(n.child_by_field_name("value")?))
+                    .flatten()
+            }
+            "binary_expression" => {
+                let l = go(n.child_by_field_name("left")?)?;
+                let r = go(n.child_by_field_name("right")?)?;
+                match node_text(src, n.child_by_field_name("operator")?) {
+                    "+" => l.checked_add(r),
+                    "*" => l.checked_mul(r),
+                    "/" | "%" | ">>" => Some(l),
+                    _ => None,
+                }
+            }
+            "identifier" => {
+                let name = node_text(src, n);
+                if let Some(v) = self.name_value(name, depth) {
+                    return (v >= 0).then_some(v);
+                }
+                if let Some(p) = self.passed.get(name) {
+                    return (p.starts_with("blockDim.") && self.stable(name, at)).then_some(1024);
+                }
+                if let Some(Local::Scalar(v)) = self.locals.get(name) {
+                    return self.upper_bound(self.text, *v, v.start_byte(), depth + 1);
+                }
+                let m = self.cx.macros.get(name)?;
+                if m.params.is_some() {
+                    return None;
+                }
+                let body = format!("int __v = ({});", m.body);
+                let tree = crate::syntax::parse(&body, None);
+                let v = tree
+                    .root_node()
+                    .named_child(0)?
+                    .child_by_field_name("declarator")?
+                    .child_by_field_name("value")?;
+                self.upper_bound(&body, v, at, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The constant a host name holds (a local's constant initializer, a
+    /// bound template parameter, a constant of the unit).
+    fn name_value(&self, name: &str, depth: usize) -> Option<i64> {
+        if let Some(l) = self.locals.get(name) {
+            return match l {
+                Local::Scalar(v) => self.value_at(*v, depth + 1),
+                _ => None,
+            };
+        }
+        if let Some(v) = self.bound.get(name) {
+            return Some(*v);
+        }
+        self.constant(name, depth)
     }
 
     /// An argument that divides (or shifts right) an unsigned host value
