@@ -15,7 +15,7 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
-use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses};
+use super::{driver_launches, global_pitch, graph_nodes, host_data, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -42,6 +42,7 @@ pub(crate) fn sites(
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
     named_outside: &dyn Fn(&str) -> bool,
+    outside_pitches: &dyn Fn(&str) -> Option<Vec<i64>>,
 ) -> Vec<Site> {
     let mut out = Vec::new();
     // Every launch and every other use names the kernel: a file that names
@@ -82,7 +83,12 @@ pub(crate) fn sites(
                 .collect(),
         };
         for (bound, types) in bindings {
-            if let Some(site) = site(text, launch, cx, kernels, origin, bound, &types) {
+            let read = Read {
+                kernels,
+                origin,
+                outside_pitches,
+            };
+            if let Some(site) = site(text, launch, cx, &read, bound, &types) {
                 if !out.contains(&site) {
                     out.push(site);
                 }
@@ -545,19 +551,28 @@ fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
     })
 }
 
+/// What reading one launch site needs beyond the unit.
+struct Read<'r> {
+    kernels: &'r HashMap<String, Params>,
+    origin: &'r dyn Fn(u32) -> Option<String>,
+    /// The widths of the allocations into a global through
+    /// `cudaMallocPitch` in the project's other files
+    /// ([`global_pitch::pitch_writes`]).
+    outside_pitches: &'r dyn Fn(&str) -> Option<Vec<i64>>,
+}
+
 fn site(
     text: &str,
     launch: &Launch,
     cx: &FileContext,
-    kernels: &HashMap<String, Params>,
-    origin: &dyn Fn(u32) -> Option<String>,
+    read: &Read,
     bound: HashMap<String, i64>,
     types: &HashMap<String, String>,
 ) -> Option<Site> {
     let call = launch.call;
     let name = launch.kernel.as_str();
-    let params = kernels.get(name)?;
-    let origin = origin(call.start_position().row as u32)?;
+    let params = read.kernels.get(name)?;
+    let origin = (read.origin)(call.start_position().row as u32)?;
     let cfg = &launch.cfg;
     let args = &launch.args;
     let host = Host::new(text, call, cx, params, args, bound);
@@ -593,6 +608,10 @@ fn site(
     let mut host = host;
     host.alias_sizes(cfg.get(1).copied(), "blockDim");
     host.alias_sizes(cfg.first().copied(), "gridDim");
+    if let Some(s) = launch.sizes {
+        host.alias_components(host.components_at_launch(&s[3..6]), "blockDim");
+        host.alias_components(host.components_at_launch(&s[0..3]), "gridDim");
+    }
     let ((grid, mut grid_facts), (block, mut block_facts)) = match launch.sizes {
         Some(s) => (
             host.dims_of(host.components_at_launch(&s[0..3]), None, "gridDim"),
@@ -613,6 +632,10 @@ fn site(
                 fact.requires.push(format!("{p} == {v}"));
             } else if let Some(least) = host.pitch_bound(*a) {
                 fact.requires.push(format!("{p} >= {least}"));
+            } else if let Some(least) = host.global_pitch_bound(*a, read.outside_pitches) {
+                fact.requires.push(format!("{p} >= {least}"));
+            } else if let Some(e) = host.fitting_initializer(*a, *range) {
+                fact.requires.push(format!("{p} == ({e})"));
             } else if let Some(e) = host
                 .narrowed_argument(*a, 0)
                 .filter(|_| range.is_some_and(holds_a_narrowed_value))
@@ -1136,6 +1159,26 @@ impl<'a, 't> Host<'a, 't> {
         }
     }
 
+    /// What a driver launch's size components make known on the kernel's
+    /// side: a local variable a component is (`bs` of `dim3 block(bs, bs)`
+    /// launched as `block.x, block.y`) is that size wherever it keeps the
+    /// value it had there (every write to it ends before the component
+    /// reads it: a size filled through `&bs` by a call before is one value).
+    fn alias_components(&mut self, comps: [Option<Node<'t>>; 3], dim: &str) {
+        for (c, axis) in comps.iter().zip(["x", "y", "z"]) {
+            let Some(c) = c.filter(|c| c.kind() == "identifier") else {
+                continue;
+            };
+            let name = node_text(self.text, c).to_string();
+            if self.value(c).is_none()
+                && self.types.contains_key(&name)
+                && self.stable(&name, c.start_byte())
+            {
+                self.passed.entry(name).or_insert(format!("{dim}.{axis}"));
+            }
+        }
+    }
+
     /// The launch sizes `node` gives `dim` (`gridDim`/`blockDim`): fixed
     /// when every component is a constant, else facts.
     fn dims(&self, node: Option<Node<'t>>, dim: &str) -> (Option<[u32; 3]>, Vec<String>) {
@@ -1316,18 +1359,27 @@ impl<'a, 't> Host<'a, 't> {
             }
             "cast_expression" => ev(n.child_by_field_name("value")?),
             "sizeof_expression" => {
-                let t = n
-                    .child_by_field_name("type")
-                    .map(|t| node_text(self.text, t));
-                match t? {
-                    "float" | "int" | "unsigned" | "unsigned int" | "int32_t" | "uint32_t" => {
-                        Some(4)
+                // `sizeof(cData)` of a typedef parses as the size of a
+                // parenthesized expression: the name is then read as a type
+                // when it is an alias (not a variable of the function).
+                let t = match n.child_by_field_name("type") {
+                    Some(t) => node_text(self.text, t).trim(),
+                    None => {
+                        let v = strip_parentheses(n.child_by_field_name("value")?);
+                        let name = node_text(self.text, v);
+                        let alias = v.kind() == "identifier"
+                            && self.cx.type_aliases.contains_key(name)
+                            && !self.types.contains_key(name);
+                        if !alias {
+                            return None;
+                        }
+                        name
                     }
-                    "double" | "long long" | "int64_t" | "uint64_t" | "size_t" => Some(8),
-                    "char" | "unsigned char" | "int8_t" | "uint8_t" => Some(1),
-                    "short" | "half" | "__half" => Some(2),
-                    _ => None,
-                }
+                };
+                // A typedef of a plain type (`typedef float2 cData;`) has
+                // that type's size.
+                let t = self.cx.type_aliases.get(t).map_or(t, |a| a.as_str());
+                crate::frontend::type_bytes(t)
             }
             _ => None,
         }
@@ -1388,7 +1440,9 @@ impl<'a, 't> Host<'a, 't> {
                 }
                 match self.locals.get(name) {
                     Some(Local::Scalar(v)) => go(*v).map(|e| format!("({e})")),
-                    _ => self.host_value(name, None),
+                    _ => self
+                        .host_value(name, None)
+                        .or_else(|| self.macro_expr(name, n.start_byte(), depth, subst)),
                 }
             }
             "field_expression" => {
@@ -1461,6 +1515,194 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => None,
         }
+    }
+
+    /// An object-like macro used at `at` whose body is an expression of
+    /// names, numbers and operators (`#define WC (4 * block_size)`), as a
+    /// kernel-side expression: each name read as it would be at the use,
+    /// where the preprocessor puts the body (a local of the function, a
+    /// variable passed, another macro). A body with a call, a cast, a
+    /// string or anything else is not read.
+    fn macro_expr(
+        &self,
+        name: &str,
+        at: usize,
+        depth: usize,
+        subst: &HashMap<String, String>,
+    ) -> Option<String> {
+        let m = self.cx.macros.get(name)?;
+        let body = m.body.trim();
+        if m.params.is_some() || body.is_empty() || depth > DEPTH || body.contains("/*") {
+            return None;
+        }
+        let chars: Vec<char> = body.chars().collect();
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut out = String::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c.is_ascii_alphabetic() || c == '_' {
+                let start = i;
+                while i < chars.len() && word(chars[i]) {
+                    i += 1;
+                }
+                let token: String = chars[start..i].iter().collect();
+                // `f(x)`, `(T)x`: a call or a type, not read here.
+                let next = chars[i..].iter().find(|c| !c.is_whitespace());
+                let prev = chars[..start].iter().rev().find(|c| !c.is_whitespace());
+                if next == Some(&'(') || (prev == Some(&'(') && next == Some(&')')) {
+                    return None;
+                }
+                let e = self.name_expr(&token, at, depth + 1, subst)?;
+                out.push_str(&format!("({e})"));
+            } else if c.is_ascii_digit() {
+                let start = i;
+                while i < chars.len() && (word(chars[i]) || chars[i] == '.') {
+                    i += 1;
+                }
+                let token: String = chars[start..i].iter().collect();
+                out.push_str(&crate::frontend::parse_int(&token)?.to_string());
+            } else if "+-*/%()<>=!&|^~ \t".contains(c) {
+                if c == '/' && chars.get(i + 1) == Some(&'/') {
+                    return None;
+                }
+                out.push(c);
+                i += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(format!("({out})"))
+    }
+
+    /// The kernel-side expression a host name read at `at` stands for
+    /// (as [`Host::kernel_expr`] reads an identifier).
+    fn name_expr(
+        &self,
+        name: &str,
+        at: usize,
+        depth: usize,
+        subst: &HashMap<String, String>,
+    ) -> Option<String> {
+        if depth > DEPTH {
+            return None;
+        }
+        if let Some(s) = subst.get(name) {
+            return Some(s.clone());
+        }
+        if let Some(v) = self.name_value(name, depth) {
+            return Some(v.to_string());
+        }
+        if let Some(p) = self.passed.get(name) {
+            if self.stable(name, at) {
+                return Some(p.clone());
+            }
+        }
+        match self.locals.get(name) {
+            Some(Local::Scalar(v)) => self
+                .kernel_expr_with(*v, depth + 1, subst)
+                .map(|e| format!("({e})")),
+            Some(_) => None,
+            None => self
+                .host_value(name, None)
+                .or_else(|| self.macro_expr(name, at, depth, subst)),
+        }
+    }
+
+    /// A local passed for a parameter (`size_t w = (size_t)WA;` then
+    /// `&w` in a driver launch's `args`), never written before the launch,
+    /// whose initializer is made of launch sizes, constants and macros over
+    /// them with `+`, `*`, `/`, `%`, `>>` only: the initializer as a
+    /// kernel-side expression, when its value provably fits the local's
+    /// type, the parameter's (`range`) and a host `int` (no step of the
+    /// host's arithmetic wraps, so the kernel's reading of it is exact).
+    fn fitting_initializer(&self, a: Node<'t>, range: Option<(i64, i64)>) -> Option<String> {
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let name = node_text(self.text, a);
+        let Some(Local::Scalar(init)) = self.locals.get(name) else {
+            return None;
+        };
+        let (_, param_hi) = range?;
+        let local = self.types.get(name)?;
+        let (_, local_hi) = crate::frontend::int_range(local.trim())?;
+        let hi = self.upper_bound(self.text, *init, init.start_byte(), 0)?;
+        if hi > param_hi.min(local_hi).min(i64::from(i32::MAX)) {
+            return None;
+        }
+        self.kernel_expr(*init, 0)
+    }
+
+    /// An upper bound of a host expression `n` of the text `src` (the unit,
+    /// or a macro's body) read at `at`, every value of which is at least 0:
+    /// constants, launch block sizes (at most 1024), `+`, `*`, and `/`,
+    /// `%`, `>>` (at most their left operand); `None` for anything else.
+    fn upper_bound(&self, src: &str, n: Node, at: usize, depth: usize) -> Option<i64> {
+        if depth > DEPTH {
+            return None;
+        }
+        let go = |m: Node| self.upper_bound(src, m, at, depth + 1);
+        match n.kind() {
+            "number_literal" => crate::frontend::parse_int(node_text(src, n)).filter(|v| *v >= 0),
+            "parenthesized_expression" => go(n.named_child(0)?),
+            "cast_expression" => {
+                let t = node_text(src, n.child_by_field_name("type")?);
+                is_integer_type_name(t.trim())
+                    .then(|| go(n.child_by_field_name("value")?))
+                    .flatten()
+            }
+            "binary_expression" => {
+                let l = go(n.child_by_field_name("left")?)?;
+                let r = go(n.child_by_field_name("right")?)?;
+                match node_text(src, n.child_by_field_name("operator")?) {
+                    "+" => l.checked_add(r),
+                    "*" => l.checked_mul(r),
+                    "/" | "%" | ">>" => Some(l),
+                    _ => None,
+                }
+            }
+            "identifier" => {
+                let name = node_text(src, n);
+                if let Some(v) = self.name_value(name, depth) {
+                    return (v >= 0).then_some(v);
+                }
+                if let Some(p) = self.passed.get(name) {
+                    return (p.starts_with("blockDim.") && self.stable(name, at)).then_some(1024);
+                }
+                if let Some(Local::Scalar(v)) = self.locals.get(name) {
+                    return self.upper_bound(self.text, *v, v.start_byte(), depth + 1);
+                }
+                let m = self.cx.macros.get(name)?;
+                if m.params.is_some() {
+                    return None;
+                }
+                let body = format!("int __v = ({});", m.body);
+                let tree = crate::syntax::parse(&body, None);
+                let v = tree
+                    .root_node()
+                    .named_child(0)?
+                    .child_by_field_name("declarator")?
+                    .child_by_field_name("value")?;
+                self.upper_bound(&body, v, at, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The constant a host name holds (a local's constant initializer, a
+    /// bound template parameter, a constant of the unit).
+    fn name_value(&self, name: &str, depth: usize) -> Option<i64> {
+        if let Some(l) = self.locals.get(name) {
+            return match l {
+                Local::Scalar(v) => self.value_at(*v, depth + 1),
+                _ => None,
+            };
+        }
+        if let Some(v) = self.bound.get(name) {
+            return Some(*v);
+        }
+        self.constant(name, depth)
     }
 
     /// An argument that divides (or shifts right) an unsigned host value
@@ -1649,6 +1891,32 @@ impl<'a, 't> Host<'a, 't> {
         }
         let e = self.kernel_expr(width, 0)?;
         Some(format!("({e}) / ({divisor})"))
+    }
+
+    /// The least value the global passed as `arg` (`pitch`, `(int)pitch`)
+    /// holds when every write to it in the project is a
+    /// `cudaMallocPitch(&ptr, &pitch, width, height)` of a constant width
+    /// ([`global_pitch`]): the least such width.
+    fn global_pitch_bound(
+        &self,
+        arg: Node<'t>,
+        outside: &dyn Fn(&str) -> Option<Vec<i64>>,
+    ) -> Option<i64> {
+        let a = strip_casts_and_parentheses(arg)?;
+        if a.kind() != "identifier" {
+            return None;
+        }
+        let var = node_text(self.text, a);
+        // A local or parameter of the launching function hides any global.
+        if self.types.contains_key(var) || self.locals.contains_key(var) {
+            return None;
+        }
+        let mut root = self.call;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        let mine = global_pitch::pitch_writes(self.text, root, self.cx, var);
+        global_pitch::least_pitch(mine, outside, var)
     }
 
     /// Whether the host variable `arg` holds, at the launch, the block size
@@ -2092,6 +2360,16 @@ enum Scaling {
 }
 
 /// `((e))` → `e`.
+fn strip_casts_and_parentheses(mut n: Node) -> Option<Node> {
+    loop {
+        n = match n.kind() {
+            "cast_expression" => n.child_by_field_name("value")?,
+            "parenthesized_expression" => n.named_child(0)?,
+            _ => return Some(n),
+        };
+    }
+}
+
 fn strip_parentheses(mut n: Node) -> Node {
     while n.kind() == "parenthesized_expression" {
         match n.named_child(0) {
@@ -2496,6 +2774,19 @@ const BY_VALUE: &[&str] = &[
 /// Whether the call `call` may write its `index`-th argument (a variable):
 /// its callee takes that parameter by non-`const` reference, or the callee
 /// is not found in the unit and not known to take it by value.
+/// Whether the call `call` only reads its argument `index`: a launch takes
+/// its arguments by value; any other callee by the same rules as
+/// [`may_write_argument`].
+pub(crate) fn reads_argument(text: &str, call: Node, index: usize) -> bool {
+    direct_launch(text, call).is_some() || !may_write_argument(text, call, index)
+}
+
+/// The constant value of the host expression `e`, read in the host
+/// function around `at` (its locals, the unit's macros and constants).
+pub(crate) fn host_constant(text: &str, at: Node, cx: &FileContext, e: Node) -> Option<i64> {
+    Host::new(text, at, cx, &Vec::new(), &[], HashMap::new()).value(e)
+}
+
 fn may_write_argument(text: &str, call: Node, index: usize) -> bool {
     let Some(f) = call.child_by_field_name("function") else {
         return true;

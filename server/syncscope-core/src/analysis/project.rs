@@ -218,6 +218,7 @@ fn launches(
         (line >= unit.prefix_lines)
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     };
+    let pitches = OutsidePitches::new(&root, &b.abs, &unit.includes, &b.dirs, &b.options, sources);
     let mut sites = launch::sites(
         &unit.text,
         tree.root_node(),
@@ -225,6 +226,7 @@ fn launches(
         &kernels,
         &origin,
         &|name| outside.names(name),
+        &|name| pitches.widths(name),
     );
     let mut launch_files_parsed = 0;
     let mut searched = vec![file_name(&b.abs)];
@@ -802,6 +804,9 @@ impl SiteIndex {
 struct IndexedSites {
     sites: Vec<launch::Site>,
     asked: Vec<(String, bool)>,
+    /// The answers about allocations into globals in the other files
+    /// ([`OutsidePitches`]) the sites rest on.
+    asked_pitches: Vec<(String, Option<Vec<i64>>)>,
 }
 
 /// The [`SiteIndex`] key of the launch sites of `kernels` in `file`, whose
@@ -862,8 +867,14 @@ fn sibling_sites(
         // function of this one may call it: its callers here are then not
         // all its callers.
         let outside = NamedOutside::new(root, f, &u.includes, sources);
+        let pitches = OutsidePitches::new(root, f, &u.includes, &d, options, sources);
         if let Some(known) = SiteIndex::get(key) {
-            if known.asked.iter().all(|(n, a)| outside.names(n) == *a) {
+            if known.asked.iter().all(|(n, a)| outside.names(n) == *a)
+                && known
+                    .asked_pitches
+                    .iter()
+                    .all(|(n, a)| pitches.widths(n) == *a)
+            {
                 out.extend(known.sites.iter().cloned());
                 continue;
             }
@@ -885,6 +896,7 @@ fn sibling_sites(
             .collect();
         let name = file_name(f);
         let asked = std::cell::RefCell::new(Vec::new());
+        let asked_pitches = std::cell::RefCell::new(Vec::new());
         let found = launch::sites(
             &u.text,
             t.root_node(),
@@ -898,6 +910,11 @@ fn sibling_sites(
                 asked.borrow_mut().push((n.to_string(), a));
                 a
             },
+            &|n| {
+                let w = pitches.widths(n);
+                asked_pitches.borrow_mut().push((n.to_string(), w.clone()));
+                w
+            },
         );
         out.extend(found.iter().cloned());
         SiteIndex::insert(
@@ -905,6 +922,7 @@ fn sibling_sites(
             Arc::new(IndexedSites {
                 sites: found,
                 asked: asked.into_inner(),
+                asked_pitches: asked_pitches.into_inner(),
             }),
         );
     }
@@ -968,6 +986,89 @@ impl<'a> NamedOutside<'a> {
                 .iter()
                 .any(|t| super::kernel_uses::macro_names(t, name)),
         }
+    }
+}
+
+/// The allocations into a global through `cudaMallocPitch` in the
+/// project's files outside one unit (the file and the headers it
+/// includes), each file read as its own unit: the widths asked for, or
+/// `None` when one of those files may write the global otherwise, cannot
+/// be read, or there are more files than are scanned. A file that declares
+/// its own `static` variable of that name is not about this one.
+struct OutsidePitches<'a> {
+    root: &'a Path,
+    me: &'a Path,
+    includes: &'a [PathBuf],
+    dirs: &'a [PathBuf],
+    options: &'a Options,
+    sources: &'a dyn Sources,
+    answers: std::cell::RefCell<HashMap<String, Option<Vec<i64>>>>,
+}
+
+impl<'a> OutsidePitches<'a> {
+    fn new(
+        root: &'a Path,
+        me: &'a Path,
+        includes: &'a [PathBuf],
+        dirs: &'a [PathBuf],
+        options: &'a Options,
+        sources: &'a dyn Sources,
+    ) -> Self {
+        OutsidePitches {
+            root,
+            me,
+            includes,
+            dirs,
+            options,
+            sources,
+            answers: Default::default(),
+        }
+    }
+
+    fn widths(&self, name: &str) -> Option<Vec<i64>> {
+        if let Some(known) = self.answers.borrow().get(name) {
+            return known.clone();
+        }
+        let found = self.read(name);
+        self.answers
+            .borrow_mut()
+            .insert(name.to_string(), found.clone());
+        found
+    }
+
+    fn read(&self, name: &str) -> Option<Vec<i64>> {
+        let files = source_files(self.root);
+        if files.len() >= MAX_SCANNED {
+            return None;
+        }
+        let mine = |f: &PathBuf| {
+            f == self.me
+                || self
+                    .includes
+                    .iter()
+                    .any(|i| compile_commands::normalize(i) == *f)
+        };
+        let mut widths = Vec::new();
+        for f in files.iter().filter(|f| !mine(f)) {
+            let text = self.sources.read(f)?;
+            if !super::kernel_uses::macro_names(&text, name) {
+                continue;
+            }
+            let mut d = self.dirs.to_vec();
+            if let Ok(Some(flags)) = compile_commands::locate(f, None)
+                .map_or(Ok(None), |db| compile_commands::flags_for(&db, f))
+            {
+                d.extend(flags.include_dirs);
+            }
+            let u = unit::build(f, &text, &d, self.sources, self.options);
+            let t = crate::parse(&u.text, None);
+            let cx = crate::frontend::collect(&u.text, t.root_node(), self.options);
+            let w = super::global_pitch::pitch_writes(&u.text, t.root_node(), &cx, name)?;
+            if !w.file_local {
+                widths.extend(w.widths);
+            }
+        }
+        Some(widths)
     }
 }
 

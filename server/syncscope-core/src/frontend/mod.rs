@@ -21,7 +21,7 @@ use tree_sitter::Node;
 pub(crate) use collect::{collect, struct_type_name, type_text};
 pub(crate) use cpp::resolve_conditionals;
 pub use cpp::{preprocess, Preprocessed};
-pub(crate) use lower::{int_range, lower_kernel};
+pub(crate) use lower::{int_range, lower_kernel, type_bytes};
 pub(crate) use preprocessor::{
     binop, condition_value, const_eval, macro_def, parse_int, preproc_branch,
 };

@@ -28,6 +28,7 @@ mod unions;
 mod views;
 
 pub(crate) use kernel::{int_range, lower_kernel, standard_scalar};
+pub(crate) use views::type_bytes;
 
 use super::{
     binop, const_eval, parse_int, preproc_branch, struct_type_name, type_text, FileContext,

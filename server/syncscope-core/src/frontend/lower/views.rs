@@ -32,7 +32,7 @@ pub(super) enum Recorded {
 
 /// The size in bytes of a CUDA scalar or vector type, `None` when the model
 /// cannot know it (template parameters, structs).
-pub(super) fn type_bytes(ty: &str) -> Option<i64> {
+pub(crate) fn type_bytes(ty: &str) -> Option<i64> {
     // `cuda::atomic<int>` holds one `int`.
     if let Some(value) = super::libcu_atomics::atomic_value_type(ty) {
         return type_bytes(value);
