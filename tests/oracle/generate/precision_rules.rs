@@ -12,7 +12,11 @@ use super::*;
 /// row width is below the block.
 fn rows_shape(threads: &[u32]) -> LaunchShape {
     LaunchShape {
-        grid: [Dim::OneOf(vec![2]), Dim::OneOf(vec![1]), Dim::OneOf(vec![1])],
+        grid: [
+            Dim::OneOf(vec![2]),
+            Dim::OneOf(vec![1]),
+            Dim::OneOf(vec![1]),
+        ],
         block: [
             Dim::OneOf(threads.to_vec()),
             Dim::OneOf(vec![1]),
@@ -89,7 +93,10 @@ pub(super) fn driver_launches(rng: &mut Rng) -> Case {
     let (launches, host_values) = if unknown {
         (vec![LaunchShape::one_d()], Vec::new())
     } else {
-        (vec![rows_shape(&[threads])], vec![("w".to_string(), widths)])
+        (
+            vec![rows_shape(&[threads])],
+            vec![("w".to_string(), widths)],
+        )
     };
     Case {
         seed: 0,
@@ -449,6 +456,10 @@ pub(super) fn pointer_views(rng: &mut Rng) -> Case {
     }
 }
 
+/// The block sizes the views' `__requires(blockDim.x <= 32)` allows that
+/// the simulator tries: small ones and a whole warp.
+const SMALL_BLOCKS: [u32; 6] = [1, 2, 5, 16, 31, 32];
+
 fn pointer_arrays(rng: &mut Rng) -> Case {
     let off = *rng.pick(&[0u32, 1, 5, 31, 32]);
     let mut s = Src::default();
@@ -476,7 +487,9 @@ fn pointer_arrays(rng: &mut Rng) -> Case {
                 w.to_string()
             };
             s.line(&format!("    v[{written}][t] = (float)t;"));
-            s.line(&format!("    out[blockIdx.x * 32 + t] = v[{r}][t + {off}];"));
+            s.line(&format!(
+                "    out[blockIdx.x * 32 + t] = v[{r}][t + {off}];"
+            ));
             (
                 (dynamic || w == r) && (1..32).contains(&off),
                 format!("v[{written}][t] written, v[{r}][t + {off}] read"),
@@ -498,8 +511,11 @@ fn pointer_arrays(rng: &mut Rng) -> Case {
     };
     s.line("}");
     let mut shape = LaunchShape::any();
-    shape.block[1] = Dim::OneOf(vec![1]);
-    shape.block[2] = Dim::OneOf(vec![1]);
+    shape.block = [
+        Dim::OneOf(SMALL_BLOCKS.to_vec()),
+        Dim::OneOf(vec![1]),
+        Dim::OneOf(vec![1]),
+    ];
     let mut case = single(
         "two_planes",
         s,
@@ -550,7 +566,14 @@ fn pitched_rows(rng: &mut Rng) -> Case {
             param("v", ParamKind::Pointer),
             param("pitch", ParamKind::Unsigned),
         ],
-        vec![LaunchShape::any()],
+        vec![LaunchShape {
+            grid: [Dim::Any, Dim::OneOf(vec![1]), Dim::OneOf(vec![1])],
+            block: [
+                Dim::OneOf(SMALL_BLOCKS.to_vec()),
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+            ],
+        }],
         Truth {
             racy,
             ..Truth::default()
@@ -594,12 +617,13 @@ pub(super) fn warp_uniform_strides(rng: &mut Rng) -> Case {
     let off = *rng.pick(&[0u64, 0, 32, 1]);
     let (bound, ns): (String, Vec<u64>) = match rng.below(3) {
         0 | 1 => {
-            let n = *rng.pick(&[4096u64, 4000, 96, 4090, 100]);
+            // Small bounds: the simulator runs every trip of every thread.
+            let n = *rng.pick(&[256u64, 224, 96, 250, 100]);
             (format!("n == {n}"), vec![n])
         }
         _ => (
-            "n % 32 == 0 && n >= 0 && n <= 4000".to_string(),
-            vec![0, 32, 96, 160, 992, 4000],
+            "n % 32 == 0 && n >= 0 && n <= 256".to_string(),
+            vec![0, 32, 96, 160, 224, 256],
         ),
     };
     let mut s = Src::default();
@@ -646,9 +670,6 @@ pub(super) fn warp_uniform_strides(rng: &mut Rng) -> Case {
         format!("whole warps {whole_warps}, offset {off}, {bound}"),
     );
     case.family = Family::WarpUniformStrides;
-    case.host_values = vec![(
-        "n".to_string(),
-        ns.iter().map(|&n| n as i64).collect(),
-    )];
+    case.host_values = vec![("n".to_string(), ns.iter().map(|&n| n as i64).collect())];
     case
 }
