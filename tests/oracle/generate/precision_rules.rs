@@ -374,13 +374,15 @@ pub(super) fn host_helper_summaries(rng: &mut Rng) -> Case {
 // it at: `p = t + trips * step`. Two threads' writes (of different values)
 // meet exactly when `0 < trips * step < blockDim.x` for some launch (blocks
 // of up to 64 threads). The loop counts up or down with `<`, `<=`, `>` or
-// `>=` over constants, or up to a run-time count `n & 7`; the truth is the
-// loop's trip counts, computed here.
+// `>=` over constants, or up to a run-time count `n & 7`, or is left by a
+// `break` before its condition fails; the truth is the loop's trip counts,
+// computed here.
 pub(super) fn loop_exit_values(rng: &mut Rng) -> Case {
     let step = *rng.pick(&[1i64, 8, 16, 32, 64]);
     let lo = i64::from(rng.range(0, 3));
     let hi = i64::from(rng.range(0, 6));
-    let (head, trips): (String, Vec<i64>) = match rng.below(6) {
+    let mut breaks_at = None;
+    let (head, trips): (String, Vec<i64>) = match rng.below(7) {
         0 => (
             format!("for (int i = {lo}; i < {hi}; ++i)"),
             vec![(hi - lo).max(0)],
@@ -401,10 +403,23 @@ pub(super) fn loop_exit_values(rng: &mut Rng) -> Case {
             "for (int i = 0; i < (n & 7); ++i)".to_string(),
             (0..8).collect(),
         ),
-        _ => (
+        5 => (
             format!("for (int i = {hi} - (n & 3); i > {lo}; i -= 1)"),
             (0..4).map(|m| (hi - m - lo).max(0)).collect(),
         ),
+        _ => {
+            // Left early by a `break` at `i == at` (every thread alike):
+            // the exit value is not the closed form at the condition's
+            // trip count.
+            let at = i64::from(rng.range(0, 5));
+            breaks_at = Some(at);
+            let trips = if (lo..hi).contains(&at) {
+                at - lo
+            } else {
+                (hi - lo).max(0)
+            };
+            (format!("for (int i = {lo}; i < {hi}; ++i)"), vec![trips])
+        }
     };
     let mut s = Src::default();
     s.line("__global__ void after_loop(int* out, int n)");
@@ -414,8 +429,19 @@ pub(super) fn loop_exit_values(rng: &mut Rng) -> Case {
     s.line("    unsigned t = threadIdx.x;");
     s.line("    s[t] = 1;");
     s.line("    unsigned p = t;");
-    s.line(&format!("    {head}"));
-    s.line(&format!("        p += {step};"));
+    match breaks_at {
+        None => {
+            s.line(&format!("    {head}"));
+            s.line(&format!("        p += {step};"));
+        }
+        Some(at) => {
+            s.line(&format!("    {head} {{"));
+            s.line(&format!("        if (i == {at})"));
+            s.line("            break;");
+            s.line(&format!("        p += {step};"));
+            s.line("    }");
+        }
+    }
     s.line("    s[p] = 2;");
     s.line("    __syncthreads();");
     s.line("    out[blockIdx.x * blockDim.x + t] = s[t];");
@@ -433,7 +459,10 @@ pub(super) fn loop_exit_values(rng: &mut Rng) -> Case {
             racy,
             ..Truth::default()
         },
-        format!("{head} p += {step}: trips {trips:?}"),
+        format!(
+            "{head}{} p += {step}: trips {trips:?}",
+            breaks_at.map_or(String::new(), |at| format!(" break at {at}"))
+        ),
     );
     case.family = Family::LoopExitValues;
     case
