@@ -159,14 +159,15 @@ pub(super) fn occupancy_block_size(rng: &mut Rng) -> Case {
     if top % 32 != 0 {
         answers.push(top);
     }
-    let (size, sizes, form): (&str, Option<Vec<u32>>, &str) = match rng.below(5) {
-        0 | 1 => ("block", Some(answers.clone()), "the answer"),
-        2 => (
+    // The answer itself half the time: the engine claims only there.
+    let (size, sizes, form): (&str, Option<Vec<u32>>, &str) = match rng.below(6) {
+        0..=2 => ("block", Some(answers.clone()), "the answer"),
+        3 => (
             "block / 2",
             Some(answers.iter().map(|b| b / 2).collect()),
             "half the answer",
         ),
-        3 => {
+        4 => {
             body.push_str("    int threads = argc > 2 ? atoi(argv[2]) : 128;\n");
             ("threads", None, "a command-line size beside the answer")
         }
