@@ -11,6 +11,8 @@
 
 use super::rng::Rng;
 
+mod precision_rules;
+
 /// A family of generated kernels: one idiom of real code and its traps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
@@ -53,9 +55,26 @@ pub enum Family {
     /// Integer division by a parameter: evaluated on every path (a zero
     /// divisor is undefined behaviour) or only where the divisor was tested.
     DivisionGuards,
+    /// A kernel loaded by name through the driver API and launched by
+    /// `cuLaunchKernel` with its arguments in the `args` array.
+    DriverLaunches,
+    /// A block size from `cudaOccupancyMaxPotentialBlockSize` (a whole
+    /// number of warps) against a race that needs a partial warp.
+    OccupancyBlockSize,
+    /// A host helper returning its argument's odd part, checked `!= 1`
+    /// before a launch passing `n / 512` or `n >> 9`.
+    HostHelperSummaries,
+    /// An induction variable's value after its loop used as an index.
+    LoopExitValues,
+    /// Local arrays of pointers indexed by constants, and pitched rows
+    /// `(T*)((char*)p + y * pitch)`.
+    PointerViews,
+    /// A warp barrier in a grid-stride loop: warp-uniform only for whole
+    /// warps and a bound that is a multiple of 32.
+    WarpUniformStrides,
 }
 
-pub const FAMILIES: [Family; 15] = [
+pub const FAMILIES: [Family; 21] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -71,6 +90,12 @@ pub const FAMILIES: [Family; 15] = [
     Family::HostLoopStrides,
     Family::HostExitChecks,
     Family::DivisionGuards,
+    Family::DriverLaunches,
+    Family::OccupancyBlockSize,
+    Family::HostHelperSummaries,
+    Family::LoopExitValues,
+    Family::PointerViews,
+    Family::WarpUniformStrides,
 ];
 
 impl Family {
@@ -91,6 +116,12 @@ impl Family {
             Family::HostLoopStrides => "host-loop-strides",
             Family::HostExitChecks => "host-exit-checks",
             Family::DivisionGuards => "division-guards",
+            Family::DriverLaunches => "driver-launches",
+            Family::OccupancyBlockSize => "occupancy-block-size",
+            Family::HostHelperSummaries => "host-helper-summaries",
+            Family::LoopExitValues => "loop-exit-values",
+            Family::PointerViews => "pointer-views",
+            Family::WarpUniformStrides => "warp-uniform-strides",
         }
     }
 }
@@ -263,6 +294,12 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::HostLoopStrides => host_loop_strides(rng),
         Family::HostExitChecks => host_exit_checks(rng),
         Family::DivisionGuards => division_guards(rng),
+        Family::DriverLaunches => precision_rules::driver_launches(rng),
+        Family::OccupancyBlockSize => precision_rules::occupancy_block_size(rng),
+        Family::HostHelperSummaries => precision_rules::host_helper_summaries(rng),
+        Family::LoopExitValues => precision_rules::loop_exit_values(rng),
+        Family::PointerViews => precision_rules::pointer_views(rng),
+        Family::WarpUniformStrides => precision_rules::warp_uniform_strides(rng),
     };
     case.seed = seed;
     case.family = family;
