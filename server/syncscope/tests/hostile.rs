@@ -328,7 +328,7 @@ fn huge_constants_overflow_and_division_by_zero() {
 fn unsupported_cpp_is_named_not_verified() {
     let d = temp_dir("cpp");
     let cases = [
-        ("lambda", "__global__ void k(float *a) {\n    __shared__ float s[64];\n    auto put = [&](int i) { s[i] = a[i]; };\n    put(threadIdx.x % 2);\n    a[threadIdx.x] = s[0];\n}\n"),
+        ("lambda", "__global__ void k(float *a) {\n    __shared__ float s[64];\n    auto put = [=](int i) { s[i] = a[i]; };\n    put(threadIdx.x % 2);\n    a[threadIdx.x] = s[0];\n}\n"),
         ("class_def_in_kernel", "__global__ void k(float *a) {\n    class C { public: int x; };\n    __shared__ C s[64];\n    s[threadIdx.x % 2].x = 1;\n    a[threadIdx.x] = s[0].x;\n}\n"),
         ("typename_template", "template <typename T> __global__ void k(T *a) {\n    __shared__ T s[64];\n    s[threadIdx.x % 2] = a[threadIdx.x];\n    a[threadIdx.x] = s[0];\n}\ntemplate __global__ void k<float>(float *);\n"),
         ("template_template", "template <template <int> class P, int N> __global__ void k(float *a) {\n    __shared__ float s[64];\n    s[threadIdx.x % 2] = a[threadIdx.x];\n    a[threadIdx.x] = s[0];\n}\n"),

@@ -917,6 +917,8 @@ impl<'a, 't> Host<'a, 't> {
         // An overloaded name: which definition a call runs is not read.
         self.odd_parts
             .retain(|name, _| defined.get(name).is_some_and(|n| *n == 1));
+        self.inline
+            .retain(|name, _| defined.get(name).is_some_and(|n| *n == 1));
     }
 
     /// The block a statement belongs to: its parent, or, through the
@@ -1319,13 +1321,32 @@ impl<'a, 't> Host<'a, 't> {
     }
 
     fn value_at(&self, n: Node, depth: usize) -> Option<i64> {
+        self.value_in(n, depth, None)
+    }
+
+    /// [`Host::value_at`] in the host function (`helper`: `None`) or in
+    /// the body of an inlined helper, whose parameters are bound to these
+    /// values and whose other names are the unit's constants.
+    fn value_in(
+        &self,
+        n: Node,
+        depth: usize,
+        helper: Option<&HashMap<String, i64>>,
+    ) -> Option<i64> {
         if depth > DEPTH {
             return None;
         }
-        let ev = |m: Node| self.value_at(m, depth + 1);
+        let ev = |m: Node| self.value_in(m, depth + 1, helper);
         match n.kind() {
             "number_literal" => crate::frontend::parse_int(node_text(self.text, n)),
             "parenthesized_expression" | "type_descriptor" => ev(n.named_child(0)?),
+            "identifier" | "type_identifier" if helper.is_some() => {
+                let name = node_text(self.text, n);
+                match helper.and_then(|p| p.get(name)) {
+                    Some(v) => Some(*v),
+                    None => self.constant(name, depth),
+                }
+            }
             "identifier" | "type_identifier" => {
                 let name = node_text(self.text, n);
                 if let Some(l) = self.locals.get(name) {
@@ -1355,7 +1376,38 @@ impl<'a, 't> Host<'a, 't> {
                 let a = ev(n.child_by_field_name("left")?)?;
                 let b = ev(n.child_by_field_name("right")?)?;
                 let op = node_text(self.text, n.child_by_field_name("operator")?);
-                crate::model::fold(crate::frontend::binop(op)?, a, b)
+                let v = crate::model::fold(crate::frontend::binop(op)?, a, b)?;
+                // Inside a helper the operands' C types are not read: only
+                // values that every 32-bit integer type holds alike (no
+                // unsigned wrap, no signed overflow) are folded.
+                let exact = helper.is_none() || (0..=i64::from(i32::MAX)).contains(&v);
+                exact.then_some(v)
+            }
+            // A rounding helper's `(a % b != 0) ? (a / b + 1) : (a / b)`:
+            // only the branch taken is evaluated (C evaluates no other).
+            "conditional_expression" => {
+                let taken = if ev(n.child_by_field_name("condition")?)? != 0 {
+                    n.child_by_field_name("consequence")?
+                } else {
+                    n.child_by_field_name("alternative")?
+                };
+                ev(taken)
+            }
+            // A host helper of the unit written as one `return` (`iDivUp(w,
+            // 16)`), of constant arguments that every parameter type holds.
+            "call_expression" => {
+                let f = node_text(self.text, n.child_by_field_name("function")?);
+                let (names, ret) = self.inline.get(f)?;
+                let args = n.child_by_field_name("arguments").map(children)?;
+                if args.len() != names.len() {
+                    return None;
+                }
+                let mut bound = HashMap::new();
+                for (name, a) in names.iter().zip(args) {
+                    let v = ev(a).filter(|v| (0..=i64::from(i32::MAX)).contains(v))?;
+                    bound.insert(name.clone(), v);
+                }
+                self.value_in(*ret, depth + 1, Some(&bound))
             }
             "cast_expression" => ev(n.child_by_field_name("value")?),
             "sizeof_expression" => {

@@ -994,11 +994,15 @@ pub(crate) fn resolve_conditionals<'t>(
         text: Cow::Borrowed(text),
         skipped: Vec::new(),
     };
-    if !text.contains('#') {
-        return unchanged;
-    }
     let mut engine = Engine::new(defines, None);
-    engine.run(Path::new(""), text, false);
+    if text.contains('#') {
+        engine.run(Path::new(""), text, false);
+    }
+    if text.contains(ALIGN_ATTRIBUTE) {
+        engine
+            .blanks
+            .extend(alignment_attributes(text).into_iter().map(Blank::Line));
+    }
     if engine.blanks.is_empty() {
         return unchanged;
     }
@@ -1028,6 +1032,48 @@ pub(crate) fn resolve_conditionals<'t>(
         text: Cow::Owned(String::from_utf8(bytes).expect("ASCII spaces over whole characters")),
         skipped,
     }
+}
+
+/// CUDA's alignment attribute, `__align__(N)`: a macro of the CUDA headers
+/// (`__attribute__((aligned(N)))`) that the grammar does not know, so
+/// `__shared__ unsigned char __align__(8) buf[64];` would not parse.
+const ALIGN_ATTRIBUTE: &str = "__align__";
+
+/// The byte ranges of every `__align__(N)` in code (not in a comment or a
+/// string): blanked like a skipped line. Alignment changes where an array
+/// starts, never which cells two accesses name (distinct declarations are
+/// distinct memory in the model), so dropping it loses nothing the race
+/// analysis reads.
+fn alignment_attributes(text: &str) -> Vec<std::ops::Range<usize>> {
+    let toks = lex(text);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        let is_attribute = t.kind == Kind::Ident && &*t.text == ALIGN_ATTRIBUTE;
+        if !is_attribute || !toks.get(i + 1).is_some_and(|p| p.is("(")) {
+            i += 1;
+            continue;
+        }
+        // To the matching `)`; an unclosed one is left for the parser to report.
+        let mut depth = 0usize;
+        let mut close = None;
+        for (j, u) in toks.iter().enumerate().skip(i + 1) {
+            if u.is("(") {
+                depth += 1;
+            } else if u.is(")") {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(j);
+                    break;
+                }
+            }
+        }
+        let Some(j) = close else { break };
+        out.push(t.start..toks[j].end);
+        i = j + 1;
+    }
+    out
 }
 
 /// What [`preprocess`] wrote and what its `#include`s could not find.
@@ -1093,6 +1139,23 @@ mod tests {
         );
         let r = resolve_conditionals("#define HALO 16 // rows\nx", &[]).text;
         assert_eq!(r, "#define HALO 16        \nx");
+    }
+
+    #[test]
+    fn alignment_attributes_are_blanked_in_code_only() {
+        let src = "__shared__ char __align__(8) b[4]; // __align__(4)\nstruct __align__((16)) P { int a; };\n";
+        let r = resolve_conditionals(src, &[]).text;
+        assert_eq!(r.len(), src.len());
+        let blanked = |s: &str| " ".repeat(s.len());
+        let expected = src
+            .replacen("__align__(8)", &blanked("__align__(8)"), 1)
+            .replace("__align__((16))", &blanked("__align__((16))"));
+        assert_eq!(r, expected);
+        assert!(r.contains("// __align__(4)"));
+        assert!(matches!(
+            resolve_conditionals("int x;", &[]).text,
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

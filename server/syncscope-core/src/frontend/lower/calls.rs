@@ -55,7 +55,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 node,
                 format!("method call `{}` on {target}", short(&self.text(func))),
             );
-            return Value::Int(self.fresh_unknown(&field, Scope::Thread));
+            return self.unseen_result(&field);
         }
         if args.is_empty() {
             if let Some(def) = self.conversion_of(func) {
@@ -69,6 +69,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // A function pointer whose target is known: a call of it.
                     let target = target.clone();
                     return self.named_call(&target, node, &args, None);
+                }
+                if let Some((_, Value::Lambda(id))) = self.lookup(&name) {
+                    let id = *id;
+                    return self.call_lambda(id, node, &args);
                 }
                 // A functor whose type the file defines: its `operator()`
                 // inlined with the object's members bound.
@@ -93,7 +97,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         self.eval(*a);
                     }
                     self.unsupported(node, what);
-                    return Value::Int(self.fresh_unknown("fnptr", Scope::Thread));
+                    return self.unseen_result(&name);
                 }
                 // Inside a method: another method of the same object.
                 if let Some(this) = self.this_object() {
@@ -137,7 +141,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.eval(*a);
                 }
                 self.unsupported(node, "call through a function pointer");
-                return Value::Int(self.fresh_unknown("fnptr", Scope::Thread));
+                return self.unseen_result("function pointer");
             }
             // `float(x)`, `unsigned(x)`: a functional cast.
             "primitive_type" | "sized_type_specifier" => {
@@ -167,7 +171,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                     )
                 };
                 self.unsupported(node, what);
-                return Value::Int(self.fresh_unknown("call", Scope::Thread));
+                let callee = short(&self.text(func));
+                return self.unseen_result(&callee);
             }
         };
         self.named_call(&name, node, &args, template_args)
@@ -231,7 +236,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let Some(obj) = &this {
                 self.copy_object(obj, None);
             }
-            return Value::Int(self.fresh_unknown(&def.name, Scope::Thread));
+            return self.unseen_result(&def.name);
         }
         let fnode = def.node;
         let params: Vec<Node> = fnode
@@ -365,6 +370,20 @@ impl<'a, 't> Lowerer<'a, 't> {
             Some(v) => v,
             None => Value::Int(self.fresh_unknown(&format!("{}()", def.name), Scope::Thread)),
         }
+    }
+}
+
+impl<'a, 't> Lowerer<'a, 't> {
+    /// The result of a call the model cannot follow (already reported as
+    /// `unsupported`): an unknown marked as unseen code, so a race that
+    /// depends on it is a possible race naming `callee`, never a definite
+    /// one (what the call returns is not known to be any value at all).
+    pub(super) fn unseen_result(&mut self, callee: &str) -> Value {
+        let name: String = callee
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '#' && !crate::symbols::is_tag_bracket(*c))
+            .collect();
+        Value::Int(self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), Scope::Thread))
     }
 }
 

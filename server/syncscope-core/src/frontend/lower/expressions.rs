@@ -16,6 +16,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             | Value::Group(_)
             | Value::Pipeline(..)
             | Value::Function(_)
+            | Value::Lambda(_)
             | Value::Dim3(_)
             | Value::Alias(_) => Expr::tru(),
             Value::Opaque(_) | Value::Object(_) => self.fresh_bool("cond", Scope::Thread),
@@ -207,10 +208,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Int(Expr::Const(size))
             }
             "call_expression" => self.call(node),
-            "lambda_expression" => {
-                self.unsupported(node, "lambda expression");
-                Value::Local
-            }
+            "lambda_expression" => match self.lambda_value(node) {
+                Ok(v) => v,
+                Err(what) => {
+                    self.unsupported(node, what);
+                    Value::Local
+                }
+            },
             "new_expression" | "delete_expression" => {
                 self.unsupported(node, "dynamic allocation (new/delete)");
                 Value::Opaque("new".into())

@@ -18,6 +18,7 @@ mod expressions;
 mod floats;
 mod groups;
 mod kernel;
+mod lambdas;
 mod libcu_atomics;
 mod loops;
 mod objects;
@@ -125,6 +126,9 @@ enum Value {
     Function(String),
     /// A `cuda::pipeline` (its number in the kernel; block scope or not).
     Pipeline(usize, bool),
+    /// A lambda that captures by reference (its number in the kernel,
+    /// `Lowerer::lambdas`).
+    Lambda(usize),
     /// An object of a struct the file defines (its type). Its members are
     /// locals of the same scope named `object.member` (nested objects:
     /// `object.inner.member`), so branches merge and loops summarise them
@@ -378,6 +382,8 @@ struct Lowerer<'a, 't> {
     /// and bounds use them, so a row never shrinks to size 1.
     symbolic_dims: HashMap<ArrayId, Vec<Option<Expr>>>,
     call_stack: Vec<String>,
+    /// The lambdas made so far (`Value::Lambda` numbers them).
+    lambdas: Vec<lambdas::Lambda>,
     /// Where each function on `call_stack` was called (innermost last).
     call_sites: Vec<Span>,
     dry: usize,
@@ -498,6 +504,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             type_bindings: HashMap::new(),
             symbolic_dims: HashMap::new(),
             call_stack: Vec::new(),
+            lambdas: Vec::new(),
             call_sites: Vec::new(),
             dry: 0,
             span_override: None,

@@ -228,7 +228,9 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// `memset(dst, v, bytes)`, `memcpy(dst, src, bytes)`, `memmove`: a
     /// write of every element of `dst`'s range (and a read of `src`'s) by
     /// this thread. A size the model cannot evaluate is every element from
-    /// the pointer on.
+    /// the pointer on. `&obj` of a thread's own struct object and a local
+    /// array are private memory: a written object's members become
+    /// unknown (a local array's elements always are).
     pub(super) fn memory_range_call(
         &mut self,
         name: &str,
@@ -247,6 +249,24 @@ impl<'a, 't> Lowerer<'a, 't> {
             ranges.push((s, AccessKind::Read));
         }
         for (at, kind) in ranges {
+            // `&obj` of a thread's own struct object: its bytes are that
+            // thread's. Written: every member becomes unknown (a pointer
+            // member of unknown origin); read: no shared memory is read.
+            let own_object = Some(args[at])
+                .filter(|a| self.is_address_of(*a))
+                .and_then(|a| a.field("argument"))
+                .and_then(|a| self.object_path(a));
+            if let Some(obj) = own_object {
+                if kind == AccessKind::Write {
+                    self.copy_object(&obj, None);
+                }
+                continue;
+            }
+            // A thread's own local array: its elements are unknown values
+            // of that thread whatever is copied in or out.
+            if vals[at] == Value::Local {
+                continue;
+            }
             let Value::Ptr(p) = &vals[at] else {
                 let what = format!("`{name}` of a pointer the model does not track");
                 self.unsupported(node, what);
