@@ -408,6 +408,27 @@ fn digit_lemmas(assertions: &[Expr], text: &mut String) {
             false
         });
     }
+    // Sums of more than two terms, where the radix may multiply several of
+    // them (`x + y * h + 16 * i * h`, a tile's row plus its loop's rows)
+    // or sit away from the other digit (`(r + q * M) + s`): grouped by the
+    // radix they are `q * M + r` all the same, which the binary pattern
+    // above does not see. Added after it, so that a query without such a
+    // sum keeps its text.
+    let mut grouped: std::collections::BTreeMap<Expr, BTreeSet<(Expr, Expr)>> = Default::default();
+    for (m, q, r) in radix_groupings(assertions) {
+        let old = by_radix.get(&m).map_or(0, BTreeSet::len);
+        let terms = grouped.entry(m.clone()).or_default();
+        if old + terms.len() < 2 * MAX_TERMS
+            && !by_radix
+                .get(&m)
+                .is_some_and(|t| t.contains(&(q.clone(), r.clone())))
+        {
+            terms.insert((q, r));
+        }
+    }
+    for (m, terms) in grouped {
+        by_radix.entry(m).or_default().extend(terms);
+    }
     for (m, terms) in &by_radix {
         let terms: Vec<&(Expr, Expr)> = terms.iter().collect();
         let m = enc_int(m, false);
@@ -426,6 +447,113 @@ fn digit_lemmas(assertions: &[Expr], text: &mut String) {
             }
         }
     }
+}
+
+/// Nodes [`radix_groupings`] visits at most in one query (shared
+/// subexpressions are visited once per path; past this it finds no more
+/// groupings, which only means fewer lemmas).
+const GROUPING_WALK_LIMIT: usize = 20_000;
+
+/// Every outermost sum of `assertions` (one not itself a term of a sum)
+/// written as `q * M + r` for each radix `M` that multiplies some of its
+/// terms: `q` the sum of `M`'s cofactors, `r` the sum of the other terms
+/// (0 if none). `M` is a non-constant factor that mentions no thread index
+/// or loop counter (the same radixes as the binary pattern of
+/// [`digit_lemmas`]); a radix multiplying one term only by a constant is
+/// left out (`32 * b + t` is no digit structure in `b`).
+fn radix_groupings(assertions: &[Expr]) -> Vec<(Expr, Expr, Expr)> {
+    fn terms_of(e: &Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Bin(BinOp::Add, a, b) => {
+                terms_of(a, out);
+                terms_of(b, out);
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    fn factors_of(e: &Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Bin(BinOp::Mul, a, b) => {
+                factors_of(a, out);
+                factors_of(b, out);
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    let radix = |m: &Expr| {
+        m.as_const().is_none()
+            && !m.mentions(&mut |v| {
+                matches!(v.kind, VarKind::ThreadIdx(_) | VarKind::Counter { .. })
+            })
+    };
+    let mut out = Vec::new();
+    let mut budget = GROUPING_WALK_LIMIT;
+    let mut stack: Vec<(&Expr, bool)> = assertions.iter().map(|a| (a, false)).collect();
+    while let Some((e, in_sum)) = stack.pop() {
+        if budget == 0 {
+            break;
+        }
+        budget -= 1;
+        let is_sum = matches!(e, Expr::Bin(BinOp::Add, ..));
+        match e {
+            Expr::Const(_) | Expr::Var(_) => {}
+            Expr::Un(_, a) | Expr::Pow2(a) => stack.push((a, false)),
+            Expr::Bin(op, a, b) => {
+                let inner = *op == BinOp::Add;
+                stack.push((b, inner));
+                stack.push((a, inner));
+            }
+            Expr::Ite(c, a, b) => {
+                stack.push((b, false));
+                stack.push((a, false));
+                stack.push((c, false));
+            }
+        }
+        if !is_sum || in_sum {
+            continue;
+        }
+        let mut terms = Vec::new();
+        terms_of(e, &mut terms);
+        let factored: Vec<Vec<Expr>> = terms
+            .iter()
+            .map(|t| {
+                let mut f = Vec::new();
+                factors_of(t, &mut f);
+                f
+            })
+            .collect();
+        let mut radixes: Vec<&Expr> = Vec::new();
+        for f in &factored {
+            for m in f {
+                if radix(m) && !radixes.contains(&m) {
+                    radixes.push(m);
+                }
+            }
+        }
+        for m in radixes {
+            let mut cofactors = Vec::new();
+            let mut rest = Vec::new();
+            for (t, f) in terms.iter().zip(&factored) {
+                match f.iter().position(|x| x == m) {
+                    Some(at) => {
+                        let others = f
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| *i != at)
+                            .map(|(_, x)| x.clone());
+                        cofactors.push(others.fold(Expr::Const(1), Expr::mul));
+                    }
+                    None => rest.push(t.clone()),
+                }
+            }
+            if cofactors.len() == 1 && cofactors[0].as_const().is_some() {
+                continue;
+            }
+            let sum = |items: Vec<Expr>| items.into_iter().fold(Expr::Const(0), Expr::add);
+            out.push((m.clone(), sum(cofactors), sum(rest)));
+        }
+    }
+    out
 }
 
 fn lit(n: i64, bv: bool) -> String {
@@ -1386,6 +1514,71 @@ mod tests {
                 "round {round}: {values:?}"
             );
         }
+    }
+
+    /// Rows of a tile written several per thread into a matrix of
+    /// symbolic width `w`: the cell `col + row * w + 8 * i * w` of two
+    /// distinct threads, `col < w`. The radix `w` multiplies two terms of
+    /// the sum, which only the grouped digit lemma (`radix_groupings`)
+    /// relates: without it Z3's nonlinear core spends far more than this
+    /// resource budget (the same on any machine) and gives up.
+    #[test]
+    fn a_radix_multiplying_several_terms_of_a_sum_is_one_digit() {
+        // Steps of 8 rows for 8 rows of threads: no two cells meet; steps
+        // of 4 overlap (thread row 4 at step 0, thread row 0 at step 1).
+        assert_eq!(rows_by_step(8), QueryOutcome::Unsat);
+        assert!(matches!(rows_by_step(4), QueryOutcome::Sat(_)));
+    }
+
+    fn rows_by_step(step: i64) -> QueryOutcome {
+        let var = |name: String, kind: VarKind| Expr::Var(Var::new(name, kind));
+        let w = var(
+            "w".into(),
+            VarKind::Param {
+                lo: i32::MIN as i64,
+                hi: i32::MAX as i64,
+            },
+        );
+        let mut assertions = Vec::new();
+        let mut coords = Vec::new();
+        let mut cells = Vec::new();
+        for t in [1u8, 2] {
+            let tx = var(crate::symbols::thread_idx(0, t), VarKind::ThreadIdx(0));
+            let ty = var(crate::symbols::thread_idx(1, t), VarKind::ThreadIdx(1));
+            let bx = var(crate::symbols::block_idx(0, t), VarKind::BlockIdx(0));
+            let by = var(crate::symbols::block_idx(1, t), VarKind::BlockIdx(1));
+            let i = var(format!("i@0#{t}"), VarKind::Counter { pow2: false });
+            let col = Expr::add(Expr::mul(bx.clone(), Expr::Const(32)), tx.clone());
+            let row = Expr::add(Expr::mul(by.clone(), Expr::Const(32)), ty.clone());
+            assertions.push(Expr::bin(BinOp::Lt, col.clone(), w.clone()));
+            assertions.push(Expr::bin(BinOp::Lt, i.clone(), Expr::Const(4)));
+            cells.push(Expr::add(
+                Expr::add(col, Expr::mul(row, w.clone())),
+                Expr::mul(Expr::mul(Expr::Const(step), i.clone()), w.clone()),
+            ));
+            coords.push([tx, ty, bx, by, i]);
+        }
+        assertions.push(Expr::eq(cells[0].clone(), cells[1].clone()));
+        // Distinct threads, or one thread at two iterations.
+        assertions.push(
+            coords[0]
+                .iter()
+                .zip(&coords[1])
+                .fold(Expr::fals(), |any, (a, b)| {
+                    Expr::or(any, Expr::bin(BinOp::Ne, a.clone(), b.clone()))
+                }),
+        );
+        let env = LaunchEnv {
+            block_dim: Some([32, 8, 1]),
+            grid_dim: None,
+            block_used: [true, true, false],
+            grid_used: [true, true, false],
+            max_threads: None,
+            bitvector: false,
+        };
+        let mut c = Counters::default();
+        let cfg = SolverConfig::limits(600_000, 300_000);
+        solve(&assertions, &env, cfg, &crate::cache::NoCache, &mut c)
     }
 
     #[test]
