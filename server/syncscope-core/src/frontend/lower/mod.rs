@@ -26,6 +26,7 @@ mod spec;
 mod statements;
 mod unions;
 mod views;
+mod wmma;
 
 pub(crate) use kernel::{int_range, lower_kernel, standard_scalar};
 
@@ -298,6 +299,10 @@ struct Lowerer<'a, 't> {
     /// pipeline is bound to a local) their counters (see `asynccopy`).
     block_pipe_stages: HashMap<usize, Expr>,
     block_pipes: HashMap<usize, asynccopy::BlockPipe>,
+    /// `wmma::fragment` locals (and arrays of them) by the scope that binds
+    /// them and their name: their tile's shape when the model can read it
+    /// (see `wmma`).
+    fragments: HashMap<(usize, String), Option<wmma::Fragment>>,
     /// While the accesses of a copy into a block-scope pipeline are
     /// recorded: the pipeline and the copy's stage.
     pipe_copy: Option<(usize, Expr)>,
@@ -468,6 +473,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             pipeline_states: HashMap::new(),
             block_pipe_stages: HashMap::new(),
             block_pipes: HashMap::new(),
+            fragments: HashMap::new(),
             pipe_copy: None,
             block_pipes_off: false,
             block_pipe_broken: false,
@@ -709,6 +715,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.bind_block_pipe(id, name);
         }
         let top = self.scopes.len() - 1;
+        // A new binding of the name in this scope is no fragment (until
+        // `declare_fragment` says it is).
+        self.fragments.remove(&(top, name.to_string()));
         self.scopes.insert(top, name.to_string(), v);
     }
 

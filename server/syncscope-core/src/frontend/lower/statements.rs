@@ -287,6 +287,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             if self.declare_atomic_ref(&ty, &name, inner, value) {
                 continue;
             }
+            if self.declare_fragment(&name, &ty) {
+                continue;
+            }
             let is_array = inner.kind() == "array_declarator";
             let is_ref = contains_kind(inner, "reference_declarator");
             if inner.kind() == "identifier" {

@@ -444,6 +444,19 @@ impl<'a, 't> Lowerer<'a, 't> {
                 ))
             }
         };
+        self.record_at(p, idx, kind, node, text);
+    }
+
+    /// An access of the element `idx` elements of memory from `p` on (which
+    /// may run past the row `p` points into, as a range or a tile does).
+    pub(super) fn record_at(
+        &mut self,
+        p: &Ptr,
+        idx: Expr,
+        kind: AccessKind,
+        node: Node,
+        text: &str,
+    ) {
         if p.view.is_none() && self.arrays[p.array].dims.len() > 1 {
             // A range counts elements of memory from the pointer on, not
             // indices of the dimension it points into: `sizeof(buf)` bytes
