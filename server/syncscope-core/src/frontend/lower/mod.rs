@@ -303,6 +303,9 @@ struct Lowerer<'a, 't> {
     /// them and their name: their tile's shape when the model can read it
     /// (see `wmma`).
     fragments: HashMap<(usize, String), Option<wmma::Fragment>>,
+    /// `typedef`s inside the kernel's bodies: the type each names, `None`
+    /// for a name given two different types (see `views::local_typedef`).
+    local_aliases: HashMap<String, Option<String>>,
     /// While the accesses of a copy into a block-scope pipeline are
     /// recorded: the pipeline and the copy's stage.
     pipe_copy: Option<(usize, Expr)>,
@@ -474,6 +477,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_pipe_stages: HashMap::new(),
             block_pipes: HashMap::new(),
             fragments: HashMap::new(),
+            local_aliases: HashMap::new(),
             pipe_copy: None,
             block_pipes_off: false,
             block_pipe_broken: false,

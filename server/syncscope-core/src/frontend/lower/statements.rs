@@ -145,8 +145,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             "for_range_loop" => {
                 self.unsupported(node, "range-based for loop");
             }
-            "type_definition"
-            | "comment"
+            "type_definition" => self.local_typedef(node),
+            "comment"
             | "empty_statement"
             | "preproc_include"
             | "preproc_call"

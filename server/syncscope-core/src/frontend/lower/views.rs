@@ -115,9 +115,52 @@ impl<'a, 't> Lowerer<'a, 't> {
             let t = plain_type(ty);
             let base = t.trim_end_matches('*').trim();
             let stars = &t[base.len()..];
-            let resolved = self.file.type_aliases.get(base)?;
+            let resolved = match self.local_aliases.get(base) {
+                Some(local) => local.as_ref()?,
+                None => self.file.type_aliases.get(base)?,
+            };
             type_bytes(&format!("{resolved}{stars}"))
         })
+    }
+
+    /// `typedef int4 copy_t;` inside a kernel or device function: the alias
+    /// of a scalar or vector type, for the sizes of pointer casts. Aliases
+    /// are not scoped here, so a name given two different types in one
+    /// kernel has no known size.
+    pub(super) fn local_typedef(&mut self, node: Node) {
+        let Some(ty) = node.field("type") else { return };
+        if !matches!(
+            ty.kind(),
+            "primitive_type" | "sized_type_specifier" | "type_identifier"
+        ) {
+            return;
+        }
+        let named = self.text(ty);
+        let resolved = match self.local_aliases.get(named.trim()) {
+            Some(Some(earlier)) => earlier.clone(),
+            Some(None) => return,
+            None => self
+                .file
+                .type_aliases
+                .get(named.trim())
+                .cloned()
+                .unwrap_or_else(|| named.trim().to_string()),
+        };
+        let mut c = node.walk();
+        let aliases: Vec<String> = node
+            .children_by_field_name("declarator", &mut c)
+            .filter(|d| d.kind() == "type_identifier")
+            .map(|d| self.text(d))
+            .collect();
+        for alias in aliases {
+            let entry = self
+                .local_aliases
+                .entry(alias)
+                .or_insert_with(|| Some(resolved.clone()));
+            if entry.as_deref() != Some(resolved.as_str()) {
+                *entry = None;
+            }
+        }
     }
 
     /// `(T*)v`, `reinterpret_cast<T*>(v)`: `v` seen as a pointer to `T`
