@@ -345,14 +345,34 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// array declared with element type `ty`: every such declaration of a
     /// kernel names the same bytes, so one of another element type is a
     /// view of the first.
-    pub(super) fn extern_shared_buffer(&mut self, name: &str, ty: &str, node: Node) -> Value {
+    pub(super) fn extern_shared_buffer(
+        &mut self,
+        name: &str,
+        ty: &str,
+        node: Node,
+        declarator: Option<Node>,
+    ) -> Value {
         match self.extern_shared {
             Some(id) => {
                 let base = self.base_ptr(id);
                 self.cast_pointer(base, &format!("{ty}*"), node)
             }
             None => {
-                let id = self.add_array(name, MemorySpace::Shared, vec![None]);
+                // `extern __shared__ half rows[][W];`: rows of a constant
+                // width (the first declaration shapes the buffer; a later
+                // one is a view of its elements).
+                let dims = match declarator {
+                    Some(d) if d.kind() == "array_declarator" => {
+                        let (dims, _) = self.array_dims(d);
+                        if dims.len() > 1 && dims[1..].iter().all(Option::is_some) {
+                            dims
+                        } else {
+                            vec![None]
+                        }
+                    }
+                    _ => vec![None],
+                };
+                let id = self.add_array(name, MemorySpace::Shared, dims);
                 self.elem_types.insert(id, ty.to_string());
                 self.extern_shared = Some(id);
                 self.base_ptr(id)
