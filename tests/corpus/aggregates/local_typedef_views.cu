@@ -3,8 +3,8 @@
 // the alias's size makes the cast a byte view, so each lane's 16-byte chunk
 // of a float row is four floats.
 //  * chunk_rows:        each lane copies its own 16-byte chunk of every row
-//                       into shared memory, then reads its four floats
-//                       after a barrier: verified.
+//                       into shared memory, then reads its neighbour's
+//                       chunk after a barrier: verified.
 //  * chunk_rows_skewed: the chunks start 8 bytes apart, so neighbouring
 //                       lanes' chunks overlap: racy.
 //  * chunk_rows_twice:  one alias name given two different types: its size
@@ -29,7 +29,7 @@ __global__ void chunk_rows(const float *in, float *out)
     __syncthreads();
     float sum = 0.0f;
     for (int r = 0; r < ROWS; r++) {
-        sum += tile[r * ROW + 4 * lane] + tile[r * ROW + 4 * lane + 3];
+        sum += tile[r * ROW + 4 * ((lane + 1) % 32)] + tile[r * ROW + 4 * lane + 3];
     }
     out[blockIdx.x * blockDim.x + lane] = sum;
 }
@@ -57,7 +57,7 @@ __global__ void chunk_rows_twice(const float *in, float *out)
     }
     {
         typedef int4 chunk_t;
-        *((chunk_t *)(tile + 4) + lane) = *((const chunk_t *)(in + 4) + lane);
+        *((chunk_t *)(tile + 4) + lane) = *((const chunk_t *)(in + 4) + lane); //~ not-verified
     }
     __syncthreads();
     out[blockIdx.x * blockDim.x + lane] = tile[lane];
