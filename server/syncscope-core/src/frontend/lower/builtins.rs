@@ -29,6 +29,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.async_call(name, node, args, template_args) {
             return v;
         }
+        if let Some(v) = self.wmma_call(name, node, args) {
+            return v;
+        }
         if let Some(v) = self.memory_range_call(name, node, args) {
             return v;
         }

@@ -356,7 +356,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 MemorySpace::Global
             };
             if g.dynamic {
-                return self.extern_shared_buffer(name, &g.elem_type, node);
+                return self.extern_shared_buffer(name, &g.elem_type, node, None);
             }
             let id = if g.declarator.kind() == "array_declarator" {
                 self.add_declared_array(name, space, g.declarator)

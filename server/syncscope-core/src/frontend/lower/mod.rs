@@ -27,6 +27,7 @@ mod spec;
 mod statements;
 mod unions;
 mod views;
+mod wmma;
 
 pub(crate) use kernel::{int_range, lower_kernel, standard_scalar};
 pub(crate) use views::type_bytes;
@@ -303,6 +304,13 @@ struct Lowerer<'a, 't> {
     /// pipeline is bound to a local) their counters (see `asynccopy`).
     block_pipe_stages: HashMap<usize, Expr>,
     block_pipes: HashMap<usize, asynccopy::BlockPipe>,
+    /// `wmma::fragment` locals (and arrays of them) by the scope that binds
+    /// them and their name: their tile's shape when the model can read it
+    /// (see `wmma`).
+    fragments: HashMap<(usize, String), Option<wmma::Fragment>>,
+    /// `typedef`s inside the kernel's bodies: the type each names, `None`
+    /// for a name given two different types (see `views::local_typedef`).
+    local_aliases: HashMap<String, Option<String>>,
     /// While the accesses of a copy into a block-scope pipeline are
     /// recorded: the pipeline and the copy's stage.
     pipe_copy: Option<(usize, Expr)>,
@@ -475,6 +483,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             pipeline_states: HashMap::new(),
             block_pipe_stages: HashMap::new(),
             block_pipes: HashMap::new(),
+            fragments: HashMap::new(),
+            local_aliases: HashMap::new(),
             pipe_copy: None,
             block_pipes_off: false,
             block_pipe_broken: false,
@@ -717,6 +727,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.bind_block_pipe(id, name);
         }
         let top = self.scopes.len() - 1;
+        // A new binding of the name in this scope is no fragment (until
+        // `declare_fragment` says it is).
+        self.fragments.remove(&(top, name.to_string()));
         self.scopes.insert(top, name.to_string(), v);
     }
 

@@ -143,6 +143,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             .field("operator")
             .map(|o| self.text(o))
             .unwrap_or_default();
+        if let Some(v) = self.fragment_member(node) {
+            return v;
+        }
         if let Some(member) = self.shared_member_array(node) {
             // `t.v` of a `__shared__` object: its array member (decays).
             return self.base_ptr(member);

@@ -145,8 +145,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             "for_range_loop" => {
                 self.unsupported(node, "range-based for loop");
             }
-            "type_definition"
-            | "comment"
+            "type_definition" => self.local_typedef(node),
+            "comment"
             | "empty_statement"
             | "preproc_include"
             | "preproc_call"
@@ -229,7 +229,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             if shared {
                 if self.dry > 0 {
                     if is_extern && self.extern_shared.is_some() {
-                        let v = self.extern_shared_buffer(&name, &ty, node);
+                        let v = self.extern_shared_buffer(&name, &ty, node, Some(inner));
                         self.declare(&name, v);
                     } else if let Some(&id) = self.array_names.get(&name) {
                         let v = self.base_ptr(id);
@@ -238,7 +238,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     continue;
                 }
                 if is_extern {
-                    let v = self.extern_shared_buffer(&name, &ty, node);
+                    let v = self.extern_shared_buffer(&name, &ty, node, Some(inner));
                     self.declare(&name, v);
                     continue;
                 }
@@ -285,6 +285,9 @@ impl<'a, 't> Lowerer<'a, 't> {
                 continue;
             }
             if self.declare_atomic_ref(&ty, &name, inner, value) {
+                continue;
+            }
+            if self.declare_fragment(&name, &ty) {
                 continue;
             }
             let is_array = inner.kind() == "array_declarator";
@@ -489,7 +492,7 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     /// The dimensions of an array declarator: constant sizes, and the
     /// symbolic ones (an expression that is not a constant).
-    fn array_dims(&mut self, mut d: Node) -> (Vec<Option<i64>>, Vec<Option<Expr>>) {
+    pub(super) fn array_dims(&mut self, mut d: Node) -> (Vec<Option<i64>>, Vec<Option<Expr>>) {
         let mut dims = Vec::new();
         let mut symbolic = Vec::new();
         while d.kind() == "array_declarator" {

@@ -115,9 +115,52 @@ impl<'a, 't> Lowerer<'a, 't> {
             let t = plain_type(ty);
             let base = t.trim_end_matches('*').trim();
             let stars = &t[base.len()..];
-            let resolved = self.file.type_aliases.get(base)?;
+            let resolved = match self.local_aliases.get(base) {
+                Some(local) => local.as_ref()?,
+                None => self.file.type_aliases.get(base)?,
+            };
             type_bytes(&format!("{resolved}{stars}"))
         })
+    }
+
+    /// `typedef int4 copy_t;` inside a kernel or device function: the alias
+    /// of a scalar or vector type, for the sizes of pointer casts. Aliases
+    /// are not scoped here, so a name given two different types in one
+    /// kernel has no known size.
+    pub(super) fn local_typedef(&mut self, node: Node) {
+        let Some(ty) = node.field("type") else { return };
+        if !matches!(
+            ty.kind(),
+            "primitive_type" | "sized_type_specifier" | "type_identifier"
+        ) {
+            return;
+        }
+        let named = self.text(ty);
+        let resolved = match self.local_aliases.get(named.trim()) {
+            Some(Some(earlier)) => earlier.clone(),
+            Some(None) => return,
+            None => self
+                .file
+                .type_aliases
+                .get(named.trim())
+                .cloned()
+                .unwrap_or_else(|| named.trim().to_string()),
+        };
+        let mut c = node.walk();
+        let aliases: Vec<String> = node
+            .children_by_field_name("declarator", &mut c)
+            .filter(|d| d.kind() == "type_identifier")
+            .map(|d| self.text(d))
+            .collect();
+        for alias in aliases {
+            let entry = self
+                .local_aliases
+                .entry(alias)
+                .or_insert_with(|| Some(resolved.clone()));
+            if entry.as_deref() != Some(resolved.as_str()) {
+                *entry = None;
+            }
+        }
     }
 
     /// `(T*)v`, `reinterpret_cast<T*>(v)`: `v` seen as a pointer to `T`
@@ -322,14 +365,34 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// array declared with element type `ty`: every such declaration of a
     /// kernel names the same bytes, so one of another element type is a
     /// view of the first.
-    pub(super) fn extern_shared_buffer(&mut self, name: &str, ty: &str, node: Node) -> Value {
+    pub(super) fn extern_shared_buffer(
+        &mut self,
+        name: &str,
+        ty: &str,
+        node: Node,
+        declarator: Option<Node>,
+    ) -> Value {
         match self.extern_shared {
             Some(id) => {
                 let base = self.base_ptr(id);
                 self.cast_pointer(base, &format!("{ty}*"), node)
             }
             None => {
-                let id = self.add_array(name, MemorySpace::Shared, vec![None]);
+                // `extern __shared__ half rows[][W];`: rows of a constant
+                // width (the first declaration shapes the buffer; a later
+                // one is a view of its elements).
+                let dims = match declarator {
+                    Some(d) if d.kind() == "array_declarator" => {
+                        let (dims, _) = self.array_dims(d);
+                        if dims.len() > 1 && dims[1..].iter().all(Option::is_some) {
+                            dims
+                        } else {
+                            vec![None]
+                        }
+                    }
+                    _ => vec![None],
+                };
+                let id = self.add_array(name, MemorySpace::Shared, dims);
                 self.elem_types.insert(id, ty.to_string());
                 self.extern_shared = Some(id);
                 self.base_ptr(id)
@@ -464,6 +527,19 @@ impl<'a, 't> Lowerer<'a, 't> {
                 ))
             }
         };
+        self.record_at(p, idx, kind, node, text);
+    }
+
+    /// An access of the element `idx` elements of memory from `p` on (which
+    /// may run past the row `p` points into, as a range or a tile does).
+    pub(super) fn record_at(
+        &mut self,
+        p: &Ptr,
+        idx: Expr,
+        kind: AccessKind,
+        node: Node,
+        text: &str,
+    ) {
         if p.view.is_none() && self.arrays[p.array].dims.len() > 1 {
             // A range counts elements of memory from the pointer on, not
             // indices of the dimension it points into: `sizeof(buf)` bytes

@@ -78,6 +78,12 @@ pub(super) struct PendingCopy {
     /// phase counts; `expected` once one does.
     tx: bool,
     expected: bool,
+    /// The threads that had left each enclosing loop (`continue`, `break`)
+    /// when it was issued: a later wait completes it only while no more
+    /// have left the loops around the wait since (every thread that issued
+    /// it reaches the wait; leaving a loop that has ended since does not
+    /// skip it).
+    left: Vec<(Expr, Expr)>,
 }
 
 #[derive(Clone, Debug)]
@@ -218,6 +224,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             },
             tx: false,
             expected: false,
+            left: self.loop_exits(),
         });
         self.log_op(Op::Issue(ch));
     }
@@ -243,6 +250,15 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.log_op(Op::Commit(ch));
     }
 
+    /// The threads that have left each enclosing loop so far (its
+    /// `continue` and `break` conditions).
+    fn loop_exits(&self) -> Vec<(Expr, Expr)> {
+        self.frames
+            .iter()
+            .map(|f| (f.continued.clone(), f.broke.clone()))
+            .collect()
+    }
+
     /// Whether something issued under `path` has certainly been issued
     /// when the current path is taken.
     fn definite(&self, path: &[Expr]) -> bool {
@@ -257,13 +273,13 @@ impl<'a, 't> Lowerer<'a, 't> {
             return;
         }
         // After a `break` or `continue` some threads skip this wait and go
-        // on with their copies in flight: nothing is completed for anyone.
-        // (Threads that returned make no further accesses.)
-        if self
-            .frames
-            .iter()
-            .any(|f| !f.continued.is_false() || !f.broke.is_false())
-        {
+        // on with their copies in flight: only a copy issued after the last
+        // of them left (every thread that issued it reaches this wait) is
+        // completed, and for the oldest stage nothing is. (Threads that
+        // returned make no further accesses.)
+        let exits = self.loop_exits();
+        let someone_left = exits.iter().any(|(c, b)| !c.is_false() || !b.is_false());
+        if someone_left && how == Completion::Oldest {
             return;
         }
         let st = &self.async_state;
@@ -329,6 +345,17 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         };
+        let done: Vec<usize> = done
+            .into_iter()
+            .filter(|seq| {
+                !someone_left
+                    || self
+                        .async_state
+                        .pending
+                        .iter()
+                        .any(|p| p.seq == *seq && p.left.starts_with(&exits))
+            })
+            .collect();
         self.async_state.pending.retain(|p| !done.contains(&p.seq));
         if how == Completion::Oldest {
             self.loop_bodies_wait_oldest(ch);
