@@ -973,6 +973,11 @@ fn v_name(e: &Expr) -> String {
 pub(crate) struct Failure {
     pub reason: String,
     pub model: Option<BTreeMap<String, i64>>,
+    /// A precondition on the launch the proof needs and the launch does
+    /// not state (a tree reduction's power-of-two block): the comparison
+    /// may be proved under it and refuted outside it (a conditional
+    /// answer, `compare_under`).
+    pub needs: Option<Expr>,
 }
 
 impl From<String> for Failure {
@@ -980,6 +985,7 @@ impl From<String> for Failure {
         Failure {
             reason,
             model: None,
+            needs: None,
         }
     }
 }
@@ -1074,6 +1080,7 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
                 Err(Failure {
                     reason: format!("the solver finds {what}"),
                     model,
+                    needs: None,
                 })
             }
             SatResult::Unknown => Err(format!(
@@ -1186,6 +1193,7 @@ fn same_folds<'k>(
                 return Err(Failure {
                     reason: format!("the accumulations could not be shown equal ({})", f.reason),
                     model: None,
+                    needs: None,
                 })
             }
         }
