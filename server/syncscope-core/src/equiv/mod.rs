@@ -684,7 +684,7 @@ fn conditional(
     }
     // Outside the condition: the solver's block size, then a few small
     // ones, each a concrete search under that block.
-    let outside = |x: i64| x < 1 || x > 1024 || x & (x - 1) != 0;
+    let outside = |x: i64| !(1..=1024).contains(&x) || x & (x - 1) != 0;
     let mut sizes: Vec<i64> = model
         .and_then(|m| m.get("blockDim.x").copied())
         .filter(|x| outside(*x) && *x <= 1024)
