@@ -119,6 +119,21 @@ fn manifest_pairs_have_their_verdicts() {
                     failures.push(format!("{} vs {}: equivalent without a query", p.a, p.b));
                 }
             }
+            // Proved under the condition (queries), refuted outside it: a
+            // real difference on a block the condition excludes.
+            Verdict::Conditional { condition, outside } => {
+                let x = outside.block_dim[0];
+                let power_of_two = x >= 1 && x & (x - 1) == 0;
+                if report.queries == 0
+                    || outside.value_a == outside.value_b
+                    || (condition.contains("power of two") && power_of_two)
+                {
+                    failures.push(format!(
+                        "{} vs {}: `{condition}` not proved or not refuted outside: {outside:?}",
+                        p.a, p.b
+                    ));
+                }
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -195,6 +210,24 @@ fn cli_exit_status_and_json() {
             "{json}"
         );
     }
+    // A conditional equivalence has its own exit status (3), never 0, and
+    // its condition and the difference outside it in the JSON report.
+    let serial = spec("equiv/reduce_naive.cu", "block_sum");
+    let any_block = spec("equiv/reduce_tree_any_block.cu", "block_sum");
+    let args =
+        syncscope::cli::parse_equiv_args(&[&serial, &any_block, "--format", "json", "--assoc"])
+            .expect("args");
+    let mut out = Vec::new();
+    assert_eq!(syncscope::cli::equiv(&args, &mut out), 3);
+    let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON output");
+    assert_eq!(json["verdict"], "conditional", "{json}");
+    assert!(
+        json["condition"]
+            .as_str()
+            .is_some_and(|c| c.contains("power of two")),
+        "{json}"
+    );
+    assert_eq!(json["counterexample"]["block_dim"][0], 3, "{json}");
     let missing = syncscope::cli::parse_equiv_args(&[&naive, "no-such-file.cu:k"]).expect("args");
     assert_eq!(syncscope::cli::equiv(&missing, &mut Vec::new()), 2);
 }

@@ -109,6 +109,15 @@ export function compareSummary(result: unknown): { text: string; proved: boolean
       const at = c.array !== undefined ? ` at ${String(c.array)}[${String(c.index)}]` : '';
       return { text: `Syncscope: ${pair} differ${at} (counterexample replayed).`, proved: false };
     }
+    case 'conditional': {
+      // Proved only under the condition, refuted outside it: not a success.
+      const c = (r.counterexample ?? {}) as Record<string, unknown>;
+      const block = Array.isArray(c.block_dim) ? ` (a block of ${c.block_dim.join(' x ')} differs)` : '';
+      return {
+        text: `Syncscope: ${pair} are equivalent only when ${String(r.condition)}${block}.`,
+        proved: false,
+      };
+    }
     case 'refused':
       return { text: `Syncscope: not compared: ${String(r.reason)}`, proved: false };
     default:

@@ -786,5 +786,8 @@ pub fn equiv(args: &EquivArgs, out: &mut dyn Write) -> i32 {
         Verdict::Equivalent => 0,
         Verdict::Different(_) | Verdict::Unknown(_) => 1,
         Verdict::Refused(_) => 2,
+        // Its own status: never read as plain equivalence (0) nor as a
+        // plain difference.
+        Verdict::Conditional { .. } => 3,
     }
 }

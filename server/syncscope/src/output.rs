@@ -1016,19 +1016,13 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
         )),
         Verdict::Different(c) => {
             s.push_str(&format!("not equivalent: `{a}` and `{b}` differ\n"));
+            counterexample_human(&mut s, c);
+        }
+        Verdict::Conditional { condition, outside } => {
             s.push_str(&format!(
-                "  launch: block ({}, {}, {}), grid ({}, {}, {})\n",
-                c.block_dim[0], c.block_dim[1], c.block_dim[2], c.grid_dim[0], c.grid_dim[1], c.grid_dim[2]
+                "equivalent when {condition}: `{a}` and `{b}` leave the same value in every global location for every launch where it holds (proved with it added to both versions' preconditions), and differ outside it:\n"
             ));
-            if !c.params.is_empty() {
-                let p: Vec<String> = c.params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-                s.push_str(&format!("  parameters: {}\n", p.join(", ")));
-            }
-            s.push_str(&format!("  location: {}[{}]\n", c.array, c.index));
-            let show = |v: Option<i64>| v.map_or("(not written)".to_string(), |v| v.to_string());
-            s.push_str(&format!("  A leaves {}: {}\n", show(c.value_a), c.expr_a));
-            s.push_str(&format!("  B leaves {}: {}\n", show(c.value_b), c.expr_b));
-            s.push_str("  (replayed on the concrete interpreter, inputs a fixed injective function of (array, index))\n");
+            counterexample_human(&mut s, outside);
         }
         Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
         Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),
@@ -1039,11 +1033,33 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
     for n in &report.notes {
         s.push_str(&format!("note: {n}\n"));
     }
+    s.push_str(&equiv_tail(report));
+    s
+}
+
+/// A counterexample's launch, location and the two written values.
+fn counterexample_human(s: &mut String, c: &syncscope_core::equiv::Counterexample) {
     s.push_str(&format!(
+        "  launch: block ({}, {}, {}), grid ({}, {}, {})\n",
+        c.block_dim[0], c.block_dim[1], c.block_dim[2], c.grid_dim[0], c.grid_dim[1], c.grid_dim[2]
+    ));
+    if !c.params.is_empty() {
+        let p: Vec<String> = c.params.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        s.push_str(&format!("  parameters: {}\n", p.join(", ")));
+    }
+    s.push_str(&format!("  location: {}[{}]\n", c.array, c.index));
+    let show = |v: Option<i64>| v.map_or("(not written)".to_string(), |v| v.to_string());
+    s.push_str(&format!("  A leaves {}: {}\n", show(c.value_a), c.expr_a));
+    s.push_str(&format!("  B leaves {}: {}\n", show(c.value_b), c.expr_b));
+    s.push_str("  (replayed on the concrete interpreter, inputs a fixed injective function of (array, index))\n");
+}
+
+/// The work a comparison did.
+fn equiv_tail(report: &syncscope_core::equiv::EquivReport) -> String {
+    format!(
         "{} concrete launches, {} queries, {} ms\n",
         report.launches, report.queries, report.millis
-    ));
-    s
+    )
 }
 
 /// `syncscope equiv`'s JSON report.

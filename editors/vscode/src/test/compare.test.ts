@@ -49,6 +49,16 @@ test('summary: only a proof is a success', () => {
   });
   assert.equal(ne.proved, false);
   assert.match(ne.text, /differ at out\[5\]/);
+  const cond = compareSummary({
+    a: 'a.cu:t',
+    b: 'b.cu:t',
+    verdict: 'conditional',
+    condition: 'blockDim.x is a power of two (up to 1024)',
+    counterexample: { array: 'out', index: 0, block_dim: [3, 1, 1] },
+  });
+  assert.equal(cond.proved, false);
+  assert.match(cond.text, /only when blockDim.x is a power of two/);
+  assert.match(cond.text, /3 x 1 x 1/);
   const un = compareSummary({ a: 'x', b: 'y', verdict: 'unknown', reason: 'a loop accumulates' });
   assert.equal(un.proved, false);
   assert.match(un.text, /unknown: a loop accumulates/);

@@ -71,6 +71,17 @@ pub enum Verdict {
     Equivalent,
     /// A difference, found and replayed on the concrete interpreter.
     Different(Counterexample),
+    /// Equivalent exactly under a condition on the launch the versions do
+    /// not state: proved (every query unsat) with the condition added to
+    /// both versions' preconditions, and a difference outside it found and
+    /// replayed on the concrete interpreter. Never reported as plain
+    /// equivalence.
+    Conditional {
+        /// The condition, in words (`blockDim.x is a power of two`).
+        condition: String,
+        /// A launch outside the condition where the versions differ.
+        outside: Counterexample,
+    },
     /// Neither: why.
     Unknown(String),
     /// A version is not verified race-free (or not analysable): why.
@@ -117,18 +128,10 @@ impl EquivReport {
         }
         match &self.verdict {
             Verdict::Equivalent => {}
-            Verdict::Different(c) => {
-                v["counterexample"] = json!({
-                    "block_dim": c.block_dim,
-                    "grid_dim": c.grid_dim,
-                    "params": c.params.iter().map(|(n, x)| json!({"name": n, "value": x})).collect::<Vec<_>>(),
-                    "array": c.array,
-                    "index": c.index,
-                    "value_a": c.value_a,
-                    "value_b": c.value_b,
-                    "expr_a": c.expr_a,
-                    "expr_b": c.expr_b,
-                })
+            Verdict::Different(c) => v["counterexample"] = counterexample_json(c),
+            Verdict::Conditional { condition, outside } => {
+                v["condition"] = json!(condition);
+                v["counterexample"] = counterexample_json(outside);
             }
             Verdict::Unknown(why) | Verdict::Refused(why) => v["reason"] = json!(why),
         }
@@ -136,11 +139,27 @@ impl EquivReport {
     }
 }
 
+fn counterexample_json(c: &Counterexample) -> serde_json::Value {
+    serde_json::json!({
+        "block_dim": c.block_dim,
+        "grid_dim": c.grid_dim,
+        "params": c.params.iter().map(|(n, x)| serde_json::json!({"name": n, "value": x})).collect::<Vec<_>>(),
+        "array": c.array,
+        "index": c.index,
+        "value_a": c.value_a,
+        "value_b": c.value_b,
+        "expr_a": c.expr_a,
+        "expr_b": c.expr_b,
+    })
+}
+
 impl Verdict {
-    /// `equivalent`, `not-equivalent`, `unknown` or `refused`.
+    /// `equivalent`, `conditional`, `not-equivalent`, `unknown` or
+    /// `refused`.
     pub fn name(&self) -> &'static str {
         match self {
             Verdict::Equivalent => "equivalent",
+            Verdict::Conditional { .. } => "conditional",
             Verdict::Different(_) => "not-equivalent",
             Verdict::Unknown(_) => "unknown",
             Verdict::Refused(_) => "refused",
@@ -427,9 +446,10 @@ fn decide(
         let v = compare_under(a, b, &pa, &pb, launch, equiv, report);
         let rank = |v: &Verdict| match v {
             Verdict::Equivalent => 0,
-            Verdict::Unknown(_) => 1,
-            Verdict::Refused(_) => 2,
-            Verdict::Different(_) => 3,
+            Verdict::Conditional { .. } => 1,
+            Verdict::Unknown(_) => 2,
+            Verdict::Refused(_) => 3,
+            Verdict::Different(_) => 4,
         };
         let tagged = |v: Verdict| -> Verdict {
             let under = if launches.len() > 1 {
@@ -585,6 +605,22 @@ fn compare_under(
         Err(f) => f,
     };
     let mut why = failure.reason;
+    // The proof needs a condition on the launch the versions do not state:
+    // proved under it and refuted outside it, a conditional answer.
+    if let Some(needs) = &failure.needs {
+        match conditional(
+            ka,
+            kb,
+            needs,
+            failure.model.as_ref(),
+            options,
+            equiv,
+            report,
+        ) {
+            Ok(v) => return v,
+            Err(e) => why.push_str(&format!("; {e}")),
+        }
+    }
     // A satisfiable query: replay it with the solver's launch and parameters.
     if let Some(model) = &failure.model {
         match replay_model(ka, kb, model) {
@@ -599,6 +635,82 @@ fn compare_under(
         None => Verdict::Unknown(why),
         Some(c) => Verdict::Unknown(format!("{why}; no concrete run either ({c})")),
     }
+}
+
+/// Block sizes (x) outside a power of two tried for a difference outside
+/// the condition, after the solver's own.
+const ODD_BLOCKS: [i64; 8] = [3, 5, 6, 7, 12, 24, 48, 96];
+
+/// The comparison of `a` and `b` under the condition `needs` the proof
+/// asked for (added to both versions' preconditions): `Conditional` when
+/// the proof goes through under it (and some launch satisfies it) and a
+/// launch outside it shows a difference on the concrete interpreter;
+/// otherwise why not (the caller's answer stays `unknown`).
+fn conditional(
+    a: &Kernel,
+    b: &Kernel,
+    needs: &crate::model::Expr,
+    model: Option<&BTreeMap<String, i64>>,
+    options: &Options,
+    equiv: &EquivOptions,
+    report: &mut EquivReport,
+) -> Result<Verdict, String> {
+    let under = |k: &Kernel| {
+        let mut k = k.clone();
+        k.assumptions.push(needs.clone());
+        k
+    };
+    let (ca, cb) = (under(a), under(b));
+    let proved =
+        symbolic::prove(&ca, &cb, options, equiv.assoc, &mut report.queries).or_else(|f| {
+            match f.model {
+                None => symbolic::prove(&cb, &ca, options, equiv.assoc, &mut report.queries),
+                Some(_) => Err(f),
+            }
+        });
+    if let Err(f) = proved {
+        return Err(format!(
+            "under `{needs}` the proof does not go through either ({})",
+            f.reason
+        ));
+    }
+    if !matches!(
+        symbolic::some_launch(&ca, &cb, options, &mut report.queries),
+        Ok(true)
+    ) {
+        return Err(format!(
+            "no launch satisfies `{needs}` and both versions' preconditions"
+        ));
+    }
+    // Outside the condition: the solver's block size, then a few small
+    // ones, each a concrete search under that block.
+    let outside = |x: i64| !(1..=1024).contains(&x) || x & (x - 1) != 0;
+    let mut sizes: Vec<i64> = model
+        .and_then(|m| m.get("blockDim.x").copied())
+        .filter(|x| outside(*x) && *x <= 1024)
+        .into_iter()
+        .collect();
+    sizes.extend(ODD_BLOCKS);
+    for x in sizes {
+        if options.block_dim.is_some() {
+            break;
+        }
+        let o = Options {
+            block_dim: Some([x as u32, 1, 1]),
+            ..options.clone()
+        };
+        if let Ok(Some(cex)) = search(a, b, &o, report) {
+            if outside(cex.block_dim[0]) {
+                return Ok(Verdict::Conditional {
+                    condition: "blockDim.x is a power of two (up to 1024)".into(),
+                    outside: cex,
+                });
+            }
+        }
+    }
+    Err(format!(
+        "proved under `{needs}`, but no launch outside it tried shows a difference"
+    ))
 }
 
 /// The value of a floating-point literal the model holds as an unknown

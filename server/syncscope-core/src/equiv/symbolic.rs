@@ -278,18 +278,16 @@ impl Query {
                 if f != g {
                     continue;
                 }
-                if let (Some((xa, pa, ya)), Some((xb, pb, yb))) = (digits(x), digits(y)) {
-                    if pa == pb {
-                        lemmas.push(format!(
-                            "(=> (and (= {} {}) (= {} {})) (= {} {}))",
-                            enc(&xa),
-                            enc(&xb),
-                            enc(&ya),
-                            enc(&yb),
-                            enc(x),
-                            enc(y)
-                        ));
-                    }
+                if let Some((xa, ya, xb, yb, _)) = common_digits(x, y) {
+                    lemmas.push(format!(
+                        "(=> (and (= {} {}) (= {} {})) (= {} {}))",
+                        enc(&xa),
+                        enc(&xb),
+                        enc(&ya),
+                        enc(&yb),
+                        enc(x),
+                        enc(y)
+                    ));
                 }
             }
         }
@@ -455,6 +453,23 @@ fn digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
     }
 }
 
+/// The digits of two row-major indices over one row `P`:
+/// `(X_a, Y_a, X_b, Y_b, P)`. Each index's own reading first; when the two
+/// readings take different rows (`y + h * x + 16 * i`, whose last addend
+/// reads as a row of 16, against `x + (y + 16 * i) * h`), the polynomial
+/// reading of both, which takes a parameter as the row. Without a common
+/// row the indices compare as whole numbers, products of variables the
+/// solver must reason about, and it runs out of time.
+type CommonDigits = (Expr, Expr, Expr, Expr, Expr);
+
+fn common_digits(a: &Expr, b: &Expr) -> Option<CommonDigits> {
+    let same_row = |da: Option<(Expr, Expr, Expr)>, db: Option<(Expr, Expr, Expr)>| match (da, db) {
+        (Some((xa, pa, ya)), Some((xb, pb, yb))) if pa == pb => Some((xa, ya, xb, yb, pa)),
+        _ => None,
+    };
+    same_row(digits(a), digits(b)).or_else(|| same_row(indices::digits(a), indices::digits(b)))
+}
+
 fn syntactic_digits(e: &Expr) -> Option<(Expr, Expr, Expr)> {
     let Expr::Bin(BinOp::Add, l, r) = e else {
         return None;
@@ -483,15 +498,13 @@ fn assert_same_index(q: &mut Query, a: &Expr, b: &Expr) {
     q.declare_vars(a);
     q.declare_vars(b);
     q.asserts.push(format!("(= {} {})", enc(a), enc(b)));
-    if let (Some((xa, pa, ya)), Some((xb, pb, yb))) = (digits(a), digits(b)) {
-        if pa == pb {
-            let (p, ya_, yb_) = (enc(&pa), enc(&ya), enc(&yb));
-            q.asserts.push(format!(
-                "(=> (and (<= 0 {ya_}) (< {ya_} {p}) (<= 0 {yb_}) (< {yb_} {p})) (and (= {} {}) (= {ya_} {yb_})))",
-                enc(&xa),
-                enc(&xb)
-            ));
-        }
+    if let Some((xa, ya, xb, yb, p)) = common_digits(a, b) {
+        let (p, ya_, yb_) = (enc(&p), enc(&ya), enc(&yb));
+        q.asserts.push(format!(
+            "(=> (and (<= 0 {ya_}) (< {ya_} {p}) (<= 0 {yb_}) (< {yb_} {p})) (and (= {} {}) (= {ya_} {yb_})))",
+            enc(&xa),
+            enc(&xb)
+        ));
     }
 }
 
@@ -508,11 +521,9 @@ fn put(out: &mut BTreeMap<Var, Expr>, v: &Var, t: Expr) -> bool {
 /// `a == b`, as equal digits when both are `X * P + Y` with the same `P`
 /// (which implies it, and stays linear).
 fn same_index(a: &Expr, b: &Expr) -> Expr {
-    match (digits(a), digits(b)) {
-        (Some((xa, pa, ya)), Some((xb, pb, yb))) if pa == pb => {
-            Expr::and(Expr::eq(xa, xb), Expr::eq(ya, yb))
-        }
-        _ => Expr::eq(a.clone(), b.clone()),
+    match common_digits(a, b) {
+        Some((xa, ya, xb, yb, _)) => Expr::and(Expr::eq(xa, xb), Expr::eq(ya, yb)),
+        None => Expr::eq(a.clone(), b.clone()),
     }
 }
 
@@ -585,11 +596,9 @@ fn writer_thread(
         *out = before;
         indices::invert_linear(e, t, &solvable, out)
     };
-    let ok = match (digits(w_index), digits(target)) {
-        (Some((xw, pw, yw)), Some((xt, pt, yt))) if pw == pt => {
-            solve(&xw, xt, &mut out) && solve(&yw, yt, &mut out)
-        }
-        _ => solve(w_index, target.clone(), &mut out),
+    let ok = match common_digits(w_index, target) {
+        Some((xw, yw, xt, yt, _)) => solve(&xw, xt, &mut out) && solve(&yw, yt, &mut out),
+        None => solve(w_index, target.clone(), &mut out),
     };
     if !ok {
         return None;
@@ -625,11 +634,24 @@ fn at_thread(e: &Expr, map: &BTreeMap<Var, Expr>, fixed: &Fixed) -> Expr {
 
 /// The thread `map` describes is a thread of the launch, and its write `w`
 /// runs and writes the location `index`.
+/// The index is compared digit by digit, the digits read from the
+/// writer's own index before the thread is put in (as [`writer_thread`]
+/// read them): once `threadIdx.x` is `t / 32` and `t % 32`, the index is
+/// no longer a polynomial, and as a whole number the comparison multiplies
+/// variables (equal digits imply equal indices, so this is no weaker).
 fn writes_at(w: &Access, map: &BTreeMap<Var, Expr>, index: &Expr, fixed: &Fixed) -> Expr {
+    let own = with_fixed(&w.index, fixed);
+    let lands = match common_digits(&own, index) {
+        Some((xw, yw, xt, yt, _)) => Expr::and(
+            Expr::eq(at_thread(&xw, map, fixed), xt),
+            Expr::eq(at_thread(&yw, map, fixed), yt),
+        ),
+        None => same_index(&at_thread(&w.index, map, fixed), index),
+    };
     Expr::all([
         thread_ranges(map, fixed),
         at_thread(&w.guard, map, fixed),
-        same_index(&at_thread(&w.index, map, fixed), index),
+        lands,
     ])
 }
 
@@ -951,6 +973,11 @@ fn v_name(e: &Expr) -> String {
 pub(crate) struct Failure {
     pub reason: String,
     pub model: Option<BTreeMap<String, i64>>,
+    /// A precondition on the launch the proof needs and the launch does
+    /// not state (a tree reduction's power-of-two block): the comparison
+    /// may be proved under it and refuted outside it (a conditional
+    /// answer, `compare_under`).
+    pub needs: Option<Expr>,
 }
 
 impl From<String> for Failure {
@@ -958,6 +985,7 @@ impl From<String> for Failure {
         Failure {
             reason,
             model: None,
+            needs: None,
         }
     }
 }
@@ -1052,6 +1080,7 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
                 Err(Failure {
                     reason: format!("the solver finds {what}"),
                     model,
+                    needs: None,
                 })
             }
             SatResult::Unknown => Err(format!(
@@ -1164,6 +1193,7 @@ fn same_folds<'k>(
                 return Err(Failure {
                     reason: format!("the accumulations could not be shown equal ({})", f.reason),
                     model: None,
+                    needs: None,
                 })
             }
         }

@@ -38,6 +38,23 @@ const MAX_LOG_BLOCK: u32 = 10;
 /// more): a halving or doubling stride over at most 2^14 cells.
 const MAX_ITERATIONS: i64 = 16;
 
+/// `(blockDim.x & (blockDim.x - 1)) == 0 && blockDim.x <= 1024`: the
+/// block sizes a tree reduction over a symbolic block is checked for.
+pub(crate) fn power_of_two_block() -> Expr {
+    let n = Expr::Var(crate::verify::smt::block_dim_var(0));
+    Expr::and(
+        Expr::eq(
+            Expr::bin(
+                BinOp::BitAnd,
+                n.clone(),
+                Expr::bin(BinOp::Sub, n.clone(), Expr::Const(1)),
+            ),
+            Expr::Const(0),
+        ),
+        Expr::bin(BinOp::Le, n, Expr::Const(1i64 << MAX_LOG_BLOCK)),
+    )
+}
+
 fn int_var(name: &str) -> Expr {
     Expr::Var(Var::new(name, VarKind::Counter { pow2: false }))
 }
@@ -456,7 +473,11 @@ fn tree_sum<'k>(
                 1i64 << MAX_LOG_BLOCK
             ),
             queries,
-        )?;
+        )
+        .map_err(|f| Failure {
+            needs: Some(power_of_two_block()),
+            ..f
+        })?;
         powers.into_iter().map(Some).collect()
     };
     let xor = |p: Expr, q: Expr| Expr::bin(BinOp::Ne, p, q);
@@ -553,13 +574,19 @@ fn tree_sum<'k>(
             };
             for size in &sizes {
                 for at in &per_k {
-                    let bad = match at {
-                        Some(i) => bad.subst(&mut |v: &Var| match &k {
-                            Expr::Var(kv) if kv == v => Some(Expr::Const(*i)),
-                            _ => None,
-                        }),
-                        None => bad.clone(),
-                    };
+                    // The iteration and the block size put in, constants
+                    // fold: on a block of 2^e threads a halving loop runs e
+                    // times, and an obligation whose loop condition folds
+                    // to false at this iteration holds without a query
+                    // (most of the 11 sizes x 16 iterations).
+                    let bad = bad.subst(&mut |v: &Var| match (&k, &n) {
+                        (Expr::Var(kv), _) if kv == v => at.map(Expr::Const),
+                        (_, Expr::Var(nv)) if nv == v => size.map(Expr::Const),
+                        _ => None,
+                    });
+                    if bad.is_false() {
+                        continue;
+                    }
                     let mut s = launch_of(a, b, fixed, &[c]);
                     let rg = read_guard.clone();
                     for e in [&rg, &bad] {
