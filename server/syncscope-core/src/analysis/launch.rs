@@ -15,6 +15,8 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
+mod host_order;
+
 use super::{driver_launches, graph_nodes, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
@@ -618,6 +620,13 @@ fn site(
                 .filter(|_| range.is_some_and(holds_a_narrowed_value))
             {
                 fact.requires.push(format!("{p} == ({e})"));
+            } else if let Some(below_sign_bit) = host.power_of_two_argument(*a, 0) {
+                // An unsigned power of two may not fit a signed parameter
+                // (`1u << 31` is `INT_MIN` there).
+                let fits = below_sign_bit || range.is_some_and(|(lo, _)| lo >= 0);
+                if fits {
+                    fact.requires.push(format!("(({p}) & (({p}) - 1)) == 0"));
+                }
             }
         }
     }
@@ -667,6 +676,16 @@ struct Host<'a, 't> {
     /// one value for the whole call when never written, so a fact may name
     /// it as a host value even though the kernel is not passed it.
     by_value_params: Vec<String>,
+    /// Values that hold between two points of the function, read in
+    /// program order (`host_order`): a bound parameter up to its first
+    /// write, the variables of a loop of constants after it.
+    held: HashMap<String, host_order::Held>,
+    /// The initializer of each scalar local in scope at the launch,
+    /// written later or not.
+    initializers: HashMap<String, Node<'t>>,
+    /// How many times each name is declared (parameters and the locals
+    /// in scope at the launch).
+    declarations: HashMap<String, usize>,
 }
 
 #[derive(Clone)]
@@ -715,12 +734,21 @@ impl<'a, 't> Host<'a, 't> {
             write_nodes: Vec::new(),
             by_value_params: Vec::new(),
             bound,
+            held: HashMap::new(),
+            initializers: HashMap::new(),
+            declarations: HashMap::new(),
         };
         h.read_function();
         // A parameter a caller binds keeps that value only while the
-        // function does not write it.
+        // function does not write it; a written one, up to its first write.
         let written: Vec<String> = h.written.iter().map(|(v, _)| v.clone()).collect();
-        h.bound.retain(|name, _| !written.contains(name));
+        let (kept, unbound): (HashMap<_, _>, HashMap<_, _>) =
+            std::mem::take(&mut h.bound)
+                .into_iter()
+                .partition(|(name, _)| !written.contains(name));
+        h.bound = kept;
+        h.hold_bound_until_written(unbound);
+        h.run_constant_loops();
         h
     }
 
@@ -752,6 +780,7 @@ impl<'a, 't> Host<'a, 't> {
                         n.child_by_field_name("declarator")
                             .and_then(|d| crate::syntax::declarator_name(self.text, d)),
                     ) {
+                        *self.declarations.entry(name.clone()).or_default() += 1;
                         self.types.insert(name, node_text(self.text, t).to_string());
                     }
                 }
@@ -847,6 +876,10 @@ impl<'a, 't> Host<'a, 't> {
             for decl in d.children_by_field_name("declarator", &mut c) {
                 let (name, local) = self.local(ty, decl);
                 if let Some(name) = name {
+                    *self.declarations.entry(name.clone()).or_default() += 1;
+                    if let Local::Scalar(v) = local {
+                        self.initializers.insert(name.clone(), v);
+                    }
                     let mut mine = writes.iter().filter(|(v, _)| *v == name).map(|(_, w)| *w);
                     let local = match local {
                         Local::Dim3(comps) => self.dim3_writes(&name, comps, &mut mine),
@@ -1279,6 +1312,9 @@ impl<'a, 't> Host<'a, 't> {
             "parenthesized_expression" | "type_descriptor" => ev(n.named_child(0)?),
             "identifier" | "type_identifier" => {
                 let name = node_text(self.text, n);
+                if let Some(v) = self.held_at(name, n) {
+                    return Some(v);
+                }
                 if let Some(l) = self.locals.get(name) {
                     return match l {
                         Local::Scalar(v) => ev(*v),
