@@ -747,7 +747,7 @@ impl<'a, 't> Host<'a, 't> {
                 .into_iter()
                 .partition(|(name, _)| !written.contains(name));
         h.bound = kept;
-        h.hold_bound_until_written(unbound);
+        h.hold_until_written(unbound);
         h.run_constant_loops();
         h
     }

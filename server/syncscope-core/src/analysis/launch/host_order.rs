@@ -77,8 +77,10 @@ impl<'a, 't> Host<'a, 't> {
     }
 
     /// The parameters a caller binds that the function writes: their bound
-    /// value holds up to their first write.
-    pub(super) fn hold_bound_until_written(&mut self, unbound: HashMap<String, i64>) {
+    /// value holds up to their first write. Then the locals declared with
+    /// a known value and written later: it holds from their declaration
+    /// (run in order) up to their first write.
+    pub(super) fn hold_until_written(&mut self, unbound: HashMap<String, i64>) {
         for (name, value) in unbound {
             let until = self.first_write(&name);
             self.held.insert(
@@ -89,6 +91,35 @@ impl<'a, 't> Host<'a, 't> {
                     until,
                 },
             );
+        }
+        // In order of declaration: an initializer may read an earlier one.
+        let mut written_locals: Vec<(String, Node<'t>)> = self
+            .initializers
+            .iter()
+            .filter(|(name, _)| !matches!(self.locals.get(*name), Some(Local::Scalar(_))))
+            .map(|(name, init)| (name.clone(), *init))
+            .collect();
+        written_locals.sort_by_key(|(_, init)| init.start_byte());
+        for (name, init) in written_locals {
+            if self.held.contains_key(&name) || !self.runs_in_order(init) {
+                continue;
+            }
+            let Some(value) = self.value(init) else {
+                continue;
+            };
+            let in_range = self
+                .types
+                .get(&name)
+                .and_then(|t| type_range(t))
+                .is_some_and(|(lo, hi)| (lo..=hi).contains(&value));
+            if in_range {
+                let held = Held {
+                    value,
+                    from: init.end_byte(),
+                    until: self.first_write(&name),
+                };
+                self.held.insert(name, held);
+            }
         }
     }
 
@@ -202,17 +233,11 @@ impl<'a, 't> Host<'a, 't> {
         None
     }
 
-    /// The value of `name` where the loop `f` starts: a parameter bound
-    /// up to its first write, or a local declared with a known value and
-    /// written only in the loop.
+    /// The value of `name` where the loop `f` starts, held up to its first
+    /// write (in the loop's header).
     fn value_where_loop_starts(&self, name: &str, f: Node<'t>) -> Option<i64> {
-        if let Some(h) = self.held.get(name) {
-            return (h.from <= f.start_byte() && f.start_byte() <= h.until).then_some(h.value);
-        }
-        let init = self.initializers.get(name)?;
-        (init.end_byte() <= f.start_byte() && self.runs_in_order(*init))
-            .then(|| self.value(*init))
-            .flatten()
+        let h = self.held.get(name)?;
+        (h.from <= f.start_byte() && f.start_byte() <= h.until).then_some(h.value)
     }
 
     /// One assignment or increment of the loop's header, on `env`; `None`
