@@ -48,9 +48,11 @@ pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
 pub fn project_fixture_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = cu_files(dir);
     for ext in ["cuh", "h"] {
-        out.extend(files_with_extension(dir, ext).into_iter().filter(|f| {
-            std::fs::read_to_string(f).is_ok_and(|t| t.contains("// expect-kernel:"))
-        }));
+        out.extend(
+            files_with_extension(dir, ext).into_iter().filter(|f| {
+                std::fs::read_to_string(f).is_ok_and(|t| t.contains("// expect-kernel:"))
+            }),
+        );
     }
     out.sort();
     out

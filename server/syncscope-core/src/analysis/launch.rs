@@ -76,15 +76,23 @@ pub(crate) fn sites(
     // launches are those through it.
     let mut held_names: Vec<usize> = Vec::new();
     let push = |out: &mut Vec<Site>, launch: &Launch| {
-        let bindings = match host_instantiations(text, root, launch.call, cx, named_outside) {
-            Some(b) => b,
-            None => caller_bindings(text, root, launch.call, cx, named_outside)
-                .into_iter()
-                .map(|b| (b, HashMap::new()))
-                .collect(),
-        };
-        for (bound, types) in bindings {
-            if let Some(site) = site(text, launch, cx, kernels, origin, bound, &types) {
+        let bindings: Vec<(_, _, HashMap<String, bool>)> =
+            match host_instantiations(text, root, launch.call, cx, named_outside) {
+                Some(b) => b
+                    .into_iter()
+                    .map(|(bound, types)| (bound, types, HashMap::new()))
+                    .collect(),
+                None => caller_bindings(text, root, launch.call, cx, named_outside)
+                    .into_iter()
+                    .map(|b| (b.values, HashMap::new(), b.powers))
+                    .collect(),
+            };
+        for (bound, types, powers) in bindings {
+            let binding = CallerBinding {
+                values: bound,
+                powers,
+            };
+            if let Some(site) = site(text, launch, cx, kernels, origin, binding, &types) {
                 if !out.contains(&site) {
                     out.push(site);
                 }
@@ -368,8 +376,8 @@ fn caller_bindings(
     call: Node,
     cx: &FileContext,
     named_outside: &dyn Fn(&str) -> bool,
-) -> Vec<HashMap<String, i64>> {
-    let none = || vec![HashMap::new()];
+) -> Vec<CallerBinding> {
+    let none = || vec![CallerBinding::default()];
     let Some(func) = enclosing_function(call) else {
         return none();
     };
@@ -430,15 +438,26 @@ fn caller_bindings(
     if definitions != 1 || calls.is_empty() {
         return none();
     }
-    let mut out: Vec<HashMap<String, i64>> = Vec::new();
+    let mut out: Vec<CallerBinding> = Vec::new();
     for c in calls {
         let host = Host::new(text, c, cx, &Vec::new(), &[], HashMap::new());
         let args = crate::syntax::call_arguments(c);
         let mut bound = HashMap::new();
+        let mut powers = HashMap::new();
         for (i, p) in params.iter().enumerate() {
             let Some(name) = &p.name else {
                 continue;
             };
+            // A power of two (or zero) the call passes: kept when the
+            // parameter's type holds it (an unsigned `1u << 31` is
+            // `INT_MIN` in an `int`).
+            if let Some(below_sign_bit) =
+                args.get(i).and_then(|a| host.power_of_two_argument(*a, 0))
+            {
+                if below_sign_bit || p.unsigned {
+                    powers.insert(name.clone(), below_sign_bit);
+                }
+            }
             let v = match (args.get(i), p.default) {
                 (Some(a), _) => host.value(*a),
                 // A default is evaluated where the function is declared
@@ -452,14 +471,27 @@ fn caller_bindings(
                 bound.insert(name.clone(), v);
             }
         }
-        if !out.contains(&bound) {
-            out.push(bound);
+        let binding = CallerBinding {
+            values: bound,
+            powers,
+        };
+        if !out.contains(&binding) {
+            out.push(binding);
         }
         if out.len() > MAX_CALLER_BINDINGS {
             return none();
         }
     }
     out
+}
+
+/// What the calls of a host function bind of its integer parameters: a
+/// constant value, or that it is a power of two or zero (and whether it
+/// is then below `2^31`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct CallerBinding {
+    values: HashMap<String, i64>,
+    powers: HashMap<String, bool>,
 }
 
 /// The parameters of a host function, by position: the name of each one
@@ -497,6 +529,7 @@ fn value_parameters<'t>(text: &str, func: Node<'t>) -> Option<Vec<ValueParameter
                         .filter(|_| by_value && integer)
                         .map(|d| node_text(text, d).to_string()),
                     default: q.child_by_field_name("default_value"),
+                    unsigned: ty.is_some_and(is_unsigned_type_name),
                 });
             }
             // `f(void)` or `...`: not matched by position.
@@ -510,6 +543,7 @@ fn value_parameters<'t>(text: &str, func: Node<'t>) -> Option<Vec<ValueParameter
 struct ValueParameter<'t> {
     name: Option<String>,
     default: Option<Node<'t>>,
+    unsigned: bool,
 }
 
 /// How a launch names its kernel and passes its sizes and arguments.
@@ -553,7 +587,7 @@ fn site(
     cx: &FileContext,
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
-    bound: HashMap<String, i64>,
+    binding: CallerBinding,
     types: &HashMap<String, String>,
 ) -> Option<Site> {
     let call = launch.call;
@@ -562,7 +596,8 @@ fn site(
     let origin = origin(call.start_position().row as u32)?;
     let cfg = &launch.cfg;
     let args = &launch.args;
-    let host = Host::new(text, call, cx, params, args, bound);
+    let mut host = Host::new(text, call, cx, params, args, binding.values);
+    host.power_params = binding.powers;
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),
         origin: Some(origin),
@@ -592,7 +627,6 @@ fn site(
     if fact.arg_types.iter().all(Option::is_none) {
         fact.arg_types.clear();
     }
-    let mut host = host;
     host.alias_sizes(cfg.get(1).copied(), "blockDim");
     host.alias_sizes(cfg.first().copied(), "gridDim");
     let ((grid, mut grid_facts), (block, mut block_facts)) = match launch.sizes {
@@ -686,6 +720,9 @@ struct Host<'a, 't> {
     /// How many times each name is declared (parameters and the locals
     /// in scope at the launch).
     declarations: HashMap<String, usize>,
+    /// The parameters every call of the function passes a power of two
+    /// (or zero), with whether it is then below `2^31`.
+    power_params: HashMap<String, bool>,
 }
 
 #[derive(Clone)]
@@ -737,15 +774,15 @@ impl<'a, 't> Host<'a, 't> {
             held: HashMap::new(),
             initializers: HashMap::new(),
             declarations: HashMap::new(),
+            power_params: HashMap::new(),
         };
         h.read_function();
         // A parameter a caller binds keeps that value only while the
         // function does not write it; a written one, up to its first write.
         let written: Vec<String> = h.written.iter().map(|(v, _)| v.clone()).collect();
-        let (kept, unbound): (HashMap<_, _>, HashMap<_, _>) =
-            std::mem::take(&mut h.bound)
-                .into_iter()
-                .partition(|(name, _)| !written.contains(name));
+        let (kept, unbound): (HashMap<_, _>, HashMap<_, _>) = std::mem::take(&mut h.bound)
+            .into_iter()
+            .partition(|(name, _)| !written.contains(name));
         h.bound = kept;
         h.hold_until_written(unbound);
         h.run_constant_loops();
@@ -2482,9 +2519,9 @@ fn is_unsigned_type_name(ty: &str) -> bool {
             | "unsigned long"
             | "unsigned long long"
             | "size_t"
+            | "uint"
             | "uint32_t"
             | "uint64_t"
-            | "uint"
     )
 }
 

@@ -191,8 +191,11 @@ impl<'a, 't> Host<'a, 't> {
             .iter()
             .filter_map(|f_| f.child_by_field_name(f_))
             .collect();
-        let in_header =
-            |n: &Node| header.iter().any(|h| n.start_byte() >= h.start_byte() && n.end_byte() <= h.end_byte());
+        let in_header = |n: &Node| {
+            header
+                .iter()
+                .any(|h| n.start_byte() >= h.start_byte() && n.end_byte() <= h.end_byte())
+        };
         for v in &vars {
             let elsewhere = self
                 .write_nodes
@@ -294,7 +297,10 @@ impl<'a, 't> Host<'a, 't> {
                     Some(v) => Some(*v),
                     // A constant only: never a variable's value elsewhere.
                     None if !self.locals.contains_key(name) && !self.types.contains_key(name) => {
-                        self.bound.get(name).copied().or_else(|| self.constant(name, depth))
+                        self.bound
+                            .get(name)
+                            .copied()
+                            .or_else(|| self.constant(name, depth))
                     }
                     None if !self.locals.contains_key(name) => self.bound.get(name).copied(),
                     None => match self.locals.get(name) {
@@ -333,14 +339,32 @@ impl<'a, 't> Host<'a, 't> {
     /// then also below `2^31` (a signed `int` that only halves): declared
     /// in the function with such a value, and each write to it shifts,
     /// multiplies or divides it by a power of two (a signed one only
-    /// halves, so it never reaches the sign bit).
+    /// halves, so it never reaches the sign bit); or a parameter every
+    /// call passes such a value, which it only halves.
     pub(super) fn always_power_of_two(&self, name: &str) -> Option<bool> {
-        let init = self.initializers.get(name)?;
+        if self.declared_more_than_once(name) {
+            return None;
+        }
         let ty = self.types.get(name)?;
         let signed = super::is_32_bit_signed_type_name(ty);
         if !signed && !super::is_unsigned_type_name(ty) {
             return None;
         }
+        // A parameter every call passes a power of two.
+        if let Some(below_sign_bit) = self.power_params.get(name) {
+            let halves_only = self
+                .write_nodes
+                .iter()
+                .filter(|(v, _)| v == name)
+                .all(|(_, w)| {
+                    matches!(
+                        self.power_of_two_scaling(*w, name),
+                        Some(super::Scaling::Halves)
+                    )
+                });
+            return halves_only.then_some(*below_sign_bit);
+        }
+        let init = self.initializers.get(name)?;
         for (v, w) in &self.write_nodes {
             if v != name {
                 continue;
