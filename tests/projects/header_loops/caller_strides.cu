@@ -23,10 +23,10 @@ __global__ void pair_step_off(float *data, unsigned stride)
     unsigned pos = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned low = pos & (stride - 1);
     unsigned a = ((pos - low) << 1) + low;
-    float x = data[a];
+    float x = data[a]; //~ data-race
     float y = data[a + stride];
-    data[a] = x + y;
-    data[a + stride] = x - y;
+    data[a] = x + y; //~ data-race
+    data[a + stride] = x - y; //~ data-race
 }
 
 static void step(float *d, unsigned stride, unsigned n)
