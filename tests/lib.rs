@@ -42,6 +42,22 @@ pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
     files_with_extension(dir, "cu")
 }
 
+/// The test files of a project fixture folder: every `.cu` file, and
+/// every header (`.cuh`, `.h`) that states what its kernels should be
+/// (`// expect-kernel:`), sorted.
+pub fn project_fixture_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = cu_files(dir);
+    for ext in ["cuh", "h"] {
+        out.extend(
+            files_with_extension(dir, ext).into_iter().filter(|f| {
+                std::fs::read_to_string(f).is_ok_and(|t| t.contains("// expect-kernel:"))
+            }),
+        );
+    }
+    out.sort();
+    out
+}
+
 /// Every file under `dir` whose extension is `ext`, sorted.
 pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();

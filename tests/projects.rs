@@ -44,7 +44,7 @@ fn check_file(path: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn project_fixtures_match_their_expectations_through_the_cli() {
-    let files = cu_files(&projects_dir());
+    let files = project_fixture_files(&projects_dir());
     assert!(
         files.len() >= 8,
         "expected the project fixtures, found {files:?}"

@@ -89,7 +89,7 @@ fn server_view(diags: &[Value], status: &Value) -> View {
 /// Opens every fixture of `folder` in a server rooted there and compares
 /// each with the CLI. Returns the mismatches.
 async fn compare_folder(folder: &Path) -> Vec<String> {
-    let files = cu_files(folder);
+    let files = project_fixture_files(folder);
     let mut include_dirs = BTreeSet::new();
     for f in &files {
         let e = expectations(&std::fs::read_to_string(f).unwrap());

@@ -15,6 +15,8 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
+mod host_order;
+
 use super::{driver_launches, global_pitch, graph_nodes, host_data, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
@@ -75,20 +77,28 @@ pub(crate) fn sites(
     // launches are those through it.
     let mut held_names: Vec<usize> = Vec::new();
     let push = |out: &mut Vec<Site>, launch: &Launch| {
-        let bindings = match host_instantiations(text, root, launch.call, cx, named_outside) {
-            Some(b) => b,
-            None => caller_bindings(text, root, launch.call, cx, named_outside)
-                .into_iter()
-                .map(|b| (b, HashMap::new()))
-                .collect(),
-        };
-        for (bound, types) in bindings {
+        let bindings: Vec<(_, _, HashMap<String, bool>)> =
+            match host_instantiations(text, root, launch.call, cx, named_outside) {
+                Some(b) => b
+                    .into_iter()
+                    .map(|(bound, types)| (bound, types, HashMap::new()))
+                    .collect(),
+                None => caller_bindings(text, root, launch.call, cx, named_outside)
+                    .into_iter()
+                    .map(|b| (b.values, HashMap::new(), b.powers))
+                    .collect(),
+            };
+        for (bound, types, powers) in bindings {
             let read = Read {
                 kernels,
                 origin,
                 outside_pitches,
             };
-            if let Some(site) = site(text, launch, cx, &read, bound, &types) {
+            let binding = CallerBinding {
+                values: bound,
+                powers,
+            };
+            if let Some(site) = site(text, launch, cx, &read, binding, &types) {
                 if !out.contains(&site) {
                     out.push(site);
                 }
@@ -372,8 +382,8 @@ fn caller_bindings(
     call: Node,
     cx: &FileContext,
     named_outside: &dyn Fn(&str) -> bool,
-) -> Vec<HashMap<String, i64>> {
-    let none = || vec![HashMap::new()];
+) -> Vec<CallerBinding> {
+    let none = || vec![CallerBinding::default()];
     let Some(func) = enclosing_function(call) else {
         return none();
     };
@@ -434,15 +444,26 @@ fn caller_bindings(
     if definitions != 1 || calls.is_empty() {
         return none();
     }
-    let mut out: Vec<HashMap<String, i64>> = Vec::new();
+    let mut out: Vec<CallerBinding> = Vec::new();
     for c in calls {
         let host = Host::new(text, c, cx, &Vec::new(), &[], HashMap::new());
         let args = crate::syntax::call_arguments(c);
         let mut bound = HashMap::new();
+        let mut powers = HashMap::new();
         for (i, p) in params.iter().enumerate() {
             let Some(name) = &p.name else {
                 continue;
             };
+            // A power of two (or zero) the call passes: kept when the
+            // parameter's type holds it (an unsigned `1u << 31` is
+            // `INT_MIN` in an `int`).
+            if let Some(below_sign_bit) =
+                args.get(i).and_then(|a| host.power_of_two_argument(*a, 0))
+            {
+                if below_sign_bit || p.unsigned {
+                    powers.insert(name.clone(), below_sign_bit);
+                }
+            }
             let v = match (args.get(i), p.default) {
                 (Some(a), _) => host.value(*a),
                 // A default is evaluated where the function is declared
@@ -456,14 +477,27 @@ fn caller_bindings(
                 bound.insert(name.clone(), v);
             }
         }
-        if !out.contains(&bound) {
-            out.push(bound);
+        let binding = CallerBinding {
+            values: bound,
+            powers,
+        };
+        if !out.contains(&binding) {
+            out.push(binding);
         }
         if out.len() > MAX_CALLER_BINDINGS {
             return none();
         }
     }
     out
+}
+
+/// What the calls of a host function bind of its integer parameters: a
+/// constant value, or that it is a power of two or zero (and whether it
+/// is then below `2^31`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct CallerBinding {
+    values: HashMap<String, i64>,
+    powers: HashMap<String, bool>,
 }
 
 /// The parameters of a host function, by position: the name of each one
@@ -501,6 +535,7 @@ fn value_parameters<'t>(text: &str, func: Node<'t>) -> Option<Vec<ValueParameter
                         .filter(|_| by_value && integer)
                         .map(|d| node_text(text, d).to_string()),
                     default: q.child_by_field_name("default_value"),
+                    unsigned: ty.is_some_and(is_unsigned_type_name),
                 });
             }
             // `f(void)` or `...`: not matched by position.
@@ -514,6 +549,7 @@ fn value_parameters<'t>(text: &str, func: Node<'t>) -> Option<Vec<ValueParameter
 struct ValueParameter<'t> {
     name: Option<String>,
     default: Option<Node<'t>>,
+    unsigned: bool,
 }
 
 /// How a launch names its kernel and passes its sizes and arguments.
@@ -566,7 +602,7 @@ fn site(
     launch: &Launch,
     cx: &FileContext,
     read: &Read,
-    bound: HashMap<String, i64>,
+    binding: CallerBinding,
     types: &HashMap<String, String>,
 ) -> Option<Site> {
     let call = launch.call;
@@ -575,7 +611,8 @@ fn site(
     let origin = (read.origin)(call.start_position().row as u32)?;
     let cfg = &launch.cfg;
     let args = &launch.args;
-    let host = Host::new(text, call, cx, params, args, bound);
+    let mut host = Host::new(text, call, cx, params, args, binding.values);
+    host.power_params = binding.powers;
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),
         origin: Some(origin),
@@ -605,7 +642,6 @@ fn site(
     if fact.arg_types.iter().all(Option::is_none) {
         fact.arg_types.clear();
     }
-    let mut host = host;
     host.alias_sizes(cfg.get(1).copied(), "blockDim");
     host.alias_sizes(cfg.first().copied(), "gridDim");
     if let Some(s) = launch.sizes {
@@ -641,6 +677,13 @@ fn site(
                 .filter(|_| range.is_some_and(holds_a_narrowed_value))
             {
                 fact.requires.push(format!("{p} == ({e})"));
+            } else if let Some(below_sign_bit) = host.power_of_two_argument(*a, 0) {
+                // An unsigned power of two may not fit a signed parameter
+                // (`1u << 31` is `INT_MIN` there).
+                let fits = below_sign_bit || range.is_some_and(|(lo, _)| lo >= 0);
+                if fits {
+                    fact.requires.push(format!("(({p}) & (({p}) - 1)) == 0"));
+                }
             }
         }
     }
@@ -696,6 +739,19 @@ struct Host<'a, 't> {
     /// one value for the whole call when never written, so a fact may name
     /// it as a host value even though the kernel is not passed it.
     by_value_params: Vec<String>,
+    /// Values that hold between two points of the function, read in
+    /// program order (`host_order`): a bound parameter up to its first
+    /// write, the variables of a loop of constants after it.
+    held: HashMap<String, host_order::Held>,
+    /// The initializer of each scalar local in scope at the launch,
+    /// written later or not.
+    initializers: HashMap<String, Node<'t>>,
+    /// How many times each name is declared (parameters and the locals
+    /// in scope at the launch).
+    declarations: HashMap<String, usize>,
+    /// The parameters every call of the function passes a power of two
+    /// (or zero), with whether it is then below `2^31`.
+    power_params: HashMap<String, bool>,
 }
 
 #[derive(Clone)]
@@ -744,12 +800,21 @@ impl<'a, 't> Host<'a, 't> {
             write_nodes: Vec::new(),
             by_value_params: Vec::new(),
             bound,
+            held: HashMap::new(),
+            initializers: HashMap::new(),
+            declarations: HashMap::new(),
+            power_params: HashMap::new(),
         };
         h.read_function();
         // A parameter a caller binds keeps that value only while the
-        // function does not write it.
+        // function does not write it; a written one, up to its first write.
         let written: Vec<String> = h.written.iter().map(|(v, _)| v.clone()).collect();
-        h.bound.retain(|name, _| !written.contains(name));
+        let (kept, unbound): (HashMap<_, _>, HashMap<_, _>) = std::mem::take(&mut h.bound)
+            .into_iter()
+            .partition(|(name, _)| !written.contains(name));
+        h.bound = kept;
+        h.hold_until_written(unbound);
+        h.run_constant_loops();
         h
     }
 
@@ -781,6 +846,7 @@ impl<'a, 't> Host<'a, 't> {
                         n.child_by_field_name("declarator")
                             .and_then(|d| crate::syntax::declarator_name(self.text, d)),
                     ) {
+                        *self.declarations.entry(name.clone()).or_default() += 1;
                         self.types.insert(name, node_text(self.text, t).to_string());
                     }
                 }
@@ -876,6 +942,10 @@ impl<'a, 't> Host<'a, 't> {
             for decl in d.children_by_field_name("declarator", &mut c) {
                 let (name, local) = self.local(ty, decl);
                 if let Some(name) = name {
+                    *self.declarations.entry(name.clone()).or_default() += 1;
+                    if let Local::Scalar(v) = local {
+                        self.initializers.insert(name.clone(), v);
+                    }
                     let mut mine = writes.iter().filter(|(v, _)| *v == name).map(|(_, w)| *w);
                     let local = match local {
                         Local::Dim3(comps) => self.dim3_writes(&name, comps, &mut mine),
@@ -1349,6 +1419,9 @@ impl<'a, 't> Host<'a, 't> {
             }
             "identifier" | "type_identifier" => {
                 let name = node_text(self.text, n);
+                if let Some(v) = self.held_at(name, n) {
+                    return Some(v);
+                }
                 if let Some(l) = self.locals.get(name) {
                     return match l {
                         Local::Scalar(v) => ev(*v),
@@ -2782,9 +2855,9 @@ fn is_unsigned_type_name(ty: &str) -> bool {
             | "unsigned long"
             | "unsigned long long"
             | "size_t"
+            | "uint"
             | "uint32_t"
             | "uint64_t"
-            | "uint"
     )
 }
 

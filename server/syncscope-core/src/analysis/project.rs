@@ -12,7 +12,7 @@ use crate::frontend::FileContext;
 use crate::options::{LaunchOverride, Options};
 use crate::project::{compile_commands, config, unit, SearchPaths, Sources};
 use crate::report::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -233,7 +233,20 @@ fn launches(
     if !kernels.is_empty() {
         let (theirs, parsed, files) =
             sibling_sites(&root, &b.abs, &b.dirs, &b.options, &kernels, sources);
-        sites.extend(theirs);
+        // A header is compiled only inside its includers: a launch in it
+        // runs as each includer compiles it (with the callers that unit
+        // has), never as the header's own unit reads it alone. Its own
+        // reading is replaced once every project file that may include it
+        // was read (`theirs.complete`).
+        if theirs.complete && is_header(&b.abs) {
+            sites.retain(|s| {
+                s.fact
+                    .origin
+                    .as_ref()
+                    .is_none_or(|o| !theirs.into_me.contains(o))
+            });
+        }
+        sites.extend(theirs.sites);
         launch_files_parsed = parsed;
         searched.extend(files.iter().map(|f| {
             f.strip_prefix(&root)
@@ -803,16 +816,60 @@ impl SiteIndex {
 /// whose answers changed (another file now calls one) is read again.
 struct IndexedSites {
     sites: Vec<launch::Site>,
+    /// The origins of the sites in the analysed file's own text, read
+    /// where this file includes it.
+    into_me: Vec<String>,
     asked: Vec<(String, bool)>,
     /// The answers about allocations into globals in the other files
     /// ([`OutsidePitches`]) the sites rest on.
     asked_pitches: Vec<(String, Option<Vec<i64>>)>,
 }
 
+/// What the other files of a project say about the analysed file's
+/// kernels.
+struct SiblingSites {
+    sites: Vec<launch::Site>,
+    /// The origins (in the analysed file) of launches in the analysed
+    /// file's own text that an includer's unit read.
+    into_me: HashSet<String>,
+    /// Whether every project file that may include the analysed file was
+    /// read (the project's files were not cut at [`MAX_SCANNED`]).
+    complete: bool,
+}
+
+/// Whether a file is a header by its extension: compiled only where a
+/// source file includes it.
+fn is_header(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("h" | "hh" | "hpp" | "hxx" | "cuh" | "inl")
+    )
+}
+
+/// The base names of the files that include `me`, directly or through
+/// other files, by a textual over-approximation: a file whose text
+/// contains the base name of `me` or of such a file.
+fn includer_names(me: &Path, texts: &[(PathBuf, String)]) -> Vec<String> {
+    let mut names = vec![file_name(me)];
+    loop {
+        let before = names.len();
+        for (f, t) in texts {
+            let n = file_name(f);
+            if !names.contains(&n) && names.iter().any(|m| t.contains(m.as_str())) {
+                names.push(n);
+            }
+        }
+        if names.len() == before {
+            return names;
+        }
+    }
+}
+
 /// The [`SiteIndex`] key of the launch sites of `kernels` in `file`, whose
 /// translation unit is `u`.
 fn site_key(
     file: &Path,
+    analysed: &Path,
     u: &unit::Unit,
     options_hash: u64,
     kernels: &HashMap<String, launch::Params>,
@@ -821,6 +878,7 @@ fn site_key(
     wanted.sort();
     super::hash_of(&(
         file,
+        analysed,
         &u.text,
         u.prefix_len,
         u.prefix_lines,
@@ -840,19 +898,28 @@ fn sibling_sites(
     options: &Options,
     kernels: &HashMap<String, launch::Params>,
     sources: &dyn Sources,
-) -> (Vec<launch::Site>, usize, Vec<PathBuf>) {
+) -> (SiblingSites, usize, Vec<PathBuf>) {
     let mut out = Vec::new();
+    let mut into_me = HashSet::new();
     let mut parsed = 0;
     let options_hash = super::hash_of(&format!("{options:?}"));
-    let files: Vec<PathBuf> = source_files(root).into_iter().filter(|f| f != me).collect();
-    for f in &files {
+    let all = source_files(root);
+    let complete = all.len() < MAX_SCANNED;
+    let files: Vec<PathBuf> = all.into_iter().filter(|f| f != me).collect();
+    let texts: Vec<(PathBuf, String)> = files
+        .iter()
+        .filter_map(|f| sources.read(f).map(|t| (f.clone(), t)))
+        .collect();
+    let includers = includer_names(me, &texts);
+    let me_name = file_name(me);
+    for (f, text) in &texts {
         let f = f.as_path();
-        let Some(text) = sources.read(f) else {
-            continue;
-        };
         // A file that names none of the kernels neither launches one nor
-        // takes one's address.
-        if !kernels.keys().any(|k| text.contains(k.as_str())) {
+        // takes one's address, unless it may include the analysed file
+        // (whose own host code it then compiles).
+        if !kernels.keys().any(|k| text.contains(k.as_str()))
+            && !includers.iter().any(|n| text.contains(n.as_str()))
+        {
             continue;
         }
         let mut d = dirs.to_vec();
@@ -861,8 +928,8 @@ fn sibling_sites(
         {
             d.extend(flags.include_dirs);
         }
-        let u = unit::build(f, &text, &d, sources, options);
-        let key = site_key(f, &u, options_hash, kernels);
+        let u = unit::build(f, text, &d, sources, options);
+        let key = site_key(f, me, &u, options_hash, kernels);
         // Another file (the analysed one included) that names a host
         // function of this one may call it: its callers here are then not
         // all its callers.
@@ -876,6 +943,7 @@ fn sibling_sites(
                     .all(|(n, a)| pitches.widths(n) == *a)
             {
                 out.extend(known.sites.iter().cloned());
+                into_me.extend(known.into_me.iter().cloned());
                 continue;
             }
         }
@@ -895,6 +963,16 @@ fn sibling_sites(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let name = file_name(f);
+        // The lines of the analysed file's text in the prefix.
+        let mine: Vec<(u32, u32)> = u
+            .parts
+            .iter()
+            .filter(|p| p.path == me)
+            .map(|p| {
+                let lines = u.text[p.start..p.end].matches('\n').count() as u32;
+                (p.start_line, p.start_line + lines)
+            })
+            .collect();
         let asked = std::cell::RefCell::new(Vec::new());
         let asked_pitches = std::cell::RefCell::new(Vec::new());
         let found = launch::sites(
@@ -903,7 +981,13 @@ fn sibling_sites(
             &cx,
             &wanted,
             &|line| {
-                (line >= u.prefix_lines).then(|| format!("{name}:{}", line - u.prefix_lines + 1))
+                if line >= u.prefix_lines {
+                    return Some(format!("{name}:{}", line - u.prefix_lines + 1));
+                }
+                // The analysed file's own text inside this unit's prefix:
+                // its host code as this file compiles it.
+                let part = mine.iter().find(|(s, e)| *s <= line && line < *e)?;
+                Some(format!("{me_name}:{}", line - part.0 + 1))
             },
             &|n| {
                 let a = outside.names(n);
@@ -916,17 +1000,36 @@ fn sibling_sites(
                 w
             },
         );
+        let mine_origins: Vec<String> = found
+            .iter()
+            .filter_map(|s| s.fact.origin.clone())
+            .filter(|o| {
+                o.strip_prefix(me_name.as_str())
+                    .is_some_and(|r| r.starts_with(':'))
+                    && !o.starts_with(&format!("{name}:"))
+            })
+            .collect();
         out.extend(found.iter().cloned());
+        into_me.extend(mine_origins.iter().cloned());
         SiteIndex::insert(
             key,
             Arc::new(IndexedSites {
                 sites: found,
+                into_me: mine_origins,
                 asked: asked.into_inner(),
                 asked_pitches: asked_pitches.into_inner(),
             }),
         );
     }
-    (out, parsed, files)
+    (
+        SiblingSites {
+            sites: out,
+            into_me,
+            complete,
+        },
+        parsed,
+        files,
+    )
 }
 
 /// Whether a name occurs in the project's files outside one unit (the
