@@ -15,9 +15,10 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
+pub(super) mod global_pitch;
 mod host_order;
 
-use super::{driver_launches, global_pitch, graph_nodes, host_data, host_helpers, kernel_uses};
+use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;

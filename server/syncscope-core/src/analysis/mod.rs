@@ -10,7 +10,6 @@
 pub mod assumption;
 pub(crate) mod driver_launches;
 pub(crate) mod fixes;
-pub(crate) mod global_pitch;
 pub(crate) mod graph_nodes;
 mod host_data;
 mod host_helpers;

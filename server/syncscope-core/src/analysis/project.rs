@@ -1166,7 +1166,7 @@ impl<'a> OutsidePitches<'a> {
             let u = unit::build(f, &text, &d, self.sources, self.options);
             let t = crate::parse(&u.text, None);
             let cx = crate::frontend::collect(&u.text, t.root_node(), self.options);
-            let w = super::global_pitch::pitch_writes(&u.text, t.root_node(), &cx, name)?;
+            let w = super::launch::global_pitch::pitch_writes(&u.text, t.root_node(), &cx, name)?;
             if !w.file_local {
                 widths.extend(w.widths);
             }

@@ -10,7 +10,6 @@
 //! pass its initial value, typically 0). The order of calls across files
 //! is not read.
 
-use super::launch;
 use crate::frontend::FileContext;
 use crate::syntax::node_text;
 use tree_sitter::Node;
@@ -83,7 +82,7 @@ pub(crate) fn pitch_writes(
                     .is_some_and(|o| node_text(text, o) == "&") =>
             {
                 let (call, width) = pitch_allocation(text, parent)?;
-                let w = launch::host_constant(text, call, cx, width).filter(|w| *w > 0)?;
+                let w = super::host_constant(text, call, cx, width).filter(|w| *w > 0)?;
                 out.widths.push(w);
             }
             "assignment_expression" if is("left") => return None,
@@ -93,7 +92,7 @@ pub(crate) fn pitch_writes(
                 let index = crate::syntax::items(parent)
                     .iter()
                     .position(|a| a.id() == n.id())?;
-                if !launch::reads_argument(text, call, index) {
+                if !super::reads_argument(text, call, index) {
                     return None;
                 }
             }
