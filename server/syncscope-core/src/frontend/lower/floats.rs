@@ -213,16 +213,21 @@ impl Lowerer<'_, '_> {
         if to_float && !self.is_float(&e) {
             return match &e {
                 // A value of no type the model knows (a shuffle's result, an
-                // atomic's): it is the floating-point value itself.
+                // atomic's): it is the floating-point value itself. Not a
+                // local's value at a loop's entry (`@entry:`), whose type
+                // is the local's: marking it would make the integer counter
+                // of `for (int i = ..; ..; i += s) f((float)i)` a float, so
+                // its update no induction and its guard an unknown.
                 Expr::Var(v)
-                    if matches!(
-                        v.kind,
-                        VarKind::Unknown {
-                            lo: i64::MIN,
-                            hi: i64::MAX,
-                            ..
-                        }
-                    ) =>
+                    if !super::loops::is_entry(v)
+                        && matches!(
+                            v.kind,
+                            VarKind::Unknown {
+                                lo: i64::MIN,
+                                hi: i64::MAX,
+                                ..
+                            }
+                        ) =>
                 {
                     self.mark_float(e)
                 }
