@@ -766,6 +766,16 @@ enum Local<'t> {
 const DEPTH: usize = 24;
 
 impl<'a, 't> Host<'a, 't> {
+    /// A call of a host helper of one `return` (`inline`), with as many
+    /// arguments as it has parameters: its parameters, its returned
+    /// expression and the call's arguments.
+    fn inlined_call(&self, call: Node<'t>) -> Option<(&[String], Node<'t>, Vec<Node<'t>>)> {
+        let f = node_text(self.text, call.child_by_field_name("function")?);
+        let (params, ret) = self.inline.get(f)?;
+        let args = call.child_by_field_name("arguments").map(children)?;
+        (args.len() == params.len()).then_some((params.as_slice(), *ret, args))
+    }
+
     fn new(
         text: &'a str,
         call: Node<'t>,
@@ -1470,18 +1480,13 @@ impl<'a, 't> Host<'a, 't> {
             // A host helper of the unit written as one `return` (`iDivUp(w,
             // 16)`), of constant arguments that every parameter type holds.
             "call_expression" => {
-                let f = node_text(self.text, n.child_by_field_name("function")?);
-                let (names, ret) = self.inline.get(f)?;
-                let args = n.child_by_field_name("arguments").map(children)?;
-                if args.len() != names.len() {
-                    return None;
-                }
+                let (names, ret, args) = self.inlined_call(n)?;
                 let mut bound = HashMap::new();
                 for (name, a) in names.iter().zip(args) {
                     let v = ev(a).filter(|v| (0..=i64::from(i32::MAX)).contains(v))?;
                     bound.insert(name.clone(), v);
                 }
-                self.value_in(*ret, depth + 1, Some(&bound))
+                self.value_in(ret, depth + 1, Some(&bound))
             }
             "cast_expression" => ev(n.child_by_field_name("value")?),
             "sizeof_expression" => {
@@ -1626,17 +1631,12 @@ impl<'a, 't> Host<'a, 't> {
                 Some(format!("(({c}) ? ({a}) : ({b}))"))
             }
             "call_expression" => {
-                let f = node_text(self.text, n.child_by_field_name("function")?);
-                let (params, ret) = self.inline.get(f)?;
-                let args = n.child_by_field_name("arguments").map(children)?;
-                if args.len() != params.len() {
-                    return None;
-                }
+                let (params, ret, args) = self.inlined_call(n)?;
                 let mut inner = HashMap::new();
                 for (p, a) in params.iter().zip(args) {
                     inner.insert(p.clone(), format!("({})", go(a)?));
                 }
-                self.kernel_expr_with(*ret, depth + 1, &inner)
+                self.kernel_expr_with(ret, depth + 1, &inner)
                     .map(|e| format!("({e})"))
             }
             _ => None,
