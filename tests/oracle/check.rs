@@ -436,18 +436,20 @@ fn threads(l: &Launch) -> u64 {
 /// The simulations of one claim: `count` runs drawn from `seed`, fewer
 /// when their launches are large (see [`THREADS_PER_CLAIM`]).
 pub fn runs(seed: u64, shapes: &[LaunchShape], params: &[Param], count: usize) -> Vec<Run> {
-    runs_with_host_values(seed, shapes, params, &[], count)
+    runs_with_host_values(seed, shapes, params, &[], false, count)
 }
 
 /// [`runs`], with the parameters the host fixes (`host_values`: a name and
 /// the values its launches pass) drawn from those values only: a launch
 /// the host never makes says nothing about a claim made under the host's
-/// facts.
+/// facts. With `sorted_inputs` (the host sorts the buffers before every
+/// launch) only fills in ascending order within the buffers' range are drawn.
 pub fn runs_with_host_values(
     seed: u64,
     shapes: &[LaunchShape],
     params: &[Param],
     host_values: &[(String, Vec<i64>)],
+    sorted_inputs: bool,
     count: usize,
 ) -> Vec<Run> {
     let mut rng = Rng::new(seed);
@@ -466,7 +468,7 @@ pub fn runs_with_host_values(
                     .map(|v| (p.name.clone(), v))
                 })
                 .collect();
-            let fill = match rng.below(5) {
+            let fill = match rng.below(if sorted_inputs { 3 } else { 5 }) {
                 0 => Fill::Zero,
                 1 => Fill::Index,
                 2 => Fill::Constant(1.0),
@@ -785,6 +787,7 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
             &shapes,
             &case.params,
             &case.host_values,
+            case.sorted_inputs,
             RUNS_PER_CLAIM,
         );
         let edited;
@@ -825,6 +828,7 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
                         &shapes,
                         &params,
                         &case.host_values,
+                        case.sorted_inputs,
                         RUNS_PER_CLAIM,
                     );
                     let subject = Subject {

@@ -11,6 +11,7 @@
 
 use super::rng::Rng;
 
+mod host_rules;
 mod precision_rules;
 
 /// A family of generated kernels: one idiom of real code and its traps.
@@ -72,9 +73,21 @@ pub enum Family {
     /// A warp barrier in a grid-stride loop: warp-uniform only for whole
     /// warps and a bound that is a multiple of 32.
     WarpUniformStrides,
+    /// A launch's width set in program order: written before or after the
+    /// launch, under a condition, through a pointer, by a constant loop,
+    /// halved between launches, or a header's macro per includer.
+    HostOrder,
+    /// A stride parameter from callers passing powers of two or not:
+    /// literals, scaled locals, `1 << k`, a rounding helper.
+    PowerOfTwoArguments,
+    /// A row pitch kept in a global that `cudaMallocPitch` fills in another
+    /// file, with other uses that read, reallocate, halve or reset it.
+    GlobalPitch,
+    /// Keys a Thrust sort orders before the launch, with writes between.
+    HostDataFacts,
 }
 
-pub const FAMILIES: [Family; 21] = [
+pub const FAMILIES: [Family; 25] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -96,6 +109,10 @@ pub const FAMILIES: [Family; 21] = [
     Family::LoopExitValues,
     Family::PointerViews,
     Family::WarpUniformStrides,
+    Family::HostOrder,
+    Family::PowerOfTwoArguments,
+    Family::GlobalPitch,
+    Family::HostDataFacts,
 ];
 
 impl Family {
@@ -122,6 +139,10 @@ impl Family {
             Family::LoopExitValues => "loop-exit-values",
             Family::PointerViews => "pointer-views",
             Family::WarpUniformStrides => "warp-uniform-strides",
+            Family::HostOrder => "host-order",
+            Family::PowerOfTwoArguments => "power-of-two-arguments",
+            Family::GlobalPitch => "global-pitch",
+            Family::HostDataFacts => "host-data-facts",
         }
     }
 }
@@ -221,6 +242,9 @@ pub struct Case {
     /// Scalar parameters whose values the host code fixes: every value its
     /// launches pass. The simulator draws these parameters from them only.
     pub host_values: Vec<(String, Vec<i64>)>,
+    /// The host sorts every buffer the kernel reads before each launch: the
+    /// simulator draws only ascending fills.
+    pub sorted_inputs: bool,
 }
 
 impl Case {
@@ -300,6 +324,10 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::LoopExitValues => precision_rules::loop_exit_values(rng),
         Family::PointerViews => precision_rules::pointer_views(rng),
         Family::WarpUniformStrides => precision_rules::warp_uniform_strides(rng),
+        Family::HostOrder => host_rules::host_order(rng),
+        Family::PowerOfTwoArguments => host_rules::power_of_two_arguments(rng),
+        Family::GlobalPitch => host_rules::global_pitch(rng),
+        Family::HostDataFacts => host_rules::host_data_facts(rng),
     };
     case.seed = seed;
     case.family = family;
@@ -326,6 +354,7 @@ fn single(
         truth,
         value_probe: None,
         host_values: Vec::new(),
+        sorted_inputs: false,
     }
 }
 
@@ -1073,6 +1102,7 @@ fn host_launches(rng: &mut Rng) -> Case {
         },
         value_probe: None,
         host_values: Vec::new(),
+        sorted_inputs: false,
     }
 }
 
@@ -1132,6 +1162,7 @@ fn host_case(
         },
         value_probe: None,
         host_values,
+        sorted_inputs: false,
     }
 }
 

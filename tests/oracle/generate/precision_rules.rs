@@ -118,6 +118,7 @@ pub(super) fn driver_launches(rng: &mut Rng) -> Case {
         },
         value_probe: None,
         host_values,
+        sorted_inputs: false,
     }
 }
 
