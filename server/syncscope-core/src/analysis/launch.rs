@@ -17,6 +17,7 @@
 
 pub(super) mod global_pitch;
 mod host_order;
+mod ordered_writes;
 
 use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
@@ -744,6 +745,9 @@ struct Host<'a, 't> {
     /// program order (`host_order`): a bound parameter up to its first
     /// write, the variables of a loop of constants after it.
     held: HashMap<String, host_order::Held>,
+    /// Values plain writes that surely run before the launch give a local
+    /// (`ordered_writes`), in the order of the writes.
+    held_after_writes: Vec<(String, host_order::Held)>,
     /// The initializer of each scalar local in scope at the launch,
     /// written later or not.
     initializers: HashMap<String, Node<'t>>,
@@ -812,6 +816,7 @@ impl<'a, 't> Host<'a, 't> {
             by_value_params: Vec::new(),
             bound,
             held: HashMap::new(),
+            held_after_writes: Vec::new(),
             initializers: HashMap::new(),
             declarations: HashMap::new(),
             power_params: HashMap::new(),
@@ -826,6 +831,7 @@ impl<'a, 't> Host<'a, 't> {
         h.bound = kept;
         h.hold_until_written(unbound);
         h.run_constant_loops();
+        h.hold_after_ordered_writes();
         h
     }
 
@@ -1351,7 +1357,9 @@ impl<'a, 't> Host<'a, 't> {
                                 .filter(|w| w.id() == c.id())
                                 .and_then(|_| self.arguments.get(node_text(self.text, c)).cloned())
                         });
-                        if let Some(e) = e {
+                        // (A size that is only itself, `rows` read back as
+                        // `gridDim.x`, says nothing.)
+                        if let Some(e) = e.filter(|e| *e != format!("{dim}.{axis}")) {
                             facts.push(format!("{dim}.{axis} == ({e})"));
                         } else if dim == "blockDim" && self.occupancy_block_size(c) {
                             facts.push(format!("{dim}.{axis} % 32 == 0"));

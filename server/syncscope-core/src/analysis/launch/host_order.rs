@@ -50,12 +50,22 @@ impl<'a, 't> Host<'a, 't> {
 
     /// The value a read of `name` at `n` sees from [`Host::held`], if any.
     pub(super) fn held_at(&self, name: &str, n: Node) -> Option<i64> {
-        let h = self.held.get(name)?;
-        if self.declared_more_than_once(name) {
+        if self.declared_more_than_once(name) || !self.runs_in_order(n) {
             return None;
         }
-        (n.start_byte() >= h.from && n.end_byte() <= h.until && self.runs_in_order(n))
-            .then_some(h.value)
+        let covers = |h: &Held| n.start_byte() >= h.from && n.end_byte() <= h.until;
+        // From the initializer (or a loop of constants), or from a later
+        // plain write that runs before the launch (`ordered_writes`).
+        self.held
+            .get(name)
+            .filter(|h| covers(h))
+            .or_else(|| {
+                self.held_after_writes
+                    .iter()
+                    .find(|(v, h)| v == name && covers(h))
+                    .map(|(_, h)| h)
+            })
+            .map(|h| h.value)
     }
 
     /// Whether `name` is declared more than once in the scopes around the
@@ -435,7 +445,7 @@ fn node_contains_goto(n: Node) -> bool {
 }
 
 /// The values of a 32-bit host integer type.
-fn type_range(ty: &str) -> Option<(i64, i64)> {
+pub(super) fn type_range(ty: &str) -> Option<(i64, i64)> {
     if super::is_32_bit_signed_type_name(ty) {
         Some((i64::from(i32::MIN), i64::from(i32::MAX)))
     } else if matches!(
