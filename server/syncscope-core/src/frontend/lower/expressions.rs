@@ -98,6 +98,12 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             "identifier" => self.identifier(node),
             "field_expression" => self.field(node),
+            "qualified_identifier" if self.text(node).ends_with("pipeline_role::producer") => {
+                Value::Int(Expr::Const(asynccopy::PRODUCER_ROLE))
+            }
+            "qualified_identifier" if self.text(node).ends_with("pipeline_role::consumer") => {
+                Value::Int(Expr::Const(asynccopy::CONSUMER_ROLE))
+            }
             "qualified_identifier" => match node.field("name") {
                 Some(n) => self.eval(n),
                 None => Value::Int(self.fresh_unknown("qualified", Scope::Grid)),

@@ -267,9 +267,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         let returned_before = self.returned.clone();
         let hung_before = self.hung.clone();
         self.async_loop_enter(&counter, &guard);
+        let pipe_stages_before = self.pipe_stage_states();
         if let Some(b) = body_node {
             self.statement(b);
         }
+        self.check_pipe_stages_per_iteration(pipe_stages_before, node);
         // The next iteration starts with the copies this one left in flight.
         self.async_loop_exit(node);
         if let Some(f) = self.frames.last_mut() {
@@ -420,8 +422,8 @@ impl<'a, 't> Lowerer<'a, 't> {
                 continue;
             }
             if let (Some(t), Update::Add(c), Value::Int(x0)) = (&trips, u, v) {
-                if pipe_keys.contains(name) && c.as_const().is_some() {
-                    let at_exit = Expr::add(x0.clone(), Expr::mul(c.clone(), t.clone()));
+                if pipe_keys.contains(name) && constant_like(c) {
+                    let at_exit = stepped(x0, c, t);
                     self.scopes
                         .insert(*scope, name.clone(), Value::Int(at_exit));
                     continue;
@@ -430,7 +432,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             // Only a product with a constant: `s * trips` of two run-time
             // values would make the queries nonlinear.
             if let (Some(t), Update::Add(c)) = (&counted_exit, u) {
-                if c.as_const().is_some() || t.as_const().is_some() {
+                if constant_like(c) || t.as_const().is_some() {
                     let at_exit = induction_value(v, u, t);
                     self.scopes.insert(*scope, name.clone(), at_exit);
                     continue;
@@ -591,6 +593,14 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
         Update::Havoc(s)
     };
     match &end_e {
+        // `if (c) x += d;` with `c` the same at every iteration (a thread's
+        // role): a step of `d` or of 0, chosen once for the whole loop.
+        Expr::Ite(c, a, b) if invariant(c) => match (constant_step(a, &x), constant_step(b, &x)) {
+            (Some(p), Some(q)) if p != q => {
+                Update::Add(Expr::ite((**c).clone(), Expr::Const(p), Expr::Const(q)))
+            }
+            _ => havoc_scope(),
+        },
         Expr::Bin(BinOp::Add, a, b) if x(a) && invariant(b) => Update::Add((**b).clone()),
         Expr::Bin(BinOp::Add, a, b) if x(b) && invariant(a) => Update::Add((**a).clone()),
         Expr::Bin(BinOp::Sub, a, b) if x(a) && invariant(b) => {
@@ -613,6 +623,41 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
             _ => havoc_scope(),
         },
         _ => havoc_scope(),
+    }
+}
+
+/// The constant `d` of `x + d` (`x` itself: 0), where `x` is the entry value.
+fn constant_step(e: &Expr, x: &impl Fn(&Expr) -> bool) -> Option<i64> {
+    if x(e) {
+        return Some(0);
+    }
+    match e {
+        Expr::Bin(BinOp::Add, a, b) if x(a) => b.as_const(),
+        Expr::Bin(BinOp::Add, a, b) if x(b) => a.as_const(),
+        Expr::Bin(BinOp::Sub, a, b) if x(a) => b.as_const().and_then(i64::checked_neg),
+        _ => None,
+    }
+}
+
+/// `x0 + step * k`, for a step that is a constant or a choice between two
+/// constants made once for the loop (`ite(c, p, q)`, see `classify`): the
+/// choice outside, so that no product of a run-time value with `k` is made.
+pub(super) fn stepped(x0: &Expr, step: &Expr, k: &Expr) -> Expr {
+    match step {
+        Expr::Ite(c, p, q) if p.as_const().is_some() && q.as_const().is_some() => Expr::ite(
+            (**c).clone(),
+            Expr::add(x0.clone(), Expr::mul((**p).clone(), k.clone())),
+            Expr::add(x0.clone(), Expr::mul((**q).clone(), k.clone())),
+        ),
+        _ => Expr::add(x0.clone(), Expr::mul(step.clone(), k.clone())),
+    }
+}
+
+/// Whether a step is a constant, or a choice between two constants.
+pub(super) fn constant_like(step: &Expr) -> bool {
+    match step {
+        Expr::Ite(_, p, q) => p.as_const().is_some() && q.as_const().is_some(),
+        _ => step.as_const().is_some(),
     }
 }
 
@@ -738,7 +783,7 @@ pub(super) fn jumps(node: Node, memo: &mut HashMap<usize, Jumps>) -> Jumps {
 pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
     let closed = |x0: &Expr| -> Expr {
         match u {
-            Update::Add(c) => Expr::add(x0.clone(), Expr::mul(c.clone(), k.clone())),
+            Update::Add(c) => stepped(x0, c, k),
             Update::Pow2Up(m) => Expr::mul(
                 x0.clone(),
                 Expr::Pow2(Arc::new(Expr::mul(Expr::Const(*m), k.clone()))),

@@ -303,6 +303,9 @@ struct Lowerer<'a, 't> {
     /// &state)`), by pipeline id: their stage count, then (once the
     /// pipeline is bound to a local) their counters (see `asynccopy`).
     block_pipe_stages: HashMap<usize, Expr>,
+    /// Block-scope pipelines made with a role (`make_pipeline(block,
+    /// &state, role)`), by pipeline id: whether the thread is a producer.
+    block_pipe_producers: HashMap<usize, Expr>,
     block_pipes: HashMap<usize, asynccopy::BlockPipe>,
     /// `wmma::fragment` locals (and arrays of them) by the scope that binds
     /// them and their name: their tile's shape when the model can read it
@@ -482,6 +485,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             next_pipeline: 0,
             pipeline_states: HashMap::new(),
             block_pipe_stages: HashMap::new(),
+            block_pipe_producers: HashMap::new(),
             block_pipes: HashMap::new(),
             fragments: HashMap::new(),
             local_aliases: HashMap::new(),

@@ -289,6 +289,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.async_state
             .acquired
             .retain(|p| then_state.acquired.contains(p));
+        self.async_state
+            .waited
+            .retain(|p| then_state.waited.contains(p));
     }
 }
 

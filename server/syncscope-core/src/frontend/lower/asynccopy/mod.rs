@@ -33,7 +33,7 @@ use super::*;
 pub(super) use barriers::SplitPhase;
 pub(super) use iterations::LoopAsync;
 use iterations::Op;
-pub(super) use pipelines::BlockPipe;
+pub(super) use pipelines::{BlockPipe, CONSUMER_ROLE, PRODUCER_ROLE};
 
 /// What completes a copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,6 +105,9 @@ pub(super) struct AsyncState {
     /// Block-scope pipelines whose current stage is acquired and not yet
     /// committed (on every path here).
     acquired: Vec<usize>,
+    /// Block-scope pipelines whose current stage has been waited for
+    /// (`consumer_wait`) and not yet released (on every path here).
+    waited: Vec<usize>,
 }
 
 impl<'a, 't> Lowerer<'a, 't> {

@@ -32,7 +32,17 @@ pub(in crate::frontend::lower) struct BlockPipe {
     pub(in crate::frontend::lower) scope: usize,
     pub(in crate::frontend::lower) name: String,
     pub(in crate::frontend::lower) stage: Var,
+    /// A pipeline made with roles (`make_pipeline(block, &state, role)`):
+    /// whether the thread is a producer (it only acquires, copies and
+    /// commits; the others only wait and release). `None`: every thread
+    /// does both.
+    pub(in crate::frontend::lower) producer: Option<Expr>,
 }
+
+/// `cuda::pipeline_role::producer` and `::consumer`, in the order libcu++
+/// declares them.
+pub(in crate::frontend::lower) const PRODUCER_ROLE: i64 = 0;
+pub(in crate::frontend::lower) const CONSUMER_ROLE: i64 = 1;
 
 const PIPE_COUNTERS: [&str; 3] = ["commits", "waits", "releases"];
 
@@ -72,13 +82,33 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let id = self.next_pipeline;
                 self.next_pipeline += 1;
                 // `make_pipeline(block, &state)` over a state of a constant
-                // stage count.
-                if args.len() == 2 && !self.block_pipes_off {
+                // stage count, or `make_pipeline(block, &state, role)` with
+                // each thread's role a function of its position.
+                let role = match args.get(2) {
+                    Some(r) if args.len() == 3 => match self.eval(*r) {
+                        Value::Int(e)
+                            if !e.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. })) =>
+                        {
+                            Some(Some(Expr::eq(e, Expr::Const(PRODUCER_ROLE))))
+                        }
+                        _ => Some(None),
+                    },
+                    _ => None,
+                };
+                // Roles the model cannot evaluate: the lowering without the
+                // exact model names the pipeline `not-verified`.
+                if matches!(role, Some(None)) {
+                    self.block_pipe_broken = true;
+                }
+                if (args.len() == 2 || matches!(role, Some(Some(_)))) && !self.block_pipes_off {
                     let state = self.text(args[1]);
                     let state = state.trim().trim_start_matches('&').trim();
                     if let Some(Some(n)) = self.pipeline_states.get(state).cloned() {
                         if n.as_const().is_none_or(|c| c >= 1) {
                             self.block_pipe_stages.insert(id, n);
+                            if let Some(Some(producer)) = role {
+                                self.block_pipe_producers.insert(id, producer);
+                            }
                         }
                     }
                 }
@@ -174,7 +204,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let Some(commits) = self.pipe_counter(id, "commits") else {
             return false;
         };
-        self.uniform_pipe_op(node, "memcpy_async");
+        self.uniform_pipe_op(id, node, "memcpy_async");
         if !self.async_state.acquired.contains(&id) && self.dry == 0 {
             self.block_pipe_broken = true;
             self.unsupported(
@@ -208,6 +238,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     hi: i64::from(i32::MAX),
                 },
             ),
+            producer: self.block_pipe_producers.get(&id).cloned(),
         };
         for k in pipe.counter_keys() {
             self.scopes.insert(scope, k, Value::Int(Expr::Const(0)));
@@ -233,6 +264,36 @@ impl<'a, 't> Lowerer<'a, 't> {
             let next = self.bound(Expr::add(v, Expr::Const(1)), Scope::Thread);
             self.scopes.insert(scope, key, Value::Int(next));
         }
+    }
+
+    /// Which block-scope pipelines have their stage acquired, and which
+    /// waited for, here.
+    pub(in crate::frontend::lower) fn pipe_stage_states(&self) -> (Vec<usize>, Vec<usize>) {
+        let mut acquired = self.async_state.acquired.clone();
+        let mut waited = self.async_state.waited.clone();
+        acquired.sort_unstable();
+        waited.sort_unstable();
+        (acquired, waited)
+    }
+
+    /// A loop body is lowered once, from the state on entry: an iteration
+    /// that ends with a pipeline's stage acquired or waited for where it
+    /// began without (or the reverse) would start the next iteration in a
+    /// state the model did not lower it from, so the checks of
+    /// `producer_acquire` / `consumer_wait` pairing would not hold for it.
+    pub(in crate::frontend::lower) fn check_pipe_stages_per_iteration(
+        &mut self,
+        before: (Vec<usize>, Vec<usize>),
+        node: Node,
+    ) {
+        if self.dry > 0 || self.block_pipes.is_empty() || self.pipe_stage_states() == before {
+            return;
+        }
+        self.block_pipe_broken = true;
+        self.unsupported(
+            node,
+            "a loop iteration that leaves a block-scope `cuda::pipeline` stage acquired or waited for differently from how it found it",
+        );
     }
 
     /// The constraints an access carries for the block-scope pipelines of
@@ -278,6 +339,15 @@ impl<'a, 't> Lowerer<'a, 't> {
                 ),
                 Expr::bin(BinOp::Le, waits, stage.clone()),
             );
+            // A producer of a pipeline with roles neither waits nor
+            // releases: nothing orders its accesses with another
+            // producer's copies (its own acquires and commits do, through
+            // the consumers, but the model does not follow that), so they
+            // meet every stage.
+            let window = match &p.producer {
+                Some(producer) => Expr::or(producer.clone(), window),
+                None => window,
+            };
             out.push(Expr::or(
                 Expr::bin(BinOp::Lt, stage, Expr::Const(0)),
                 window,
@@ -288,11 +358,17 @@ impl<'a, 't> Lowerer<'a, 't> {
 
     /// An operation of a block-scope pipeline every thread must perform:
     /// one that some threads of the block may skip is outside the model.
-    fn uniform_pipe_op(&mut self, node: Node, what: &str) {
+    fn uniform_pipe_op(&mut self, id: usize, node: Node, what: &str) {
         if self.dry > 0 {
             return;
         }
-        if thread_dependent(&self.guard()) {
+        // With roles, each operation is one role's: threads skip the other
+        // role's by design, and each thread's counts are its own.
+        let with_roles = self
+            .block_pipes
+            .get(&id)
+            .is_some_and(|p| p.producer.is_some());
+        if !with_roles && thread_dependent(&self.guard()) {
             self.block_pipe_broken = true;
             self.unsupported(
                 node,
@@ -328,7 +404,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             // stage count): not modelled, a never-divergent barrier so that
             // no race is claimed that this ordering would prevent.
             _ if block && self.block_pipes.contains_key(&id) => {
-                self.uniform_pipe_op(node, method);
+                self.uniform_pipe_op(id, node, method);
                 match method {
                     "producer_acquire" => {
                         if self.async_state.acquired.contains(&id) && self.dry == 0 {
@@ -349,8 +425,32 @@ impl<'a, 't> Lowerer<'a, 't> {
                     // accesses meet no access after this (the window), so
                     // they stay in flight for the rest of the model (recorded
                     // again after each barrier, each time with its window).
-                    "consumer_wait" => self.bump_pipe_counter(id, "waits"),
-                    "consumer_release" => self.bump_pipe_counter(id, "releases"),
+                    // `consumer_wait` waits for the stage the thread has
+                    // not released yet, and does not move on: the counts
+                    // number the stages only while each stage is waited for
+                    // once and released once, in turn.
+                    "consumer_wait" => {
+                        if self.async_state.waited.contains(&id) && self.dry == 0 {
+                            self.block_pipe_broken = true;
+                            self.unsupported(
+                                node,
+                                "a second `consumer_wait` of a block-scope `cuda::pipeline` before the `consumer_release` of its stage",
+                            );
+                        }
+                        self.async_state.waited.push(id);
+                        self.bump_pipe_counter(id, "waits");
+                    }
+                    "consumer_release" => {
+                        if !self.async_state.waited.contains(&id) && self.dry == 0 {
+                            self.block_pipe_broken = true;
+                            self.unsupported(
+                                node,
+                                "a `consumer_release` of a block-scope `cuda::pipeline` stage not waited for (`consumer_wait`) on every path",
+                            );
+                        }
+                        self.async_state.waited.retain(|p| *p != id);
+                        self.bump_pipe_counter(id, "releases");
+                    }
                     "quit" => {}
                     _ => self.unsupported(
                         node,
