@@ -50,8 +50,19 @@ for a, b, expected in [('reduce0', 'reduce1', 'unknown'), ('reduce0', 'reduce2',
     PAIRS.append((expected, REDUCTION, a, REDUCTION, b, ['--assoc']))
 for a, b in [('reduce3', 'reduce4'), ('reduce3', 'reduce5'), ('reduce4', 'reduce5')]:
     PAIRS.append(('equivalent', REDUCTION, a, REDUCTION, b, ['--assoc']))
-PAIRS.append(('equivalent', MATMUL, 'MatrixMulCUDA', MATMUL_ASYNC, 'MatrixMulNaive', []))
-PAIRS.append(('equivalent', MATMUL, 'MatrixMulCUDA', MATMUL_UM, 'matrixMultiplyKernel', []))
+# globalToShmemAsyncCopy's plain kernel (MatrixMulNaive: tiles staged by
+# assignment) and its tiled kernel staging each element with
+# cuda::memcpy_async into a thread-scope pipeline, both launched at the
+# same site shape (<blockSize>, 16 x 16 blocks).
+PAIRS.append(('equivalent', MATMUL_ASYNC, 'MatrixMulNaive', MATMUL_ASYNC,
+              'MatrixMulAsyncCopySingleStage', []))
+# Across samples the launches differ, so there is no launch to compare
+# under: matrixMul launches MatrixMulCUDA<32> on 32 x 32 blocks (its <16>
+# site is dead, block_size is 32) and globalToShmemAsyncCopy launches
+# MatrixMulNaive<16> on 16 x 16 blocks; UnifiedMemoryPerf's kernel takes
+# one size (square matrices, `matrixDim`) where MatrixMulCUDA takes two.
+PAIRS.append(('refused', MATMUL, 'MatrixMulCUDA', MATMUL_ASYNC, 'MatrixMulNaive', []))
+PAIRS.append(('refused', MATMUL, 'MatrixMulCUDA', MATMUL_UM, 'matrixMultiplyKernel', []))
 
 
 def run(binary, root, pair, runs):
