@@ -24,6 +24,7 @@
 //! construct named.
 
 mod assoc;
+mod block_order;
 mod indices;
 mod loop_writes;
 
@@ -1271,8 +1272,16 @@ pub(crate) fn prove(
     assoc: bool,
     queries: &mut u32,
 ) -> Result<(), Failure> {
-    let (sa, sb) = (shape(a, assoc)?, shape(b, assoc)?);
     let fixed = fixed_sizes(a, b, options);
+    // Blocks numbered in another order (a diagonal): each version with its
+    // block coordinates as its block index, once they are shown to number
+    // the grid's blocks once each.
+    let (ra, rb) = (
+        block_order::renumbered(a, (a, b), &fixed, options, queries),
+        block_order::renumbered(b, (a, b), &fixed, options, queries),
+    );
+    let (a, b) = (ra.as_ref().unwrap_or(a), rb.as_ref().unwrap_or(b));
+    let (sa, sb) = (shape(a, assoc)?, shape(b, assoc)?);
     let outputs: BTreeSet<&str> = [&sa, &sb]
         .iter()
         .flat_map(|s| {

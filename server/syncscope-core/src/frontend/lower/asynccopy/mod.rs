@@ -183,22 +183,25 @@ impl<'a, 't> Lowerer<'a, 't> {
         } else {
             AccessKind::Write
         };
+        // One element copied by this thread between arrays of one element
+        // type: with read values tracked (`syncscope equiv`), what it
+        // writes is what it reads, as for `dst[i] = src[j]`.
+        let copied = if self.track_values && !collective {
+            self.copied_element(dst, src, bytes, &text)
+        } else {
+            None
+        };
         for (p, kind) in [(src, AccessKind::Read), (dst, write)] {
-            if kind == AccessKind::Atomic {
-                self.async_targets.insert(p.array);
-                if self.atomic_targets.contains(&p.array) {
-                    self.async_and_atomic(p.array, node);
-                }
-            }
-            // Elements `0 .. bytes / element size` from the pointer on; all
-            // of them from there when the size is not known.
-            let elems = match (bytes, self.elem_of(p).1) {
-                (Value::Int(Expr::Const(b)), Some(e)) if *b > 0 && e > 0 && b % e == 0 => {
-                    Some(b / e)
-                }
-                _ => None,
+            let value = copied.clone().filter(|_| kind != AccessKind::Atomic);
+            let saved = match kind {
+                AccessKind::Read => std::mem::replace(&mut self.read_value, value),
+                _ => std::mem::replace(&mut self.written_value, value),
             };
-            self.record_range(p, elems, kind, node, &text, "copied_element");
+            self.copy_range(p, kind, bytes, node, &text);
+            match kind {
+                AccessKind::Read => self.read_value = saved,
+                _ => self.written_value = saved,
+            }
         }
         let accesses: Vec<Access> = self
             .out
@@ -230,6 +233,53 @@ impl<'a, 't> Lowerer<'a, 't> {
             left: self.loop_exits(),
         });
         self.log_op(Op::Issue(ch));
+    }
+
+    /// One side of a copy: elements `0 .. bytes / element size` from the
+    /// pointer on; all of them from there when the size is not known.
+    fn copy_range(&mut self, p: &Ptr, kind: AccessKind, bytes: &Value, node: Node, text: &str) {
+        if kind == AccessKind::Atomic {
+            self.async_targets.insert(p.array);
+            if self.atomic_targets.contains(&p.array) {
+                self.async_and_atomic(p.array, node);
+            }
+        }
+        let elems = match (bytes, self.elem_of(p).1) {
+            (Value::Int(Expr::Const(b)), Some(e)) if *b > 0 && e > 0 && b % e == 0 => Some(b / e),
+            _ => None,
+        };
+        self.record_range(p, elems, kind, node, text, "copied_element");
+    }
+
+    /// The value a copy of one element moves from `src` to `dst`, when both
+    /// are arrays of one element type seen as themselves (no view of other
+    /// bytes) and the copy is exactly one element: a fresh value read.
+    fn copied_element(&mut self, dst: &Ptr, src: &Ptr, bytes: &Value, text: &str) -> Option<Expr> {
+        let plain = |p: &Ptr| p.view.is_none() && !self.arrays[p.array].byte_addressed;
+        // The type as the element is read (qualifiers aside).
+        let bare = |t: Option<String>| {
+            t.map(|t| {
+                t.split_whitespace()
+                    .filter(|w| !matches!(*w, "const" | "volatile"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+        };
+        let ((td, sd), (ts, ss)) = (self.elem_of(dst), self.elem_of(src));
+        let (td, ts) = (bare(td), bare(ts));
+        let one = match (bytes, sd) {
+            (Value::Int(Expr::Const(b)), Some(e)) => *b == e,
+            _ => false,
+        };
+        if !(plain(dst) && plain(src) && one && td.is_some() && td == ts && sd == ss) {
+            return None;
+        }
+        let v = self.fresh_value(text, Scope::Thread);
+        Some(if self.float_elements(src.array) {
+            self.mark_float(v)
+        } else {
+            v
+        })
     }
 
     pub(super) fn commit(&mut self, ch: Channel) {
