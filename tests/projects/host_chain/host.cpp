@@ -9,6 +9,8 @@ extern "C" void launch_gather(unsigned *dense, unsigned *mark, unsigned *offset,
 extern "C" void launch_cleared(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
 extern "C" void launch_elsewhere(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
 extern "C" void launch_twice(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
+extern "C" void launch_nested(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
+extern "C" void launch_pointer(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
 extern "C" void launch_heads(unsigned *head, unsigned *cell, unsigned total);
 extern "C" void launch_heads_half(unsigned *head, unsigned *cell, unsigned total);
 
@@ -40,6 +42,27 @@ unsigned compact(unsigned total)
 void compact_again(unsigned total)
 {
     launch_twice(d_dense, d_mark, d_offset, total);
+}
+
+static void forward_nested(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total)
+{
+    printf("packing %u\n", total);
+    launch_nested(dense, mark, offset, total);
+}
+
+void compact_nested(unsigned total)
+{
+    scan_marks(d_offset, d_mark, total);
+    forward_nested(d_dense, d_mark, d_offset, total);
+}
+
+typedef void (*launcher)(unsigned *, unsigned *, unsigned *, unsigned);
+launcher chosen = launch_pointer;
+
+void compact_pointer(unsigned total)
+{
+    scan_marks(d_offset, d_mark, total);
+    launch_pointer(d_dense, d_mark, d_offset, total);
 }
 
 void cell_lists(unsigned total)

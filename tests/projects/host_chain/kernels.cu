@@ -13,6 +13,13 @@
 //                     marks the kernel is given: no fact, racy.
 //  * gather_twice:    its launch function is also called once with
 //                     offsets nothing scanned: no fact, racy.
+//  * gather_nested:   launched by `launch_nested`, which host.cpp calls
+//                     only from `forward_nested`, which it calls right
+//                     after the scan (two calls between scan and launch):
+//                     verified.
+//  * gather_pointer:  scanned before its launch function's one call, but
+//                     host.cpp also takes that function's address (a call
+//                     through it is not seen): no fact, racy.
 //  * cell_heads:      the keys sorted by `sort_keys` before every call of
 //                     `launch_heads`, which sizes its grid with a helper
 //                     that only computes: verified.
@@ -22,6 +29,8 @@
 // expect-kernel: gather_cleared racy
 // expect-kernel: gather_elsewhere racy
 // expect-kernel: gather_twice racy
+// expect-kernel: gather_nested verified
+// expect-kernel: gather_pointer racy
 // expect-kernel: cell_heads verified
 // expect-kernel: cell_heads_half racy
 #include <cuda_runtime.h>
@@ -51,6 +60,20 @@ __global__ void gather_elsewhere(unsigned *dense, const unsigned *mark, const un
 }
 
 __global__ void gather_twice(unsigned *dense, const unsigned *mark, const unsigned *offset, unsigned total)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total && mark[t] != 0)
+        dense[offset[t]] = t; //~ data-race
+}
+
+__global__ void gather_nested(unsigned *dense, const unsigned *mark, const unsigned *offset, unsigned total)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total && mark[t] != 0)
+        dense[offset[t]] = t;
+}
+
+__global__ void gather_pointer(unsigned *dense, const unsigned *mark, const unsigned *offset, unsigned total)
 {
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t < total && mark[t] != 0)
@@ -114,6 +137,16 @@ extern "C" void launch_elsewhere(unsigned *dense, unsigned *mark, unsigned *offs
 extern "C" void launch_twice(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total)
 {
     gather_twice<<<(total + 127) / 128, 128>>>(dense, mark, offset, total);
+}
+
+extern "C" void launch_nested(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total)
+{
+    gather_nested<<<(total + 127) / 128, 128>>>(dense, mark, offset, total);
+}
+
+extern "C" void launch_pointer(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total)
+{
+    gather_pointer<<<(total + 127) / 128, 128>>>(dense, mark, offset, total);
 }
 
 extern "C" void launch_heads(unsigned *head, unsigned *cell, unsigned total)
