@@ -11,6 +11,7 @@ extern "C" void launch_elsewhere(unsigned *dense, unsigned *mark, unsigned *offs
 extern "C" void launch_twice(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
 extern "C" void launch_nested(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
 extern "C" void launch_pointer(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
+extern "C" void launch_poked(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total);
 extern "C" void launch_heads(unsigned *head, unsigned *cell, unsigned total);
 extern "C" void launch_heads_half(unsigned *head, unsigned *cell, unsigned total);
 
@@ -63,6 +64,21 @@ void compact_pointer(unsigned total)
 {
     scan_marks(d_offset, d_mark, total);
     launch_pointer(d_dense, d_mark, d_offset, total);
+}
+
+unsigned *d_alias;
+
+static void poke_alias(unsigned total)
+{
+    unsigned last = total - 1;
+    d_alias[last] = 0;
+}
+
+void compact_poked(unsigned total)
+{
+    scan_marks(d_offset, d_mark, total);
+    poke_alias(total);
+    launch_poked(d_dense, d_mark, d_offset, total);
 }
 
 void cell_lists(unsigned total)

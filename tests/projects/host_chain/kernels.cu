@@ -20,6 +20,9 @@
 //  * gather_pointer:  scanned before its launch function's one call, but
 //                     host.cpp also takes that function's address (a call
 //                     through it is not seen): no fact, racy.
+//  * gather_poked:    a host helper run between the scan and the call
+//                     writes through a global pointer (which may hold the
+//                     offsets): no fact, racy.
 //  * cell_heads:      the keys sorted by `sort_keys` before every call of
 //                     `launch_heads`, which sizes its grid with a helper
 //                     that only computes: verified.
@@ -31,6 +34,7 @@
 // expect-kernel: gather_twice racy
 // expect-kernel: gather_nested verified
 // expect-kernel: gather_pointer racy
+// expect-kernel: gather_poked racy
 // expect-kernel: cell_heads verified
 // expect-kernel: cell_heads_half racy
 #include <cuda_runtime.h>
@@ -74,6 +78,13 @@ __global__ void gather_nested(unsigned *dense, const unsigned *mark, const unsig
 }
 
 __global__ void gather_pointer(unsigned *dense, const unsigned *mark, const unsigned *offset, unsigned total)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < total && mark[t] != 0)
+        dense[offset[t]] = t; //~ data-race
+}
+
+__global__ void gather_poked(unsigned *dense, const unsigned *mark, const unsigned *offset, unsigned total)
 {
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t < total && mark[t] != 0)
@@ -147,6 +158,11 @@ extern "C" void launch_nested(unsigned *dense, unsigned *mark, unsigned *offset,
 extern "C" void launch_pointer(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total)
 {
     gather_pointer<<<(total + 127) / 128, 128>>>(dense, mark, offset, total);
+}
+
+extern "C" void launch_poked(unsigned *dense, unsigned *mark, unsigned *offset, unsigned total)
+{
+    gather_poked<<<(total + 127) / 128, 128>>>(dense, mark, offset, total);
 }
 
 extern "C" void launch_heads(unsigned *head, unsigned *cell, unsigned total)
