@@ -14,9 +14,10 @@
 //! before the launch on every path (an earlier statement of a block around
 //! the launch, no loop between them), with no ordering argument (a
 //! comparator, a scan's initial value or operator change the order); every
-//! statement between them calls nothing but the CUDA runtime and printing,
-//! and names the arrays only as the source of a `cudaMemcpy` (no kernel, no
-//! helper, no alias can write them in between); the host's element types
+//! statement between them calls nothing but the CUDA runtime, printing and
+//! quiet helpers (that only compute: `quiet_helper`), and names the arrays
+//! only as the source of a `cudaMemcpy` (no kernel, no other helper, no
+//! alias can write them in between); the host's element types
 //! are known and are the kernel's (the kernel defined in the unit), the
 //! scan's source unsigned; and
 //! the extent `n` is an expression over the kernel's arguments. Assumed
