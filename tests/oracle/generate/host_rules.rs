@@ -444,15 +444,36 @@ pub(super) fn host_data_facts(rng: &mut Rng) -> Case {
     let host = format!(
         "{helpers}void build(unsigned* d_start, unsigned* d_key, unsigned* d_other, unsigned count)\n{{\n{sort}{between}    run_starts<<<2, 64>>>(d_start, d_key, count);\n}}\n"
     );
-    let (files, shape) = if rng.coin() {
-        let own = k.text.replacen("#include \"kern.cuh\"\n", includes, 1);
-        (
-            vec![("kern.cu".to_string(), format!("{own}\n{host}"))],
-            "one file",
-        )
-    } else {
-        let host = format!("{includes}#include \"kern.cuh\"\n\n{host}");
-        (project(k, vec![("host.cu", host)]), "host in its own file")
+    let (files, shape) = match rng.below(3) {
+        0 => {
+            let own = k.text.replacen("#include \"kern.cuh\"\n", includes, 1);
+            (
+                vec![("kern.cu".to_string(), format!("{own}\n{host}"))],
+                "one file",
+            )
+        }
+        1 => {
+            let host = format!("{includes}#include \"kern.cuh\"\n\n{host}");
+            (project(k, vec![("host.cu", host)]), "host in its own file")
+        }
+        _ => {
+            // The launch in a function of the kernel's file, which the
+            // host's file declares and calls after the sort: the fact is
+            // read through the call (`host_data/chain.rs`).
+            let launcher = "void launch_starts(unsigned* d_start, unsigned* d_key, unsigned count)";
+            let mut files = project(k, Vec::new());
+            files[0].1.push_str(&format!(
+                "\n{launcher}\n{{\n    run_starts<<<2, 64>>>(d_start, d_key, count);\n}}\n"
+            ));
+            let caller = format!(
+                "{includes}\n{launcher};\n\n{helpers}void build(unsigned* d_start, unsigned* d_key, unsigned* d_other, unsigned count)\n{{\n{sort}{between}    launch_starts(d_start, d_key, count);\n}}\n"
+            );
+            files.push(("host.cu".to_string(), caller));
+            (
+                files,
+                "launch function in the kernel's file, called from the host's",
+            )
+        }
     };
     Case {
         seed: 0,

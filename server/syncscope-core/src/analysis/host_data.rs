@@ -5,21 +5,53 @@
 //! kernel's race queries assume like the annotations (`verify::input_orders`).
 //!
 //! Conservative by construction: the producer is a statement of the launch's
-//! own host function (or the one statement of a helper it calls) that runs
+//! own host function (or the one statement of a helper it calls, defined in
+//! the unit or, when the unit only declares it, once in the project's other
+//! files), or, when the array is a parameter of that function that nothing
+//! in it touches before the launch, the producer before every call of the
+//! function in the project (`chain`: through at most three callers, each
+//! call's arguments bound to the parameters), that runs
 //! before the launch on every path (an earlier statement of a block around
 //! the launch, no loop between them), with no ordering argument (a
 //! comparator, a scan's initial value or operator change the order); every
-//! statement between them calls nothing but the CUDA runtime and printing,
-//! and names the arrays only as the source of a `cudaMemcpy` (no kernel, no
-//! helper, no alias can write them in between); the host's element types
+//! statement between them calls nothing but the CUDA runtime, printing and
+//! quiet helpers (that only compute: `quiet_helper`), and names the arrays
+//! only as the source of a `cudaMemcpy` (no kernel, no other helper, no
+//! alias can write them in between); the host's element types
 //! are known and are the kernel's (the kernel defined in the unit), the
 //! scan's source unsigned; and
 //! the extent `n` is an expression over the kernel's arguments. Assumed
 //! beyond the code: the scan's total fits its element type, and the
 //! producer and the launch run in stream order.
 
+mod chain;
+
 use crate::syntax::node_text;
+use std::sync::Arc;
 use tree_sitter::Node;
+
+/// The project's host code: the launch's unit and the other files.
+pub(super) struct Project<'a, 't> {
+    pub text: &'a str,
+    pub root: Node<'t>,
+    pub others: &'a dyn OtherUnits,
+}
+
+/// One host file of the project read as its own translation unit.
+pub(crate) struct HostUnit {
+    pub text: String,
+    pub tree: tree_sitter::Tree,
+}
+
+/// The project's host code outside the launch's unit: where a helper the
+/// unit only declares is defined, and where the launch's host function is
+/// called from.
+pub(crate) trait OtherUnits {
+    /// The units of the project's other files (outside the launch's file
+    /// and the headers it includes) whose text names `name`; `None` when
+    /// they cannot all be read (then `name` may be used anywhere).
+    fn naming(&self, name: &str) -> Option<Vec<Arc<HostUnit>>>;
+}
 
 /// A host fact about the array passed for one kernel parameter, as the
 /// condition text a launch fact carries.
@@ -30,6 +62,7 @@ pub(super) fn facts<'t>(
     params: &[String],
     args: &[Node<'t>],
     extent_at_launch: &dyn Fn(Node<'t>) -> Option<String>,
+    others: &dyn OtherUnits,
 ) -> Vec<String> {
     let mut out = Vec::new();
     // The kernel's own element types: a fact about elements of another
@@ -38,6 +71,11 @@ pub(super) fn facts<'t>(
     let Some(definition) = defined_once(text, launch, kernel) else {
         return out;
     };
+    let mut root = launch;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    let project = Project { text, root, others };
     let kernel_element = |param: &str| {
         declared_type(text, definition, param)
             .as_deref()
@@ -55,10 +93,11 @@ pub(super) fn facts<'t>(
         let (Some(buffer), Some(param)) = (buffer, params.get(i)) else {
             continue;
         };
-        let Some(p) = producer_of(text, launch, buffer) else {
+        // Only an array holds elements (a scalar is not searched for).
+        if kernel_element(param).is_none() {
             continue;
-        };
-        let Some(extent) = extent_at_launch(p.extent) else {
+        }
+        let Some(p) = produced_at_launch(&project, launch, buffer, args, extent_at_launch) else {
             continue;
         };
         let same_elements = |host: &Option<String>, param: &str| {
@@ -68,6 +107,7 @@ pub(super) fn facts<'t>(
         if !same_elements(&p.output_type, param) {
             continue;
         }
+        let extent = p.extent;
         match p.kind {
             Kind::Sort => out.push(format!("__sorted({param}, {extent})")),
             Kind::Scan { inclusive } => {
@@ -78,10 +118,7 @@ pub(super) fn facts<'t>(
                     continue;
                 };
                 let unsigned = p.source_type.as_deref().is_some_and(is_unsigned_name);
-                if !unsigned
-                    || !same_elements(&p.source_type, source_param)
-                    || !untouched_between(text, p.statement, launch, source)
-                {
+                if !unsigned || !same_elements(&p.source_type, source_param) {
                     continue;
                 }
                 let predicate = if inclusive {
@@ -94,6 +131,72 @@ pub(super) fn facts<'t>(
         }
     }
     out
+}
+
+/// What produced `buffer` as the launch sees it, the extent a kernel-side
+/// expression and the source (untouched since) a host name at the launch.
+struct AtLaunch {
+    kind: Kind,
+    extent: String,
+    source: Option<String>,
+    source_type: Option<String>,
+    output_type: Option<String>,
+}
+
+/// The producer of `buffer` in the launch's own function, else the one
+/// before every call of that function (`chain`).
+fn produced_at_launch<'t>(
+    project: &Project,
+    launch: Node<'t>,
+    buffer: &str,
+    args: &[Node<'t>],
+    extent_at_launch: &dyn Fn(Node<'t>) -> Option<String>,
+) -> Option<AtLaunch> {
+    let text = project.text;
+    if let Some(p) = producer_of(project, text, launch, buffer) {
+        let extent = extent_at_launch(p.extent)?;
+        if let Some(source) = p.source.as_deref() {
+            if !untouched_between(text, p.statement, launch, source) {
+                return None;
+            }
+        }
+        return Some(AtLaunch {
+            kind: p.kind,
+            extent,
+            source: p.source,
+            source_type: p.source_type,
+            output_type: p.output_type,
+        });
+    }
+    let func = chain::untouched_from_entry(text, launch, buffer)?;
+    let names = parameter_names(text, func)?;
+    let index = names.iter().position(|n| n == buffer)?;
+    let entry = chain::at_every_call(project, text, func, index, 0)?;
+    // The extent: the parameter the callers bound it to, passed to the
+    // kernel as it came in.
+    let extent_name = names.get(entry.extent)?;
+    if !chain::unwritten_parameter(text, func, launch, extent_name) {
+        return None;
+    }
+    let passed = args
+        .iter()
+        .find(|a| a.kind() == "identifier" && node_text(text, **a) == extent_name)?;
+    let extent = extent_at_launch(*passed)?;
+    let source = match entry.source {
+        Some(s) => {
+            let name = names.get(s)?;
+            chain::untouched_from_entry(text, launch, name)?;
+            Some(name.clone())
+        }
+        None => None,
+    };
+    Some(AtLaunch {
+        kind: entry.kind,
+        extent,
+        source,
+        source_type: entry.source_type,
+        output_type: entry.output_type,
+    })
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,7 +223,12 @@ struct Producer<'t> {
 
 /// The Thrust call (or helper around one) that last wrote `buffer` before
 /// the launch, when nothing between may have written it since.
-fn producer_of<'t>(text: &str, launch: Node<'t>, buffer: &str) -> Option<Producer<'t>> {
+fn producer_of<'t>(
+    project: &Project,
+    text: &str,
+    launch: Node<'t>,
+    buffer: &str,
+) -> Option<Producer<'t>> {
     let mut inner = launch;
     let mut node = launch.parent();
     while let Some(n) = node {
@@ -139,7 +247,7 @@ fn producer_of<'t>(text: &str, launch: Node<'t>, buffer: &str) -> Option<Produce
                     earlier.push(s);
                 }
                 for s in earlier.into_iter().rev() {
-                    if let Some(p) = produced_by(text, s, buffer) {
+                    if let Some(p) = produced_by(project, text, s, buffer) {
                         return untouched_between(text, s, launch, buffer).then_some(p);
                     }
                     // Checked again from the producer on: a copy out of it
@@ -158,8 +266,14 @@ fn producer_of<'t>(text: &str, launch: Node<'t>, buffer: &str) -> Option<Produce
 }
 
 /// `statement` as the producer of `buffer`: a Thrust sort or scan writing
-/// it, directly or as the one statement of a helper of the unit.
-fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Producer<'t>> {
+/// it, directly or as the one statement of a helper (of the unit, or of
+/// the project when the unit only declares it).
+fn produced_by<'t>(
+    project: &Project,
+    text: &str,
+    statement: Node<'t>,
+    buffer: &str,
+) -> Option<Producer<'t>> {
     if statement.kind() != "expression_statement" {
         return None;
     }
@@ -184,14 +298,79 @@ fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Prod
         producer.output_type = producer.output_type.or_else(|| declared(Some(&p.output)));
         return Some(producer);
     }
-    // A helper whose body is one Thrust call over its parameters.
-    let callee = node_text(text, call.child_by_field_name("function")?);
-    let helper = defined_once(text, call, callee)?;
-    let names = parameter_names(text, helper)?;
-    let args = crate::syntax::call_arguments(call);
-    if names.len() != args.len() {
+    // A helper whose body is one Thrust call over its parameters: its
+    // parameters stand for the call's arguments.
+    let function = call.child_by_field_name("function")?;
+    if function.kind() != "identifier" {
         return None;
     }
+    let helper = helper_named(project, text, call, node_text(text, function))?;
+    let args = crate::syntax::call_arguments(call);
+    if helper.arity != args.len() || buffer_name(text, args[helper.output])? != buffer {
+        return None;
+    }
+    let source = match helper.source {
+        Some(i) => Some(buffer_name(text, args[i])?),
+        None => None,
+    };
+    Some(Producer {
+        kind: helper.kind,
+        statement,
+        source,
+        source_type: helper.source_type,
+        output_type: helper.output_type,
+        extent: args[helper.extent],
+    })
+}
+
+/// A host helper whose body is one Thrust sort or scan over its
+/// parameters, by their positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Helper {
+    kind: Kind,
+    arity: usize,
+    output: usize,
+    source: Option<usize>,
+    extent: usize,
+    source_type: Option<String>,
+    output_type: Option<String>,
+}
+
+/// The helper `name` called at `call` (in the unit `text`): its one
+/// definition in that unit, or, when it has none (it declares it), the one
+/// definition the project's host code gives (the same helper where
+/// headers repeat it).
+fn helper_named(project: &Project, text: &str, call: Node, name: &str) -> Option<Helper> {
+    let mut root = call;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    match definitions(text, root, name).as_slice() {
+        [only] => return helper(text, *only),
+        [] => {}
+        _ => return None,
+    }
+    let mut found: Option<Helper> = None;
+    let mut agree = |text: &str, root: Node| -> Option<()> {
+        for d in definitions(text, root, name) {
+            let h = helper(text, d)?;
+            match &found {
+                Some(f) if *f != h => return None,
+                _ => found = Some(h),
+            }
+        }
+        Some(())
+    };
+    agree(project.text, project.root)?;
+    for unit in project.others.naming(name)? {
+        agree(&unit.text, unit.tree.root_node())?;
+    }
+    found
+}
+
+/// `helper` read as a [`Helper`].
+fn helper(text: &str, helper: Node) -> Option<Helper> {
+    let names = parameter_names(text, helper)?;
     let body = helper.child_by_field_name("body")?;
     let statements: Vec<Node> = {
         let mut c = body.walk();
@@ -206,44 +385,39 @@ fn produced_by<'t>(text: &str, statement: Node<'t>, buffer: &str) -> Option<Prod
         "expression_statement" => only.named_child(0)?,
         _ => return None,
     };
-    // The helper's parameters stand for the call's arguments; anything
-    // else the Thrust call names is not followed.
-    let argument_of = |n: Node| -> Option<String> {
+    // Anything the Thrust call names but a parameter is not followed.
+    let parameter = |n: Node| -> Option<String> {
         let name = buffer_name(text, n)?;
-        let i = names.iter().position(|p| *p == name)?;
-        buffer_name(text, args[i])
+        names.contains(&name).then_some(name)
     };
-    let typed = |name: &str| {
-        let i = names.iter().position(|p| p == name)?;
-        Some(args[i])
-    };
-    let found = thrust_call(text, inner_call, statement, &argument_of)?;
-    if found.output != buffer {
-        return None;
-    }
-    // The extent is a parameter of the helper: the call's argument.
-    let extent = typed(node_text(text, found.producer.extent).trim())?;
+    let found = thrust_call(text, inner_call, *only, &parameter)?;
+    let position = |name: &str| names.iter().position(|p| p == name);
     let declared = |name: Option<&str>| {
         name.and_then(|n| declared_type(text, helper, n))
             .as_deref()
             .and_then(pointee)
             .map(str::to_string)
     };
-    let source_type = found
-        .producer
-        .source_type
-        .clone()
-        .or_else(|| declared(found.source_parameter.as_deref()));
-    let output_type = found
-        .producer
-        .output_type
-        .clone()
-        .or_else(|| declared(found.output_parameter.as_deref()));
-    Some(Producer {
-        extent,
-        source_type,
-        output_type,
-        ..found.producer
+    let source = match found.producer.source.as_deref() {
+        Some(s) => Some(position(s)?),
+        None => None,
+    };
+    Some(Helper {
+        kind: found.producer.kind,
+        arity: names.len(),
+        output: position(&found.output)?,
+        source,
+        extent: position(node_text(text, found.producer.extent).trim())?,
+        source_type: found
+            .producer
+            .source_type
+            .clone()
+            .or_else(|| declared(found.source_parameter.as_deref())),
+        output_type: found
+            .producer
+            .output_type
+            .clone()
+            .or_else(|| declared(found.output_parameter.as_deref())),
     })
 }
 
@@ -500,46 +674,71 @@ fn buffer_name(text: &str, mut n: Node) -> Option<String> {
 /// printing (no kernel, no helper, nothing unseen), and names `buffer`
 /// only as the source of a `cudaMemcpy`.
 fn untouched_between(text: &str, producer: Node, launch: Node, buffer: &str) -> bool {
-    let Some(block) = producer.parent() else {
-        return false;
-    };
+    statements_between(producer, launch)
+        .is_some_and(|between| between.iter().all(|s| leaves_alone(text, *s, buffer)))
+        // Nor the launch's own statement around the call (`if (f(x)) k<<<>>>`).
+        && launch_statement_leaves_alone(text, launch, buffer)
+}
+
+/// Whether no statement after `producer` and before `call` writes a
+/// variable that `extent` reads (assigns it, steps it, takes its address,
+/// passes it to a function that may take it by reference, declares
+/// another of its name).
+fn extent_unwritten_between(text: &str, producer: Node, call: Node, extent: Node) -> bool {
+    let names = identifiers_of(text, extent);
+    statements_between(producer, call).is_some_and(|between| {
+        between
+            .iter()
+            .all(|s| names.iter().all(|n| !chain::writes(text, *s, n)))
+    })
+}
+
+/// The identifiers an expression reads.
+fn identifiers_of(text: &str, e: Node) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "identifier" {
+            out.push(node_text(text, n).to_string());
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    out
+}
+
+/// The statements that run after `producer` and before `launch`: the
+/// later ones of `producer`'s block, and those of the blocks around
+/// the launch before it (with the conditions of the `if`s around it);
+/// `None` when something else (a loop, a `switch`) lies between.
+fn statements_between<'t>(producer: Node<'t>, launch: Node<'t>) -> Option<Vec<Node<'t>>> {
+    let block = producer.parent()?;
     let mut c = block.walk();
-    let between: Vec<Node> = block
+    let mut between: Vec<Node> = block
         .named_children(&mut c)
         .filter(|s| s.start_byte() > producer.start_byte() && s.end_byte() <= launch.start_byte())
         .collect();
     // The statements of inner blocks enclosing the launch before it.
-    let mut inner: Vec<Node> = Vec::new();
     let mut n = launch.parent();
     while let Some(p) = n {
         if p.id() == block.id() {
             break;
         }
-        if p.kind() == "compound_statement" {
-            let mut c = p.walk();
-            inner.extend(
-                p.named_children(&mut c)
-                    .filter(|s| s.end_byte() <= launch.start_byte()),
-            );
-        } else if !matches!(
-            p.kind(),
-            "expression_statement"
-                | "if_statement"
-                | "else_clause"
-                | "call_expression"
-                | "argument_list"
-                | "compound_statement"
-        ) {
-            return false;
+        match p.kind() {
+            "compound_statement" => {
+                let mut c = p.walk();
+                between.extend(
+                    p.named_children(&mut c)
+                        .filter(|s| s.end_byte() <= launch.start_byte()),
+                );
+            }
+            "if_statement" => between.extend(p.child_by_field_name("condition")),
+            "expression_statement" | "else_clause" | "call_expression" | "argument_list" => {}
+            _ => return None,
         }
         n = p.parent();
     }
-    between
-        .iter()
-        .chain(inner.iter())
-        .all(|s| leaves_alone(text, *s, buffer))
-        // Nor the launch's own statement around the call (`if (f(x)) k<<<>>>`).
-        && launch_statement_leaves_alone(text, launch, buffer)
+    Some(between)
 }
 
 fn launch_statement_leaves_alone(text: &str, launch: Node, buffer: &str) -> bool {
@@ -588,24 +787,16 @@ fn leaves_alone(text: &str, statement: Node, buffer: &str) -> bool {
     true
 }
 
+/// How deep calls of quiet helpers ([`quiet_helper`]) are followed.
+const QUIET_DEPTH: usize = 3;
+
 /// A call that writes no device array the host code passes around: the
 /// CUDA runtime (its copies checked by the caller), error checks,
-/// printing.
+/// printing, and quiet helpers of the unit ([`quiet_helper`]).
 fn harmless_call(text: &str, call: Node, _buffer: &str) -> bool {
-    if call
-        .child_by_field_name("function")
-        .is_none_or(|f| f.kind() != "identifier")
-    {
+    let Some(f) = called_name(text, call) else {
         return false;
-    }
-    let mut c = call.walk();
-    if call
-        .named_children(&mut c)
-        .any(|n| n.kind() == "kernel_call_syntax")
-    {
-        return false;
-    }
-    let f = node_text(text, call.child_by_field_name("function").expect("checked"));
+    };
     // `cudaMemset`/`cudaMemcpy` into the buffer name it as their first
     // argument, which `leaves_alone` refuses.
     f.starts_with("cuda")
@@ -613,6 +804,102 @@ fn harmless_call(text: &str, call: Node, _buffer: &str) -> bool {
             f,
             "checkCudaErrors" | "getLastCudaError" | "printf" | "fprintf" | "puts" | "assert"
         )
+        || quiet_call(text, call, f, 0)
+}
+
+/// The plain name a call calls (no kernel launch, no method, no pointer).
+fn called_name<'a>(text: &'a str, call: Node) -> Option<&'a str> {
+    let function = call.child_by_field_name("function")?;
+    if function.kind() != "identifier" {
+        return None;
+    }
+    let mut c = call.walk();
+    if call
+        .named_children(&mut c)
+        .any(|n| n.kind() == "kernel_call_syntax")
+    {
+        return None;
+    }
+    Some(node_text(text, function))
+}
+
+/// A call of a quiet helper, or of `min`/`max` where the unit defines no
+/// function of that name (the standard ones compute only).
+fn quiet_call(text: &str, call: Node, f: &str, depth: usize) -> bool {
+    let mut root = call;
+    while let Some(p) = root.parent() {
+        root = p;
+    }
+    match definitions(text, root, f).as_slice() {
+        [] => matches!(f, "min" | "max" | "printf" | "fprintf" | "puts"),
+        [only] => depth < QUIET_DEPTH && quiet_helper(text, *only, depth + 1),
+        _ => false,
+    }
+}
+
+/// A host function that only computes (`computeGridSize(n, 256, blocks,
+/// threads)`): it calls nothing but quiet functions (not even the CUDA
+/// runtime), launches nothing, and assigns only its parameters (a
+/// reference one writes the caller's variable, never an array's cells) and
+/// locals it declared before: no write through a pointer, a subscript or a
+/// field, none to a global.
+fn quiet_helper(text: &str, def: Node, depth: usize) -> bool {
+    let Some(params) = parameter_names(text, def) else {
+        return false;
+    };
+    let Some(body) = def.child_by_field_name("body") else {
+        return false;
+    };
+    // Locals and where they are declared; a name declared twice is not
+    // followed (which one an assignment means depends on scope).
+    let mut locals: Vec<(String, usize)> = Vec::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "declaration" {
+            let mut c = n.walk();
+            for d in n.children_by_field_name("declarator", &mut c) {
+                if let Some(name) = crate::syntax::declarator_name(text, d) {
+                    locals.push((name, d.start_byte()));
+                }
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    let own = |target: Node| {
+        if target.kind() != "identifier" {
+            return false;
+        }
+        let name = node_text(text, target);
+        let declared: Vec<usize> = locals
+            .iter()
+            .filter(|(l, _)| l == name)
+            .map(|(_, at)| *at)
+            .collect();
+        match declared.as_slice() {
+            [] => params.iter().any(|p| p == name),
+            [at] => *at < target.start_byte() && !params.iter().any(|p| p == name),
+            _ => false,
+        }
+    };
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        let fine = match n.kind() {
+            "call_expression" => {
+                called_name(text, n).is_some_and(|f| quiet_call(text, n, f, depth))
+            }
+            "assignment_expression" => n.child_by_field_name("left").is_some_and(own),
+            "update_expression" => n.child_by_field_name("argument").is_some_and(own),
+            "delete_expression" | "lambda_expression" | "asm_statement" => false,
+            _ => true,
+        };
+        if !fine {
+            return false;
+        }
+        let mut c = n.walk();
+        stack.extend(n.named_children(&mut c));
+    }
+    true
 }
 
 /// Whether `statement` names `buffer` at all.
@@ -626,6 +913,14 @@ fn defined_once<'t>(text: &str, at: Node<'t>, name: &str) -> Option<Node<'t>> {
     while let Some(p) = root.parent() {
         root = p;
     }
+    match definitions(text, root, name).as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
+/// The definitions of the function `name` under `root`.
+fn definitions<'t>(text: &str, root: Node<'t>, name: &str) -> Vec<Node<'t>> {
     let mut found = Vec::new();
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
@@ -638,10 +933,7 @@ fn defined_once<'t>(text: &str, at: Node<'t>, name: &str) -> Option<Node<'t>> {
         let mut c = n.walk();
         stack.extend(n.named_children(&mut c));
     }
-    match found.as_slice() {
-        [only] => Some(*only),
-        _ => None,
-    }
+    found
 }
 
 /// The names of a function's parameters, in order (`None` when one is

@@ -37,6 +37,20 @@ pub(crate) struct Site {
     pub fact: LaunchOverride,
 }
 
+/// What the project's files outside a unit say, as the unit's launch
+/// sites ask it.
+pub(crate) struct Outside<'r> {
+    /// Whether a name occurs there (a host function named there may be
+    /// called there).
+    pub named: &'r dyn Fn(&str) -> bool,
+    /// The widths of the allocations into a global through
+    /// `cudaMallocPitch` there ([`global_pitch::pitch_writes`]).
+    pub pitches: &'r dyn Fn(&str) -> Option<Vec<i64>>,
+    /// Their host code, where the arrays passed may have been produced
+    /// (`host_data`).
+    pub units: &'r dyn host_data::OtherUnits,
+}
+
 /// Facts of every launch in `text` (a unit: `cx` is its collection) of a
 /// kernel in `kernels`. `origin(line)` names a 0-based unit line for users.
 pub(crate) fn sites(
@@ -45,9 +59,9 @@ pub(crate) fn sites(
     cx: &FileContext,
     kernels: &HashMap<String, Params>,
     origin: &dyn Fn(u32) -> Option<String>,
-    named_outside: &dyn Fn(&str) -> bool,
-    outside_pitches: &dyn Fn(&str) -> Option<Vec<i64>>,
+    outside: &Outside,
 ) -> Vec<Site> {
+    let named_outside = outside.named;
     let mut out = Vec::new();
     // Every launch and every other use names the kernel: a file that names
     // none has none, and its tree is not walked.
@@ -94,7 +108,8 @@ pub(crate) fn sites(
             let read = Read {
                 kernels,
                 origin,
-                outside_pitches,
+                outside_pitches: outside.pitches,
+                other_units: outside.units,
             };
             let binding = CallerBinding {
                 values: bound,
@@ -597,6 +612,9 @@ struct Read<'r> {
     /// `cudaMallocPitch` in the project's other files
     /// ([`global_pitch::pitch_writes`]).
     outside_pitches: &'r dyn Fn(&str) -> Option<Vec<i64>>,
+    /// The project's other host files, where the arrays passed may have
+    /// been produced (`host_data`).
+    other_units: &'r dyn host_data::OtherUnits,
 }
 
 fn site(
@@ -692,10 +710,15 @@ fn site(
     fact.requires.extend(host.checks());
     // What the arrays passed hold: a sort or scan just before the launch.
     let names: Vec<String> = params.iter().map(|(p, _, _)| p.clone()).collect();
-    fact.requires
-        .extend(host_data::facts(text, call, name, &names, args, &|n| {
-            host.kernel_expr(n, 0)
-        }));
+    fact.requires.extend(host_data::facts(
+        text,
+        call,
+        name,
+        &names,
+        args,
+        &|n| host.kernel_expr(n, 0),
+        read.other_units,
+    ));
     Some(Site {
         kernel: name.to_string(),
         fact,

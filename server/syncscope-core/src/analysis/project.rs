@@ -6,7 +6,7 @@
 //! only the project can make (missing headers, kernels emptied by the
 //! preprocessor). Reports come back in the file's own positions.
 
-use super::{launch, names};
+use super::{host_data, launch, names};
 use crate::cache::QueryCache;
 use crate::frontend::FileContext;
 use crate::options::{LaunchOverride, Options};
@@ -219,14 +219,18 @@ fn launches(
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     };
     let pitches = OutsidePitches::new(&root, &b.abs, &unit.includes, &b.dirs, &b.options, sources);
+    let others = OtherHostUnits::new(&root, &b.abs, &unit.includes, &b.dirs, &b.options, sources);
     let mut sites = launch::sites(
         &unit.text,
         tree.root_node(),
         cx,
         &kernels,
         &origin,
-        &|name| outside.names(name),
-        &|name| pitches.widths(name),
+        &launch::Outside {
+            named: &|name| outside.names(name),
+            pitches: &|name| pitches.widths(name),
+            units: &others,
+        },
     );
     let mut launch_files_parsed = 0;
     let mut searched = vec![file_name(&b.abs)];
@@ -823,6 +827,10 @@ struct IndexedSites {
     /// The answers about allocations into globals in the other files
     /// ([`OutsidePitches`]) the sites rest on.
     asked_pitches: Vec<(String, Option<Vec<i64>>)>,
+    /// The other files' host code the sites read (a helper's definition,
+    /// the calls of the launch's host function: `host_data`), by name and
+    /// the fingerprint of the files naming it ([`OtherHostUnits`]).
+    asked_units: Vec<(String, Option<u64>)>,
 }
 
 /// What the other files of a project say about the analysed file's
@@ -935,12 +943,17 @@ fn sibling_sites(
         // all its callers.
         let outside = NamedOutside::new(root, f, &u.includes, sources);
         let pitches = OutsidePitches::new(root, f, &u.includes, &d, options, sources);
+        let others = OtherHostUnits::new(root, f, &u.includes, &d, options, sources);
         if let Some(known) = SiteIndex::get(key) {
             if known.asked.iter().all(|(n, a)| outside.names(n) == *a)
                 && known
                     .asked_pitches
                     .iter()
                     .all(|(n, a)| pitches.widths(n) == *a)
+                && known
+                    .asked_units
+                    .iter()
+                    .all(|(n, a)| others.fingerprint(n) == *a)
             {
                 out.extend(known.sites.iter().cloned());
                 into_me.extend(known.into_me.iter().cloned());
@@ -989,15 +1002,18 @@ fn sibling_sites(
                 let part = mine.iter().find(|(s, e)| *s <= line && line < *e)?;
                 Some(format!("{me_name}:{}", line - part.0 + 1))
             },
-            &|n| {
-                let a = outside.names(n);
-                asked.borrow_mut().push((n.to_string(), a));
-                a
-            },
-            &|n| {
-                let w = pitches.widths(n);
-                asked_pitches.borrow_mut().push((n.to_string(), w.clone()));
-                w
+            &launch::Outside {
+                named: &|n| {
+                    let a = outside.names(n);
+                    asked.borrow_mut().push((n.to_string(), a));
+                    a
+                },
+                pitches: &|n| {
+                    let w = pitches.widths(n);
+                    asked_pitches.borrow_mut().push((n.to_string(), w.clone()));
+                    w
+                },
+                units: &others,
             },
         );
         let mine_origins: Vec<String> = found
@@ -1018,6 +1034,7 @@ fn sibling_sites(
                 into_me: mine_origins,
                 asked: asked.into_inner(),
                 asked_pitches: asked_pitches.into_inner(),
+                asked_units: others.asked(),
             }),
         );
     }
@@ -1172,6 +1189,107 @@ impl<'a> OutsidePitches<'a> {
             }
         }
         Some(widths)
+    }
+}
+
+/// The project's files outside one unit (the file and the headers it
+/// includes) that name a host function, each read as its own unit and
+/// parsed, for `host_data`: where a helper the unit declares is defined,
+/// where the host function around a launch is called. Each file is parsed
+/// once per analysis.
+struct OtherHostUnits<'a> {
+    root: &'a Path,
+    me: &'a Path,
+    includes: &'a [PathBuf],
+    dirs: &'a [PathBuf],
+    options: &'a Options,
+    sources: &'a dyn Sources,
+    parsed: std::cell::RefCell<HashMap<PathBuf, Arc<host_data::HostUnit>>>,
+    /// The names asked about, with the fingerprint of the answer.
+    asked: std::cell::RefCell<Vec<(String, Option<u64>)>>,
+}
+
+impl<'a> OtherHostUnits<'a> {
+    fn new(
+        root: &'a Path,
+        me: &'a Path,
+        includes: &'a [PathBuf],
+        dirs: &'a [PathBuf],
+        options: &'a Options,
+        sources: &'a dyn Sources,
+    ) -> Self {
+        OtherHostUnits {
+            root,
+            me,
+            includes,
+            dirs,
+            options,
+            sources,
+            parsed: Default::default(),
+            asked: Default::default(),
+        }
+    }
+
+    /// The other files whose text names `name`, with their texts; `None`
+    /// when there are more files than are scanned or one cannot be read.
+    fn files_naming(&self, name: &str) -> Option<Vec<(PathBuf, String)>> {
+        let files = source_files(self.root);
+        if files.len() >= MAX_SCANNED {
+            return None;
+        }
+        let mine = |f: &PathBuf| {
+            f == self.me
+                || self
+                    .includes
+                    .iter()
+                    .any(|i| compile_commands::normalize(i) == *f)
+        };
+        let mut out = Vec::new();
+        for f in files.iter().filter(|f| !mine(f)) {
+            let text = self.sources.read(f)?;
+            if super::kernel_uses::macro_names(&text, name) {
+                out.push((f.clone(), text));
+            }
+        }
+        Some(out)
+    }
+
+    /// What the answer about `name` was read from: the paths and texts of
+    /// the files naming it (a changed file changes it).
+    fn fingerprint(&self, name: &str) -> Option<u64> {
+        self.files_naming(name).map(|f| super::hash_of(&f))
+    }
+
+    fn asked(&self) -> Vec<(String, Option<u64>)> {
+        self.asked.borrow().clone()
+    }
+}
+
+impl host_data::OtherUnits for OtherHostUnits<'_> {
+    fn naming(&self, name: &str) -> Option<Vec<Arc<host_data::HostUnit>>> {
+        let files = self.files_naming(name);
+        self.asked
+            .borrow_mut()
+            .push((name.to_string(), files.as_ref().map(super::hash_of)));
+        let mut out = Vec::new();
+        for (f, text) in files? {
+            if let Some(known) = self.parsed.borrow().get(&f) {
+                out.push(known.clone());
+                continue;
+            }
+            let mut d = self.dirs.to_vec();
+            if let Ok(Some(flags)) = compile_commands::locate(&f, None)
+                .map_or(Ok(None), |db| compile_commands::flags_for(&db, &f))
+            {
+                d.extend(flags.include_dirs);
+            }
+            let u = unit::build(&f, &text, &d, self.sources, self.options);
+            let tree = crate::parse(&u.text, None);
+            let parsed = Arc::new(host_data::HostUnit { text: u.text, tree });
+            self.parsed.borrow_mut().insert(f, parsed.clone());
+            out.push(parsed);
+        }
+        Some(out)
     }
 }
 
