@@ -15,10 +15,11 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
+mod constant_symbols;
 pub(super) mod global_pitch;
 mod host_order;
 
-use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses};
+use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses, power_helpers};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -94,6 +95,7 @@ pub(crate) fn sites(
                 kernels,
                 origin,
                 outside_pitches,
+                named_outside,
             };
             let binding = CallerBinding {
                 values: bound,
@@ -596,6 +598,8 @@ struct Read<'r> {
     /// `cudaMallocPitch` in the project's other files
     /// ([`global_pitch::pitch_writes`]).
     outside_pitches: &'r dyn Fn(&str) -> Option<Vec<i64>>,
+    /// Whether another file of the project names a name.
+    named_outside: &'r dyn Fn(&str) -> bool,
 }
 
 fn site(
@@ -689,8 +693,10 @@ fn site(
         }
     }
     fact.requires.extend(host.checks());
-    // What the arrays passed hold: a sort or scan just before the launch.
     let names: Vec<String> = params.iter().map(|(p, _, _)| p.clone()).collect();
+    fact.requires
+        .extend(host.constant_symbol_facts(name, &names, read.named_outside));
+    // What the arrays passed hold: a sort or scan just before the launch.
     fact.requires
         .extend(host_data::facts(text, call, name, &names, args, &|n| {
             host.kernel_expr(n, 0)
@@ -731,6 +737,9 @@ struct Host<'a, 't> {
     /// Host functions that return the odd part of a parameter
     /// ([`host_helpers::odd_part`]), defined once in the unit.
     odd_parts: HashMap<String, host_helpers::OddPart>,
+    /// Host functions that always return a power of two or zero
+    /// ([`power_helpers::returns_power_of_two`]), defined once in the unit.
+    power_helpers: Vec<String>,
     /// The enclosing host function template's parameters, bound by one
     /// of its instantiations.
     bound: HashMap<String, i64>,
@@ -808,6 +817,7 @@ impl<'a, 't> Host<'a, 't> {
             written: Vec::new(),
             inline: HashMap::new(),
             odd_parts: HashMap::new(),
+            power_helpers: Vec::new(),
             write_nodes: Vec::new(),
             by_value_params: Vec::new(),
             bound,
@@ -994,7 +1004,14 @@ impl<'a, 't> Host<'a, 't> {
             ) {
                 self.odd_parts.insert(name, summary);
             }
+            if let Some(name) = crate::syntax::function_name(self.text, f)
+                .filter(|_| power_helpers::returns_power_of_two(self.text, f))
+            {
+                self.power_helpers.push(name);
+            }
         }
+        self.power_helpers
+            .retain(|name| defined.get(name).is_some_and(|n| *n == 1));
         // An overloaded name: which definition a call runs is not read.
         self.odd_parts
             .retain(|name, _| defined.get(name).is_some_and(|n| *n == 1));
@@ -1355,6 +1372,12 @@ impl<'a, 't> Host<'a, 't> {
                             facts.push(format!("{dim}.{axis} == ({e})"));
                         } else if dim == "blockDim" && self.occupancy_block_size(c) {
                             facts.push(format!("{dim}.{axis} % 32 == 0"));
+                        }
+                        // A size that is a power of two or zero in the
+                        // host is one as the unsigned launch size (a zero
+                        // size never launches).
+                        if self.power_of_two_argument(c, 0).is_some() {
+                            facts.push(format!("(({dim}.{axis}) & (({dim}.{axis}) - 1)) == 0"));
                         }
                     }
                 },
@@ -2417,6 +2440,7 @@ impl<'a, 't> Host<'a, 't> {
                 scaling_keeps_power_of_two(node_text(self.text, o), self.value(r)).is_some()
                     && self.power_of_two_or_zero(l, at, depth + 1)
             }
+            "call_expression" => self.power_helper_call(n),
             "identifier" => {
                 let name = node_text(self.text, n);
                 let mut cur = at.parent();
@@ -2436,6 +2460,18 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => false,
         }
+    }
+
+    /// Whether `n` calls a host helper that always returns a power of two
+    /// or zero (`next_pow2(n)`).
+    fn power_helper_call(&self, n: Node) -> bool {
+        n.child_by_field_name("function")
+            .filter(|f| f.kind() == "identifier")
+            .is_some_and(|f| {
+                self.power_helpers
+                    .iter()
+                    .any(|h| h == node_text(self.text, f))
+            })
     }
 
     /// `assert(C);` → C; `if (C) return ...;` (no else) → !C.
