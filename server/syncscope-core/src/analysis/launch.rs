@@ -2214,6 +2214,12 @@ impl<'a, 't> Host<'a, 't> {
                 {
                     out.extend(self.loop_facts(n));
                 }
+                "while_statement"
+                    if n.child_by_field_name("body")
+                        .is_some_and(|b| b.id() == child.id()) =>
+                {
+                    out.extend(self.while_facts(n));
+                }
                 _ => {}
             }
             child = n;
@@ -2240,30 +2246,9 @@ impl<'a, 't> Host<'a, 't> {
                 .any(|(w, end)| w == name && *end > scope.start_byte() && *end <= scope.end_byte())
         };
         if let Some(cond) = f.child_by_field_name("condition") {
-            let cond = unwrap_condition(cond);
-            // Every name read must be a constant or a variable passed to
-            // the kernel that keeps, from the test to the launch, the value
-            // it was tested with; the translation then never reads a
-            // local's initializer (evaluated elsewhere).
-            let mut subst = HashMap::new();
-            let understood = names_read(self.text, cond).iter().all(|name| {
-                if changes_in(name, cond) {
-                    return false;
-                }
-                if let Some(p) = self.passed.get(name.as_str()) {
-                    if !changes_in(name, body) {
-                        subst.insert(name.clone(), p.clone());
-                        return true;
-                    }
-                    return false;
-                }
-                !self.locals.contains_key(name.as_str()) && self.constant(name, 0).is_some()
-            });
-            if understood && !subst.is_empty() {
-                if let Some(e) = self.kernel_expr_with(cond, 0, &subst) {
-                    out.push(e);
-                }
-            }
+            out.extend(
+                self.tested_at_launch(unwrap_condition(cond), &|name| changes_in(name, body)),
+            );
         }
         if let Some(v) = self.power_of_two_variable(f, 0) {
             if let Some(p) = self.passed.get(&v) {
@@ -2271,6 +2256,97 @@ impl<'a, 't> Host<'a, 't> {
             }
         }
         out
+    }
+
+    /// A loop's condition `cond` as a fact at the launch in its body, when
+    /// every name it reads is a constant or a variable passed to the kernel
+    /// that keeps, from the test to the launch, the value it was tested
+    /// with (`changes_before_launch` false, and the condition itself writes
+    /// none); the translation then never reads a local's initializer
+    /// (evaluated elsewhere).
+    fn tested_at_launch(
+        &self,
+        cond: Node<'t>,
+        changes_before_launch: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        let changes_in_cond = |name: &str| {
+            self.written
+                .iter()
+                .any(|(w, end)| w == name && *end > cond.start_byte() && *end <= cond.end_byte())
+        };
+        let mut subst = HashMap::new();
+        let understood = names_read(self.text, cond).iter().all(|name| {
+            if changes_in_cond(name) {
+                return false;
+            }
+            if let Some(p) = self.passed.get(name.as_str()) {
+                if !changes_before_launch(name) {
+                    subst.insert(name.clone(), p.clone());
+                    return true;
+                }
+                return false;
+            }
+            !self.locals.contains_key(name.as_str()) && self.constant(name, 0).is_some()
+        });
+        if !understood || subst.is_empty() {
+            return None;
+        }
+        self.kernel_expr_with(cond, 0, &subst)
+    }
+
+    /// What holds at every launch in the body of the `while` loop `w`: its
+    /// condition, when nothing between the test and the launch writes a
+    /// variable it reads. The launch must be in the body itself, in no
+    /// loop or lambda of its own (then what follows it in the body runs
+    /// only after it, and the test runs again before the next launch), in
+    /// a function without `goto`; writes in the body before the launch
+    /// (textually, so on any path from the test to it) must miss the
+    /// condition's variables, which no address or reference may reach.
+    fn while_facts(&self, w: Node<'t>) -> Vec<String> {
+        let (Some(body), Some(cond)) = (
+            w.child_by_field_name("body"),
+            w.child_by_field_name("condition"),
+        ) else {
+            return Vec::new();
+        };
+        let mut cur = self.call.parent();
+        while let Some(n) = cur {
+            if n.id() == body.id() {
+                break;
+            }
+            if matches!(
+                n.kind(),
+                "for_statement"
+                    | "for_range_loop"
+                    | "while_statement"
+                    | "do_statement"
+                    | "lambda_expression"
+            ) {
+                return Vec::new();
+            }
+            cur = n.parent();
+        }
+        let no_goto = enclosing_function(self.call)
+            .is_some_and(|f| !node_text(self.text, f).contains("goto"));
+        if !no_goto {
+            return Vec::new();
+        }
+        let launch_at = self.call.start_byte();
+        // An address or reference taken anywhere may write the variable
+        // anywhere later: only plain assignments and increments are placed.
+        let changes_before_launch = |name: &str| {
+            let aliased = self.write_nodes.iter().any(|(v, n)| {
+                v == name && !matches!(n.kind(), "assignment_expression" | "update_expression")
+            });
+            aliased
+                || self
+                    .written
+                    .iter()
+                    .any(|(v, end)| v == name && *end > body.start_byte() && *end <= launch_at)
+        };
+        self.tested_at_launch(unwrap_condition(cond), &changes_before_launch)
+            .into_iter()
+            .collect()
     }
 
     /// The induction variable of the `for` loop `f` when it holds a power

@@ -333,7 +333,7 @@ fn assigned(text: &str, e: Node, name: &str, env: &HashMap<String, Bits>) -> Bit
                 .and_then(|a| literal(text, a))
                 .filter(|_| shifted);
             match amount {
-                Some(s) if s >= 1 && s <= i64::from(old.ones) => Bits {
+                Some(s) if (1..=i64::from(old.ones)).contains(&s) => Bits {
                     power: false,
                     ones: (old.ones + s as u32).min(WIDTH),
                 },
