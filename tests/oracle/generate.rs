@@ -65,6 +65,9 @@ pub enum Family {
     /// A host helper returning its argument's odd part, checked `!= 1`
     /// before a launch passing `n / 512` or `n >> 9`.
     HostHelperSummaries,
+    /// A block size rounded up by a host helper that returns a power of
+    /// two (a doubling loop, the bit smear, `1u << k`) or not (whole warps).
+    PowerHelpers,
     /// An induction variable's value after its loop used as an index.
     LoopExitValues,
     /// Local arrays of pointers indexed by constants, and pitched rows
@@ -87,7 +90,7 @@ pub enum Family {
     HostDataFacts,
 }
 
-pub const FAMILIES: [Family; 25] = [
+pub const FAMILIES: [Family; 26] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -106,6 +109,7 @@ pub const FAMILIES: [Family; 25] = [
     Family::DriverLaunches,
     Family::OccupancyBlockSize,
     Family::HostHelperSummaries,
+    Family::PowerHelpers,
     Family::LoopExitValues,
     Family::PointerViews,
     Family::WarpUniformStrides,
@@ -136,6 +140,7 @@ impl Family {
             Family::DriverLaunches => "driver-launches",
             Family::OccupancyBlockSize => "occupancy-block-size",
             Family::HostHelperSummaries => "host-helper-summaries",
+            Family::PowerHelpers => "power-helpers",
             Family::LoopExitValues => "loop-exit-values",
             Family::PointerViews => "pointer-views",
             Family::WarpUniformStrides => "warp-uniform-strides",
@@ -321,6 +326,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::DriverLaunches => precision_rules::driver_launches(rng),
         Family::OccupancyBlockSize => precision_rules::occupancy_block_size(rng),
         Family::HostHelperSummaries => precision_rules::host_helper_summaries(rng),
+        Family::PowerHelpers => precision_rules::power_helpers(rng),
         Family::LoopExitValues => precision_rules::loop_exit_values(rng),
         Family::PointerViews => precision_rules::pointer_views(rng),
         Family::WarpUniformStrides => precision_rules::warp_uniform_strides(rng),
@@ -1290,7 +1296,7 @@ fn host_loop_strides(rng: &mut Rng) -> Case {
     k.line("    a[pos + stride] = fmaxf(x, y);");
     k.line("}");
     let launch = format!("merge_step<<<1, {threads}>>>((float*)d, s);");
-    let (code, strides, form): (String, Vec<i64>, &str) = match rng.below(5) {
+    let (code, strides, form): (String, Vec<i64>, &str) = match rng.below(7) {
         0 => (
             format!("    for (int s = 1; s < {n}; s <<= 1)\n        {launch}\n"),
             std::iter::successors(Some(1i64), |s| Some(s * 2))
@@ -1316,6 +1322,19 @@ fn host_loop_strides(rng: &mut Rng) -> Case {
                 .take_while(|&s| s < n)
                 .collect(),
             "while doubling",
+        ),
+        4 => (
+            format!("    int s = {n} / 2;\n    while (s > 0) {{\n        {launch}\n        s >>= 1;\n    }}\n"),
+            std::iter::successors(Some(n / 2), |s| Some(s / 2))
+                .take_while(|&s| s > 0)
+                .collect(),
+            "while halving",
+        ),
+        5 => (
+            // The update before the launch: the last launch passes 0.
+            format!("    int s = {n} / 2;\n    while (s > 0) {{\n        s >>= 1;\n        {launch}\n    }}\n"),
+            std::iter::successors(Some(n / 4), |s| (*s > 0).then_some(s / 2)).collect(),
+            "while halving before the launch",
         ),
         _ => (
             format!("    for (int s = 1; s < {n}; s += s + 1)\n        {launch}\n"),

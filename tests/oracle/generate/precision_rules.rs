@@ -704,3 +704,123 @@ pub(super) fn warp_uniform_strides(rng: &mut Rng) -> Case {
     case.host_values = vec![("n".to_string(), ns.iter().map(|&n| n as i64).collect())];
     case
 }
+
+/// The block-size helpers a host rounds a count up with, as C and as the
+/// value they return for a count.
+struct BlockHelper {
+    code: &'static str,
+    eval: fn(u32) -> u32,
+    what: &'static str,
+}
+
+const BLOCK_HELPERS: [BlockHelper; 4] = [
+    BlockHelper {
+        code: "static unsigned block_for(unsigned n)\n{\n    unsigned p = 1;\n    while (p < n)\n        p <<= 1;\n    return p;\n}\n\n",
+        eval: |n| n.max(1).next_power_of_two(),
+        what: "doubling loop",
+    },
+    BlockHelper {
+        code: "static unsigned int block_for(unsigned int n)\n{\n    --n;\n    n |= n >> 1;\n    n |= n >> 2;\n    n |= n >> 4;\n    n |= n >> 8;\n    n |= n >> 16;\n    return n + 1;\n}\n\n",
+        eval: |n| n.max(1).next_power_of_two(),
+        what: "bit smear",
+    },
+    BlockHelper {
+        code: "static unsigned block_for(unsigned n)\n{\n    return 1u << (n % 7);\n}\n\n",
+        eval: |n| 1 << (n % 7),
+        what: "1u << (n % 7)",
+    },
+    BlockHelper {
+        code: "static unsigned block_for(unsigned n)\n{\n    unsigned p = 8;\n    while (p < n)\n        p += 8;\n    return p;\n}\n\n",
+        eval: |n| n.div_ceil(8).max(1) * 8,
+        what: "whole groups of 8",
+    },
+];
+
+/// Whether two threads of a `threads`-thread block meet in `pair_fold`:
+/// thread `t < h` (`h = threads / 2`) reads `pos` and `pos + h` and
+/// writes `pos`, `pos = 2t - (t & (h - 1))`.
+fn pair_fold_collides(threads: u32) -> bool {
+    let h = threads / 2;
+    let mut writer = std::collections::HashMap::new();
+    for t in 0..h {
+        let pos = 2 * t - (t & h.wrapping_sub(1));
+        writer.insert(pos, t);
+    }
+    (0..h).any(|t| {
+        let pos = 2 * t - (t & h.wrapping_sub(1));
+        [pos, pos + h]
+            .iter()
+            .any(|c| writer.get(c).is_some_and(|&w| w != t))
+    })
+}
+
+// A one-step pairwise fold over `(pos, pos + h)`, `h = blockDim.x / 2`:
+// each thread its own pair exactly when the block is a power of two (for
+// the blocks used here). The host rounds a command-line count (1..64) up
+// with a helper and launches one block of that size: a helper that always
+// returns a power of two makes it one at every launch; one rounding to
+// whole groups of 8 does not. The truth enumerates every count the host
+// lets through.
+pub(super) fn power_helpers(rng: &mut Rng) -> Case {
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void pair_fold(float* a)");
+    k.line("{");
+    k.line("    unsigned t = threadIdx.x;");
+    k.line("    unsigned h = blockDim.x / 2;");
+    k.line("    if (t < h) {");
+    k.line("        unsigned pos = 2 * t - (t & (h - 1));");
+    k.line("        float x = a[pos];");
+    k.line("        float y = a[pos + h];");
+    k.line("        a[pos] = x + y;");
+    k.line("    }");
+    k.line("}");
+    let helper = rng.pick(&BLOCK_HELPERS);
+    let (launch, form) = match rng.below(3) {
+        0 => (
+            "    unsigned threads = block_for(n);\n    pair_fold<<<1, threads>>>(a);\n",
+            "a local",
+        ),
+        1 => ("    pair_fold<<<1, block_for(n)>>>(a);\n", "the call"),
+        _ => (
+            "    dim3 block(block_for(n));\n    pair_fold<<<1, block>>>(a);\n",
+            "a dim3",
+        ),
+    };
+    let prelude = format!(
+        "{}static void run(float* a, unsigned n)\n{{\n    if (n < 1 || n > 64)\n        return;\n{launch}}}\n\n",
+        helper.code
+    );
+    let body = "    if (argc > 1)\n        run((float*)d, (unsigned)atoi(argv[1]));\n";
+    let mut blocks: Vec<u32> = (1..=64).map(helper.eval).collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    let racy = blocks.iter().any(|&b| pair_fold_collides(b));
+    host_case(
+        rng,
+        Family::PowerHelpers,
+        ("pair_fold", k),
+        vec![param("a", ParamKind::Pointer)],
+        &prelude,
+        body,
+        LaunchShape {
+            grid: [
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+            ],
+            block: [
+                Dim::OneOf(blocks.clone()),
+                Dim::OneOf(vec![1]),
+                Dim::OneOf(vec![1]),
+            ],
+        },
+        vec![],
+        racy,
+        format!(
+            "helper: {}, block as {form}: blocks {blocks:?}",
+            helper.what
+        ),
+    )
+}

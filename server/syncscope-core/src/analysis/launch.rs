@@ -15,11 +15,12 @@
 //! a name that is neither a constant nor an argument passed to the kernel
 //! is dropped, never guessed.
 
+mod constant_symbols;
 pub(super) mod global_pitch;
 mod host_order;
 mod ordered_writes;
 
-use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses};
+use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses, power_helpers};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -110,6 +111,7 @@ pub(crate) fn sites(
                 origin,
                 outside_pitches: outside.pitches,
                 other_units: outside.units,
+                named_outside,
             };
             let binding = CallerBinding {
                 values: bound,
@@ -615,6 +617,8 @@ struct Read<'r> {
     /// The project's other host files, where the arrays passed may have
     /// been produced (`host_data`).
     other_units: &'r dyn host_data::OtherUnits,
+    /// Whether another file of the project names a name.
+    named_outside: &'r dyn Fn(&str) -> bool,
 }
 
 fn site(
@@ -708,8 +712,10 @@ fn site(
         }
     }
     fact.requires.extend(host.checks());
-    // What the arrays passed hold: a sort or scan just before the launch.
     let names: Vec<String> = params.iter().map(|(p, _, _)| p.clone()).collect();
+    fact.requires
+        .extend(host.constant_symbol_facts(name, &names, read.named_outside));
+    // What the arrays passed hold: a sort or scan just before the launch.
     fact.requires.extend(host_data::facts(
         text,
         call,
@@ -755,6 +761,9 @@ struct Host<'a, 't> {
     /// Host functions that return the odd part of a parameter
     /// ([`host_helpers::odd_part`]), defined once in the unit.
     odd_parts: HashMap<String, host_helpers::OddPart>,
+    /// Host functions that always return a power of two or zero
+    /// ([`power_helpers::returns_power_of_two`]), defined once in the unit.
+    power_helpers: Vec<String>,
     /// The enclosing host function template's parameters, bound by one
     /// of its instantiations.
     bound: HashMap<String, i64>,
@@ -835,6 +844,7 @@ impl<'a, 't> Host<'a, 't> {
             written: Vec::new(),
             inline: HashMap::new(),
             odd_parts: HashMap::new(),
+            power_helpers: Vec::new(),
             write_nodes: Vec::new(),
             by_value_params: Vec::new(),
             bound,
@@ -1023,7 +1033,14 @@ impl<'a, 't> Host<'a, 't> {
             ) {
                 self.odd_parts.insert(name, summary);
             }
+            if let Some(name) = crate::syntax::function_name(self.text, f)
+                .filter(|_| power_helpers::returns_power_of_two(self.text, f))
+            {
+                self.power_helpers.push(name);
+            }
         }
+        self.power_helpers
+            .retain(|name| defined.get(name).is_some_and(|n| *n == 1));
         // An overloaded name: which definition a call runs is not read.
         self.odd_parts
             .retain(|name, _| defined.get(name).is_some_and(|n| *n == 1));
@@ -1386,6 +1403,12 @@ impl<'a, 't> Host<'a, 't> {
                             facts.push(format!("{dim}.{axis} == ({e})"));
                         } else if dim == "blockDim" && self.occupancy_block_size(c) {
                             facts.push(format!("{dim}.{axis} % 32 == 0"));
+                        }
+                        // A size that is a power of two or zero in the
+                        // host is one as the unsigned launch size (a zero
+                        // size never launches).
+                        if self.power_of_two_argument(c, 0).is_some() {
+                            facts.push(format!("(({dim}.{axis}) & (({dim}.{axis}) - 1)) == 0"));
                         }
                     }
                 },
@@ -2222,6 +2245,12 @@ impl<'a, 't> Host<'a, 't> {
                 {
                     out.extend(self.loop_facts(n));
                 }
+                "while_statement"
+                    if n.child_by_field_name("body")
+                        .is_some_and(|b| b.id() == child.id()) =>
+                {
+                    out.extend(self.while_facts(n));
+                }
                 _ => {}
             }
             child = n;
@@ -2248,30 +2277,9 @@ impl<'a, 't> Host<'a, 't> {
                 .any(|(w, end)| w == name && *end > scope.start_byte() && *end <= scope.end_byte())
         };
         if let Some(cond) = f.child_by_field_name("condition") {
-            let cond = unwrap_condition(cond);
-            // Every name read must be a constant or a variable passed to
-            // the kernel that keeps, from the test to the launch, the value
-            // it was tested with; the translation then never reads a
-            // local's initializer (evaluated elsewhere).
-            let mut subst = HashMap::new();
-            let understood = names_read(self.text, cond).iter().all(|name| {
-                if changes_in(name, cond) {
-                    return false;
-                }
-                if let Some(p) = self.passed.get(name.as_str()) {
-                    if !changes_in(name, body) {
-                        subst.insert(name.clone(), p.clone());
-                        return true;
-                    }
-                    return false;
-                }
-                !self.locals.contains_key(name.as_str()) && self.constant(name, 0).is_some()
-            });
-            if understood && !subst.is_empty() {
-                if let Some(e) = self.kernel_expr_with(cond, 0, &subst) {
-                    out.push(e);
-                }
-            }
+            out.extend(
+                self.tested_at_launch(unwrap_condition(cond), &|name| changes_in(name, body)),
+            );
         }
         if let Some(v) = self.power_of_two_variable(f, 0) {
             if let Some(p) = self.passed.get(&v) {
@@ -2279,6 +2287,97 @@ impl<'a, 't> Host<'a, 't> {
             }
         }
         out
+    }
+
+    /// A loop's condition `cond` as a fact at the launch in its body, when
+    /// every name it reads is a constant or a variable passed to the kernel
+    /// that keeps, from the test to the launch, the value it was tested
+    /// with (`changes_before_launch` false, and the condition itself writes
+    /// none); the translation then never reads a local's initializer
+    /// (evaluated elsewhere).
+    fn tested_at_launch(
+        &self,
+        cond: Node<'t>,
+        changes_before_launch: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        let changes_in_cond = |name: &str| {
+            self.written
+                .iter()
+                .any(|(w, end)| w == name && *end > cond.start_byte() && *end <= cond.end_byte())
+        };
+        let mut subst = HashMap::new();
+        let understood = names_read(self.text, cond).iter().all(|name| {
+            if changes_in_cond(name) {
+                return false;
+            }
+            if let Some(p) = self.passed.get(name.as_str()) {
+                if !changes_before_launch(name) {
+                    subst.insert(name.clone(), p.clone());
+                    return true;
+                }
+                return false;
+            }
+            !self.locals.contains_key(name.as_str()) && self.constant(name, 0).is_some()
+        });
+        if !understood || subst.is_empty() {
+            return None;
+        }
+        self.kernel_expr_with(cond, 0, &subst)
+    }
+
+    /// What holds at every launch in the body of the `while` loop `w`: its
+    /// condition, when nothing between the test and the launch writes a
+    /// variable it reads. The launch must be in the body itself, in no
+    /// loop or lambda of its own (then what follows it in the body runs
+    /// only after it, and the test runs again before the next launch), in
+    /// a function without `goto`; writes in the body before the launch
+    /// (textually, so on any path from the test to it) must miss the
+    /// condition's variables, which no address or reference may reach.
+    fn while_facts(&self, w: Node<'t>) -> Vec<String> {
+        let (Some(body), Some(cond)) = (
+            w.child_by_field_name("body"),
+            w.child_by_field_name("condition"),
+        ) else {
+            return Vec::new();
+        };
+        let mut cur = self.call.parent();
+        while let Some(n) = cur {
+            if n.id() == body.id() {
+                break;
+            }
+            if matches!(
+                n.kind(),
+                "for_statement"
+                    | "for_range_loop"
+                    | "while_statement"
+                    | "do_statement"
+                    | "lambda_expression"
+            ) {
+                return Vec::new();
+            }
+            cur = n.parent();
+        }
+        let no_goto = enclosing_function(self.call)
+            .is_some_and(|f| !node_text(self.text, f).contains("goto"));
+        if !no_goto {
+            return Vec::new();
+        }
+        let launch_at = self.call.start_byte();
+        // An address or reference taken anywhere may write the variable
+        // anywhere later: only plain assignments and increments are placed.
+        let changes_before_launch = |name: &str| {
+            let aliased = self.write_nodes.iter().any(|(v, n)| {
+                v == name && !matches!(n.kind(), "assignment_expression" | "update_expression")
+            });
+            aliased
+                || self
+                    .written
+                    .iter()
+                    .any(|(v, end)| v == name && *end > body.start_byte() && *end <= launch_at)
+        };
+        self.tested_at_launch(unwrap_condition(cond), &changes_before_launch)
+            .into_iter()
+            .collect()
     }
 
     /// The induction variable of the `for` loop `f` when it holds a power
@@ -2448,6 +2547,7 @@ impl<'a, 't> Host<'a, 't> {
                 scaling_keeps_power_of_two(node_text(self.text, o), self.value(r)).is_some()
                     && self.power_of_two_or_zero(l, at, depth + 1)
             }
+            "call_expression" => self.power_helper_call(n),
             "identifier" => {
                 let name = node_text(self.text, n);
                 let mut cur = at.parent();
@@ -2467,6 +2567,18 @@ impl<'a, 't> Host<'a, 't> {
             }
             _ => false,
         }
+    }
+
+    /// Whether `n` calls a host helper that always returns a power of two
+    /// or zero (`next_pow2(n)`).
+    fn power_helper_call(&self, n: Node) -> bool {
+        n.child_by_field_name("function")
+            .filter(|f| f.kind() == "identifier")
+            .is_some_and(|f| {
+                self.power_helpers
+                    .iter()
+                    .any(|h| h == node_text(self.text, f))
+            })
     }
 
     /// `assert(C);` → C; `if (C) return ...;` (no else) → !C.

@@ -20,6 +20,7 @@ mod models;
 mod names;
 mod param_conditions;
 pub(crate) mod params;
+mod power_helpers;
 pub mod project;
 mod source_replay;
 

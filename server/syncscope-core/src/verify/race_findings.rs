@@ -13,6 +13,27 @@ use crate::model::*;
 use crate::report::*;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The unseen names an assumption fixes to one value (`c_step == 2`, a
+/// launch's copy into a `__constant__` symbol; `__requires(N == 4)`): a
+/// race through them replays with that value, so it is decided. Only the
+/// very variable the assumption names: another variable of the same origin
+/// (a fresh result of an unseen call) stays undecided.
+fn pinned_unseen(k: &Kernel) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for a in &k.assumptions {
+        if let Expr::Bin(BinOp::Eq, l, r) = a {
+            let var = match (l.as_ref(), r.as_ref()) {
+                (Expr::Var(v), Expr::Const(_)) | (Expr::Const(_), Expr::Var(v)) => Some(v),
+                _ => None,
+            };
+            if let Some(v) = var.filter(|v| v.unseen_origin().is_some()) {
+                out.insert(v.name.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// The most characters of an access's text a race's headline shows (the
 /// snippets show it whole).
 const ACCESS_SHOWN: usize = 24;
@@ -34,10 +55,11 @@ impl KernelContext<'_> {
             .iter()
             .map(|lb| lb.counter.clone())
             .collect();
+        let pinned = pinned_unseen(k);
         let mut unseen_pairs = Vec::new();
         for (pair, hit) in &races.pairs {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
-            let origins = undecided_origins(a, b, &modelled);
+            let origins = undecided_origins(a, b, &modelled, &pinned);
             if origins.is_empty() {
                 // A definite race: reported below, grouped by the barrier
                 // that would separate it.
@@ -111,7 +133,9 @@ impl KernelContext<'_> {
             let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
             // A same-value pair that depends on what the model does not
             // decide is no finding either way (never a data race).
-            if !races.pairs.contains_key(pair) && undecided_origins(a, b, &modelled).is_empty() {
+            if !races.pairs.contains_key(pair)
+                && undecided_origins(a, b, &modelled, &pinned).is_empty()
+            {
                 findings.push(self.benign_race_finding(hit));
             }
         }
@@ -451,10 +475,22 @@ impl KernelContext<'_> {
 /// decide: names of code it cannot see, a lock both accesses hold
 /// (`lock@l`), an atomic after `__threadfence()` either follows
 /// (`fence@t`). Empty for a definite race.
-fn undecided_origins(a: &Access, b: &Access, modelled: &[String]) -> BTreeSet<String> {
-    let mut origins = a.index.unseen_origins();
-    for e in [&a.guard, &b.index, &b.guard] {
-        origins.extend(e.unseen_origins());
+fn undecided_origins(
+    a: &Access,
+    b: &Access,
+    modelled: &[String],
+    pinned: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let mut origins = BTreeSet::new();
+    for e in [&a.index, &a.guard, &b.index, &b.guard] {
+        e.for_each_var(&mut |v| {
+            if let Some(o) = v
+                .unseen_origin()
+                .filter(|_| !pinned.contains(v.name.as_ref()))
+            {
+                origins.insert(o.to_string());
+            }
+        });
     }
     // A lock matters only when both accesses hold it: with one side outside
     // it, the race is definite.

@@ -403,6 +403,8 @@ impl<'a, 't> Host<'a, 't> {
         let a = strip_parentheses(a);
         match a.kind() {
             "identifier" => self.always_power_of_two(node_text(self.text, a)),
+            // An unsigned helper's result: below `2^32`, not `2^31`.
+            "call_expression" => self.power_helper_call(a).then_some(false),
             "binary_expression" => {
                 let op = node_text(self.text, a.child_by_field_name("operator")?);
                 let amount = self.value(a.child_by_field_name("right")?);

@@ -1,0 +1,34 @@
+// Host code of host_while/kernels.cu.
+#include <cuda_runtime.h>
+
+__global__ void spread_tested(int *cells, unsigned stride);
+__global__ void spread_halved_first(int *cells, unsigned stride);
+__global__ void spread_aliased(int *cells, unsigned stride);
+
+static void shrink(unsigned *s)
+{
+    *s = 0;
+}
+
+void spread_levels(int *cells, unsigned width)
+{
+    unsigned stride = width;
+    while (stride > 0) {
+        spread_tested<<<1, 64>>>(cells, stride);
+        stride >>= 1;
+    }
+
+    unsigned step = width;
+    while (step > 0) {
+        step >>= 1;
+        spread_halved_first<<<1, 64>>>(cells, step);
+    }
+
+    unsigned gap = width;
+    unsigned *gap_at = &gap;
+    while (gap > 0) {
+        shrink(gap_at);
+        spread_aliased<<<1, 64>>>(cells, gap);
+        gap >>= 1;
+    }
+}
