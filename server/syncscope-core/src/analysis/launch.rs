@@ -17,6 +17,7 @@
 
 pub(super) mod global_pitch;
 mod host_order;
+mod unsigned_quotient;
 
 use super::{driver_launches, driver_pairing, graph_nodes, host_data, host_helpers, kernel_uses};
 use crate::frontend::{FileContext, Macro};
@@ -714,6 +715,12 @@ fn site(
                 let fits = below_sign_bit || range.is_some_and(|(lo, _)| lo >= 0);
                 if fits {
                     fact.requires.push(format!("(({p}) & (({p}) - 1)) == 0"));
+                }
+            } else if let Some(most) = host.unsigned_quotient_bound(*a) {
+                // Kept only when the parameter's type holds every value up
+                // to the bound (the value passed is then the local's).
+                if range.is_some_and(|(lo, hi)| lo <= 0 && most <= hi) {
+                    fact.requires.push(format!("{p} <= {most}"));
                 }
             }
         }
