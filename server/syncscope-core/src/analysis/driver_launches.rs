@@ -85,7 +85,11 @@ impl Pairing<'_> {
     /// `kernel` back (a local absent from one: not known there).
     fn bindings(&self, kernel: &str) -> Vec<Vec<(String, i64)>> {
         let mut out: Vec<Vec<(String, i64)>> = Vec::new();
-        for o in self.outcomes.iter().filter(|o| o.may_hold(kernel, &names_kernel)) {
+        for o in self
+            .outcomes
+            .iter()
+            .filter(|o| o.may_hold(kernel, &names_kernel))
+        {
             let mut b: Vec<(String, i64)> = o
                 .ints
                 .iter()

@@ -418,7 +418,10 @@ impl<'t> Run<'_, 't, '_> {
                 // A handle starts with no kernel (`= 0`, `= NULL`, or none
                 // yet); any other initializer is not followed.
                 let null = value.is_none_or(|v| {
-                    matches!(node_text(self.text, v).trim(), "0" | "NULL" | "nullptr" | "{}")
+                    matches!(
+                        node_text(self.text, v).trim(),
+                        "0" | "NULL" | "nullptr" | "{}"
+                    )
                 });
                 st.handles
                     .insert(name, if null { Some(Vec::new()) } else { None });
@@ -441,9 +444,9 @@ impl<'t> Run<'_, 't, '_> {
         !self.escaped.contains(name)
             && self
                 .types
-            .get(name)
-            .and_then(|t| (self.reader.integer_range)(t))
-            .is_some_and(|(lo, hi)| (lo..=hi).contains(&v))
+                .get(name)
+                .and_then(|t| (self.reader.integer_range)(t))
+                .is_some_and(|(lo, hi)| (lo..=hi).contains(&v))
     }
 
     /// The writes of an expression, in evaluation order as far as C fixes
@@ -563,9 +566,7 @@ impl<'t> Run<'_, 't, '_> {
                     let v = v.filter(|v| self.fits(&name, *v));
                     st.ints.insert(name, v);
                 } else if self.handles.contains(&name) {
-                    let v = (op == "=")
-                        .then(|| self.handle_value(right, st))
-                        .flatten();
+                    let v = (op == "=").then(|| self.handle_value(right, st)).flatten();
                     st.handles.insert(name, v);
                 } else if self.is_tracked_elsewhere(&name) {
                     return None;
@@ -580,9 +581,7 @@ impl<'t> Run<'_, 't, '_> {
                 let target = left.child_by_field_name("argument")?;
                 let name = node_text(self.text, target);
                 if target.kind() == "identifier" && name == self.handle_param {
-                    let v = (op == "=")
-                        .then(|| self.handle_value(right, st))
-                        .flatten();
+                    let v = (op == "=").then(|| self.handle_value(right, st)).flatten();
                     st.stored_handle = Some(v);
                 } else if let Some(&i) = self.out_ints.get(name) {
                     let v = (op == "=").then(|| self.eval(right, st)).flatten();
@@ -900,7 +899,9 @@ fn condition(c: Node) -> Option<Node> {
         if c.child_by_field_name("initializer").is_some() {
             return None;
         }
-        let v = c.child_by_field_name("value").or_else(|| c.named_child(0))?;
+        let v = c
+            .child_by_field_name("value")
+            .or_else(|| c.named_child(0))?;
         return (v.kind() != "declaration").then_some(v);
     }
     if c.kind() == "parenthesized_expression" {

@@ -192,8 +192,7 @@ pub(crate) fn sites(
         may_write: &may_write,
         integer_range: &integer_range,
     };
-    let (driver, not_read) =
-        driver_launches::launches(text, root, kernels, named_outside, &reader);
+    let (driver, not_read) = driver_launches::launches(text, root, kernels, named_outside, &reader);
     for l in driver {
         let launch = Launch {
             call: l.call,
