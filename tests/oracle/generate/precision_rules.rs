@@ -173,14 +173,13 @@ pub(super) fn driver_pairing(rng: &mut Rng) -> Case {
         "    const char* names[] = {{{}}};\n    CUfunction f = 0;\n    int threads = {first};\n",
         names.join(", ")
     ));
-    let form;
-    if unknown_index {
+    let form = if unknown_index {
         body.push_str(&format!(
             "    if (pick > 0)\n        threads = {};\n    cuModuleGetFunction(&f, module, names[pick % {count}]);\n",
             first / 2
         ));
         sizes.extend([first, first / 2]);
-        form = format!("index not known, {first} or {} threads", first / 2);
+        format!("index not known, {first} or {} threads", first / 2)
     } else {
         let check = "        if (threads <= most)\n            break;\n";
         let load = "        cuModuleGetFunction(&f, module, names[i]);\n        cuOccupancyMaxPotentialBlockSize(&grid, &most, f, 0, 0, 0);\n";
@@ -196,11 +195,15 @@ pub(super) fn driver_pairing(rng: &mut Rng) -> Case {
         if at + 1 == count && !halve_first {
             sizes.push(first >> count);
         }
-        form = format!(
+        format!(
             "tile_rows at {at} of {count}, from {first} threads{}",
-            if halve_first { ", halved before the check" } else { "" }
-        );
-    }
+            if halve_first {
+                ", halved before the check"
+            } else {
+                ""
+            }
+        )
+    };
     body.push_str("    *kernel = f;\n    *block = threads;\n");
     let host = format!(
         "#include <cuda.h>\n\nstatic void pick_tile(CUmodule module, int pick, CUfunction* kernel, int* block)\n{{\n{body}}}\n\nvoid run(CUmodule module, CUdeviceptr out, int pick)\n{{\n    CUfunction f = 0;\n    int threads = 0;\n    pick_tile(module, pick, &f, &threads);\n    void* args[] = {{&out}};\n    cuLaunchKernel(f, 2, 1, 1, threads, 1, 1, 0, 0, args, 0);\n}}\n"

@@ -90,10 +90,9 @@ pub(crate) fn outcomes(
         let pointer = d.kind() == "pointer_declarator"
             && d.child_by_field_name("declarator")
                 .is_some_and(|x| x.kind() == "identifier");
-        if pointer && i != handle_param && ty.is_some_and(|t| (reader.integer_range)(t).is_some()) {
-            if only_stored_through(text, body, &name) {
-                out_ints.insert(name.clone(), i);
-            }
+        let integer = ty.is_some_and(|t| (reader.integer_range)(t).is_some());
+        if pointer && i != handle_param && integer && only_stored_through(text, body, &name) {
+            out_ints.insert(name.clone(), i);
         }
         names.push(name);
     }
