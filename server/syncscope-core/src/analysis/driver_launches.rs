@@ -240,15 +240,26 @@ fn callee_is(text: &str, call: Node, names: &[&str]) -> bool {
     })
 }
 
-/// Every name a load's name argument may hold ([`candidate_names`]).
-pub(crate) fn names_of(text: &str, root: Node, n: Node) -> Option<Vec<String>> {
+/// The names a load's name argument `n` may hold: the one item of a table
+/// of literals at `index` when `n` is `table[i]` and `i` is known there,
+/// else every name [`candidate_names`] reads.
+fn names_at(text: &str, root: Node, n: Node, index: Option<i64>) -> Option<Vec<String>> {
+    if let (Some(i), "subscript_expression") = (index, n.kind()) {
+        let table = n.child_by_field_name("argument")?;
+        if table.kind() == "identifier" {
+            if let Some(items) = table_items(text, root, n, node_text(text, table)) {
+                let one = usize::try_from(i).ok().and_then(|i| items.get(i).cloned());
+                return one.map(|name| vec![name]);
+            }
+        }
+    }
     candidate_names(text, root, n, 0)
 }
 
 /// The names of a table of literals (`const char *t[] = {"a", "b"}`), in
 /// order, when each item is one literal and the table is only read
 /// (as [`variable_names`] checks); looked up around `at`.
-pub(crate) fn table_items(text: &str, root: Node, at: Node, table: &str) -> Option<Vec<String>> {
+fn table_items(text: &str, root: Node, at: Node, table: &str) -> Option<Vec<String>> {
     variable_names(text, root, at, table, true, 0)?;
     let scope = enclosing_function(at)
         .filter(|f| declares(text, *f, table))
@@ -610,7 +621,8 @@ fn through_callers<'t>(
     }
     // What the function stores along with the handle, on each way it
     // returns (none read: nothing paired, the call still followed).
-    let outcomes = super::driver_pairing::outcomes(text, root, func, index, cx.reader);
+    let names = |n: Node<'t>, i: Option<i64>| names_at(text, root, n, i);
+    let outcomes = super::driver_pairing::outcomes(text, func, index, cx.reader, &names);
     for call in callers {
         let args = crate::syntax::call_arguments(call);
         let v = args

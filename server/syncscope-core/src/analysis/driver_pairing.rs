@@ -67,12 +67,12 @@ impl Outcome {
 
 /// The outcomes of the helper `func`, whose parameter `handle_param`
 /// receives the handle (see the module's description).
-pub(crate) fn outcomes(
+pub(crate) fn outcomes<'t>(
     text: &str,
-    root: Node,
-    func: Node,
+    func: Node<'t>,
     handle_param: usize,
     reader: &HostReader,
+    load_names: &dyn Fn(Node<'t>, Option<i64>) -> Option<Vec<String>>,
 ) -> Option<Vec<Outcome>> {
     let body = func.child_by_field_name("body")?;
     if node_text(text, body).contains("goto") {
@@ -115,7 +115,7 @@ pub(crate) fn outcomes(
     collect_loaded_handles(text, body, &mut handles);
     let mut run = Run {
         text,
-        root,
+        names: load_names,
         reader,
         handle_param: handle_name,
         out_ints,
@@ -172,7 +172,9 @@ struct State {
 
 struct Run<'a, 't, 'r> {
     text: &'a str,
-    root: Node<'t>,
+    /// The names a load's name argument may hold, given the value of its
+    /// index when it is a table's element at a known index.
+    names: &'a dyn Fn(Node<'t>, Option<i64>) -> Option<Vec<String>>,
     reader: &'a HostReader<'r>,
     /// The handle parameter's name.
     handle_param: String,
@@ -669,38 +671,26 @@ impl<'t> Run<'_, 't, '_> {
         Some(true)
     }
 
-    /// The names a load's name argument may hold on this path: a literal,
-    /// an item of a table of literals (`kernels[i]`, `i` known here), or
-    /// every name the argument may hold anywhere.
+    /// The names a load's name argument may hold on this path: an item of
+    /// a table of literals at an index known here (`kernels[i]`), or what
+    /// `self.names` reads of it anywhere.
     fn loaded_names(&self, n: Node<'t>, st: &State) -> Option<Vec<String>> {
         let n = strip(n);
-        if n.kind() == "subscript_expression" {
-            let table = n.child_by_field_name("argument")?;
-            let index = n
-                .child_by_field_name("indices")
-                .or_else(|| n.child_by_field_name("index"))
-                .and_then(|i| {
-                    if i.kind() == "subscript_argument_list" {
-                        crate::syntax::items(i).first().copied()
-                    } else {
-                        Some(i)
-                    }
-                });
-            if let (Some(i), "identifier") = (index.and_then(|i| self.eval(i, st)), table.kind()) {
-                if let Some(items) = super::driver_launches::table_items(
-                    self.text,
-                    self.root,
-                    n,
-                    node_text(self.text, table),
-                ) {
-                    return usize::try_from(i)
-                        .ok()
-                        .and_then(|i| items.get(i).cloned())
-                        .map(|name| vec![name]);
+        let index = (n.kind() == "subscript_expression")
+            .then(|| {
+                n.child_by_field_name("indices")
+                    .or_else(|| n.child_by_field_name("index"))
+            })
+            .flatten()
+            .and_then(|i| {
+                if i.kind() == "subscript_argument_list" {
+                    crate::syntax::items(i).first().copied()
+                } else {
+                    Some(i)
                 }
-            }
-        }
-        super::driver_launches::names_of(self.text, self.root, n)
+            })
+            .and_then(|i| self.eval(i, st));
+        (self.names)(n, index)
     }
 
     /// The value of an integer expression on this path.
