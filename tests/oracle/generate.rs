@@ -59,6 +59,10 @@ pub enum Family {
     /// A kernel loaded by name through the driver API and launched by
     /// `cuLaunchKernel` with its arguments in the `args` array.
     DriverLaunches,
+    /// A driver-API kernel handed back by a host helper together with its
+    /// block size (a loop over a table of names, halving the block when it
+    /// does not fit): each kernel gets only the sizes stored with it.
+    DriverPairing,
     /// A block size from `cudaOccupancyMaxPotentialBlockSize` (a whole
     /// number of warps) against a race that needs a partial warp.
     OccupancyBlockSize,
@@ -90,7 +94,7 @@ pub enum Family {
     HostDataFacts,
 }
 
-pub const FAMILIES: [Family; 26] = [
+pub const FAMILIES: [Family; 27] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -107,6 +111,7 @@ pub const FAMILIES: [Family; 26] = [
     Family::HostExitChecks,
     Family::DivisionGuards,
     Family::DriverLaunches,
+    Family::DriverPairing,
     Family::OccupancyBlockSize,
     Family::HostHelperSummaries,
     Family::PowerHelpers,
@@ -138,6 +143,7 @@ impl Family {
             Family::HostExitChecks => "host-exit-checks",
             Family::DivisionGuards => "division-guards",
             Family::DriverLaunches => "driver-launches",
+            Family::DriverPairing => "driver-pairing",
             Family::OccupancyBlockSize => "occupancy-block-size",
             Family::HostHelperSummaries => "host-helper-summaries",
             Family::PowerHelpers => "power-helpers",
@@ -324,6 +330,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::HostExitChecks => host_exit_checks(rng),
         Family::DivisionGuards => division_guards(rng),
         Family::DriverLaunches => precision_rules::driver_launches(rng),
+        Family::DriverPairing => precision_rules::driver_pairing(rng),
         Family::OccupancyBlockSize => precision_rules::occupancy_block_size(rng),
         Family::HostHelperSummaries => precision_rules::host_helper_summaries(rng),
         Family::PowerHelpers => precision_rules::power_helpers(rng),

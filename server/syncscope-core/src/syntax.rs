@@ -186,6 +186,34 @@ pub(crate) fn function_name(text: &str, def: Node) -> Option<String> {
     }
 }
 
+/// Whether a function definition has internal linkage: `static` at
+/// namespace scope, or defined inside an anonymous namespace. Such a
+/// function is called only from the translation unit that compiles it
+/// (each unit including its file compiles its own copy), so its calls in
+/// one unit are every call of that unit's copy, whatever other files name.
+/// A `static` member function (inside a class body) has external linkage.
+pub(crate) fn has_internal_linkage(text: &str, def: Node) -> bool {
+    let mut is_static = {
+        let mut c = def.walk();
+        let found = def.named_children(&mut c).any(|s| {
+            s.kind() == "storage_class_specifier" && node_text(text, s).trim() == "static"
+        });
+        found
+    };
+    let mut p = def.parent();
+    while let Some(n) = p {
+        match n.kind() {
+            "field_declaration_list" | "lambda_expression" | "compound_statement" => return false,
+            "namespace_definition" if n.child_by_field_name("name").is_none() => {
+                is_static = true;
+            }
+            _ => {}
+        }
+        p = n.parent();
+    }
+    is_static
+}
+
 /// The identifier a declarator declares (`*p`, `s[4][4]`, `&r`, `x = 1`).
 pub(crate) fn declarator_name(text: &str, mut d: Node) -> Option<String> {
     for _ in 0..64 {

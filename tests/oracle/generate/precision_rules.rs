@@ -122,6 +122,114 @@ pub(super) fn driver_launches(rng: &mut Rng) -> Case {
     }
 }
 
+// Block `b` writes `out[b * T + t]` for a tile of `T` cells: two blocks'
+// cells overlap exactly when the block has more than `T` threads. A
+// `static` helper in `host.cpp` tries the names of a table in order from
+// a first block size, loading each (`cuModuleGetFunction(&f, m,
+// names[i])`) and halving the size when the occupancy query says it does
+// not fit (or halving before its check: a size paired with the next
+// name), then stores the handle and the size through pointers; its
+// caller launches the handle with that size. The kernel sits at one
+// place of the table, or the index is a run-time value (every name with
+// every size). Racy iff some size the helper may hand back with the
+// kernel is above its tile.
+pub(super) fn driver_pairing(rng: &mut Rng) -> Case {
+    let tile = *rng.pick(&[64u32, 128, 256]);
+    let mut k = Src::default();
+    k.line("#include <cuda_runtime.h>");
+    k.line("");
+    k.line("extern \"C\" __global__ void tile_rows(int* out)");
+    k.line("{");
+    k.line(&format!(
+        "    out[blockIdx.x * {tile} + threadIdx.x] = (int)threadIdx.x;"
+    ));
+    k.line("}");
+    let count = rng.range(2, 3) as usize;
+    let at = rng.below(count as u64) as usize;
+    let first = *rng.pick(&[128u32, 256, 512]);
+    let halve_first = rng.below(3) == 0;
+    let unknown_index = rng.below(4) == 0;
+    let names: Vec<String> = (0..count)
+        .map(|i| {
+            if i == at {
+                "\"tile_rows\"".to_string()
+            } else {
+                format!("\"other_{i}\"")
+            }
+        })
+        .collect();
+    // The sizes each path hands back with the name at each index: the
+    // size when the check passes at that index, and, for the last index,
+    // the size after the loop runs out.
+    let size_at = |i: usize| {
+        if halve_first {
+            first >> (i + 1)
+        } else {
+            first >> i
+        }
+    };
+    let mut sizes: Vec<u32> = Vec::new();
+    let mut body = String::new();
+    body.push_str(&format!(
+        "    const char* names[] = {{{}}};\n    CUfunction f = 0;\n    int threads = {first};\n",
+        names.join(", ")
+    ));
+    let form = if unknown_index {
+        body.push_str(&format!(
+            "    if (pick > 0)\n        threads = {};\n    cuModuleGetFunction(&f, module, names[pick % {count}]);\n",
+            first / 2
+        ));
+        sizes.extend([first, first / 2]);
+        format!("index not known, {first} or {} threads", first / 2)
+    } else {
+        let check = "        if (threads <= most)\n            break;\n";
+        let load = "        cuModuleGetFunction(&f, module, names[i]);\n        cuOccupancyMaxPotentialBlockSize(&grid, &most, f, 0, 0, 0);\n";
+        let step = if halve_first {
+            format!("        threads /= 2;\n{load}{check}")
+        } else {
+            format!("{load}{check}        threads /= 2;\n")
+        };
+        body.push_str(&format!(
+            "    for (int i = 0; i < {count}; ++i) {{\n        int grid = 0;\n        int most = 0;\n{step}    }}\n"
+        ));
+        sizes.push(size_at(at));
+        if at + 1 == count && !halve_first {
+            sizes.push(first >> count);
+        }
+        format!(
+            "tile_rows at {at} of {count}, from {first} threads{}",
+            if halve_first {
+                ", halved before the check"
+            } else {
+                ""
+            }
+        )
+    };
+    body.push_str("    *kernel = f;\n    *block = threads;\n");
+    let host = format!(
+        "#include <cuda.h>\n\nstatic void pick_tile(CUmodule module, int pick, CUfunction* kernel, int* block)\n{{\n{body}}}\n\nvoid run(CUmodule module, CUdeviceptr out, int pick)\n{{\n    CUfunction f = 0;\n    int threads = 0;\n    pick_tile(module, pick, &f, &threads);\n    void* args[] = {{&out}};\n    cuLaunchKernel(f, 2, 1, 1, threads, 1, 1, 0, 0, args, 0);\n}}\n"
+    );
+    sizes.retain(|s| *s > 0);
+    sizes.sort_unstable();
+    sizes.dedup();
+    let racy = sizes.iter().any(|s| *s > tile);
+    Case {
+        seed: 0,
+        family: Family::DriverPairing,
+        variant: format!("tile {tile}, {form}"),
+        files: vec![("kern.cu".into(), k.text), ("host.cpp".into(), host)],
+        kernel: "tile_rows".into(),
+        params: vec![param("out", ParamKind::Pointer)],
+        launches: vec![rows_shape(&sizes)],
+        truth: Truth {
+            racy,
+            ..Truth::default()
+        },
+        value_probe: None,
+        host_values: Vec::new(),
+    }
+}
+
 // Threads below `blockDim.x % 32` (those of a last, partial warp) write one
 // shared cell: two of them race, which needs a block size whose remainder
 // by 32 is at least 2. The host sizes the launch from

@@ -19,8 +19,10 @@
 //! name built at run time): such a kernel has no launch site of its own
 //! then, and is checked under any launch unless `<<<…>>>` sites name it.
 
+use super::driver_pairing::{HostReader, Outcome};
 use crate::syntax::node_text;
 use std::collections::HashMap;
+use std::rc::Rc;
 use tree_sitter::Node;
 
 /// The driver's calls that launch the function handle of their first
@@ -55,6 +57,51 @@ pub(crate) struct DriverLaunch<'t> {
     /// The host variables bound to the kernel's parameters, by position
     /// (empty when the `args` array is not read).
     pub args: Vec<Node<'t>>,
+    /// Values the launching function's locals hold after a call of the
+    /// helper that handed the kernel back (`init(&f, &bs)`: `bs` after
+    /// that call) on every way the helper hands this kernel back:
+    /// (local, the call, value).
+    pub held: Vec<(String, Node<'t>, i64)>,
+}
+
+/// A launch a handle reaches, with what the helper that stored the handle
+/// into the launching function's local stored along with it.
+struct Reached<'t> {
+    launch: Node<'t>,
+    pairing: Option<Rc<Pairing<'t>>>,
+}
+
+/// A helper's call (`init(&f, &bs)`) that stores the handle into the
+/// launching function's local: its outcomes, and the caller's locals its
+/// integer out-parameters write, by position.
+struct Pairing<'t> {
+    via: Node<'t>,
+    outcomes: Vec<Outcome>,
+    locals: HashMap<usize, String>,
+}
+
+impl Pairing<'_> {
+    /// The values of the caller's locals on each way the helper may hand
+    /// `kernel` back (a local absent from one: not known there).
+    fn bindings(&self, kernel: &str) -> Vec<Vec<(String, i64)>> {
+        let mut out: Vec<Vec<(String, i64)>> = Vec::new();
+        for o in self
+            .outcomes
+            .iter()
+            .filter(|o| o.may_hold(kernel, &names_kernel))
+        {
+            let mut b: Vec<(String, i64)> = o
+                .ints
+                .iter()
+                .filter_map(|(i, v)| Some((self.locals.get(i)?.clone(), *v)))
+                .collect();
+            b.sort();
+            if !out.contains(&b) {
+                out.push(b);
+            }
+        }
+        out
+    }
 }
 
 /// A driver-API use of a kernel not understood: where and why.
@@ -71,7 +118,14 @@ pub(crate) fn launches<'t, P>(
     root: Node<'t>,
     kernels: &HashMap<String, P>,
     named_outside: &dyn Fn(&str) -> bool,
+    reader: &HostReader,
 ) -> (Vec<DriverLaunch<'t>>, Vec<NotUnderstood<'t>>) {
+    let cx = Followed {
+        text,
+        root,
+        named_outside,
+        reader,
+    };
     let mut found = Vec::new();
     let mut unknown = Vec::new();
     for load in calls_named(text, root, &["cuModuleGetFunction"]) {
@@ -104,7 +158,7 @@ pub(crate) fn launches<'t, P>(
             continue;
         }
         let mut calls = Vec::new();
-        let reached = handle_launches(text, root, load, *handle, named_outside, &mut calls);
+        let reached = handle_launches(&cx, load, *handle, &mut calls);
         for k in loaded {
             match &reached {
                 Err(why) => unknown.push(NotUnderstood {
@@ -113,7 +167,8 @@ pub(crate) fn launches<'t, P>(
                     what: format!("`{k}` loaded by `cuModuleGetFunction` into a handle {why}"),
                 }),
                 Ok(()) => {
-                    for &call in &calls {
+                    for r in &calls {
+                        let call = r.launch;
                         let a = crate::syntax::call_arguments(call);
                         let sizes: Option<Vec<Node>> = (1..=6).map(|i| a.get(i).copied()).collect();
                         let Some(Ok(sizes)) = sizes.map(<[Node; 6]>::try_from) else {
@@ -124,12 +179,27 @@ pub(crate) fn launches<'t, P>(
                             });
                             continue;
                         };
-                        found.push(DriverLaunch {
-                            call,
-                            kernel: k.clone(),
-                            sizes,
-                            args: argument_array(text, call, 9),
-                        });
+                        // One launch per way the helper hands the
+                        // kernel back with its integers (the union of them
+                        // all); none paired: one launch, its sizes free.
+                        let bindings = match &r.pairing {
+                            Some(p) => p.bindings(&k),
+                            None => vec![Vec::new()],
+                        };
+                        for b in bindings {
+                            let via = r.pairing.as_ref().map(|p| p.via);
+                            found.push(DriverLaunch {
+                                call,
+                                kernel: k.clone(),
+                                sizes,
+                                args: argument_array(text, call, 9),
+                                held: via
+                                    .map(|via| {
+                                        b.into_iter().map(|(v, value)| (v, via, value)).collect()
+                                    })
+                                    .unwrap_or_default(),
+                            });
+                        }
                     }
                 }
             }
@@ -168,6 +238,49 @@ fn callee_is(text: &str, call: Node, names: &[&str]) -> bool {
         let f = node_text(text, f);
         names.contains(&f.rsplit("::").next().unwrap_or(f))
     })
+}
+
+/// The names a load's name argument `n` may hold: the one item of a table
+/// of literals at `index` when `n` is `table[i]` and `i` is known there,
+/// else every name [`candidate_names`] reads.
+fn names_at(text: &str, root: Node, n: Node, index: Option<i64>) -> Option<Vec<String>> {
+    if let (Some(i), "subscript_expression") = (index, n.kind()) {
+        let table = n.child_by_field_name("argument")?;
+        if table.kind() == "identifier" {
+            if let Some(items) = table_items(text, root, n, node_text(text, table)) {
+                let one = usize::try_from(i).ok().and_then(|i| items.get(i).cloned());
+                return one.map(|name| vec![name]);
+            }
+        }
+    }
+    candidate_names(text, root, n, 0)
+}
+
+/// The names of a table of literals (`const char *t[] = {"a", "b"}`), in
+/// order, when each item is one literal and the table is only read
+/// (as [`variable_names`] checks); looked up around `at`.
+fn table_items(text: &str, root: Node, at: Node, table: &str) -> Option<Vec<String>> {
+    variable_names(text, root, at, table, true, 0)?;
+    let scope = enclosing_function(at)
+        .filter(|f| declares(text, *f, table))
+        .unwrap_or(root);
+    let mut found = None;
+    for n in crate::syntax::identifiers_named(text, scope, table) {
+        if let Some(list) = array_items(n) {
+            if found.is_some() {
+                return None;
+            }
+            let mut names = Vec::new();
+            for item in crate::syntax::items(list) {
+                if item.kind() != "string_literal" {
+                    return None;
+                }
+                names.push(candidate_names(text, root, item, 0)?.pop()?);
+            }
+            found = Some(names);
+        }
+    }
+    found
 }
 
 /// The names a name argument may hold: a string literal, either arm of a
@@ -316,32 +429,30 @@ fn declares(text: &str, func: Node, var: &str) -> bool {
 /// argument `handle`: `&f`, or a pointer parameter) reaches, into `out`;
 /// `Err(why)` when one of its uses is not understood.
 fn handle_launches<'t>(
-    text: &str,
-    root: Node<'t>,
+    cx: &Followed<'_, 't>,
     load: Node<'t>,
     handle: Node<'t>,
-    named_outside: &dyn Fn(&str) -> bool,
-    out: &mut Vec<Node<'t>>,
+    out: &mut Vec<Reached<'t>>,
 ) -> Result<(), String> {
+    let text = cx.text;
     let func = enclosing_function(load).ok_or("outside a function")?;
     match address_of_identifier(handle) {
-        Some(v) => local_handle(
-            text,
-            root,
-            func,
-            node_text(text, v),
-            named_outside,
-            out,
-            None,
-            0,
-        ),
+        Some(v) => local_handle(cx, func, node_text(text, v), out, None, 0),
         None if handle.kind() == "identifier" => {
             let p = node_text(text, handle);
             let i = parameter_index(text, func, p).ok_or_else(|| format!("`{p}` not read"))?;
-            through_callers(text, root, func, i, named_outside, out, 0)
+            through_callers(cx, func, i, out, 0)
         }
         None => Err(format!("`{}` not read", node_text(text, handle))),
     }
+}
+
+/// What following a handle through the unit reads.
+struct Followed<'a, 't> {
+    text: &'a str,
+    root: Node<'t>,
+    named_outside: &'a dyn Fn(&str) -> bool,
+    reader: &'a HostReader<'a>,
 }
 
 /// `&v` → `v`.
@@ -356,17 +467,15 @@ fn address_of_identifier(n: Node) -> Option<Node> {
 /// to `out`; a store through a pointer parameter follows the callers.
 /// `&var` may be passed only to a load, a query, or `via`, the call whose
 /// store into it is being followed (any other callee might read it).
-#[allow(clippy::too_many_arguments)]
 fn local_handle<'t>(
-    text: &str,
-    root: Node<'t>,
+    cx: &Followed<'_, 't>,
     func: Node<'t>,
     var: &str,
-    named_outside: &dyn Fn(&str) -> bool,
-    out: &mut Vec<Node<'t>>,
-    via: Option<Node<'t>>,
+    out: &mut Vec<Reached<'t>>,
+    via: Option<Rc<Pairing<'t>>>,
     depth: usize,
 ) -> Result<(), String> {
+    let text = cx.text;
     if parameter_index(text, func, var).is_some() {
         return Err(format!("`{var}`, a parameter"));
     }
@@ -390,8 +499,16 @@ fn local_handle<'t>(
                     .first()
                     .is_some_and(|a| a.id() == n.id());
                 if first && callee_is(text, call, DRIVER_LAUNCHES) {
-                    if !out.iter().any(|c| c.id() == call.id()) {
-                        out.push(call);
+                    let same = |r: &Reached| {
+                        r.launch.id() == call.id()
+                            && r.pairing.as_ref().map(|p| p.via.id())
+                                == via.as_ref().map(|p| p.via.id())
+                    };
+                    if !out.iter().any(same) {
+                        out.push(Reached {
+                            launch: call,
+                            pairing: via.clone(),
+                        });
                     }
                 } else if !callee_is(text, call, HANDLE_QUERIES) {
                     return not_read(call);
@@ -407,7 +524,7 @@ fn local_handle<'t>(
                 let ok = call.is_some_and(|c| {
                     callee_is(text, c, &["cuModuleGetFunction"])
                         || callee_is(text, c, HANDLE_QUERIES)
-                        || via.is_some_and(|v| v.id() == c.id())
+                        || via.as_ref().is_some_and(|v| v.via.id() == c.id())
                 });
                 if !ok {
                     return not_read(parent);
@@ -428,7 +545,7 @@ fn local_handle<'t>(
                 else {
                     return not_read(parent);
                 };
-                through_callers(text, root, func, i, named_outside, out, depth + 1)?;
+                through_callers(cx, func, i, out, depth + 1)?;
             }
             "binary_expression"
                 if parent
@@ -469,16 +586,19 @@ fn definitions(text: &str, root: Node, name: &str) -> usize {
 /// uses are read in turn. Every use of `func`'s name must be such a call,
 /// and no other file may name it.
 fn through_callers<'t>(
-    text: &str,
-    root: Node<'t>,
+    cx: &Followed<'_, 't>,
     func: Node<'t>,
     index: usize,
-    named_outside: &dyn Fn(&str) -> bool,
-    out: &mut Vec<Node<'t>>,
+    out: &mut Vec<Reached<'t>>,
     depth: usize,
 ) -> Result<(), String> {
+    let (text, root) = (cx.text, cx.root);
     let name = crate::syntax::function_name(text, func).ok_or("stored by a function not read")?;
-    if depth > MAX_OUT_DEPTH || named_outside(&name) || definitions(text, root, &name) != 1 {
+    // A function of internal linkage is called only from its own unit
+    // (another unit including its file has its own copy, read there).
+    let called_outside =
+        !crate::syntax::has_internal_linkage(text, func) && (cx.named_outside)(&name);
+    if depth > MAX_OUT_DEPTH || called_outside || definitions(text, root, &name) != 1 {
         return Err(format!(
             "stored by `{name}`, whose callers are not all read"
         ));
@@ -499,22 +619,46 @@ fn through_callers<'t>(
         }
         callers.push(parent.expect("the call"));
     }
+    // What the function stores along with the handle, on each way it
+    // returns (none read: nothing paired, the call still followed).
+    let names = |n: Node<'t>, i: Option<i64>| names_at(text, root, n, i);
+    let outcomes = super::driver_pairing::outcomes(text, func, index, cx.reader, &names);
     for call in callers {
-        let arg = crate::syntax::call_arguments(call).get(index).copied();
-        let v = arg
+        let args = crate::syntax::call_arguments(call);
+        let v = args
+            .get(index)
+            .copied()
             .and_then(address_of_identifier)
             .ok_or_else(|| format!("stored by `{name}` into a caller's value not read"))?;
         let caller = enclosing_function(call).ok_or("stored outside a function")?;
-        local_handle(
-            text,
-            root,
-            caller,
-            node_text(text, v),
-            named_outside,
-            out,
-            Some(call),
-            depth,
-        )?;
+        let handle = node_text(text, v);
+        // The caller's locals the call passes for the integers stored
+        // along (`&bs`), each passed once and not the handle's.
+        let mut locals = HashMap::new();
+        for (i, a) in args.iter().enumerate() {
+            if let Some(l) = address_of_identifier(*a).map(|l| node_text(text, l)) {
+                let once = args
+                    .iter()
+                    .filter_map(|b| address_of_identifier(*b))
+                    .filter(|b| node_text(text, *b) == l)
+                    .count()
+                    == 1;
+                if i != index && once && l != handle {
+                    locals.insert(i, l.to_string());
+                }
+            }
+        }
+        let pairing = Pairing {
+            via: call,
+            outcomes: outcomes.clone().unwrap_or_else(|| {
+                vec![Outcome {
+                    handle: None,
+                    ints: HashMap::new(),
+                }]
+            }),
+            locals,
+        };
+        local_handle(cx, caller, handle, out, Some(Rc::new(pairing)), depth)?;
     }
     Ok(())
 }

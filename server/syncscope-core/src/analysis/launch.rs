@@ -19,8 +19,12 @@ mod constant_symbols;
 pub(super) mod global_pitch;
 mod host_order;
 mod ordered_writes;
+mod unsigned_quotient;
 
-use super::{driver_launches, graph_nodes, host_data, host_helpers, kernel_uses, power_helpers};
+use super::{
+    driver_launches, driver_pairing, graph_nodes, host_data, host_helpers, kernel_uses,
+    power_helpers,
+};
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
 use crate::syntax::node_text;
@@ -166,6 +170,7 @@ pub(crate) fn sites(
                     // Passed as an array of pointers (`{&out, &n}`).
                     args: driver_launches::argument_array(text, call, 3),
                     sizes: None,
+                    held_after: Vec::new(),
                 };
                 push(&mut out, &launch);
             }
@@ -182,6 +187,7 @@ pub(crate) fn sites(
                             // Passed as an array of pointers: not read.
                             args: Vec::new(),
                             sizes: None,
+                            held_after: Vec::new(),
                         };
                         push(&mut out, &launch);
                     }
@@ -191,7 +197,23 @@ pub(crate) fn sites(
         }
     }
     // Loaded by name through the driver API and launched by handle.
-    let (driver, not_read) = driver_launches::launches(text, root, kernels, named_outside);
+    let constant = |name: &str| {
+        if let Some(v) = cx.enumerators.get(name) {
+            return Some(*v);
+        }
+        if let Some(m) = cx.macros.get(name) {
+            return macro_value(m, cx, 0);
+        }
+        let node = cx.constants.get(name)?;
+        host_constant(text, *node, cx, *node)
+    };
+    let may_write = |call: Node, index: usize| may_write_argument(text, call, index);
+    let reader = driver_pairing::HostReader {
+        constant: &constant,
+        may_write: &may_write,
+        integer_range: &integer_range,
+    };
+    let (driver, not_read) = driver_launches::launches(text, root, kernels, named_outside, &reader);
     for l in driver {
         let launch = Launch {
             call: l.call,
@@ -200,6 +222,7 @@ pub(crate) fn sites(
             cfg: Vec::new(),
             args: l.args,
             sizes: Some(l.sizes),
+            held_after: l.held,
         };
         push(&mut out, &launch);
     }
@@ -306,7 +329,8 @@ fn host_instantiations(
         return Some(vec![(HashMap::new(), HashMap::new())]);
     };
     let mut out: Vec<Instantiation> = Vec::new();
-    let mut types_complete = !named_outside(name);
+    let mut types_complete =
+        crate::syntax::has_internal_linkage(text, func) || !named_outside(name);
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         let mut c = n.walk();
@@ -415,9 +439,11 @@ fn caller_bindings(
     if name == "main" || !params.iter().any(|p| p.name.is_some()) {
         return none();
     }
-    // Even a `static` function: a file that `#include`s this one (or the
-    // header defining it) compiles its own copy, which it may call.
-    if named_outside(&name) {
+    // Another file naming it may call it, unless it has internal linkage:
+    // a file that `#include`s this one (or the header defining it) then
+    // compiles and calls its own copy, whose launches are read in that
+    // file's unit (with its callers there).
+    if !crate::syntax::has_internal_linkage(text, func) && named_outside(&name) {
         return none();
     }
     let mut calls = Vec::new();
@@ -585,6 +611,9 @@ struct Launch<'t> {
     /// A driver launch's grid and block components (gx, gy, gz, bx, by,
     /// bz) in place of `cfg`.
     sizes: Option<[Node<'t>; 6]>,
+    /// Values locals hold after a call (the helper that handed a driver
+    /// launch's kernel back): (local, call, value).
+    held_after: Vec<(String, Node<'t>, i64)>,
 }
 
 /// A `k<<<…>>>(…)` call (the kernel named at the call).
@@ -603,6 +632,7 @@ fn direct_launch<'t>(text: &str, call: Node<'t>) -> Option<Launch<'t>> {
         cfg: children(config),
         args: crate::syntax::call_arguments(call),
         sizes: None,
+        held_after: Vec::new(),
     })
 }
 
@@ -637,6 +667,9 @@ fn site(
     let args = &launch.args;
     let mut host = Host::new(text, call, cx, params, args, binding.values);
     host.power_params = binding.powers;
+    for (local, via, value) in &launch.held_after {
+        host.hold_after_call(local, *via, *value);
+    }
     let mut fact = LaunchOverride {
         kernel_glob: name.to_string(),
         origin: Some(origin),
@@ -707,6 +740,12 @@ fn site(
                 let fits = below_sign_bit || range.is_some_and(|(lo, _)| lo >= 0);
                 if fits {
                     fact.requires.push(format!("(({p}) & (({p}) - 1)) == 0"));
+                }
+            } else if let Some(most) = host.unsigned_quotient_bound(*a) {
+                // Kept only when the parameter's type holds every value up
+                // to the bound (the value passed is then the local's).
+                if range.is_some_and(|(lo, hi)| lo <= 0 && most <= hi) {
+                    fact.requires.push(format!("{p} <= {most}"));
                 }
             }
         }
@@ -1770,6 +1809,9 @@ impl<'a, 't> Host<'a, 't> {
         if let Some(s) = subst.get(name) {
             return Some(s.clone());
         }
+        if let Some(v) = self.held_at_offset(name, at) {
+            return Some(v.to_string());
+        }
         if let Some(v) = self.name_value(name, depth) {
             return Some(v.to_string());
         }
@@ -1844,7 +1886,10 @@ impl<'a, 't> Host<'a, 't> {
             }
             "identifier" => {
                 let name = node_text(src, n);
-                if let Some(v) = self.name_value(name, depth) {
+                if let Some(v) = self
+                    .held_at_offset(name, at)
+                    .or_else(|| self.name_value(name, depth))
+                {
                     return (v >= 0).then_some(v);
                 }
                 if let Some(p) = self.passed.get(name) {
@@ -3003,6 +3048,22 @@ fn is_unsigned_type_name(ty: &str) -> bool {
             | "uint32_t"
             | "uint64_t"
     )
+}
+
+/// The values a host integer type holds (`None`: not an integer type):
+/// a 32-bit type's exactly, a wider one's as far as an `i64` holds them.
+fn integer_range(ty: &str) -> Option<(i64, i64)> {
+    if let Some(r) = host_order::type_range(ty) {
+        return Some(r);
+    }
+    if !is_integer_type_name(ty) {
+        return None;
+    }
+    Some(if is_unsigned_type_name(ty) {
+        (0, i64::MAX)
+    } else {
+        (i64::MIN, i64::MAX)
+    })
 }
 
 /// Functions known to take their scalar arguments by value (the C library,

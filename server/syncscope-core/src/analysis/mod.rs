@@ -9,6 +9,7 @@
 
 pub mod assumption;
 pub(crate) mod driver_launches;
+mod driver_pairing;
 pub(crate) mod fixes;
 pub(crate) mod graph_nodes;
 mod host_data;

@@ -68,6 +68,67 @@ impl<'a, 't> Host<'a, 't> {
             .map(|h| h.value)
     }
 
+    /// What a call that writes the local `name` through `&name` (a
+    /// helper handing back a kernel and its size: `init(&f, &bs)`) leaves
+    /// in it: `value` holds from the call's end up to the next write.
+    /// Only for a call that runs in order (once, after what precedes it)
+    /// and a local no other write before the launch precedes the call
+    /// (then nothing written before can reach it later: no pointer or
+    /// reference to it taken earlier, no loop around the call).
+    pub(super) fn hold_after_call(&mut self, name: &str, call: Node<'t>, value: i64) {
+        if self.declared_more_than_once(name)
+            || !self.types.contains_key(name)
+            || !self.runs_in_order(call)
+        {
+            return;
+        }
+        let in_range = self
+            .types
+            .get(name)
+            .and_then(|t| super::integer_range(t))
+            .is_some_and(|(lo, hi)| (lo..=hi).contains(&value));
+        if !in_range {
+            return;
+        }
+        let mut until = usize::MAX;
+        for (v, w) in &self.write_nodes {
+            if v != name {
+                continue;
+            }
+            let inside = w.start_byte() >= call.start_byte() && w.end_byte() <= call.end_byte();
+            if inside {
+                continue;
+            }
+            if w.start_byte() < call.end_byte() {
+                return;
+            }
+            until = until.min(w.start_byte());
+        }
+        self.held.insert(
+            name.to_string(),
+            Held {
+                value,
+                from: call.end_byte(),
+                until,
+            },
+        );
+    }
+
+    /// [`Host::held_at`] for a name read at the offset `at` (a name in the
+    /// body of a macro used there).
+    pub(super) fn held_at_offset(&self, name: &str, at: usize) -> Option<i64> {
+        let h = self.held.get(name)?;
+        if self.declared_more_than_once(name) || at < h.from || at >= h.until {
+            return None;
+        }
+        let mut root = self.call;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        let use_site = root.descendant_for_byte_range(at, at)?;
+        self.runs_in_order(use_site).then_some(h.value)
+    }
+
     /// Whether `name` is declared more than once in the scopes around the
     /// launch (a parameter and a local, or two locals): a read of it may
     /// then be of either.
