@@ -147,6 +147,16 @@ impl<'k> KernelContext<'k> {
             .iter()
             .flat_map(affine::conjuncts)
             .collect();
+        // What every access's guard says (with the assumptions).
+        let mut shared: Vec<&Expr> = accesses
+            .first()
+            .map(|a| affine::conjuncts(&a.guard))
+            .unwrap_or_default();
+        for a in accesses.iter().skip(1) {
+            let mine = affine::conjuncts(&a.guard);
+            shared.retain(|c| mine.contains(c));
+        }
+        shared.extend(assumed.iter().copied());
         let facts: Vec<affine::Facts> = accesses
             .iter()
             .map(|a| {
@@ -156,12 +166,26 @@ impl<'k> KernelContext<'k> {
                     varying: &varying,
                     fixed: &fixed,
                     guard,
+                    shared: shared.clone(),
                 }
             })
             .collect();
         let Some(first) = facts.first() else {
             return false;
         };
+        // Byte ranges of one width `w` starting at multiples of `w` meet
+        // only where they start together: cells of `w` bytes.
+        if self.kernel.arrays[array].byte_addressed {
+            let w = accesses[0].width;
+            let aligned = |e: &Expr| {
+                first
+                    .linear_form(e)
+                    .is_some_and(|(terms, k)| k % w == 0 && terms.iter().all(|(c, _)| c % w == 0))
+            };
+            if w < 1 || accesses.iter().any(|a| a.width != w || !aligned(&a.index)) {
+                return false;
+            }
+        }
         let split: Vec<(Expr, Expr)> = accesses
             .iter()
             .map(|a| first.split_offset(&a.index))
@@ -237,9 +261,8 @@ impl<'k> KernelContext<'k> {
         self.counters.pairs += pairs;
         // The exact rules compare single cells; byte ranges go to Z3.
         let byte_ranges = self.kernel.arrays[array].byte_addressed;
-        let exact = !byte_ranges
-            && ((!rel.cross_block() && self.offsets_disjoint_per_thread(array))
-                || self.index_injective(array, rel));
+        let exact = (!byte_ranges && !rel.cross_block() && self.offsets_disjoint_per_thread(array))
+            || self.index_injective(array, rel);
         if exact {
             self.counters.pairs_without_z3 += pairs;
             self.independent.insert((array, rel), true);

@@ -511,7 +511,8 @@ impl<'a, 't> Lowerer<'a, 't> {
     /// offset; a pointer the model cannot follow when they are not arrays
     /// laid out alike.
     pub(super) fn retargeted_value(&mut self, name: &str, v: &Value, ids: &[ArrayId]) -> Value {
-        let unknown = || Value::Opaque("pointer that a loop may point into different arrays".into());
+        let unknown =
+            || Value::Opaque("pointer that a loop may point into different arrays".into());
         let Value::Ptr(p) = v else {
             return unknown();
         };
