@@ -129,17 +129,6 @@ impl<'k> KernelContext<'k> {
             _ => false,
         };
         let env = &self.env;
-        let fixed = |kind: VarKind| env.fixed(kind);
-        // The coordinates in which two threads of the relation may differ.
-        let mut identity = Vec::new();
-        for d in 0..3u8 {
-            if env.fixed(VarKind::BlockDim(d)) != Some(1) {
-                identity.push(VarKind::ThreadIdx(d));
-            }
-            if rel.cross_block() && env.fixed(VarKind::GridDim(d)) != Some(1) {
-                identity.push(VarKind::BlockIdx(d));
-            }
-        }
         // The kernel's assumptions hold wherever an access happens.
         let assumed: Vec<&Expr> = self
             .kernel
@@ -147,6 +136,32 @@ impl<'k> KernelContext<'k> {
             .iter()
             .flat_map(affine::conjuncts)
             .collect();
+        // A launch size the launch fixes or an assumption states
+        // (`gridDim.y == 1` of a one-dimensional launch site).
+        let stated = |kind: VarKind| {
+            assumed.iter().find_map(|c| match c {
+                Expr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
+                    (Expr::Var(v), Expr::Const(n)) | (Expr::Const(n), Expr::Var(v))
+                        if v.kind == kind =>
+                    {
+                        Some(*n)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+        };
+        let fixed = |kind: VarKind| env.fixed(kind).or_else(|| stated(kind));
+        // The coordinates in which two threads of the relation may differ.
+        let mut identity = Vec::new();
+        for d in 0..3u8 {
+            if fixed(VarKind::BlockDim(d)) != Some(1) {
+                identity.push(VarKind::ThreadIdx(d));
+            }
+            if rel.cross_block() && fixed(VarKind::GridDim(d)) != Some(1) {
+                identity.push(VarKind::BlockIdx(d));
+            }
+        }
         // What every access's guard says (with the assumptions).
         let mut shared: Vec<&Expr> = accesses
             .first()
