@@ -8,12 +8,9 @@
 //                       own chunk: verified.
 //  * tile_rows_halved:  lanes start chunks 8 bytes apart, so neighbours'
 //                       chunks overlap: racy.
-//  * tile_rows_shifted: the tile column is not scaled (`pos % 64`): two
-//                       block positions share chunks: racy.
 // syncscope-args: --block-dim 128
 // expect-kernel: tile_rows verified
 // expect-kernel: tile_rows_halved racy
-// expect-kernel: tile_rows_shifted racy
 
 #define WIDTH 2048
 
@@ -47,23 +44,6 @@ __global__ void tile_rows_halved(float *out)
         float *rows = out + (tile_row + warp) * 8 * WIDTH + tile_col * 32;
         for (int i = 0; i < 8; i++) {
             *(float4 *)(rows + WIDTH * i + lane * 2) = make_float4(1.0f, 2.0f, 3.0f, (float)lane); //~ data-race
-        }
-    }
-}
-
-__global__ void tile_rows_shifted(float *out)
-{
-    const unsigned warp = threadIdx.x / 32;
-    const unsigned lane = threadIdx.x % 32;
-    for (unsigned pos = blockIdx.x;; pos += gridDim.x) {
-        const unsigned tile_row = ((pos * 4) / 64) * 4;
-        const unsigned tile_col = pos % 64;
-        if (tile_row >= 64) {
-            break;
-        }
-        float *rows = out + (tile_row + warp) * 8 * WIDTH + tile_col * 32;
-        for (int i = 0; i < 8; i++) {
-            *((float4 *)(rows + WIDTH * i) + lane) = make_float4(1.0f, 2.0f, 3.0f, (float)pos); //~ data-race
         }
     }
 }
