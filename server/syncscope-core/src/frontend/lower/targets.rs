@@ -29,7 +29,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             let (x, y) = (&self.arrays[first], &self.arrays[id]);
             x.space == y.space
                 && x.dims == y.dims
-                && self.elem_types.get(&first).is_some()
+                && self.elem_types.contains_key(&first)
                 && self.elem_types.get(&first) == self.elem_types.get(&id)
                 && self.elem_ranges.get(&first) == self.elem_ranges.get(&id)
                 && self.symbolic_dims.get(&first) == self.symbolic_dims.get(&id)
