@@ -1225,6 +1225,31 @@ impl<'a, 't> Host<'a, 't> {
     /// Whether a host expression is evidently an integer (not a `dim3`):
     /// only then does a launch size written with it leave the other two
     /// dimensions at 1.
+    /// `prop.multiProcessorCount` of a local `cudaDeviceProp prop`: the
+    /// CUDA runtime declares these fields `int`, so a launch size made of
+    /// one is an x size (a grid of one dimension).
+    fn device_property_count(&self, n: Node, field: &str) -> bool {
+        const INT_FIELDS: &[&str] = &[
+            "multiProcessorCount",
+            "maxThreadsPerBlock",
+            "maxThreadsPerMultiProcessor",
+            "maxBlocksPerMultiProcessor",
+            "warpSize",
+            "regsPerBlock",
+            "regsPerMultiprocessor",
+            "major",
+            "minor",
+        ];
+        let Some(base) = n.child_by_field_name("argument") else {
+            return false;
+        };
+        let ty = self
+            .types
+            .get(node_text(self.text, base))
+            .map(|t| t.trim().trim_start_matches("struct").trim());
+        base.kind() == "identifier" && ty == Some("cudaDeviceProp") && INT_FIELDS.contains(&field)
+    }
+
     fn is_integer(&self, n: Node) -> bool {
         match n.kind() {
             "number_literal" | "binary_expression" | "unary_expression" | "sizeof_expression" => {
@@ -1240,9 +1265,10 @@ impl<'a, 't> Host<'a, 't> {
                     && n.child_by_field_name("alternative")
                         .is_some_and(|m| self.is_integer(m))
             }
-            "field_expression" => n
-                .child_by_field_name("field")
-                .is_some_and(|f| matches!(node_text(self.text, f), "x" | "y" | "z")),
+            "field_expression" => n.child_by_field_name("field").is_some_and(|f| {
+                let field = node_text(self.text, f);
+                matches!(field, "x" | "y" | "z") || self.device_property_count(n, field)
+            }),
             "identifier" | "type_identifier" => {
                 let name = node_text(self.text, n);
                 match self.types.get(name) {

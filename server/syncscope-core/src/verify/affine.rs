@@ -20,6 +20,10 @@ pub(super) struct Facts<'a> {
     pub fixed: &'a dyn Fn(VarKind) -> Option<i64>,
     /// The conjuncts of the access's guard (true whenever it happens).
     pub guard: Vec<&'a Expr>,
+    /// The conjuncts every access compared with this one also holds: the
+    /// bounds a digit takes from them hold for both threads of a pair
+    /// (`Facts::mixed_radix`).
+    pub shared: Vec<&'a Expr>,
 }
 
 impl Facts<'_> {
@@ -311,6 +315,203 @@ impl Facts<'_> {
             Expr::Bin(BinOp::Sub, ..) => rec(self.interleaved(e)?.0),
             _ => None,
         }
+        .or_else(|| self.mixed_radix(e, depth))
+    }
+
+    /// `e` as a sum of digits with constant place values, `c1 * d1 + c2 *
+    /// d2 + ...` (each digit `0 <= d < R`, each place value above the
+    /// largest sum of the places below it): equal sums have equal digits.
+    /// A digit `a / M` beside `a % M` gives back `a`; any other digit must
+    /// be injective itself. `(8 * x) / 256` is read as `x / 32` and
+    /// `(8 * x) % 256` as `8 * (x % 32)` (C truncation: exact for every
+    /// `x`), so a tile position scaled before its division is a digit.
+    fn mixed_radix(&self, e: &Expr, depth: usize) -> Option<BTreeSet<Var>> {
+        let (terms, _) = self.linear_form(e)?;
+        let mut digits: Vec<(i64, Expr)> = terms
+            .into_iter()
+            .filter(|(c, d)| *c != 0 && self.is_varying(d))
+            .collect();
+        if digits.len() < 2 || digits.iter().any(|(c, _)| *c < 0) {
+            return None;
+        }
+        digits.sort_by_key(|(c, _)| *c);
+        // Each place value exceeds the largest sum of the places below.
+        let mut below: i64 = 0;
+        for (i, (c, d)) in digits.iter().enumerate() {
+            if i > 0 && below >= *c {
+                return None;
+            }
+            if !self.nonneg(d, depth + 1) {
+                return None;
+            }
+            if i + 1 < digits.len() {
+                let r = self.digit_bound(d)?;
+                below = below.checked_add(c.checked_mul(r - 1)?)?;
+            }
+        }
+        // The digits determine their variables.
+        let mut out = BTreeSet::new();
+        let mut used = vec![false; digits.len()];
+        for i in 0..digits.len() {
+            if used[i] {
+                continue;
+            }
+            let paired = match &digits[i].1 {
+                Expr::Bin(BinOp::Div, a, m) => digits
+                    .iter()
+                    .enumerate()
+                    .position(|(j, (_, d))| {
+                        !used[j]
+                            && j != i
+                            && matches!(d, Expr::Bin(BinOp::Rem, a2, m2) if a2 == a && m2 == m)
+                    })
+                    .map(|j| (j, (**a).clone())),
+                Expr::Bin(BinOp::Rem, a, m) => digits
+                    .iter()
+                    .enumerate()
+                    .position(|(j, (_, d))| {
+                        !used[j]
+                            && j != i
+                            && matches!(d, Expr::Bin(BinOp::Div, a2, m2) if a2 == a && m2 == m)
+                    })
+                    .map(|j| (j, (**a).clone())),
+                _ => None,
+            };
+            used[i] = true;
+            let whole = match paired {
+                Some((j, a)) => {
+                    used[j] = true;
+                    a
+                }
+                None => digits[i].1.clone(),
+            };
+            out.extend(self.injective(&whole, depth + 1)?);
+        }
+        Some(out)
+    }
+
+    /// The exclusive upper bound of a digit (`d < R` whenever the access
+    /// happens), where a constant one is known.
+    fn digit_bound(&self, d: &Expr) -> Option<i64> {
+        if let Some(c) = self.constant(d) {
+            return c.checked_add(1);
+        }
+        let from_kind = match d {
+            Expr::Var(v) => match v.kind {
+                VarKind::ThreadIdx(k) => (self.fixed)(VarKind::BlockDim(k)),
+                VarKind::BlockIdx(k) => (self.fixed)(VarKind::GridDim(k)),
+                VarKind::Param { hi, .. } | VarKind::Unknown { hi, .. } if hi < i64::MAX => {
+                    hi.checked_add(1)
+                }
+                _ => None,
+            },
+            Expr::Bin(BinOp::Rem, _, m) => self.constant(m).filter(|m| *m > 0),
+            Expr::Bin(BinOp::Div, a, m) => {
+                let m = self.constant(m).filter(|m| *m > 0)?;
+                let r = self.digit_bound(a)?;
+                Some((r + m - 1) / m)
+            }
+            Expr::Bin(BinOp::BitAnd, a, b) => [a, b]
+                .iter()
+                .find_map(|x| self.constant(x).filter(|m| *m >= 0))
+                .and_then(|m| m.checked_add(1)),
+            _ => None,
+        };
+        let from_guard = self.shared.iter().find_map(|g| match g {
+            Expr::Bin(BinOp::Lt, x, z) | Expr::Bin(BinOp::Gt, z, x) if **x == *d => {
+                self.constant(z)
+            }
+            Expr::Bin(BinOp::Le, x, z) | Expr::Bin(BinOp::Ge, z, x) if **x == *d => {
+                self.constant(z)?.checked_add(1)
+            }
+            _ => None,
+        });
+        match (from_kind, from_guard) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// `e` as `Σ c * atom + k` with constant `c` and `k` (sums,
+    /// differences, negations, products and shifts by constants spread
+    /// out; fixed launch sizes folded; equal atoms merged). A division or
+    /// remainder by a constant `M` of a sum whose every coefficient and
+    /// constant share a factor `g` dividing `M` is normalised:
+    /// `(g * x) / M` is `x / (M / g)`, `(g * x) % M` is `g * (x % (M / g))`.
+    pub(super) fn linear_form(&self, e: &Expr) -> Option<(Vec<(i64, Expr)>, i64)> {
+        let mut terms: Vec<(i64, Expr)> = Vec::new();
+        let mut konst = 0i64;
+        self.spread(e, 1, &mut terms, &mut konst, 0)?;
+        Some((terms, konst))
+    }
+
+    fn spread(
+        &self,
+        e: &Expr,
+        scale: i64,
+        terms: &mut Vec<(i64, Expr)>,
+        konst: &mut i64,
+        depth: usize,
+    ) -> Option<()> {
+        if depth > 64 {
+            return None;
+        }
+        if let Some(c) = self.constant(e) {
+            *konst = konst.checked_add(c.checked_mul(scale)?)?;
+            return Some(());
+        }
+        let atom = |terms: &mut Vec<(i64, Expr)>, c: i64, a: Expr| -> Option<()> {
+            match terms.iter_mut().find(|(_, x)| *x == a) {
+                Some((c0, _)) => *c0 = c0.checked_add(c)?,
+                None => terms.push((c, a)),
+            }
+            Some(())
+        };
+        match e {
+            Expr::Bin(BinOp::Add, a, b) => {
+                self.spread(a, scale, terms, konst, depth + 1)?;
+                self.spread(b, scale, terms, konst, depth + 1)
+            }
+            Expr::Bin(BinOp::Sub, a, b) => {
+                self.spread(a, scale, terms, konst, depth + 1)?;
+                self.spread(b, scale.checked_neg()?, terms, konst, depth + 1)
+            }
+            Expr::Un(UnOp::Neg, a) => self.spread(a, scale.checked_neg()?, terms, konst, depth + 1),
+            Expr::Bin(BinOp::Mul, a, b) => match (self.constant(a), self.constant(b)) {
+                (Some(c), _) => self.spread(b, scale.checked_mul(c)?, terms, konst, depth + 1),
+                (_, Some(c)) => self.spread(a, scale.checked_mul(c)?, terms, konst, depth + 1),
+                _ => atom(terms, scale, e.clone()),
+            },
+            Expr::Bin(BinOp::Shl, a, k) => match self.constant(k) {
+                Some(k) if (0..31).contains(&k) => {
+                    self.spread(a, scale.checked_mul(1i64 << k)?, terms, konst, depth + 1)
+                }
+                _ => atom(terms, scale, e.clone()),
+            },
+            Expr::Bin(op @ (BinOp::Div | BinOp::Rem), a, m) => {
+                let Some(m) = self.constant(m).filter(|m| *m > 0) else {
+                    return atom(terms, scale, e.clone());
+                };
+                let (inner, k) = self.linear_form(a)?;
+                let g = inner.iter().map(|(c, _)| *c).fold(k, gcd).unsigned_abs() as i64;
+                if g <= 1 || m % g != 0 {
+                    return atom(terms, scale, e.clone());
+                }
+                let reduced = inner.iter().fold(Expr::Const(k / g), |acc, (c, x)| {
+                    Expr::add(acc, Expr::mul(Expr::Const(c / g), x.clone()))
+                });
+                let m2 = Expr::Const(m / g);
+                match op {
+                    BinOp::Div => atom(terms, scale, Expr::bin(BinOp::Div, reduced, m2)),
+                    _ => atom(
+                        terms,
+                        scale.checked_mul(g)?,
+                        Expr::bin(BinOp::Rem, reduced, m2),
+                    ),
+                }
+            }
+            _ => atom(terms, scale, e.clone()),
+        }
     }
 
     /// `(g, s)` when `e` is `2 * g - (g & (s - 1))` for a power of two `s`
@@ -546,6 +747,14 @@ pub(super) fn exclusive_guards(fa: &Facts, fb: &Facts) -> bool {
         .any(|p| !fa.varies(p) && fb.guard.iter().any(|q| negates(p, q) || negates(q, p)))
 }
 
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.min(i64::MAX as u64) as i64
+}
+
 /// The addends of a sum (`a + b + c`), left to right.
 fn addends(e: &Expr) -> Vec<Expr> {
     match e {
@@ -614,6 +823,7 @@ mod tests {
             varying: &varying,
             fixed: &fixed,
             guard: conjuncts(guard),
+            shared: conjuncts(guard),
         };
         facts.injective(index, 0).is_some_and(|s| {
             s.iter().any(|v| v.kind == VarKind::ThreadIdx(0))
@@ -665,6 +875,7 @@ mod tests {
             varying: &varying,
             fixed: &fixed,
             guard: conjuncts(&pow2),
+            shared: conjuncts(&pow2),
         };
         let neg = Expr::bin(BinOp::Sub, Expr::Const(0), s.clone());
         let zero = Expr::Const(0);
@@ -673,6 +884,60 @@ mod tests {
         assert!(offsets_apart(&pos, &neg, &zero, &facts, &facts));
         // pos - s against pos + s: 2s apart, thread g + s's lower cell.
         assert!(!offsets_apart(&pos, &neg, &s, &facts, &facts));
+    }
+
+    #[test]
+    fn digits_of_a_scaled_tile_position() {
+        // A block position p = blockIdx.x + gridDim.x * k, tiles at
+        // (8p) / 256 and (8p) % 256, rows t / 32 of a tile, lanes t % 32:
+        // 2^21 * (8p / 256) + 2^18 * (t / 32) + 64 * ((8p) % 256) + 16 * (t % 32),
+        // with blockDim.x = 256 fixed.
+        let c = Expr::Const;
+        let p = Expr::add(bid(), Expr::mul(gdim(), counter()));
+        let scaled = Expr::mul(p, c(8));
+        let tile_row = Expr::bin(BinOp::Div, scaled.clone(), c(256));
+        let tile_col = Expr::bin(BinOp::Rem, scaled, c(256));
+        let warp = Expr::bin(BinOp::Div, tid(), c(32));
+        let lane = Expr::bin(BinOp::Rem, tid(), c(32));
+        let index = |col_place: i64| {
+            Expr::add(
+                Expr::add(
+                    Expr::mul(tile_row.clone(), c(1 << 21)),
+                    Expr::mul(warp.clone(), c(1 << 18)),
+                ),
+                Expr::add(
+                    Expr::mul(tile_col.clone(), c(col_place)),
+                    Expr::mul(lane.clone(), c(16)),
+                ),
+            )
+        };
+        let varying = |v: &Var| {
+            matches!(
+                v.kind,
+                VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) | VarKind::Counter { .. }
+            )
+        };
+        let fixed = |k: VarKind| (k == VarKind::BlockDim(0)).then_some(256);
+        let facts = Facts {
+            varying: &varying,
+            fixed: &fixed,
+            guard: Vec::new(),
+            shared: Vec::new(),
+        };
+        let s = facts.injective(&index(64), 0).expect("digits");
+        assert!(s.iter().any(|v| v.kind == VarKind::ThreadIdx(0)));
+        assert!(s.iter().any(|v| v.kind == VarKind::BlockIdx(0)));
+        // Columns 16 bytes apart overlap the lanes (8 * 16 < 16 * 31).
+        assert!(facts.injective(&index(16), 0).is_none());
+        // Without the fixed block size a row t / 32 has no bound.
+        let unfixed = |_: VarKind| None;
+        let loose = Facts {
+            varying: &varying,
+            fixed: &unfixed,
+            guard: Vec::new(),
+            shared: Vec::new(),
+        };
+        assert!(loose.injective(&index(64), 0).is_none());
     }
 
     #[test]
@@ -699,6 +964,7 @@ mod tests {
             varying: &|v: &Var| v.kind == VarKind::ThreadIdx(0),
             fixed: &|_| None,
             guard: Vec::new(),
+            shared: Vec::new(),
         };
         assert!(facts.injective(&slot, 0).is_some());
         // Warps placed 16 apart overlap.

@@ -129,17 +129,6 @@ impl<'k> KernelContext<'k> {
             _ => false,
         };
         let env = &self.env;
-        let fixed = |kind: VarKind| env.fixed(kind);
-        // The coordinates in which two threads of the relation may differ.
-        let mut identity = Vec::new();
-        for d in 0..3u8 {
-            if env.fixed(VarKind::BlockDim(d)) != Some(1) {
-                identity.push(VarKind::ThreadIdx(d));
-            }
-            if rel.cross_block() && env.fixed(VarKind::GridDim(d)) != Some(1) {
-                identity.push(VarKind::BlockIdx(d));
-            }
-        }
         // The kernel's assumptions hold wherever an access happens.
         let assumed: Vec<&Expr> = self
             .kernel
@@ -147,6 +136,42 @@ impl<'k> KernelContext<'k> {
             .iter()
             .flat_map(affine::conjuncts)
             .collect();
+        // A launch size the launch fixes or an assumption states
+        // (`gridDim.y == 1` of a one-dimensional launch site).
+        let stated = |kind: VarKind| {
+            assumed.iter().find_map(|c| match c {
+                Expr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
+                    (Expr::Var(v), Expr::Const(n)) | (Expr::Const(n), Expr::Var(v))
+                        if v.kind == kind =>
+                    {
+                        Some(*n)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+        };
+        let fixed = |kind: VarKind| env.fixed(kind).or_else(|| stated(kind));
+        // The coordinates in which two threads of the relation may differ.
+        let mut identity = Vec::new();
+        for d in 0..3u8 {
+            if fixed(VarKind::BlockDim(d)) != Some(1) {
+                identity.push(VarKind::ThreadIdx(d));
+            }
+            if rel.cross_block() && fixed(VarKind::GridDim(d)) != Some(1) {
+                identity.push(VarKind::BlockIdx(d));
+            }
+        }
+        // What every access's guard says (with the assumptions).
+        let mut shared: Vec<&Expr> = accesses
+            .first()
+            .map(|a| affine::conjuncts(&a.guard))
+            .unwrap_or_default();
+        for a in accesses.iter().skip(1) {
+            let mine = affine::conjuncts(&a.guard);
+            shared.retain(|c| mine.contains(c));
+        }
+        shared.extend(assumed.iter().copied());
         let facts: Vec<affine::Facts> = accesses
             .iter()
             .map(|a| {
@@ -156,12 +181,26 @@ impl<'k> KernelContext<'k> {
                     varying: &varying,
                     fixed: &fixed,
                     guard,
+                    shared: shared.clone(),
                 }
             })
             .collect();
         let Some(first) = facts.first() else {
             return false;
         };
+        // Byte ranges of one width `w` starting at multiples of `w` meet
+        // only where they start together: cells of `w` bytes.
+        if self.kernel.arrays[array].byte_addressed {
+            let w = accesses[0].width;
+            let aligned = |e: &Expr| {
+                first
+                    .linear_form(e)
+                    .is_some_and(|(terms, k)| k % w == 0 && terms.iter().all(|(c, _)| c % w == 0))
+            };
+            if w < 1 || accesses.iter().any(|a| a.width != w || !aligned(&a.index)) {
+                return false;
+            }
+        }
         let split: Vec<(Expr, Expr)> = accesses
             .iter()
             .map(|a| first.split_offset(&a.index))
@@ -237,9 +276,8 @@ impl<'k> KernelContext<'k> {
         self.counters.pairs += pairs;
         // The exact rules compare single cells; byte ranges go to Z3.
         let byte_ranges = self.kernel.arrays[array].byte_addressed;
-        let exact = !byte_ranges
-            && ((!rel.cross_block() && self.offsets_disjoint_per_thread(array))
-                || self.index_injective(array, rel));
+        let exact = (!byte_ranges && !rel.cross_block() && self.offsets_disjoint_per_thread(array))
+            || self.index_injective(array, rel);
         if exact {
             self.counters.pairs_without_z3 += pairs;
             self.independent.insert((array, rel), true);

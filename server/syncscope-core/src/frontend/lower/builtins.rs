@@ -336,6 +336,10 @@ impl<'a, 't> Lowerer<'a, 't> {
         let atomic_guard = self.guard();
         match values.first().cloned() {
             Some(Value::Ptr(p)) => {
+                // Tickets and flags are followed by their counter's array.
+                let Some(p) = self.single_target(p, node, "atomic update") else {
+                    return Value::Int(self.fresh_unknown("atomic", Scope::Thread));
+                };
                 self.note_atomic_target(p.array, node);
                 let array = p.array;
                 let lv = self.subscript(p, Expr::Const(0), &mut Vec::new());

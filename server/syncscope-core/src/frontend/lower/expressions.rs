@@ -552,6 +552,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let step = Self::view_step(&p).unwrap_or(step);
                 Value::Ptr(Ptr {
                     array: p.array,
+                    others: p.others.clone(),
                     offset: Expr::add(p.offset, Expr::mul(i.clone(), step.clone())),
                     inner: Expr::add(p.inner, Expr::mul(i, step)),
                     level: p.level,
@@ -562,7 +563,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 self.arith(op, Value::Ptr(p), Value::Int(i))
             }
             (Value::Ptr(a), Value::Ptr(b))
-                if op == BinOp::Sub && a.array == b.array && a.view == b.view =>
+                if op == BinOp::Sub
+                    && a.array == b.array
+                    && a.others == b.others
+                    && a.view == b.view =>
             {
                 Value::Int(Expr::bin(BinOp::Sub, a.offset, b.offset))
             }

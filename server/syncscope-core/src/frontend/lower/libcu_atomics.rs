@@ -201,6 +201,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         let mut recorded = false;
         match cell {
             Value::Ptr(p) => {
+                let Some(p) = self.single_target(p, node, "atomic load") else {
+                    return Value::Int(self.fresh_unknown("atomic", Scope::Thread));
+                };
                 self.note_atomic_target(p.array, node);
                 if let LValue::Mem { ptr, bounds } =
                     self.subscript(p, Expr::Const(0), &mut Vec::new())

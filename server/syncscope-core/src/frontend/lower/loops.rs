@@ -160,7 +160,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             let unchanged: Vec<usize> = (0..cands.len())
                 .filter(|i| !fixed[*i] && matches!(updates[*i], Update::Unchanged))
                 .collect();
-            let havoc = updates.iter().any(|u| matches!(u, Update::Havoc(_)));
+            let havoc = updates
+                .iter()
+                .any(|u| matches!(u, Update::Havoc(_) | Update::Retarget(_)));
             if round == 1 && havoc && !unchanged.is_empty() {
                 for i in unchanged {
                     fixed[i] = true;
@@ -177,7 +179,12 @@ impl<'a, 't> Lowerer<'a, 't> {
         let base_name = cands
             .iter()
             .zip(&updates)
-            .find(|(_, u)| !matches!(u, Update::Unchanged | Update::Havoc(_)))
+            .find(|(_, u)| {
+                !matches!(
+                    u,
+                    Update::Unchanged | Update::Havoc(_) | Update::Retarget(_)
+                )
+            })
             .map(|((_, n, _), _)| n.clone())
             .unwrap_or_else(|| "loop".to_string());
         let n = self.counter_counts.entry(base_name.clone()).or_insert(0);
@@ -199,6 +206,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     nv
                 }
+                Update::Retarget(ids) => self.retargeted_value(name, v, ids),
                 _ => induction_value(v, u, &k),
             };
             if let Value::Int(e) = &nv {
@@ -442,7 +450,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Update::Havoc(s) => *s,
                 _ => value_scope(v),
             };
-            let nv = self.havoc_value(&format!("{name}@exit"), v, s);
+            let nv = match u {
+                Update::Retarget(ids) => self.retargeted_value(&format!("{name}@exit"), v, ids),
+                _ => self.havoc_value(&format!("{name}@exit"), v, s),
+            };
             // `cands` has each (scope, name) once: its index is the loop's.
             let step = carried[i].clone().zip(nexts[i].clone());
             if let (true, Some((h, next)), Value::Int(init), Value::Int(Expr::Var(exit))) =
@@ -497,12 +508,48 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
     }
 
+    /// A pointer `v` after iterations that may point it into any of `ids`
+    /// (`Update::Retarget`): into an unknown one of them, at an unknown
+    /// offset; a pointer the model cannot follow when they are not arrays
+    /// laid out alike.
+    pub(super) fn retargeted_value(&mut self, name: &str, v: &Value, ids: &[ArrayId]) -> Value {
+        let unknown =
+            || Value::Opaque("pointer that a loop may point into different arrays".into());
+        let Value::Ptr(p) = v else {
+            return unknown();
+        };
+        let Some((&main, rest)) = ids.split_first() else {
+            return unknown();
+        };
+        let off = self.fresh_unknown(&format!("{name}@off"), Scope::Thread);
+        let mut others = Vec::new();
+        let mut none_before = Expr::tru();
+        for &id in rest {
+            let chosen = self.fresh_bool(&format!("{name}@into"), Scope::Thread);
+            others.push((Expr::and(none_before.clone(), chosen.clone()), id));
+            none_before = Expr::and(none_before, Expr::not(chosen));
+        }
+        let q = Ptr {
+            array: main,
+            others,
+            offset: off.clone(),
+            inner: off,
+            level: p.level,
+            view: p.view.clone(),
+        };
+        if !self.alike_pointers(&q, &q) {
+            return unknown();
+        }
+        Value::Ptr(q)
+    }
+
     pub(super) fn havoc_value(&mut self, name: &str, v: &Value, scope: Scope) -> Value {
         match v {
             Value::Ptr(p) => {
                 let off = self.fresh_unknown(&format!("{name}@off"), scope);
                 Value::Ptr(Ptr {
                     array: p.array,
+                    others: p.others.clone(),
                     offset: off.clone(),
                     inner: off,
                     level: p.level,
@@ -549,6 +596,7 @@ pub(super) fn entry_value(name: &str, v: &Value) -> (Value, String) {
         Value::Ptr(p) => (
             Value::Ptr(Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset: var.clone(),
                 inner: var,
                 level: p.level,
@@ -564,6 +612,31 @@ pub(super) fn is_entry(v: &Var) -> bool {
     v.name.starts_with("@entry:")
 }
 
+/// A pointer `before` that an iteration leaves as `end`: the arrays it may
+/// point into after any number of iterations, those of both (none known
+/// if `end` is no pointer into arrays).
+fn retarget(before: &Ptr, end: &Value) -> Update {
+    let Value::Ptr(p) = end else {
+        return Update::Retarget(Vec::new());
+    };
+    if p.view != before.view || p.level != before.level {
+        return Update::Retarget(Vec::new());
+    }
+    let mut ids = vec![before.array];
+    for id in before
+        .others
+        .iter()
+        .map(|(_, id)| *id)
+        .chain(std::iter::once(p.array))
+        .chain(p.others.iter().map(|(_, id)| *id))
+    {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Update::Retarget(ids)
+}
+
 /// Classifies a variable's update over one iteration.
 pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
     let marker = entry_marker(name);
@@ -571,8 +644,15 @@ pub(super) fn classify(name: &str, before: &Value, end: &Value) -> Update {
     let end_e = match (before, end) {
         (Value::Int(_), Value::Int(e)) => e.clone(),
         (Value::Ptr(b), Value::Ptr(p)) if b.array == p.array && b.view == p.view => {
+            if b.others != p.others {
+                return retarget(b, end);
+            }
             p.offset.clone()
         }
+        // An iteration that leaves a pointer pointing elsewhere: its
+        // value at an iteration's start is not the entry's array at
+        // another offset.
+        (Value::Ptr(b), _) => return retarget(b, end),
         _ => return Update::Havoc(Scope::Thread),
     };
     if x(&end_e) {
@@ -802,6 +882,7 @@ pub(super) fn induction_value(v: &Value, u: &Update, k: &Expr) -> Value {
             let delta = Expr::bin(BinOp::Sub, closed(&p.offset), p.offset.clone());
             Value::Ptr(Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset: closed(&p.offset),
                 inner: Expr::add(p.inner.clone(), delta),
                 level: p.level,

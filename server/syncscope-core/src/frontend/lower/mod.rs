@@ -25,6 +25,7 @@ mod objects;
 mod places;
 mod spec;
 mod statements;
+mod targets;
 mod unions;
 mod views;
 mod wmma;
@@ -83,6 +84,15 @@ enum Partition {
 #[derive(Clone, Debug, PartialEq)]
 struct Ptr {
     array: ArrayId,
+    /// Other arrays the pointer may point into, each with the condition
+    /// under which it does (pairwise exclusive); it points into `array`
+    /// where none holds. A pointer chosen among arrays (`c ? a : b`, one
+    /// assigned on the branches of an `if`) has them, and an access
+    /// through it is one access per array under its condition
+    /// (`record_access`). Each is laid out like `array`
+    /// (`Lowerer::alike_arrays`), so what is read from `array`'s layout
+    /// (element type, dimensions, space) holds for every one of them.
+    others: Vec<(Expr, ArrayId)>,
     /// Flattened element offset.
     offset: Expr,
     /// Offset within the current row (for bounds of the last dimension).
@@ -167,6 +177,10 @@ enum Update {
     Pow2Up(i64),
     Pow2Down(i64),
     Havoc(Scope),
+    /// A pointer an iteration may leave pointing into other arrays: after
+    /// any number of iterations it points into one of these (an unknown
+    /// one, at an unknown offset); none known when empty.
+    Retarget(Vec<ArrayId>),
 }
 
 struct Lowerer<'a, 't> {

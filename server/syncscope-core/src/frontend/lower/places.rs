@@ -65,6 +65,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn base_ptr(&self, id: ArrayId) -> Value {
         Value::Ptr(Ptr {
             array: id,
+            others: Vec::new(),
             offset: Expr::Const(0),
             inner: Expr::Const(0),
             level: 0,
@@ -98,6 +99,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 if let Some(&id) = self.array_names.get(name) {
                     return is_scalar(self, id).then_some(Ptr {
                         array: id,
+                        others: Vec::new(),
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),
                         level: 0,
@@ -120,6 +122,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     self.elem_types.insert(id, ty);
                     return Some(Ptr {
                         array: id,
+                        others: Vec::new(),
                         offset: Expr::Const(0),
                         inner: Expr::Const(0),
                         level: 0,
@@ -433,6 +436,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         Some((
                             Value::Ptr(Ptr {
                                 array: p.array,
+                                others: p.others.clone(),
                                 offset: Expr::add(p.offset, Expr::mul(idx, stride)),
                                 inner: Expr::Const(0),
                                 level: p.level + 1,
@@ -535,6 +539,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         LValue::Mem {
             ptr: Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset,
                 inner: Expr::add(p.inner, idx),
                 level,
@@ -553,6 +558,20 @@ impl<'a, 't> Lowerer<'a, 't> {
         text: &str,
     ) {
         if self.dry > 0 {
+            return;
+        }
+        if !ptr.others.is_empty() {
+            // A pointer chosen among arrays: an access of each, under the
+            // condition that the pointer points into it.
+            for (cond, array) in Self::targets_of(ptr) {
+                let one = Ptr {
+                    array,
+                    others: Vec::new(),
+                    ..ptr.clone()
+                };
+                let bounds: Vec<Expr> = bounds.iter().cloned().chain([cond]).collect();
+                self.record_access(kind, &one, &bounds, node, text);
+            }
             return;
         }
         let guard = Expr::all(
@@ -749,6 +768,11 @@ impl Lowerer<'_, '_> {
         if self.dry > 0 {
             return;
         }
+        if !ptr.others.is_empty() {
+            // Not one cell: no value is known of it (`record_access` ended
+            // what each of its arrays held).
+            return;
+        }
         let array = ptr.array;
         // A write after the first one that set a flag (`record_access`
         // already took its value away).
@@ -794,6 +818,9 @@ impl Lowerer<'_, '_> {
     /// The value a read of `ptr` gets from a broadcast (`note_broadcast`).
     fn broadcast_value(&self, ptr: &Ptr) -> Option<Expr> {
         if !self.loops.is_empty() || self.dry > 0 {
+            return None;
+        }
+        if !ptr.others.is_empty() {
             return None;
         }
         let cell = ptr.offset.as_const()?;

@@ -341,6 +341,7 @@ impl<'t> Lowerer<'_, 't> {
             .filter_map(|value| match value {
                 Value::Ptr(p)
                     if p.offset == Expr::Const(0)
+                        && p.others.is_empty()
                         && p.view.is_none()
                         && self.arrays[p.array].space == MemorySpace::Global =>
                 {

@@ -653,21 +653,26 @@ impl<'a, 't> Lowerer<'a, 't> {
                 Value::Int(self.bound(m, Scope::Thread))
             }
             (Value::Ptr(a), Value::Ptr(b))
-                if a.array == b.array && a.level == b.level && a.view == b.view =>
+                if a.level == b.level && a.view == b.view && self.alike_pointers(&a, &b) =>
             {
+                // The pointer into `a`'s arrays where `cond` holds, into
+                // `b`'s elsewhere, at the offset of the one it is.
+                let others = self.merged_targets(cond, &a, &b);
                 let offset = Expr::ite(cond.clone(), a.offset, b.offset);
                 let inner = Expr::ite(cond.clone(), a.inner, b.inner);
                 Value::Ptr(Ptr {
-                    array: a.array,
+                    array: b.array,
+                    others,
                     offset: self.bound(offset, Scope::Thread),
                     inner: self.bound(inner, Scope::Thread),
                     level: a.level,
                     view: a.view,
                 })
             }
-            (Value::Ptr(_), _) | (_, Value::Ptr(_)) => {
-                Value::Opaque("pointer that may point into different arrays".into())
-            }
+            (Value::Ptr(a), Value::Ptr(b)) => Value::Opaque(self.unlike_pointers(&a, &b)),
+            (Value::Ptr(_), _) | (_, Value::Ptr(_)) => Value::Opaque(
+                "pointer that may point into an array or elsewhere (a pointer on one branch, another value on the other)".into(),
+            ),
             (a, b) if a == b => a,
             (Value::Local, _) | (_, Value::Local) => Value::Local,
             _ => {

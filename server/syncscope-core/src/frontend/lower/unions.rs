@@ -246,7 +246,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         let union_name = self.text(base);
         let id = match base.kind() {
             "identifier" => match self.lookup(&union_name) {
-                Some((_, Value::Ptr(p))) if p.offset == Expr::Const(0) && p.view.is_none() => {
+                Some((_, Value::Ptr(p)))
+                    if p.offset == Expr::Const(0) && p.others.is_empty() && p.view.is_none() =>
+                {
                     p.array
                 }
                 Some((scope, Value::Local)) => {

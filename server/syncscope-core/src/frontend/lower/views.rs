@@ -196,6 +196,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         match (target_bytes, byte_offset) {
             (Some(b), Some(off)) => Value::Ptr(Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset: off.clone(),
                 inner: off,
                 level: 0,
@@ -206,6 +207,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             }),
             (None, Some(_)) if at_start => Value::Ptr(Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset: Expr::Const(0),
                 inner: Expr::Const(0),
                 level: 0,
@@ -259,6 +261,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         LValue::Mem {
             ptr: Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset: offset.clone(),
                 inner: offset,
                 level: 0,
@@ -555,6 +558,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             };
             let ptr = Ptr {
                 array: p.array,
+                others: p.others.clone(),
                 offset,
                 inner: Expr::add(p.inner.clone(), idx),
                 level: self.arrays[p.array].dims.len() - 1,

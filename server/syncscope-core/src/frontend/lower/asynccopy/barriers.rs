@@ -176,7 +176,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                 };
                 // `cuda::ptx::mbarrier_init(&bar, n)` makes a `__shared__`
                 // 64-bit scalar a barrier object.
-                if name == "mbarrier_init" && self.arrays[p.array].space == MemorySpace::Shared {
+                // (One barrier object: a pointer that may point into several
+                // arrays is none, left to the calls the model reports.)
+                if name == "mbarrier_init"
+                    && p.others.is_empty()
+                    && self.arrays[p.array].space == MemorySpace::Shared
+                {
                     self.barrier_objects.entry(p.array).or_insert(None);
                 }
                 if !self.barrier_objects.contains_key(&p.array) {
@@ -304,6 +309,7 @@ impl<'a, 't> Lowerer<'a, 't> {
     pub(super) fn use_barrier(&mut self, array: ArrayId, node: Node) {
         let p = Ptr {
             array,
+            others: Vec::new(),
             offset: Expr::Const(0),
             inner: Expr::Const(0),
             level: 0,

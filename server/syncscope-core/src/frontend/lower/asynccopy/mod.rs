@@ -173,6 +173,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             self.unsupported(node, "`memcpy_async` of pointers the model does not track");
             return;
         };
+        // A copy in flight is followed by the arrays it writes.
+        let (Some(dst), Some(src)) = (
+            self.single_target(dst.clone(), node, "`memcpy_async`"),
+            self.single_target(src.clone(), node, "`memcpy_async`"),
+        ) else {
+            return;
+        };
+        let (dst, src) = (&dst, &src);
         if self.dry > 0 {
             return;
         }
