@@ -1033,12 +1033,15 @@ pub(crate) fn solve(
     let split = (!env.bitvector)
         .then(|| super::small_factors::split_small_factors(assertions, env))
         .flatten();
-    let mut q = match &split {
-        Some(split) => build_query_with_lemmas(split, assertions, env),
-        None => build_query(assertions, env),
-    };
+    let mut q = build_query(assertions, env);
+    let mut q_split = split
+        .as_ref()
+        .map(|split| build_query_with_lemmas(split, assertions, env));
     if !config.witness {
         q.small.clear();
+        if let Some(qs) = &mut q_split {
+            qs.small.clear();
+        }
     }
     let key = stable_hash(&[
         &q.text,
@@ -1060,8 +1063,30 @@ pub(crate) fn solve(
     counters.run += 1;
     let started = Instant::now();
     let units_before = config.budget.map(|b| b.spent());
-    let outcome = run_z3(&q, env, config);
-    log_query(&q, key, env, started, units_before, config, &outcome);
+    // The split query first, with at most `SPLIT_FIRST_RLIMIT` units: it
+    // is the same query (each split an identity), so its sat or unsat is
+    // the answer; where the case splits do not help (a radix the digit
+    // lemmas already decide), the products as they are decide.
+    let first = q_split.as_ref().map(|qs| {
+        let capped = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => SPLIT_FIRST_RLIMIT,
+                r => r.min(SPLIT_FIRST_RLIMIT),
+            },
+            ..config
+        };
+        let outcome = run_z3(qs, env, capped);
+        log_query(qs, key, env, started, units_before, capped, &outcome);
+        outcome
+    });
+    let outcome = match first {
+        Some(o @ (QueryOutcome::Sat(_) | QueryOutcome::Unsat)) => o,
+        _ => {
+            let outcome = run_z3(&q, env, config);
+            log_query(&q, key, env, started, units_before, config, &outcome);
+            outcome
+        }
+    };
     let stopped =
         matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
     if !stopped {
@@ -1069,6 +1094,10 @@ pub(crate) fn solve(
     }
     outcome
 }
+
+/// Z3 resource units of a query with its products split over factors of
+/// few values (`small_factors`) before the query as written is asked.
+const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;
 
 /// Profiling aid: with `SYNCSCOPE_QUERY_LOG=<folder>`, each query Z3 runs
 /// is written there (`<key>.smt2`) and one line on stderr says its time,
