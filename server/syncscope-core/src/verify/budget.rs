@@ -63,6 +63,11 @@ impl KernelBudget {
         self.spent.fetch_add(units, Ordering::Relaxed);
     }
 
+    /// The units spent so far.
+    pub(crate) fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
+
     /// The units the kernel may spend in all (0: no limit).
     pub(crate) fn limit(&self) -> u64 {
         self.limit

@@ -1,5 +1,6 @@
 //! Verification of kernel models: barrier intervals (`intervals`), SMT
-//! encoding and solving (`smt`, `watchdog`), the per-kernel driver
+//! encoding and solving (`smt`, `watchdog`; `small_factors`: products
+//! with a factor of few values as case splits), the per-kernel driver
 //! (`engine`), the context its checks share (`context`) and the checks,
 //! each a set of functions over that context (`divergence`, `precheck`,
 //! `races` and its findings `race_findings`, `redundancy`, `assertions`,
@@ -34,6 +35,7 @@ mod realisable;
 mod redundancy;
 pub(crate) mod replay;
 mod schedules;
+mod small_factors;
 pub(crate) mod smt;
 mod sweep;
 pub(crate) mod watchdog;

@@ -87,6 +87,13 @@ fn sym(v: &Var) -> String {
 }
 
 pub(crate) fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
+    build_query_with_lemmas(assertions, assertions, env)
+}
+
+/// [`build_query`] of `assertions` with the digit lemmas of `lemma_source`:
+/// the same query before a rewrite that hides its sums' radixes (the same
+/// variables, the same models), so the lemmas hold for `assertions` too.
+fn build_query_with_lemmas(assertions: &[Expr], lemma_source: &[Expr], env: &LaunchEnv) -> Query {
     let mut vars: BTreeSet<Var> = BTreeSet::new();
     for a in assertions {
         a.for_each_var(&mut |v| {
@@ -194,14 +201,15 @@ pub(crate) fn build_query(assertions: &[Expr], env: &LaunchEnv) -> Query {
         let _ = writeln!(text, "(assert {})", enc_bool(a, bv));
     }
     if !bv {
-        digit_lemmas(assertions, &mut text);
+        digit_lemmas(lemma_source, &mut text);
     }
     Query {
         text,
         vars: vars.into_iter().collect(),
         small,
         product_check,
-        nonlinear: !bv && assertions.iter().any(Expr::is_nonlinear),
+        // The lemmas' products count too.
+        nonlinear: !bv && lemma_source.iter().any(Expr::is_nonlinear),
     }
 }
 
@@ -1017,9 +1025,23 @@ pub(crate) fn solve(
         with_digits = divisions_as_digits(assertions);
         &with_digits[..]
     };
+    // Products with a factor of few values (a thread index of a fixed
+    // block size, a loop counter below a constant) as case splits, linear
+    // in the other factor (`small_factors`; integer mode only). The digit
+    // lemmas still come from the products: split, `(b * 32 + t * 8) * S`
+    // is no longer a sum with the radix `S`.
+    let split = (!env.bitvector)
+        .then(|| super::small_factors::split_small_factors(assertions, env))
+        .flatten();
     let mut q = build_query(assertions, env);
+    let mut q_split = split
+        .as_ref()
+        .map(|split| build_query_with_lemmas(split, assertions, env));
     if !config.witness {
         q.small.clear();
+        if let Some(qs) = &mut q_split {
+            qs.small.clear();
+        }
     }
     let key = stable_hash(&[
         &q.text,
@@ -1039,13 +1061,77 @@ pub(crate) fn solve(
         return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
     }
     counters.run += 1;
-    let outcome = run_z3(&q, env, config);
+    let started = Instant::now();
+    let units_before = config.budget.map(|b| b.spent());
+    // The split query first, with at most `SPLIT_FIRST_RLIMIT` units: it
+    // is the same query (each split an identity), so its sat or unsat is
+    // the answer; where the case splits do not help (a radix the digit
+    // lemmas already decide), the products as they are decide.
+    let first = q_split.as_ref().map(|qs| {
+        let capped = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => SPLIT_FIRST_RLIMIT,
+                r => r.min(SPLIT_FIRST_RLIMIT),
+            },
+            ..config
+        };
+        let outcome = run_z3(qs, env, capped);
+        log_query(qs, key, env, started, units_before, capped, &outcome);
+        outcome
+    });
+    let outcome = match first {
+        Some(o @ (QueryOutcome::Sat(_) | QueryOutcome::Unsat)) => o,
+        _ => {
+            let outcome = run_z3(&q, env, config);
+            log_query(&q, key, env, started, units_before, config, &outcome);
+            outcome
+        }
+    };
     let stopped =
         matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
     if !stopped {
         cache.insert(key, outcome.clone());
     }
     outcome
+}
+
+/// Z3 resource units of a query with its products split over factors of
+/// few values (`small_factors`) before the query as written is asked.
+const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;
+
+/// Profiling aid: with `SYNCSCOPE_QUERY_LOG=<folder>`, each query Z3 runs
+/// is written there (`<key>.smt2`) and one line on stderr says its time,
+/// the kernel budget's units it spent and its outcome. Only observes: no
+/// verdict depends on it.
+fn log_query(
+    q: &Query,
+    key: u64,
+    env: &LaunchEnv,
+    started: Instant,
+    units_before: Option<u64>,
+    config: SolverConfig,
+    outcome: &QueryOutcome,
+) {
+    let Some(dir) = std::env::var_os("SYNCSCOPE_QUERY_LOG") else {
+        return;
+    };
+    let path = std::path::Path::new(&dir).join(format!("{key:016x}.smt2"));
+    let _ = std::fs::write(&path, &q.text);
+    let units = match (units_before, config.budget) {
+        (Some(before), Some(b)) => b.spent().saturating_sub(before).to_string(),
+        _ => "-".into(),
+    };
+    let verdict = match outcome {
+        QueryOutcome::Sat(_) => "sat".to_string(),
+        QueryOutcome::Unsat => "unsat".to_string(),
+        QueryOutcome::Unknown(r) => format!("unknown ({r})"),
+    };
+    eprintln!(
+        "syncscope-query {key:016x} {} ms {units} units bv={} nonlinear={} {verdict}",
+        started.elapsed().as_millis(),
+        env.bitvector,
+        q.nonlinear
+    );
 }
 
 /// Z3 resources for the small-values solve of a satisfiable query. Budgets

@@ -11,6 +11,11 @@ use crate::model::*;
 use crate::report::*;
 use crate::symbols;
 
+/// Z3 resource units of the small-launch attempt of a race query
+/// ([`KernelContext::solve_concrete_first`]): a resource count, not a time,
+/// so that whether the shortcut answers is the same on any machine.
+pub(super) const SMALL_LAUNCH_RLIMIT: u32 = 500_000;
+
 impl<'k> KernelContext<'k> {
     /// Solves a race query concrete launch first: with the launch sizes
     /// the kernel leaves symbolic fixed to a small launch (blocks of 64
@@ -20,13 +25,27 @@ impl<'k> KernelContext<'k> {
     /// launch sizes added to its values, so a race it finds is a race of
     /// the kernel and replays like any other. Only when it has none (or
     /// cannot decide) is the symbolic query asked.
+    ///
+    /// The small launch is a shortcut, never the answer of a race-free
+    /// query: it gets at most [`SMALL_LAUNCH_RLIMIT`] resource units. A
+    /// race it finds takes a fraction of them; a query whose indices
+    /// multiply run-time values (`ImgStride * threadIdx.z`) is no easier for
+    /// fixed launch sizes, and spent the whole per-query budget here (10 s
+    /// and more) before the symbolic query, which decides it, was asked.
     pub(super) fn solve_concrete_first(
         &mut self,
         assertions: &[Expr],
         config: SolverConfig,
     ) -> QueryOutcome {
         if let Some(small) = small_launch(&self.env) {
-            let outcome = smt::solve(assertions, &small, config, self.cache, &mut self.counters);
+            let capped = SolverConfig {
+                rlimit: match config.rlimit {
+                    0 => SMALL_LAUNCH_RLIMIT,
+                    r => r.min(SMALL_LAUNCH_RLIMIT),
+                },
+                ..config
+            };
+            let outcome = smt::solve(assertions, &small, capped, self.cache, &mut self.counters);
             if let QueryOutcome::Sat(mut values) = outcome {
                 for d in 0..3u8 {
                     for (name, kind, size) in [

@@ -1,0 +1,357 @@
+//! Products with a factor of few values, written as a case split over
+//! that factor: `t * S` with `0 <= t < 4` (a thread index of a fixed
+//! block size) becomes `ite(t == 0, 0, ite(t == 1, S, ite(t == 2, 2 * S,
+//! 3 * S)))`, linear in `S`. Index arithmetic multiplies a run-time row
+//! stride by thread indices and loop counters (`(row0 + threadIdx.z * 8) *
+//! stride + i * (stride / 2)`); Z3's nonlinear core decides such race
+//! queries only after millions of resource units, while each case of the
+//! split is linear (a tile of eight rows: 0.14 million units where the
+//! products took 3.9 million).
+//!
+//! Every rewrite is an identity over the integers:
+//! - a thread index `0 <= t < blockDim` of a fixed block size, or a block
+//!   index of a fixed grid size: the query itself asserts those bounds
+//!   (`smt::build_query`), so the last case stands for the last value;
+//! - a loop counter: the cases are the values below a constant bound the
+//!   query compares it with (`i < 8`), and the last case is the product
+//!   itself (`ite(i == 7, 7 * S, i * S)`), so the split holds whatever
+//!   the counter's range.
+//!
+//! A sum with such a factor is first multiplied out (`(b * 32 + t * 8) * S
+//! == b * 32 * S + t * 8 * S`). Mathematical integers only: the caller
+//! does not use it under `--bitvector`. Must not decide anything: the
+//! rewritten query goes to Z3 like the original.
+
+use super::smt::LaunchEnv;
+use crate::model::{BinOp, Expr, Var, VarKind};
+use std::collections::HashMap;
+
+/// At most this many values per split factor (each is one case).
+const MAX_CASES: i64 = 16;
+/// At most this many cases in all per query (the text grows with each; a
+/// split inside a split's cases multiplies them).
+const MAX_CASES_PER_QUERY: usize = 2048;
+
+/// `assertions` with every product that has a factor of few values split
+/// over that factor; `None` when no product has one (the query is kept as
+/// it is, text and all).
+pub(crate) fn split_small_factors(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
+    if !assertions.iter().any(Expr::is_nonlinear) {
+        return None;
+    }
+    let mut splitter = Splitter {
+        env,
+        counter_bounds: counter_bounds(assertions),
+        memo: HashMap::new(),
+        cases: 0,
+    };
+    let out: Vec<Expr> = assertions.iter().map(|a| splitter.rewrite(a)).collect();
+    (splitter.cases > 0).then_some(out)
+}
+
+/// The values a factor takes, `0..n`, and whether the query's own bounds
+/// hold it there (else the last case is the product itself).
+#[derive(Clone, Copy)]
+struct Range {
+    n: i64,
+    bounded: bool,
+}
+
+struct Splitter<'e> {
+    env: &'e LaunchEnv,
+    /// The least constant each loop counter is compared below (`i < 8`).
+    counter_bounds: HashMap<Var, i64>,
+    /// Rewritten shared nodes by the address of their `Arc` (nodes of the
+    /// query, alive for the whole rewrite; never a temporary's address,
+    /// which a later temporary may reuse): shared subexpressions once.
+    memo: HashMap<usize, Expr>,
+    /// Cases written so far (see [`MAX_CASES_PER_QUERY`]).
+    cases: usize,
+}
+
+impl Splitter<'_> {
+    fn range(&self, e: &Expr) -> Option<Range> {
+        let Expr::Var(v) = e else {
+            return None;
+        };
+        // One value is no case split (and would drop the variable).
+        let fixed = |n: i64| {
+            (2..=MAX_CASES)
+                .contains(&n)
+                .then_some(Range { n, bounded: true })
+        };
+        match v.kind {
+            VarKind::ThreadIdx(d) => fixed(self.env.fixed(VarKind::BlockDim(d))?),
+            VarKind::BlockIdx(d) => fixed(self.env.fixed(VarKind::GridDim(d))?),
+            VarKind::Counter { .. } => {
+                let n = *self.counter_bounds.get(v)?;
+                (2..=MAX_CASES)
+                    .contains(&n)
+                    .then_some(Range { n, bounded: false })
+            }
+            _ => None,
+        }
+    }
+
+    fn has_small_factor(&self, e: &Expr) -> bool {
+        e.any_node(&mut |x| self.range(x).is_some())
+    }
+
+    /// [`Self::rewrite`] of a node of the query, once per node.
+    fn rewrite_shared(&mut self, e: &std::sync::Arc<Expr>) -> Expr {
+        let key = std::sync::Arc::as_ptr(e) as usize;
+        if let Some(done) = self.memo.get(&key) {
+            return done.clone();
+        }
+        let out = self.rewrite(e);
+        self.memo.insert(key, out.clone());
+        out
+    }
+
+    fn rewrite(&mut self, e: &Expr) -> Expr {
+        match e {
+            Expr::Const(_) | Expr::Var(_) => e.clone(),
+            Expr::Bin(BinOp::Mul, ..) => {
+                let mut fs = Vec::new();
+                factors(e, &mut fs);
+                if fs.iter().filter(|f| f.as_const().is_none()).count() >= 2 {
+                    self.product(fs)
+                } else {
+                    self.rebuild(e)
+                }
+            }
+            _ => self.rebuild(e),
+        }
+    }
+
+    /// `e` with its operands rewritten, its own operation kept.
+    fn rebuild(&mut self, e: &Expr) -> Expr {
+        use std::sync::Arc;
+        match e {
+            Expr::Const(_) | Expr::Var(_) => e.clone(),
+            Expr::Un(op, a) => Expr::Un(*op, Arc::new(self.rewrite_shared(a))),
+            Expr::Pow2(a) => Expr::Pow2(Arc::new(self.rewrite_shared(a))),
+            Expr::Bin(op, a, b) => Expr::Bin(
+                *op,
+                Arc::new(self.rewrite_shared(a)),
+                Arc::new(self.rewrite_shared(b)),
+            ),
+            Expr::Ite(c, a, b) => Expr::Ite(
+                Arc::new(self.rewrite_shared(c)),
+                Arc::new(self.rewrite_shared(a)),
+                Arc::new(self.rewrite_shared(b)),
+            ),
+        }
+    }
+
+    /// The product of `fs` (flattened factors): split over a factor of few
+    /// values, multiplied out over a sum that has one, or kept.
+    fn product(&mut self, fs: Vec<Expr>) -> Expr {
+        let mut flat = Vec::new();
+        for f in &fs {
+            factors(f, &mut flat);
+        }
+        let fs = flat;
+        let keep = |s: &mut Self, fs: &[Expr]| {
+            fs.iter()
+                .map(|f| s.rewrite(f))
+                .reduce(Expr::mul)
+                .unwrap_or(Expr::Const(1))
+        };
+        if fs.iter().filter(|f| f.as_const().is_none()).count() < 2 {
+            return keep(self, &fs);
+        }
+        if let Some((at, range)) = fs
+            .iter()
+            .enumerate()
+            .find_map(|(i, f)| Some((i, self.range(f)?)))
+            .filter(|(_, r)| self.cases + r.n as usize <= MAX_CASES_PER_QUERY)
+        {
+            self.cases += range.n as usize;
+            let v = fs[at].clone();
+            let others: Vec<Expr> = fs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != at)
+                .map(|(_, f)| f.clone())
+                .collect();
+            let rest = self.product(others);
+            let case = |k: i64| Expr::mul(Expr::Const(k), rest.clone());
+            let (mut acc, below) = if range.bounded {
+                (case(range.n - 1), range.n - 1)
+            } else {
+                (Expr::mul(v.clone(), rest.clone()), range.n)
+            };
+            for k in (0..below).rev() {
+                acc = Expr::ite(Expr::eq(v.clone(), Expr::Const(k)), case(k), acc);
+            }
+            return acc;
+        }
+        let sum_at = fs.iter().position(|f| {
+            matches!(f, Expr::Bin(BinOp::Add | BinOp::Sub, ..)) && self.has_small_factor(f)
+        });
+        if let Some(at) = sum_at {
+            let mut terms = Vec::new();
+            signed_terms(&fs[at], false, &mut terms);
+            let mut acc: Option<Expr> = None;
+            for (negated, t) in terms {
+                let mut part: Vec<Expr> = fs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != at)
+                    .map(|(_, f)| f.clone())
+                    .collect();
+                part.push(t);
+                let p = self.product(part);
+                acc = Some(match (acc, negated) {
+                    (None, false) => p,
+                    (None, true) => Expr::bin(BinOp::Sub, Expr::Const(0), p),
+                    (Some(a), false) => Expr::add(a, p),
+                    (Some(a), true) => Expr::bin(BinOp::Sub, a, p),
+                });
+            }
+            return acc.unwrap_or(Expr::Const(0));
+        }
+        keep(self, &fs)
+    }
+}
+
+/// The factors of a product tree.
+fn factors(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Bin(BinOp::Mul, a, b) => {
+            factors(a, out);
+            factors(b, out);
+        }
+        _ => out.push(e.clone()),
+    }
+}
+
+/// The terms of a sum tree, each with whether it is subtracted.
+fn signed_terms(e: &Expr, negated: bool, out: &mut Vec<(bool, Expr)>) {
+    match e {
+        Expr::Bin(BinOp::Add, a, b) => {
+            signed_terms(a, negated, out);
+            signed_terms(b, negated, out);
+        }
+        Expr::Bin(BinOp::Sub, a, b) => {
+            signed_terms(a, negated, out);
+            signed_terms(b, !negated, out);
+        }
+        _ => out.push((negated, e.clone())),
+    }
+}
+
+/// The least constant bound `i < c` (or `i <= c - 1`) the query compares
+/// each loop counter with, anywhere in it (a guard of one instance is
+/// enough: the split is exact whatever the bound).
+fn counter_bounds(assertions: &[Expr]) -> HashMap<Var, i64> {
+    let mut out: HashMap<Var, i64> = HashMap::new();
+    for a in assertions {
+        a.any_node(&mut |e| {
+            let found = match e {
+                Expr::Bin(BinOp::Lt, x, c) => Some((x, c.as_const())),
+                Expr::Bin(BinOp::Le, x, c) => {
+                    Some((x, c.as_const().and_then(|c| c.checked_add(1))))
+                }
+                _ => None,
+            };
+            if let Some((x, Some(n))) = found {
+                if let Expr::Var(v) = &**x {
+                    if matches!(v.kind, VarKind::Counter { .. }) {
+                        let slot = out.entry(v.clone()).or_insert(n);
+                        *slot = (*slot).min(n);
+                    }
+                }
+            }
+            false
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::replay::eval_expr;
+
+    fn env(block: [u32; 3]) -> LaunchEnv {
+        LaunchEnv {
+            block_dim: Some(block),
+            grid_dim: None,
+            block_used: [true; 3],
+            grid_used: [true; 3],
+            max_threads: None,
+            bitvector: false,
+        }
+    }
+
+    fn var(name: &str, kind: VarKind) -> Expr {
+        Expr::Var(Var::new(name, kind))
+    }
+
+    /// The split is the product for every value of its variables, inside
+    /// the factor's range and (for a counter) outside it.
+    #[test]
+    fn a_split_product_equals_the_product_for_every_value() {
+        let t = var("threadIdx.z#1", VarKind::ThreadIdx(2));
+        let i = var("i#1", VarKind::Counter { pow2: false });
+        let s = var("S", VarKind::Param { lo: -100, hi: 100 });
+        let b = var("blockIdx.y", VarKind::BlockIdx(1));
+        // (b * 32 + t * 8) * S + i * (S / 2), with `i < 8` somewhere.
+        let index = Expr::add(
+            Expr::mul(
+                Expr::add(
+                    Expr::mul(b.clone(), Expr::Const(32)),
+                    Expr::mul(t.clone(), Expr::Const(8)),
+                ),
+                s.clone(),
+            ),
+            Expr::mul(i.clone(), Expr::bin(BinOp::Div, s.clone(), Expr::Const(2))),
+        );
+        let guard = Expr::bin(BinOp::Lt, i.clone(), Expr::Const(8));
+        let query = [guard, index.clone()];
+        let split = split_small_factors(&query, &env([8, 4, 4])).expect("split");
+        assert!(
+            split[1].is_nonlinear(),
+            "b * S and the counter's last case stay"
+        );
+        for tv in 0..4 {
+            for iv in 0..12 {
+                for sv in [-7, 0, 33, 64] {
+                    let look = |v: &Var| match &*v.name {
+                        "threadIdx.z#1" => Some(tv),
+                        "i#1" => Some(iv),
+                        "S" => Some(sv),
+                        "blockIdx.y" => Some(3),
+                        _ => None,
+                    };
+                    assert_eq!(
+                        eval_expr(&split[1], &look, false),
+                        eval_expr(&index, &look, false),
+                        "t = {tv}, i = {iv}, S = {sv}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_thread_index_of_a_fixed_block_makes_its_products_linear() {
+        let t = var("threadIdx.y#1", VarKind::ThreadIdx(1));
+        let w = var("w", VarKind::Param { lo: 1, hi: 1 << 20 });
+        let q = [Expr::mul(w.clone(), t.clone())];
+        let split = split_small_factors(&q, &env([32, 8, 1])).expect("split");
+        assert!(!split[0].is_nonlinear());
+        // A block size over the limit, or a symbolic one, is left alone.
+        assert!(split_small_factors(&q, &env([32, 64, 1])).is_none());
+        let symbolic = LaunchEnv {
+            block_dim: None,
+            ..env([1, 1, 1])
+        };
+        assert!(split_small_factors(&q, &symbolic).is_none());
+        // A linear query is kept as it is.
+        let linear = [Expr::mul(Expr::Const(4), t)];
+        assert!(split_small_factors(&linear, &env([32, 8, 1])).is_none());
+    }
+}
