@@ -72,9 +72,14 @@ pub enum Family {
     /// A warp barrier in a grid-stride loop: warp-uniform only for whole
     /// warps and a bound that is a multiple of 32.
     WarpUniformStrides,
+    /// Surplus threads clamped to the last element (`min(g, last)`) redo
+    /// its work from read-only inputs: same-value writes, unless the value
+    /// mixes in the thread, reads memory the kernel writes, or the clamp is
+    /// off by one.
+    ClampedTails,
 }
 
-pub const FAMILIES: [Family; 21] = [
+pub const FAMILIES: [Family; 22] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -96,6 +101,7 @@ pub const FAMILIES: [Family; 21] = [
     Family::LoopExitValues,
     Family::PointerViews,
     Family::WarpUniformStrides,
+    Family::ClampedTails,
 ];
 
 impl Family {
@@ -122,6 +128,7 @@ impl Family {
             Family::LoopExitValues => "loop-exit-values",
             Family::PointerViews => "pointer-views",
             Family::WarpUniformStrides => "warp-uniform-strides",
+            Family::ClampedTails => "clamped-tails",
         }
     }
 }
@@ -300,6 +307,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::LoopExitValues => precision_rules::loop_exit_values(rng),
         Family::PointerViews => precision_rules::pointer_views(rng),
         Family::WarpUniformStrides => precision_rules::warp_uniform_strides(rng),
+        Family::ClampedTails => precision_rules::clamped_tails(rng),
     };
     case.seed = seed;
     case.family = family;

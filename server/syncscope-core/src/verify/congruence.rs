@@ -40,9 +40,12 @@ const MAX_UNKNOWNS: usize = 4096;
 /// At most this many congruence constraints per query.
 const MAX_FACTS: usize = 20_000;
 
+/// What each unknown with a known origin is a function of, by name.
+pub(super) type Origins<'k> = HashMap<&'k str, (&'k Var, Origin<'k>)>;
+
 /// What an unknown of the model is a function of.
 #[derive(Clone)]
-enum Origin<'k> {
+pub(super) enum Origin<'k> {
     /// One operation of the code (`Function::Site`) of these operands.
     Site(&'k str, &'k [Expr]),
     /// A texture fetch (`Function::Fetch`) with these operands.
@@ -70,14 +73,19 @@ struct Applied<'k> {
     inst: usize,
 }
 
-impl KernelContext<'_> {
+impl<'k> KernelContext<'k> {
     /// What each unknown of the kernel is a function of, by name: the
     /// recorded applications (one record per name: a name recorded with two
     /// different operands is left out) and the reads of read-only arrays.
-    fn origins(&self) -> HashMap<&str, (&Var, Origin<'_>)> {
-        let mut out: HashMap<&str, (&Var, Origin<'_>)> = HashMap::new();
+    fn origins(&self) -> &Origins<'k> {
+        self.origins.get_or_init(|| self.find_origins())
+    }
+
+    fn find_origins(&self) -> Origins<'k> {
+        let kernel: &'k Kernel = self.kernel;
+        let mut out: Origins<'k> = HashMap::new();
         let mut conflicting: HashSet<&str> = HashSet::new();
-        for app in &self.kernel.applications {
+        for app in &kernel.applications {
             let origin = match &app.function {
                 Function::Site(s) => Origin::Site(s, &app.args),
                 Function::Fetch(f) => Origin::Fetch(f, &app.args),
@@ -104,11 +112,11 @@ impl KernelContext<'_> {
             .filter(|a| a.kind != AccessKind::Read)
             .map(|a| a.array)
             .collect();
-        for (value, id) in &self.kernel.read_values {
-            let Some(access) = self.accesses.get(id) else {
+        for (value, id) in &kernel.read_values {
+            let Some(&access) = self.accesses.get(id) else {
                 continue;
             };
-            let array = &self.kernel.arrays[access.array];
+            let array = &kernel.arrays[access.array];
             if array.space != MemorySpace::Global
                 || written.contains(&access.array)
                 || !super::input_orders::one_cell(value, access, array)
