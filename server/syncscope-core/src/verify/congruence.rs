@@ -152,14 +152,14 @@ impl<'k> KernelContext<'k> {
         for &(i, value) in values {
             let mut wanted: Vec<&Var> = Vec::new();
             let mut known: HashSet<&str> = HashSet::new();
-            note(value, &origins, &mut known, &mut wanted);
+            note(value, origins, &mut known, &mut wanted);
             let mut next = 0;
             while next < wanted.len() {
                 let v = wanted[next];
                 next += 1;
                 if let Some((_, origin)) = origins.get(&*v.name) {
                     for e in origin.operands() {
-                        note(e, &origins, &mut known, &mut wanted);
+                        note(e, origins, &mut known, &mut wanted);
                     }
                 }
             }
@@ -178,9 +178,21 @@ impl<'k> KernelContext<'k> {
                 }
             }
         }
+        // Only applications of one function are related: thread 2's by
+        // function, so that the pairs asked are those that may relate.
+        let function = |a: &Applied<'_>| match origins.get(&*a.original.name) {
+            Some((_, Origin::Site(s, _))) => (0u8, s.to_string()),
+            Some((_, Origin::Fetch(f, _))) => (1, f.to_string()),
+            Some((_, Origin::Read(array, _))) => (2, array.to_string()),
+            None => (3, String::new()),
+        };
+        let mut second: HashMap<(u8, String), Vec<&Applied<'_>>> = HashMap::new();
+        for b in applied.iter().filter(|b| b.thread == 2) {
+            second.entry(function(b)).or_default().push(b);
+        }
         let mut out = Vec::new();
         for a in applied.iter().filter(|a| a.thread == 1) {
-            for b in applied.iter().filter(|b| b.thread == 2) {
+            for &b in second.get(&function(a)).into_iter().flatten() {
                 if out.len() >= MAX_FACTS {
                     return out;
                 }
