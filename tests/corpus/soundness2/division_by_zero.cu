@@ -31,6 +31,8 @@ __global__ void persistent_tiles(float *dst, int width, int height, int tilesAcr
 __global__ void persistent_tiles_overlap(float *dst, int width, int height, int tilesAcross,
                                          int tileCount)
 {
+    // A few tiles: the witness's loop stays short enough to replay.
+    __requires(tileCount >= 0 && tileCount <= 16);
     for (unsigned int tile = blockIdx.x; tile < tileCount; tile += gridDim.x) {
         unsigned int col = tile % tilesAcross;
         unsigned int row = tile / tilesAcross;
