@@ -4,8 +4,7 @@
 // condition on the parameters (with `--fixes`):
 // * `clamp_row` clamps each thread's column into a row of `width` cells:
 //   with fewer than 16 cells (or none), threads share the last cell, each
-//   adding its own index (races only when `width < 16`; the quick-fix
-//   assumes `width >= 16`);
+//   adding its index (races only when `width < 16`; the fix: `width >= 16`);
 // * `clamp_row_assumed` is the same kernel with that assumption written the
 //   way the quick-fix writes it (nvcc compiles it): verified;
 // * `last_writer` has every thread write the one `__shared__` cell: racy
