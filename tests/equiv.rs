@@ -290,11 +290,15 @@ fn equiv_reads_files_as_check_does() {
             "not-equivalent",
             "block (128,1,1)",
         ),
+        // With no launch fixed, scale_blocked.cu's blocks overlap, but the
+        // threads of one cell write one value (`2.0f * in[i]` of a read-only
+        // `in`: a benign race), so the two are compared: the blocked one
+        // leaves cells unwritten under blocks other than 256 threads.
         (
             vec![&scale, &scale_blocked, "--config", &no_launch],
-            2,
-            "refused",
-            "racy",
+            1,
+            "not-equivalent",
+            "not written",
         ),
         (
             vec![&transpose, &transpose_tiled, "--warp-sync"],

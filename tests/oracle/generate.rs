@@ -92,9 +92,14 @@ pub enum Family {
     GlobalPitch,
     /// Keys a Thrust sort orders before the launch, with writes between.
     HostDataFacts,
+    /// Surplus threads clamped to the last element (`min(g, last)`) redo
+    /// its work from read-only inputs: same-value writes, unless the value
+    /// mixes in the thread, reads memory the kernel writes, or the clamp is
+    /// off by one.
+    ClampedTails,
 }
 
-pub const FAMILIES: [Family; 27] = [
+pub const FAMILIES: [Family; 28] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -122,6 +127,7 @@ pub const FAMILIES: [Family; 27] = [
     Family::PowerOfTwoArguments,
     Family::GlobalPitch,
     Family::HostDataFacts,
+    Family::ClampedTails,
 ];
 
 impl Family {
@@ -154,6 +160,7 @@ impl Family {
             Family::PowerOfTwoArguments => "power-of-two-arguments",
             Family::GlobalPitch => "global-pitch",
             Family::HostDataFacts => "host-data-facts",
+            Family::ClampedTails => "clamped-tails",
         }
     }
 }
@@ -341,6 +348,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::PowerOfTwoArguments => host_rules::power_of_two_arguments(rng),
         Family::GlobalPitch => host_rules::global_pitch(rng),
         Family::HostDataFacts => host_rules::host_data_facts(rng),
+        Family::ClampedTails => precision_rules::clamped_tails(rng),
     };
     case.seed = seed;
     case.family = family;

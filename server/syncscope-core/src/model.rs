@@ -870,6 +870,38 @@ pub struct Kernel {
     /// (`__requires(__distinct(scan))`): the race queries assume them of
     /// the values the two threads read (`verify::input_orders`).
     pub input_orders: Vec<InputOrder>,
+    /// Values the model keeps as unknowns that are nonetheless
+    /// deterministic functions of operands it has (a floating-point
+    /// operation, a conversion, a texture fetch): the same-value check of
+    /// two writes may conclude that equal operands gave equal results
+    /// (`verify::congruence`), never any algebraic identity.
+    pub applications: Vec<Application>,
+}
+
+/// Which function an [`Application`] computes: two applications of one
+/// function to operands equal on the machine give one value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Function {
+    /// The operation at one place of the code (a floating-point `+`, a
+    /// conversion, a literal): its value is named by the unknown's name
+    /// without its iteration, so only instances of that one unknown (the
+    /// two threads', other iterations) are applications of it. Its
+    /// operands must be the same computation of equal inputs.
+    Site(String),
+    /// A read of read-only memory the model does not see as an array (a
+    /// texture fetch `tex1Dfetch<uint>`), by the call's name and template
+    /// arguments: a function of its operands (the texture object and its
+    /// coordinates) wherever it is called. Its operands are equal when
+    /// equal in the model, like the indices of memory accesses.
+    Fetch(String),
+}
+
+/// One unknown value `value` = `function(args)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Application {
+    pub value: Var,
+    pub function: Function,
+    pub args: Vec<Expr>,
 }
 
 /// What `__distinct(a)` / `__sorted(a)` promise about an input array: a

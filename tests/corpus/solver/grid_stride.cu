@@ -2,7 +2,8 @@
 // sizes. Each thread visits the residue class of its global id modulo the
 // grid's thread count, so two threads meet only if their global ids are
 // equal: verified. `stride_too_small` strides by the block size only, so
-// thread t of block 1 revisits what thread t of block 0 wrote: racy.
+// thread t of block 1 revisits what thread t of block 0 wrote, with its own
+// block's number: racy.
 // expect-kernel: copy_grid_stride verified
 // expect-kernel: stride_too_small racy
 
@@ -15,5 +16,5 @@ __global__ void copy_grid_stride(int n, const float *in, float *out)
 __global__ void stride_too_small(int n, float *out)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x)
-        out[i] = 1.0f; //~ data-race
+        out[i] = (float)blockIdx.x; //~ data-race
 }

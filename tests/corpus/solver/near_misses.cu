@@ -4,7 +4,8 @@
 // race with a witness that replays.
 // - `row_guard_off_by_one`: `x <= w` lets x == w reach the next row.
 // - `warp_stride_too_small`: warps of 32 lanes placed 16 apart overlap.
-// - `grid_stride_by_blocks`: stepping by gridDim.x revisits other threads' cells.
+// - `grid_stride_by_blocks`: stepping by gridDim.x revisits other threads' cells
+//   (each writes its own thread index there).
 // - `y_ignored`: a 2-D block whose threadIdx.y the index forgets.
 // expect-kernel: row_guard_off_by_one racy
 // expect-kernel: warp_stride_too_small racy
@@ -29,7 +30,7 @@ __global__ void warp_stride_too_small(float *out)
 __global__ void grid_stride_by_blocks(int n, float *out)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x)
-        out[i] = 0.0f; //~ data-race
+        out[i] = (float)threadIdx.x; //~ data-race
 }
 
 __global__ void y_ignored(float *out)

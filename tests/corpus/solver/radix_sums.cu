@@ -18,13 +18,13 @@ __global__ void rows_by_stride(float *out, const float *in, int w)
 }
 
 // Steps of 2 rows for 4 rows of threads: thread row 2 at step 0 and thread
-// row 0 at step 2 write one cell.
+// row 0 at step 2 write one cell (each adding its own thread row).
 __global__ void rows_by_short_stride(float *out, const float *in, int w)
 {
     int col = blockIdx.x * 32 + threadIdx.x;
     int row = blockIdx.y * 32 + threadIdx.y;
     if (col < w) {
         for (int i = 0; i < 32; i += 2)
-            out[col + row * w + i * w] = in[col + row * w + i * w] * 2.0f; //~ data-race
+            out[col + row * w + i * w] = in[col + row * w + i * w] * 2.0f + threadIdx.y; //~ data-race
     }
 }

@@ -26,17 +26,20 @@ __global__ void persistent_tiles(float *dst, int width, int height, int tilesAcr
     }
 }
 
-// Two neighbouring threads share a pixel: a race for any nonzero divisor.
+// Two neighbouring threads share a pixel, each writing its own index: a
+// race for any nonzero divisor.
 __global__ void persistent_tiles_overlap(float *dst, int width, int height, int tilesAcross,
                                          int tileCount)
 {
+    // A few tiles: the witness's loop stays short enough to replay.
+    __requires(tileCount >= 0 && tileCount <= 16);
     for (unsigned int tile = blockIdx.x; tile < tileCount; tile += gridDim.x) {
         unsigned int col = tile % tilesAcross;
         unsigned int row = tile / tilesAcross;
         const int x = blockDim.x * col + threadIdx.x / 2;
         const int y = blockDim.y * row + threadIdx.y;
         if (x < width && y < height) {
-            dst[width * y + x] = 1.0f; //~ data-race
+            dst[width * y + x] = (float)threadIdx.x; //~ data-race
         }
     }
 }

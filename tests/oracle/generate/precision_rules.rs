@@ -227,6 +227,7 @@ pub(super) fn driver_pairing(rng: &mut Rng) -> Case {
         },
         value_probe: None,
         host_values: Vec::new(),
+        sorted_inputs: false,
     }
 }
 
@@ -931,4 +932,159 @@ pub(super) fn power_helpers(rng: &mut Rng) -> Case {
             helper.what
         ),
     )
+}
+
+// Surplus threads clamped to the last element: thread `g` works on
+// element `e = min(g, last)`, so every thread past `last` writes what the
+// thread of `last` writes. The values are equal on the machine when the
+// two threads compute one expression from equal inputs: the clamped
+// element, reads of arrays no thread writes (equal index, equal value),
+// floating-point arithmetic and conversions of those (deterministic), a
+// loop's slot at one iteration. They differ when the value mixes in the
+// thread's own index, reads one element past the clamp for the surplus
+// threads only, reads memory the kernel writes (another thread may write
+// the cell between the reads: a race of its own), or sums in an order the
+// thread picks (rounding). Racy iff the values may differ: every launch
+// set holds launches with surplus threads (`last` as small as 0).
+pub(super) fn clamped_tails(rng: &mut Rng) -> Case {
+    // (prelude lines, written cell, value, equal on the machine, in a loop)
+    const VARIANTS: [(&[&str], &str, &str, bool, bool); 8] = [
+        (&[], "e", "in[e] * w[e & 7]", true, false),
+        (
+            &["unsigned code = idx[e] & 15;"],
+            "e",
+            "(float)code * w[code & 7] - in[e]",
+            true,
+            false,
+        ),
+        (&[], "e", "in[e] + (float)threadIdx.x", false, false),
+        (
+            &["unsigned from = g > last ? e + 1 : e;"],
+            "e",
+            "in[from] * 2.0f",
+            false,
+            false,
+        ),
+        (
+            &[],
+            "e",
+            "(threadIdx.x & 1) ? (in[e] + w[0]) + w[1] : in[e] + (w[0] + w[1])",
+            false,
+            false,
+        ),
+        (&[], "e", "scratch[e] * 2.0f", false, false),
+        (&[], "e * 4 + k", "in[e * 4 + k] * w[k] + 0.5f", true, true),
+        (
+            &["unsigned n = idx[e] & 3;"],
+            "e * 4 + k",
+            "w[(idx[e] & 3) + k] * 0.25f",
+            true,
+            true,
+        ),
+    ];
+    let (prelude, cell, value, equal, looped) = *rng.pick(&VARIANTS);
+    let writes_scratch = value.contains("scratch");
+    let if_form = rng.coin();
+    let bound = if prelude.iter().any(|l| l.contains("unsigned n")) {
+        "n"
+    } else {
+        "4"
+    };
+    let signature = "float* out, const float* in, const float* w, const unsigned* idx, float* scratch, unsigned last";
+    let head = |s: &mut Src| {
+        s.line("    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;");
+        if if_form {
+            s.line("    unsigned e = g;");
+            s.line("    if (e > last)");
+            s.line("        e = last;");
+        } else {
+            s.line("    unsigned e = min(g, last);");
+        }
+        for l in prelude {
+            s.line(&format!("    {l}"));
+        }
+    };
+    let mut s = Src::default();
+    s.line(&format!("__global__ void clamped_tail({signature})"));
+    s.line("{");
+    s.line(&format!("    {ONE_D}"));
+    head(&mut s);
+    let write = if looped {
+        s.line(&format!("    for (unsigned k = 0; k < {bound}; ++k)"));
+        s.line(&format!("        out[{cell}] = {value};"))
+    } else {
+        s.line(&format!("    out[{cell}] = {value};"))
+    };
+    if writes_scratch {
+        // Every thread stores its own element after reading: the thread of
+        // `last` may store before a surplus thread reads.
+        s.line("    scratch[g] = in[g];");
+    }
+    s.line("}");
+    let mut params = vec![
+        param("out", ParamKind::Pointer),
+        param("in", ParamKind::Pointer),
+        param("w", ParamKind::Pointer),
+        param("idx", ParamKind::Pointer),
+        param("scratch", ParamKind::Pointer),
+        param("last", ParamKind::Unsigned),
+    ];
+    // The probe: each thread of a block computes its value and cell; the
+    // first thread compares every two threads of one cell (NaN equals NaN:
+    // one "not a number" or another, the write is the same). Not for a
+    // loop (one value per iteration) nor for memory the kernel writes
+    // (the probe does not write it).
+    let probe = (!looped && !writes_scratch).then(|| {
+        let mut p = Src::default();
+        p.line(&format!(
+            "__global__ void clamped_tail_probe({signature}, int* mismatch)"
+        ));
+        p.line("{");
+        p.line("    __requires(blockDim.x <= 64 && blockDim.y == 1 && blockDim.z == 1 && gridDim.y == 1 && gridDim.z == 1);");
+        p.line("    __shared__ float vals[64];");
+        p.line("    __shared__ unsigned cells[64];");
+        head(&mut p);
+        p.line(&format!("    vals[threadIdx.x] = {value};"));
+        p.line(&format!("    cells[threadIdx.x] = {cell};"));
+        p.line("    __syncthreads();");
+        p.line("    if (threadIdx.x == 0) {");
+        p.line("        for (unsigned j = 1; j < blockDim.x; ++j) {");
+        p.line("            for (unsigned i = 0; i < j; ++i) {");
+        p.line("                bool both_nan = vals[j] != vals[j] && vals[i] != vals[i];");
+        p.line("                if (cells[i] == cells[j] && vals[i] != vals[j] && !both_nan) mismatch[1 << 20] = 1;");
+        p.line("            }");
+        p.line("        }");
+        p.line("    }");
+        p.line("}");
+        ("clamped_tail_probe".to_string(), p.text)
+    });
+    let variant = format!(
+        "{} clamp, out[{cell}] = {value}{}",
+        if if_form { "if" } else { "min" },
+        if prelude.is_empty() {
+            String::new()
+        } else {
+            format!(" after `{}`", prelude.join(" "))
+        }
+    );
+    params.truncate(6);
+    Case {
+        seed: 0,
+        family: Family::ClampedTails,
+        variant,
+        files: vec![("kernel.cu".into(), s.text)],
+        kernel: "clamped_tail".into(),
+        params,
+        launches: vec![LaunchShape::one_d()],
+        truth: Truth {
+            racy: !equal,
+            same_value_writes: vec![(write, equal)],
+            ..Truth::default()
+        },
+        value_probe: probe,
+        // Small elements counts, so that most launches have surplus
+        // threads and the arrays' cells lie within the simulator's buffers.
+        host_values: vec![("last".to_string(), vec![0, 1, 3, 17, 40])],
+        sorted_inputs: false,
+    }
 }

@@ -3,8 +3,8 @@
 // a witness may use values no caller passes. Each race states its
 // condition on the parameters (with `--fixes`):
 // * `clamp_row` clamps each thread's column into a row of `width` cells:
-//   with fewer than 16 cells (or none), threads share the last cell (races
-//   only when `width < 16`; the quick-fix assumes `width >= 16`);
+//   with fewer than 16 cells (or none), threads share the last cell, each
+//   adding its index (races only when `width < 16`; the fix: `width >= 16`);
 // * `clamp_row_assumed` is the same kernel with that assumption written the
 //   way the quick-fix writes it (nvcc compiles it): verified;
 // * `last_writer` has every thread write the one `__shared__` cell: racy
@@ -24,7 +24,7 @@ __global__ void clamp_row(float *out, const float *in, int width)
     int tx = threadIdx.x;
     if (tx < 16 && threadIdx.y == 0 && threadIdx.z == 0) {
         int col = max(0, min(tx, width - 1));
-        row[col] = in[blockIdx.x * width + col]; //~ data-race
+        row[col] = in[blockIdx.x * width + col] + tx; //~ data-race
     }
     __syncthreads();
     if (tx < 16 && threadIdx.y == 0 && threadIdx.z == 0)
@@ -65,7 +65,7 @@ __global__ void clamp_row_narrow(float *out, const float *in, int width)
     int tx = threadIdx.x;
     if (tx < 16 && threadIdx.y == 0 && threadIdx.z == 0) {
         int col = max(0, min(tx, width - 1));
-        row[col] = in[blockIdx.x * width + col]; //~ data-race
+        row[col] = in[blockIdx.x * width + col] + tx; //~ data-race
     }
     __syncthreads();
     if (tx < 16 && threadIdx.y == 0 && threadIdx.z == 0)

@@ -18,11 +18,11 @@ __global__ void quads(float *out, const float *in)
 }
 
 // The same rows under one thread more than ROW / 4: its cells are the
-// next block's first four.
+// next block's first four (written with another thread index).
 __global__ void quads_one_more(float *out, const float *in)
 {
     unsigned base = blockIdx.x * ROW + threadIdx.x * 4;
     for (int k = 0; k < 4; ++k) {
-        out[base + k] = in[base + k] * 2.0f; //~ data-race
+        out[base + k] = in[base + k] * 2.0f + threadIdx.x; //~ data-race
     }
 }

@@ -92,6 +92,9 @@ pub(crate) struct KernelContext<'k> {
     /// The parameters the kernel's accesses mention, sorted (witnesses
     /// show their values).
     pub(super) params: Vec<String>,
+    /// What each unknown with a known origin is a function of, computed
+    /// once (`congruence`).
+    pub(super) origins: std::cell::OnceCell<super::congruence::Origins<'k>>,
 }
 
 impl<'k> KernelContext<'k> {
@@ -153,6 +156,7 @@ impl<'k> KernelContext<'k> {
             outline: Outline::new(kernel),
             sweep: SweepCache::default(),
             params,
+            origins: std::cell::OnceCell::new(),
             relations: Vec::new(),
             accessed_arrays,
             barrier_places,

@@ -19,6 +19,7 @@ mod assertions;
 mod atomic_results;
 mod budget;
 mod collisions;
+mod congruence;
 mod context;
 mod divergence;
 mod engine;

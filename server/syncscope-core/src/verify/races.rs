@@ -687,13 +687,49 @@ impl<'k> KernelContext<'k> {
                 );
             }
         }
+        // Two instances of one write compute one expression: equal when
+        // every input it mentions is equal for the two threads, which the
+        // congruence facts may show of unknowns that are functions of equal
+        // operands (`congruence`).
+        let originals: Vec<(usize, &Expr)> = insts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, inst)| {
+                let a = self.accesses[&inst.access];
+                a.value
+                    .as_ref()
+                    .filter(|_| a.kind == AccessKind::Write)
+                    .map(|v| (i, v))
+            })
+            .collect();
+        let mut one_computation = Expr::fals();
+        for &(i, v) in &originals {
+            for &(j, _) in &originals {
+                if insts[i].access == insts[j].access {
+                    one_computation = Expr::or(
+                        one_computation,
+                        Expr::all([
+                            Expr::eq(sel(1), Expr::Const(i as i64)),
+                            Expr::eq(sel(2), Expr::Const(j as i64)),
+                            self.same_inputs(v, insts, (i, j), rel),
+                        ]),
+                    );
+                }
+            }
+        }
+        if !one_computation.is_false() {
+            defs.extend(self.congruence_facts(insts, &originals, rel));
+        }
         let slot = |t: u8| Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
         let [exact1, exact2] = exact;
         let equal = Expr::all([
             known[0].clone(),
             known[1].clone(),
             Expr::eq(slot(1), slot(2)),
-            Expr::or(same_computation, Expr::and(exact1, exact2)),
+            Expr::or(
+                Expr::or(same_computation, one_computation),
+                Expr::and(exact1, exact2),
+            ),
         ]);
         let defs = Expr::all(defs);
         Some((

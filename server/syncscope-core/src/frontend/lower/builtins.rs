@@ -208,6 +208,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             });
             return self.inline(&def, node, args, targs, None);
         }
+        if let Some(v) = self.texture_fetch(name, node, args, template_args) {
+            return v;
+        }
         // An opaque call: its arguments are still evaluated. Where the
         // file declares it, a non-const reference parameter may be written.
         let passing = self.prototype(name);
@@ -313,6 +316,91 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         // Its result is fixed by code the model does not see.
         Value::Int(self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope))
+    }
+
+    /// A texture fetch returning its value (`tex1Dfetch<uint>(tex, i)`,
+    /// `tex2D<float>(tex, x, y)`): the texel is fixed by memory the model
+    /// does not see, so the value stays one of code nobody checked (a
+    /// collision that needs a particular texel is no witness), but texture
+    /// memory is read-only during a launch (CUDA leaves a texture read of
+    /// memory the same launch writes undefined), so one fetch function of
+    /// equal operands gives one value (`Function::Fetch`). `None` for a
+    /// call in another form (the overloads that store through a pointer
+    /// argument): the opaque call's rules apply. An operand that is no
+    /// integer of the model makes the value one of no known function.
+    fn texture_fetch(
+        &mut self,
+        name: &str,
+        node: Node,
+        args: &[Node],
+        template_args: Option<Node>,
+    ) -> Option<Value> {
+        const FETCHES: [&str; 9] = [
+            "tex1Dfetch",
+            "tex1D",
+            "tex2D",
+            "tex3D",
+            "tex1DLayered",
+            "tex2DLayered",
+            "texCubemap",
+            "tex1DLod",
+            "tex2DLod",
+        ];
+        if !FETCHES.contains(&name)
+            || args.is_empty()
+            || self.prototype(name).is_some()
+            || args
+                .iter()
+                .any(|a| self.is_address_of(*a) || self.object_path(*a).is_some())
+        {
+            return None;
+        }
+        let mut operands: Vec<Expr> = Vec::new();
+        let mut scope = Scope::Grid;
+        for a in args {
+            match self.eval(*a) {
+                Value::Int(e) => {
+                    scope = scope.max(e.scope());
+                    operands.push(e);
+                }
+                // What the opaque call's rules say of such an operand.
+                Value::Ptr(p) => {
+                    let arr = self.arrays[p.array].name.clone();
+                    self.unsupported(
+                        node,
+                        format!(
+                            "call to `{name}` (body not available) with a pointer into `{arr}`"
+                        ),
+                    );
+                    scope = Scope::Thread;
+                }
+                Value::Opaque(r) => {
+                    self.unsupported(
+                        node,
+                        format!(
+                            "call to `{name}` (body not available) with a pointer argument: {r}"
+                        ),
+                    );
+                    scope = Scope::Thread;
+                }
+                _ => scope = Scope::Thread,
+            }
+        }
+        let value = self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope);
+        if let (Expr::Var(var), 0, true) = (&value, self.dry, operands.len() == args.len()) {
+            let types: String = template_args
+                .map(|t| self.text(t))
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            self.applications.push(Application {
+                value: var.clone(),
+                function: Function::Fetch(format!("{name}{types}")),
+                args: operands,
+            });
+        }
+        Some(Value::Int(value))
     }
 
     /// An atomic update `base` (`atomicAdd`, ... as CUDA names them) of the

@@ -88,6 +88,8 @@ impl Lowerer<'_, '_> {
     /// literal's value from its name).
     pub(super) fn float_literal(&mut self, text: &str) -> Expr {
         let v = self.fresh_unknown(text, Scope::Grid);
+        // One literal has one value at every iteration.
+        self.record_site(&v, Vec::new());
         self.mark_float(v)
     }
 
@@ -117,7 +119,7 @@ impl Lowerer<'_, '_> {
         {
             self.note_unknown_after_atomic();
         }
-        if boolean {
+        let v = if boolean {
             let tag = self.iteration_tag();
             let n = self.unknown_counts.entry(base.to_string()).or_insert(0);
             let name = symbols::fresh(base, *n, &tag);
@@ -132,6 +134,32 @@ impl Lowerer<'_, '_> {
             ))
         } else {
             self.fresh_value(base, scope)
+        };
+        self.record_site(&v, operands.iter().map(|e| (*e).clone()).collect());
+        v
+    }
+
+    /// Records the unknown `v` as the value of the operation at this place
+    /// of the code applied to `operands` (`Function::Site`): floating-point
+    /// operations, conversions and literals are deterministic, so equal
+    /// operands give one result, which is all the same-value check of two
+    /// writes may conclude from it.
+    pub(super) fn record_site(&mut self, v: &Expr, operands: Vec<Expr>) {
+        // A dry run reuses the names its real run gives, over other
+        // operands (a loop's symbolic entry values): only the real one
+        // says what the name computes.
+        if self.dry > 0 {
+            return;
+        }
+        if let Expr::Var(var) = v {
+            let site = symbols::split_iteration_tag(&var.name)
+                .map_or(&*var.name, |(base, _)| base)
+                .to_string();
+            self.applications.push(Application {
+                value: var.clone(),
+                function: Function::Site(site),
+                args: operands,
+            });
         }
     }
 
@@ -241,7 +269,9 @@ impl Lowerer<'_, '_> {
         if to_int && self.is_float(&e) {
             let (lo, hi) = int_range(ty).unwrap_or((i64::MIN, i64::MAX));
             let scope = e.scope();
-            return self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
+            let v = self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
+            self.record_site(&v, vec![e]);
+            return v;
         }
         // A type narrower than 32 bits (`unsigned char c = base + t;`)
         // wraps a value outside its range: the model's value is the
@@ -252,7 +282,9 @@ impl Lowerer<'_, '_> {
         {
             if ty.trim() != "bool" && !value_range(&e).is_some_and(|(a, b)| lo <= a && b <= hi) {
                 let scope = e.scope();
-                return self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
+                let v = self.fresh_value_in(&format!("({})", ty.trim()), scope, (lo, hi));
+                self.record_site(&v, vec![e]);
+                return v;
             }
         }
         e

@@ -142,6 +142,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             read_values: std::mem::take(&mut self.read_values),
             folds: std::mem::take(&mut self.folds),
             input_orders: Vec::new(),
+            applications: std::mem::take(&mut self.applications),
         };
         self.keep_input_orders(&mut kernel);
         kernel

@@ -253,6 +253,8 @@ struct Lowerer<'a, 't> {
     atomic_results_summarised: bool,
     /// `Kernel::read_values`.
     read_values: Vec<(Var, usize)>,
+    /// `Kernel::applications`.
+    applications: Vec<Application>,
     /// `__requires(__distinct(a))` and the like, with their span and
     /// text; the kernel keeps those about arrays it does not write.
     input_orders: Vec<(InputOrder, Span, String, AssumptionOrigin)>,
@@ -466,6 +468,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_ops: Vec::new(),
             atomic_results_summarised: false,
             read_values: Vec::new(),
+            applications: Vec::new(),
             input_orders: Vec::new(),
             folds: Vec::new(),
             last_full_barrier: (0, None),
