@@ -10,7 +10,9 @@
 // the second kernel is paired with 128 threads (racy). `mix_wide` (256),
 // `mix_narrow` (128): the index into the names is not known, so each may
 // run with either size: the union of them (the wide one race-free, the
-// narrow one racy).
+// narrow one racy). The narrow ones add the thread's index to what they
+// store, so two threads of one cell store different values (the same
+// read-only input alone would be a benign race).
 // expect-kernel: ring_256 verified
 // expect-kernel: ring_128 verified
 // expect-kernel: band_wide verified
@@ -35,7 +37,7 @@ extern "C" __global__ void band_wide(float *out, const float *in)
 
 extern "C" __global__ void band_narrow(float *out, const float *in)
 {
-    out[blockIdx.x * 64 + threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x] + 1.0f; //~ data-race
+    out[blockIdx.x * 64 + threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x] + threadIdx.x; //~ data-race
 }
 
 extern "C" __global__ void mix_wide(float *out, const float *in)
@@ -45,5 +47,5 @@ extern "C" __global__ void mix_wide(float *out, const float *in)
 
 extern "C" __global__ void mix_narrow(float *out, const float *in)
 {
-    out[blockIdx.x * 128 + threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x] - 1.0f; //~ data-race
+    out[blockIdx.x * 128 + threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x] - threadIdx.x; //~ data-race
 }

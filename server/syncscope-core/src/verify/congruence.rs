@@ -40,20 +40,6 @@ const MAX_UNKNOWNS: usize = 4096;
 /// At most this many congruence constraints per query.
 const MAX_FACTS: usize = 20_000;
 
-/// What each unknown with a known origin is a function of, by name.
-pub(super) type Origins<'k> = HashMap<&'k str, (&'k Var, Origin<'k>)>;
-
-/// What an unknown of the model is a function of.
-#[derive(Clone)]
-pub(super) enum Origin<'k> {
-    /// One operation of the code (`Function::Site`) of these operands.
-    Site(&'k str, &'k [Expr]),
-    /// A texture fetch (`Function::Fetch`) with these operands.
-    Fetch(&'k str, &'k [Expr]),
-    /// The read of the read-only array at this index.
-    Read(ArrayId, &'k Expr),
-}
-
 impl Origin<'_> {
     /// The expressions whose variables the value depends on.
     fn operands(&self) -> Vec<&Expr> {

@@ -94,7 +94,7 @@ pub(crate) struct KernelContext<'k> {
     pub(super) params: Vec<String>,
     /// What each unknown with a known origin is a function of, computed
     /// once (`congruence`).
-    pub(super) origins: std::cell::OnceCell<super::congruence::Origins<'k>>,
+    pub(super) origins: std::cell::OnceCell<Origins<'k>>,
 }
 
 impl<'k> KernelContext<'k> {
@@ -345,4 +345,21 @@ pub(super) fn per_thread(v: &Var, rel: Relation, counters_shared: bool) -> bool 
         VarKind::BlockIdx(_) | VarKind::Unknown { .. } => rel.may_differ(v.scope()),
         _ => false,
     }
+}
+
+// The unknowns' origins are computed by `congruence` and kept here, once
+// per kernel (the type lives with the context so the two do not import
+// each other).
+/// What each unknown with a known origin is a function of, by name.
+pub(super) type Origins<'k> = HashMap<&'k str, (&'k Var, Origin<'k>)>;
+
+/// What an unknown of the model is a function of.
+#[derive(Clone)]
+pub(super) enum Origin<'k> {
+    /// One operation of the code (`Function::Site`) of these operands.
+    Site(&'k str, &'k [Expr]),
+    /// A texture fetch (`Function::Fetch`) with these operands.
+    Fetch(&'k str, &'k [Expr]),
+    /// The read of the read-only array at this index.
+    Read(ArrayId, &'k Expr),
 }
