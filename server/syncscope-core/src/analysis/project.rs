@@ -213,13 +213,13 @@ fn launches(
     let unit = &b.unit;
     let kernels = kernel_params(unit, cx);
     let root = project_root(&b.abs, b.db.as_deref());
-    let outside = NamedOutside::new(&root, &b.abs, &unit.includes, sources);
+    let outside = OtherFiles::new(&root, &b.abs, &unit.includes, sources);
     let origin = |line: u32| {
         (line >= unit.prefix_lines)
             .then(|| format!("{}:{}", file_name(&b.abs), line - unit.prefix_lines + 1))
     };
-    let pitches = OutsidePitches::new(&root, &b.abs, &unit.includes, &b.dirs, &b.options, sources);
-    let others = OtherHostUnits::new(&root, &b.abs, &unit.includes, &b.dirs, &b.options, sources);
+    let pitches = OutsidePitches::new(&outside, &b.dirs, &b.options);
+    let others = OtherHostUnits::new(&outside, &b.dirs, &b.options);
     let mut sites = launch::sites(
         &unit.text,
         tree.root_node(),
@@ -930,20 +930,15 @@ fn sibling_sites(
         {
             continue;
         }
-        let mut d = dirs.to_vec();
-        if let Ok(Some(flags)) = compile_commands::locate(f, None)
-            .map_or(Ok(None), |db| compile_commands::flags_for(&db, f))
-        {
-            d.extend(flags.include_dirs);
-        }
+        let d = unit_dirs(f, dirs);
         let u = unit::build(f, text, &d, sources, options);
         let key = site_key(f, me, &u, options_hash, kernels);
         // Another file (the analysed one included) that names a host
         // function of this one may call it: its callers here are then not
         // all its callers.
-        let outside = NamedOutside::new(root, f, &u.includes, sources);
-        let pitches = OutsidePitches::new(root, f, &u.includes, &d, options, sources);
-        let others = OtherHostUnits::new(root, f, &u.includes, &d, options, sources);
+        let outside = OtherFiles::new(root, f, &u.includes, sources);
+        let pitches = OutsidePitches::new(&outside, &d, options);
+        let others = OtherHostUnits::new(&outside, &d, options);
         if let Some(known) = SiteIndex::get(key) {
             if known.asked.iter().all(|(n, a)| outside.names(n) == *a)
                 && known
@@ -1049,98 +1044,119 @@ fn sibling_sites(
     )
 }
 
-/// Whether a name occurs in the project's files outside one unit (the
-/// file and the headers it includes): a host function named there may be
-/// called there, with arguments the unit does not show. The other files
-/// are read once, on the first question.
-struct NamedOutside<'a> {
+/// A file's path and its text (`None`: it cannot be read).
+type ReadFile = (PathBuf, Option<String>);
+
+/// The project's files outside one unit (the file and the headers it
+/// includes), each with its text (`None`: it cannot be read), listed and
+/// read once, on the first question of any of the readers below. `None`
+/// when there are more files than are scanned.
+struct OtherFiles<'a> {
     root: &'a Path,
     me: &'a Path,
     includes: &'a [PathBuf],
     sources: &'a dyn Sources,
-    /// The other files' texts; `None` when there were more files than are
-    /// scanned (then any name may occur outside).
-    texts: OnceLock<Option<Vec<String>>>,
+    listed: OnceLock<Option<Vec<ReadFile>>>,
 }
 
-impl<'a> NamedOutside<'a> {
+impl<'a> OtherFiles<'a> {
     fn new(
         root: &'a Path,
         me: &'a Path,
         includes: &'a [PathBuf],
         sources: &'a dyn Sources,
     ) -> Self {
-        NamedOutside {
+        OtherFiles {
             root,
             me,
             includes,
             sources,
-            texts: OnceLock::new(),
+            listed: OnceLock::new(),
         }
     }
 
+    fn list(&self) -> Option<&[ReadFile]> {
+        self.listed
+            .get_or_init(|| {
+                let files = source_files(self.root);
+                if files.len() >= MAX_SCANNED {
+                    return None;
+                }
+                let mine = |f: &PathBuf| {
+                    f == self.me
+                        || self
+                            .includes
+                            .iter()
+                            .any(|i| compile_commands::normalize(i) == *f)
+                };
+                Some(
+                    files
+                        .into_iter()
+                        .filter(|f| !mine(f))
+                        .map(|f| {
+                            let text = self.sources.read(&f);
+                            (f, text)
+                        })
+                        .collect(),
+                )
+            })
+            .as_deref()
+    }
+
+    /// Every file with its text; `None` when one of them cannot be read
+    /// (or there are more files than are scanned).
+    fn all_read(&self) -> Option<Vec<(&PathBuf, &str)>> {
+        self.list()?
+            .iter()
+            .map(|(f, t)| t.as_deref().map(|t| (f, t)))
+            .collect()
+    }
+
+    /// Whether a name occurs in them (an unreadable file is left out; too
+    /// many files: any name may occur): a host function named there may
+    /// be called there, with arguments the unit does not show.
     fn names(&self, name: &str) -> bool {
-        let texts = self.texts.get_or_init(|| {
-            let files = source_files(self.root);
-            if files.len() >= MAX_SCANNED {
-                return None;
-            }
-            let mine = |f: &PathBuf| {
-                f == self.me
-                    || self
-                        .includes
-                        .iter()
-                        .any(|i| compile_commands::normalize(i) == *f)
-            };
-            Some(
-                files
-                    .iter()
-                    .filter(|f| !mine(f))
-                    .filter_map(|f| self.sources.read(f))
-                    .collect(),
-            )
-        });
-        match texts {
+        match self.list() {
             None => true,
-            Some(texts) => texts
+            Some(files) => files
                 .iter()
+                .filter_map(|(_, t)| t.as_deref())
                 .any(|t| super::kernel_uses::macro_names(t, name)),
         }
     }
 }
 
+/// The include folders to read the project file `f` with: `dirs`, and the
+/// ones its entry in a `compile_commands.json` gives.
+fn unit_dirs(f: &Path, dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut d = dirs.to_vec();
+    if let Ok(Some(flags)) =
+        compile_commands::locate(f, None).map_or(Ok(None), |db| compile_commands::flags_for(&db, f))
+    {
+        d.extend(flags.include_dirs);
+    }
+    d
+}
+
 /// The allocations into a global through `cudaMallocPitch` in the
-/// project's files outside one unit (the file and the headers it
-/// includes), each file read as its own unit: the widths asked for, or
-/// `None` when one of those files may write the global otherwise, cannot
-/// be read, or there are more files than are scanned. A file that declares
-/// its own `static` variable of that name is not about this one.
+/// project's files outside one unit ([`OtherFiles`]), each file read as
+/// its own unit: the widths asked for, or `None` when one of those files
+/// may write the global otherwise, cannot be read, or there are more
+/// files than are scanned. A file that declares its own `static` variable
+/// of that name is not about this one.
 struct OutsidePitches<'a> {
-    root: &'a Path,
-    me: &'a Path,
-    includes: &'a [PathBuf],
+    files: &'a OtherFiles<'a>,
     dirs: &'a [PathBuf],
     options: &'a Options,
-    sources: &'a dyn Sources,
     answers: std::cell::RefCell<HashMap<String, Option<Vec<i64>>>>,
 }
 
 impl<'a> OutsidePitches<'a> {
-    fn new(
-        root: &'a Path,
-        me: &'a Path,
-        includes: &'a [PathBuf],
-        dirs: &'a [PathBuf],
-        options: &'a Options,
-        sources: &'a dyn Sources,
-    ) -> Self {
+    fn new(files: &'a OtherFiles<'a>, dirs: &'a [PathBuf], options: &'a Options) -> Self {
         OutsidePitches {
-            root,
-            me,
-            includes,
+            files,
             dirs,
             options,
-            sources,
             answers: Default::default(),
         }
     }
@@ -1157,30 +1173,13 @@ impl<'a> OutsidePitches<'a> {
     }
 
     fn read(&self, name: &str) -> Option<Vec<i64>> {
-        let files = source_files(self.root);
-        if files.len() >= MAX_SCANNED {
-            return None;
-        }
-        let mine = |f: &PathBuf| {
-            f == self.me
-                || self
-                    .includes
-                    .iter()
-                    .any(|i| compile_commands::normalize(i) == *f)
-        };
         let mut widths = Vec::new();
-        for f in files.iter().filter(|f| !mine(f)) {
-            let text = self.sources.read(f)?;
-            if !super::kernel_uses::macro_names(&text, name) {
+        for (f, text) in self.files.all_read()? {
+            if !super::kernel_uses::macro_names(text, name) {
                 continue;
             }
-            let mut d = self.dirs.to_vec();
-            if let Ok(Some(flags)) = compile_commands::locate(f, None)
-                .map_or(Ok(None), |db| compile_commands::flags_for(&db, f))
-            {
-                d.extend(flags.include_dirs);
-            }
-            let u = unit::build(f, &text, &d, self.sources, self.options);
+            let d = unit_dirs(f, self.dirs);
+            let u = unit::build(f, text, &d, self.files.sources, self.options);
             let t = crate::parse(&u.text, None);
             let cx = crate::frontend::collect(&u.text, t.root_node(), self.options);
             let w = super::launch::global_pitch::pitch_writes(&u.text, t.root_node(), &cx, name)?;
@@ -1192,39 +1191,25 @@ impl<'a> OutsidePitches<'a> {
     }
 }
 
-/// The project's files outside one unit (the file and the headers it
-/// includes) that name a host function, each read as its own unit and
-/// parsed, for `host_data`: where a helper the unit declares is defined,
-/// where the host function around a launch is called. Each file is parsed
-/// once per analysis.
+/// The project's files outside one unit ([`OtherFiles`]) that name a host
+/// function, each read as its own unit and parsed, for `host_data`: where
+/// a helper the unit declares is defined, where the host function around
+/// a launch is called. Each file is parsed once per analysis.
 struct OtherHostUnits<'a> {
-    root: &'a Path,
-    me: &'a Path,
-    includes: &'a [PathBuf],
+    files: &'a OtherFiles<'a>,
     dirs: &'a [PathBuf],
     options: &'a Options,
-    sources: &'a dyn Sources,
     parsed: std::cell::RefCell<HashMap<PathBuf, Arc<host_data::HostUnit>>>,
     /// The names asked about, with the fingerprint of the answer.
     asked: std::cell::RefCell<Vec<(String, Option<u64>)>>,
 }
 
 impl<'a> OtherHostUnits<'a> {
-    fn new(
-        root: &'a Path,
-        me: &'a Path,
-        includes: &'a [PathBuf],
-        dirs: &'a [PathBuf],
-        options: &'a Options,
-        sources: &'a dyn Sources,
-    ) -> Self {
+    fn new(files: &'a OtherFiles<'a>, dirs: &'a [PathBuf], options: &'a Options) -> Self {
         OtherHostUnits {
-            root,
-            me,
-            includes,
+            files,
             dirs,
             options,
-            sources,
             parsed: Default::default(),
             asked: Default::default(),
         }
@@ -1233,25 +1218,14 @@ impl<'a> OtherHostUnits<'a> {
     /// The other files whose text names `name`, with their texts; `None`
     /// when there are more files than are scanned or one cannot be read.
     fn files_naming(&self, name: &str) -> Option<Vec<(PathBuf, String)>> {
-        let files = source_files(self.root);
-        if files.len() >= MAX_SCANNED {
-            return None;
-        }
-        let mine = |f: &PathBuf| {
-            f == self.me
-                || self
-                    .includes
-                    .iter()
-                    .any(|i| compile_commands::normalize(i) == *f)
-        };
-        let mut out = Vec::new();
-        for f in files.iter().filter(|f| !mine(f)) {
-            let text = self.sources.read(f)?;
-            if super::kernel_uses::macro_names(&text, name) {
-                out.push((f.clone(), text));
-            }
-        }
-        Some(out)
+        Some(
+            self.files
+                .all_read()?
+                .into_iter()
+                .filter(|(_, t)| super::kernel_uses::macro_names(t, name))
+                .map(|(f, t)| (f.clone(), t.to_string()))
+                .collect(),
+        )
     }
 
     /// What the answer about `name` was read from: the paths and texts of
@@ -1277,13 +1251,8 @@ impl host_data::OtherUnits for OtherHostUnits<'_> {
                 out.push(known.clone());
                 continue;
             }
-            let mut d = self.dirs.to_vec();
-            if let Ok(Some(flags)) = compile_commands::locate(&f, None)
-                .map_or(Ok(None), |db| compile_commands::flags_for(&db, &f))
-            {
-                d.extend(flags.include_dirs);
-            }
-            let u = unit::build(&f, &text, &d, self.sources, self.options);
+            let d = unit_dirs(&f, self.dirs);
+            let u = unit::build(&f, &text, &d, self.files.sources, self.options);
             let tree = crate::parse(&u.text, None);
             let parsed = Arc::new(host_data::HostUnit { text: u.text, tree });
             self.parsed.borrow_mut().insert(f, parsed.clone());
