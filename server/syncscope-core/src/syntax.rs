@@ -274,6 +274,17 @@ pub(crate) fn items(list: Node) -> Vec<Node> {
         .collect()
 }
 
+/// The expression inside any parentheses around `n`.
+pub(crate) fn strip_parentheses(mut n: Node) -> Node {
+    while n.kind() == "parenthesized_expression" {
+        match n.named_child(0) {
+            Some(m) => n = m,
+            None => break,
+        }
+    }
+    n
+}
+
 /// The arguments of a call expression.
 /// Every identifier spelled `name` inside `scope`, in the order of a
 /// depth-first walk that takes the last child first (the order the

@@ -13,7 +13,7 @@
 //! after the halving loop, or, under a test `x == 0`, returns `x` or 0;
 //! nothing else writes `x`, and nothing leaves the loop but its test.
 
-use crate::syntax::node_text;
+use crate::syntax::{items, node_text, strip_parentheses};
 use tree_sitter::Node;
 
 /// A host function that returns the odd part of one of its parameters.
@@ -56,7 +56,7 @@ pub(crate) fn odd_part(text: &str, f: Node) -> Option<OddPart> {
             halved: false,
             zero: false,
         };
-        if block_returns_odd_part(text, &statements(body), x, state) {
+        if block_returns_odd_part(text, &items(body), x, state) {
             return Some(OddPart {
                 index,
                 arity: params.len(),
@@ -92,7 +92,7 @@ fn block_returns_odd_part(text: &str, stmts: &[Node], x: &str, mut at: Path) -> 
             }
             // A nested block runs its statements, then the rest.
             "compound_statement" => {
-                let mut flat = statements(*s);
+                let mut flat = items(*s);
                 flat.extend_from_slice(&stmts[i + 1..]);
                 return block_returns_odd_part(text, &flat, x, at);
             }
@@ -376,28 +376,10 @@ fn has_jump_inside(l: Node) -> bool {
 /// A statement as the list of statements it runs (`;` → none).
 fn as_block(s: Node) -> Vec<Node> {
     match s.kind() {
-        "compound_statement" => statements(s),
+        "compound_statement" => items(s),
         "expression_statement" if s.named_child_count() == 0 => Vec::new(),
         _ => vec![s],
     }
-}
-
-fn statements(block: Node) -> Vec<Node> {
-    let mut c = block.walk();
-    block
-        .named_children(&mut c)
-        .filter(|x| x.kind() != "comment")
-        .collect()
-}
-
-fn strip_parentheses(mut n: Node) -> Node {
-    while n.kind() == "parenthesized_expression" {
-        match n.named_child(0) {
-            Some(m) => n = m,
-            None => break,
-        }
-    }
-    n
 }
 
 fn unwrap_condition(c: Node) -> Node {

@@ -27,7 +27,7 @@ use super::{
 };
 use crate::frontend::{FileContext, Macro};
 use crate::options::LaunchOverride;
-use crate::syntax::node_text;
+use crate::syntax::{node_text, strip_parentheses};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -2708,16 +2708,6 @@ fn strip_casts_and_parentheses(mut n: Node) -> Option<Node> {
             _ => return Some(n),
         };
     }
-}
-
-fn strip_parentheses(mut n: Node) -> Node {
-    while n.kind() == "parenthesized_expression" {
-        match n.named_child(0) {
-            Some(m) => n = m,
-            None => break,
-        }
-    }
-    n
 }
 
 /// The names an expression reads (not the callee of a call).

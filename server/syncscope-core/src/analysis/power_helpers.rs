@@ -20,7 +20,7 @@
 //! Anything else (a branch, a call, another write) leaves what a variable
 //! holds unknown, so the summary never claims a value it did not follow.
 
-use crate::syntax::node_text;
+use crate::syntax::{items, node_text, strip_parentheses};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
@@ -82,7 +82,7 @@ pub(crate) fn returns_power_of_two(text: &str, f: Node) -> bool {
         }
     }
     let mut returns = 0;
-    let ok = block(text, &statements(body), &mut env, &mut returns);
+    let ok = block(text, &items(body), &mut env, &mut returns);
     // A body that falls off its end returns nothing a caller may read.
     ok && returns > 0 && ends_in_return(body)
 }
@@ -101,7 +101,7 @@ fn block(text: &str, stmts: &[Node], env: &mut HashMap<String, Bits>, returns: &
 fn statement(text: &str, s: Node, env: &mut HashMap<String, Bits>, returns: &mut usize) -> bool {
     match s.kind() {
         "comment" => true,
-        "compound_statement" => block(text, &statements(s), env, returns),
+        "compound_statement" => block(text, &items(s), env, returns),
         "return_statement" => {
             *returns += 1;
             let Some(e) = s.named_child(0) else {
@@ -495,7 +495,7 @@ fn mentions_kind(n: Node, kind: &str) -> bool {
 /// Whether the last statement of the body is a `return` (no path falls
 /// off the end).
 fn ends_in_return(body: Node) -> bool {
-    statements(body)
+    items(body)
         .last()
         .is_some_and(|s| s.kind() == "return_statement")
 }
@@ -509,24 +509,6 @@ fn is_unsigned_32(ty: &str) -> bool {
             .trim(),
         "unsigned" | "unsigned int" | "uint" | "uint32_t"
     )
-}
-
-fn statements(block: Node) -> Vec<Node> {
-    let mut c = block.walk();
-    block
-        .named_children(&mut c)
-        .filter(|x| x.kind() != "comment")
-        .collect()
-}
-
-fn strip_parentheses(mut n: Node) -> Node {
-    while n.kind() == "parenthesized_expression" {
-        match n.named_child(0) {
-            Some(m) => n = m,
-            None => break,
-        }
-    }
-    n
 }
 
 #[cfg(test)]
