@@ -1187,6 +1187,39 @@ fn host_case(
     }
 }
 
+/// The kernel of the width families: block `b` writes `out[b * w + t]`, so
+/// two blocks' rows overlap exactly when `w < blockDim.x` (widths are never
+/// negative here).
+fn fill_rows_kernel() -> Src {
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void fill_rows(int* out, int w)");
+    k.line("{");
+    k.line("    out[blockIdx.x * w + threadIdx.x] = (int)threadIdx.x;");
+    k.line("}");
+    k
+}
+
+/// The merge step of a bitonic network at the stride its parameter gives
+/// (the host-loop and power-of-two-argument families): thread `t` orders
+/// `pos = 2t - (t & (stride - 1))` and `pos + stride`.
+fn merge_step_kernel() -> Src {
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void merge_step(float* a, int stride)");
+    k.line("{");
+    k.line("    unsigned t = threadIdx.x;");
+    k.line("    unsigned pos = 2 * t - (t & (stride - 1));");
+    k.line("    float x = a[pos];");
+    k.line("    float y = a[pos + stride];");
+    k.line("    a[pos] = fminf(x, y);");
+    k.line("    a[pos + stride] = fmaxf(x, y);");
+    k.line("}");
+    k
+}
+
 /// Two one-dimensional blocks of `threads` threads.
 fn two_blocks_of(threads: u32) -> LaunchShape {
     LaunchShape::exact([2, 1, 1], [threads, 1, 1])
@@ -1199,13 +1232,7 @@ fn two_blocks_of(threads: u32) -> LaunchShape {
 // racy iff some caller's width is below the block size or unknown.
 fn host_caller_values(rng: &mut Rng) -> Case {
     let threads = *rng.pick(&[32u32, 64]);
-    let mut k = Src::default();
-    k.line("#include \"kern.cuh\"");
-    k.line("");
-    k.line("__global__ void fill_rows(int* out, int w)");
-    k.line("{");
-    k.line("    out[blockIdx.x * w + threadIdx.x] = (int)threadIdx.x;");
-    k.line("}");
+    let k = fill_rows_kernel();
     let mut prelude = format!(
         "static void run(int* out, int w)\n{{\n    fill_rows<<<2, {threads}>>>(out, w);\n}}\n\n"
     );
@@ -1298,18 +1325,7 @@ fn merge_step_collides(threads: u32, stride: u32) -> bool {
 fn host_loop_strides(rng: &mut Rng) -> Case {
     let threads = *rng.pick(&[16u32, 32]);
     let n = *rng.pick(&[32i64, 48, 64, 100]);
-    let mut k = Src::default();
-    k.line("#include \"kern.cuh\"");
-    k.line("");
-    k.line("__global__ void merge_step(float* a, int stride)");
-    k.line("{");
-    k.line("    unsigned t = threadIdx.x;");
-    k.line("    unsigned pos = 2 * t - (t & (stride - 1));");
-    k.line("    float x = a[pos];");
-    k.line("    float y = a[pos + stride];");
-    k.line("    a[pos] = fminf(x, y);");
-    k.line("    a[pos + stride] = fmaxf(x, y);");
-    k.line("}");
+    let k = merge_step_kernel();
     let launch = format!("merge_step<<<1, {threads}>>>((float*)d, s);");
     let (code, strides, form): (String, Vec<i64>, &str) = match rng.below(7) {
         0 => (

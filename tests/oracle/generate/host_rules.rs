@@ -8,20 +8,6 @@
 
 use super::*;
 
-/// The kernel of the width families: block `b` writes `out[b * w + t]`, so
-/// two blocks' rows overlap exactly when `w < blockDim.x` (widths are never
-/// negative here).
-fn fill_rows() -> Src {
-    let mut k = Src::default();
-    k.line("#include \"kern.cuh\"");
-    k.line("");
-    k.line("__global__ void fill_rows(int* out, int w)");
-    k.line("{");
-    k.line("    out[blockIdx.x * w + threadIdx.x] = (int)threadIdx.x;");
-    k.line("}");
-    k
-}
-
 /// The kernel file, its header (the signature on the kernel's third line)
 /// and the host files, in that order.
 fn project(kernel: Src, host: Vec<(&str, String)>) -> Vec<(String, String)> {
@@ -160,7 +146,7 @@ pub(super) fn host_order(rng: &mut Rng) -> Case {
             return width_case(
                 Family::HostOrder,
                 threads,
-                project(fill_rows(), files),
+                project(fill_rows_kernel(), files),
                 Some(widths.clone()),
                 format!("a header's launch under its includers' ROW_WIDTH {widths:?}"),
             );
@@ -174,7 +160,7 @@ pub(super) fn host_order(rng: &mut Rng) -> Case {
     width_case(
         Family::HostOrder,
         threads,
-        project(fill_rows(), vec![("host.cu", main(&prelude, &body))]),
+        project(fill_rows_kernel(), vec![("host.cu", main(&prelude, &body))]),
         widths,
         form,
     )
@@ -189,18 +175,7 @@ pub(super) fn host_order(rng: &mut Rng) -> Case {
 // collides.
 pub(super) fn power_of_two_arguments(rng: &mut Rng) -> Case {
     let threads = *rng.pick(&[16u32, 32]);
-    let mut k = Src::default();
-    k.line("#include \"kern.cuh\"");
-    k.line("");
-    k.line("__global__ void merge_step(float* a, int stride)");
-    k.line("{");
-    k.line("    unsigned t = threadIdx.x;");
-    k.line("    unsigned pos = 2 * t - (t & (stride - 1));");
-    k.line("    float x = a[pos];");
-    k.line("    float y = a[pos + stride];");
-    k.line("    a[pos] = fminf(x, y);");
-    k.line("    a[pos + stride] = fmaxf(x, y);");
-    k.line("}");
+    let k = merge_step_kernel();
     let mut prelude = format!(
         "static void run(float* a, int s)\n{{\n    merge_step<<<1, {threads}>>>(a, s);\n}}\n\n"
     );
