@@ -139,9 +139,15 @@ impl<'a, 't> Host<'a, 't> {
     /// The start of the first write to `name` that may run before the
     /// launch (`usize::MAX`: none).
     pub(super) fn first_write(&self, name: &str) -> usize {
+        self.next_write(name, 0)
+    }
+
+    /// The start of the first write to `name` that starts at or after the
+    /// offset `from` and may run before the launch (`usize::MAX`: none).
+    pub(super) fn next_write(&self, name: &str, from: usize) -> usize {
         self.write_nodes
             .iter()
-            .filter(|(v, _)| v == name)
+            .filter(|(v, w)| v == name && w.start_byte() >= from)
             .map(|(_, w)| w.start_byte())
             .min()
             .unwrap_or(usize::MAX)

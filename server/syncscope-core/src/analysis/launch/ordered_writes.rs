@@ -74,13 +74,7 @@ impl<'a, 't> Host<'a, 't> {
             return None;
         }
         let from = w.end_byte();
-        let until = self
-            .write_nodes
-            .iter()
-            .filter(|(v, n)| v == name && n.start_byte() >= from)
-            .map(|(_, n)| n.start_byte())
-            .min()
-            .unwrap_or(usize::MAX);
+        let until = self.next_write(name, from);
         Some(Held { value, from, until })
     }
 
