@@ -18,6 +18,7 @@
 mod constant_symbols;
 pub(super) mod global_pitch;
 mod host_order;
+mod loop_relation;
 mod ordered_writes;
 mod unsigned_quotient;
 
@@ -751,6 +752,11 @@ fn site(
         }
     }
     fact.requires.extend(host.checks());
+    // Relations a host `while` loop keeps between an argument and the grid.
+    if let (None, Some(grid), Some(block)) = (launch.sizes, cfg.first(), cfg.get(1)) {
+        fact.requires
+            .extend(host.loop_relation_facts(*grid, *block, args, params));
+    }
     let names: Vec<String> = params.iter().map(|(p, _, _)| p.clone()).collect();
     fact.requires
         .extend(host.constant_symbol_facts(name, &names, read.named_outside));
