@@ -361,14 +361,23 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
         self.declarations.clear();
         self.fresh = 0;
         self.at_launch = None;
-        let start = Path {
+        // The parameters hold the caller's values, unknown.
+        let mut start = Path {
             condition: "true".into(),
             values: BTreeMap::new(),
         };
+        for name in self.inputs.by_value_params {
+            if let Some(kind) = self.tracked.get(name).copied() {
+                self.havoc(&mut start, name, kind);
+            }
+        }
         let Ok(entry) = self.run_to(func_body, w, start) else {
             return false;
         };
-        let Some(cond) = w.child_by_field_name("condition").map(super::unwrap_condition) else {
+        let Some(cond) = w
+            .child_by_field_name("condition")
+            .map(super::unwrap_condition)
+        else {
             return false;
         };
         if assigns(cond) {
@@ -550,9 +559,7 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                 };
                 Ok(merge(&truth, then_flow, else_flow))
             }
-            "return_statement" | "throw_statement" | "break_statement" if !holds_launch => {
-                Ok(None)
-            }
+            "return_statement" | "throw_statement" | "break_statement" if !holds_launch => Ok(None),
             _ if holds_launch => Err(Stop),
             _ => {
                 // A loop, a `switch`, a `try`: what it assigns is unknown
@@ -672,7 +679,11 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                 ) else {
                     return false;
                 };
-                let op = if node_text(text, o) == "++" { "+=" } else { "-=" };
+                let op = if node_text(text, o) == "++" {
+                    "+="
+                } else {
+                    "-="
+                };
                 (a, op.to_string(), None)
             }
             _ => return false,
@@ -823,7 +834,11 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
         let (Some(block), Some(grid), Some(value)) = sizes else {
             return None;
         };
-        Some(relation.smt(&block.wide(), &grid.wide(), &value.convert(param_type).wide()))
+        Some(relation.smt(
+            &block.wide(),
+            &grid.wide(),
+            &value.convert(param_type).wide(),
+        ))
     }
 
     /// The `x` size a launch configuration argument gives: a tracked
@@ -894,7 +909,8 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                 let f = n.child_by_field_name("field")?;
                 let name = node_text(text, a);
                 let field = node_text(text, f);
-                if self.tracked.get(name) == Some(&Tracked::Dim3) && matches!(field, "x" | "y" | "z")
+                if self.tracked.get(name) == Some(&Tracked::Dim3)
+                    && matches!(field, "x" | "y" | "z")
                 {
                     return path.values.get(&format!("{name}.{field}")).cloned();
                 }
@@ -906,7 +922,10 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                     Some(Tracked::Scalar(ty)) => ty,
                     _ => return None,
                 };
-                Some(self.eval(n.child_by_field_name("value")?, path)?.convert(ty))
+                Some(
+                    self.eval(n.child_by_field_name("value")?, path)?
+                        .convert(ty),
+                )
             }
             "unary_expression" => {
                 let op = node_text(text, n.child_by_field_name("operator")?);
@@ -917,7 +936,7 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                         if v.flexible && op != "+" {
                             return None;
                         }
-                        
+
                         let f = if op == "-" {
                             "bvneg"
                         } else if op == "~" {
@@ -1094,7 +1113,13 @@ fn common(a: &Val, b: &Val) -> Option<IntType> {
 
 /// `l op r` in C.
 fn binary(op: &str, l: Val, r: Val) -> Option<Val> {
-    let logical = |f: &str| Some(Val::from_truth(format!("({f} {} {})", l.truth(), r.truth())));
+    let logical = |f: &str| {
+        Some(Val::from_truth(format!(
+            "({f} {} {})",
+            l.truth(),
+            r.truth()
+        )))
+    };
     match op {
         "&&" => return logical("and"),
         "||" => return logical("or"),
@@ -1160,7 +1185,11 @@ fn components(list: Node) -> Option<[Option<Node>; 3]> {
     if args.len() > 3 {
         return None;
     }
-    Some([args.first().copied(), args.get(1).copied(), args.get(2).copied()])
+    Some([
+        args.first().copied(),
+        args.get(1).copied(),
+        args.get(2).copied(),
+    ])
 }
 
 /// The `while` loop whose body holds `call` most closely.

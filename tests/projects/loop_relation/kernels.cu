@@ -1,0 +1,56 @@
+// Kernels launched once per level from host `while` loops (host.cu):
+// each thread writes its own cell below `blockDim.x * gridDim.x` and one
+// at `half` past it, race-free only when `half` is at least the number of
+// threads. The loop keeps that relation between the length it passes and
+// the grid it launches when it holds on entry and the body's updates keep
+// it (the grid made again from the length, or both halved together):
+// verified. A length shrinking faster than the grid, doubled until it
+// wraps, too short on entry, or changed through a pointer: racy.
+// expect-kernel: level_recomputed verified
+// expect-kernel: level_halved verified
+// expect-kernel: level_quartered racy
+// expect-kernel: level_wrapped racy
+// expect-kernel: level_short_entry racy
+// expect-kernel: level_aliased racy
+
+__global__ void level_recomputed(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f;
+    out[gid + half] = 2.0f;
+}
+
+__global__ void level_halved(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f;
+    out[gid + half] = 2.0f;
+}
+
+__global__ void level_quartered(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f; //~ data-race
+    out[gid + half] = 2.0f;
+}
+
+__global__ void level_wrapped(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f; //~ data-race
+    out[gid + half] = 2.0f;
+}
+
+__global__ void level_short_entry(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f; //~ data-race
+    out[gid + half] = 2.0f;
+}
+
+__global__ void level_aliased(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f; //~ data-race
+    out[gid + half] = 2.0f;
+}
