@@ -2,6 +2,7 @@
 // level from a `while` loop that passes the level's length with a grid
 // made from it.
 #include <cuda_runtime.h>
+#include <stdio.h>
 
 __global__ void level_recomputed(float *out, unsigned half);
 __global__ void level_halved(float *out, unsigned half);
@@ -9,6 +10,8 @@ __global__ void level_quartered(float *out, unsigned half);
 __global__ void level_wrapped(float *out, unsigned half);
 __global__ void level_short_entry(float *out, unsigned half);
 __global__ void level_aliased(float *out, unsigned half);
+__global__ void level_capped(float *out, unsigned half);
+__global__ void level_skipping(float *out, unsigned half);
 
 static void rescale(unsigned *value)
 {
@@ -99,6 +102,52 @@ void run_aliased(float *out, unsigned length)
     while (blocks > 0) {
         level_aliased<<<blocks, 128>>>(out, half);
         rescale(half_at);
+        blocks /= 2;
+    }
+}
+
+// Blocks of at most 512 threads, the grid chosen by a conditional; the
+// body also sizes its shared memory, prints in a loop of its own and may
+// leave early.
+void run_capped(float *out, unsigned length)
+{
+    unsigned n = length / 2;
+    dim3 grid;
+    dim3 block(n);
+    if (n > 512) {
+        grid.x = n / 512;
+        block.x = 512;
+    }
+    while (n != 0) {
+        unsigned bytes = 2 * block.x * sizeof(float);
+        level_capped<<<grid, block, bytes>>>(out, n);
+        for (int i = 0; i < 2; ++i) {
+            printf("level %u of %u\n", n, bytes);
+        }
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            break;
+        }
+        n >>= 9;
+        grid.x = n > 512 ? n / 512 : 1;
+        if (grid.x == 1) {
+            block.x = n;
+        } else {
+            block.x = 512;
+        }
+    }
+}
+
+// A `continue` skips halving the blocks after the length was halved.
+void run_skipping(float *out, unsigned length, int skip)
+{
+    unsigned half = length;
+    unsigned blocks = length / 128;
+    while (blocks > 0) {
+        level_skipping<<<blocks, 128>>>(out, half);
+        half /= 2;
+        if (skip) {
+            continue;
+        }
         blocks /= 2;
     }
 }

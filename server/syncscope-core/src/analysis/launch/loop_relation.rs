@@ -577,6 +577,12 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                 d.child_by_field_name("declarator"),
                 d.child_by_field_name("value"),
             ),
+            // `dim3 b(n)` parses as a function declaration: its components
+            // are the parameters' type names.
+            "function_declarator" => (
+                d.child_by_field_name("declarator"),
+                d.child_by_field_name("parameters"),
+            ),
             _ => (Some(d), None),
         };
         let name = name_node
@@ -621,6 +627,7 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                     None => Some([None, None, None]),
                     Some(v) => match v.kind() {
                         "initializer_list" | "argument_list" => components(v),
+                        "parameter_list" => parameter_components(v),
                         _ => self.dim3_value(v),
                     },
                 };
@@ -878,7 +885,7 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
             "true" => Some(Val::constant(1, INT)),
             "false" => Some(Val::constant(0, INT)),
             "parenthesized_expression" => self.eval(n.named_child(0)?, path),
-            "identifier" => {
+            "identifier" | "type_identifier" => {
                 let name = node_text(text, n);
                 match self.tracked.get(name) {
                     Some(Tracked::Scalar(_)) => return path.values.get(name).cloned(),
@@ -1192,6 +1199,24 @@ fn components(list: Node) -> Option<[Option<Node>; 3]> {
     ])
 }
 
+/// The components of `dim3 b(x, y)` read as a function declaration: each
+/// parameter a bare type name (the variable named); one with a declarator
+/// of its own (`n * m` read as a pointer `m`) is not read.
+fn parameter_components(list: Node) -> Option<[Option<Node>; 3]> {
+    let params = super::children(list);
+    if params.len() > 3 {
+        return None;
+    }
+    let mut comps = [None; 3];
+    for (slot, p) in comps.iter_mut().zip(params) {
+        if p.kind() != "parameter_declaration" || p.child_by_field_name("declarator").is_some() {
+            return None;
+        }
+        *slot = Some(p.child_by_field_name("type")?);
+    }
+    Some(comps)
+}
+
 /// The `while` loop whose body holds `call` most closely.
 fn enclosing_while(call: Node) -> Option<Node> {
     let mut cur = call.parent();
@@ -1307,7 +1332,9 @@ fn declared_as_plain_local(text: &str, func: Node, name: &str) -> bool {
             let mut c = n.walk();
             for d in n.children_by_field_name("declarator", &mut c) {
                 let id = match d.kind() {
-                    "init_declarator" => d.child_by_field_name("declarator"),
+                    "init_declarator" | "function_declarator" => {
+                        d.child_by_field_name("declarator")
+                    }
                     _ => Some(d),
                 };
                 if let Some(id) = id.filter(|i| i.kind() == "identifier") {
