@@ -12,6 +12,7 @@ __global__ void level_short_entry(float *out, unsigned half);
 __global__ void level_aliased(float *out, unsigned half);
 __global__ void level_capped(float *out, unsigned half);
 __global__ void level_skipping(float *out, unsigned half);
+__global__ void level_last_levels(float *out, unsigned half);
 
 static void rescale(unsigned *value)
 {
@@ -149,5 +150,21 @@ void run_skipping(float *out, unsigned length, int skip)
             continue;
         }
         blocks /= 2;
+    }
+}
+
+// The last levels divide the length by 8 while the blocks only halve
+// (the `else` branch, a comment before its statement, is run too).
+void run_last_levels(float *out, unsigned length)
+{
+    unsigned half = length;
+    unsigned blocks = length / 128;
+    while (blocks > 0) {
+        level_last_levels<<<blocks, 128>>>(out, half);
+        blocks /= 2;
+        if (blocks > 4)
+            half /= 2;
+        else /* the last levels */
+            half /= 8;
     }
 }

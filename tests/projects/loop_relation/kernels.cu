@@ -7,7 +7,8 @@
 // verified; so is a grid picked by a conditional in a body that also
 // prints in a loop and may `break`. A length shrinking faster than the grid, doubled until it
 // wraps, too short on entry, changed through a pointer, or halved on a
-// path that `continue`s before the blocks are: racy.
+// path that `continue`s before the blocks are, or divided by 8 in an
+// `else` branch: racy.
 // expect-kernel: level_recomputed verified
 // expect-kernel: level_halved verified
 // expect-kernel: level_quartered racy
@@ -16,6 +17,7 @@
 // expect-kernel: level_aliased racy
 // expect-kernel: level_capped verified
 // expect-kernel: level_skipping racy
+// expect-kernel: level_last_levels racy
 
 __global__ void level_recomputed(float *out, unsigned half)
 {
@@ -67,6 +69,13 @@ __global__ void level_capped(float *out, unsigned half)
 }
 
 __global__ void level_skipping(float *out, unsigned half)
+{
+    unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
+    out[gid] = 1.0f; //~ data-race
+    out[gid + half] = 2.0f;
+}
+
+__global__ void level_last_levels(float *out, unsigned half)
 {
     unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;
     out[gid] = 1.0f; //~ data-race

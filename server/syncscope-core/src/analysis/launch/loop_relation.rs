@@ -467,12 +467,7 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                     (then, truth)
                 } else {
                     let alt = block.child_by_field_name("alternative").ok_or(Stop)?;
-                    let alt = if alt.kind() == "else_clause" {
-                        alt.named_child(0).ok_or(Stop)?
-                    } else {
-                        alt
-                    };
-                    (alt, format!("(not {truth})"))
+                    (else_body(alt).ok_or(Stop)?, format!("(not {truth})"))
                 };
                 path.condition = format!("(and {} {taken})", path.condition);
                 self.run_to(branch, target, path)
@@ -547,14 +542,7 @@ impl<'i, 'a, 't> Run<'i, 'a, 't> {
                 let then = s.child_by_field_name("consequence").ok_or(Stop)?;
                 let then_flow = self.exec(then, Some(then_path))?;
                 let else_flow = match s.child_by_field_name("alternative") {
-                    Some(alt) => {
-                        let alt = if alt.kind() == "else_clause" {
-                            alt.named_child(0).ok_or(Stop)?
-                        } else {
-                            alt
-                        };
-                        self.exec(alt, Some(else_path))?
-                    }
+                    Some(alt) => self.exec(else_body(alt).ok_or(Stop)?, Some(else_path))?,
                     None => Some(else_path),
                 };
                 Ok(merge(&truth, then_flow, else_flow))
@@ -1010,6 +998,16 @@ fn prove(text: &str) -> bool {
         }
         solver.check() == SatResult::Unsat
     })
+}
+
+/// The statement of an `else` (past any comment before it).
+fn else_body(alt: Node) -> Option<Node> {
+    if alt.kind() != "else_clause" {
+        return Some(alt);
+    }
+    let mut c = alt.walk();
+    let body = alt.named_children(&mut c).find(|n| n.kind() != "comment");
+    body
 }
 
 /// The two flows after an `if` on `truth`.
