@@ -1095,7 +1095,9 @@ const U64: IntType = IntType {
 /// unread type meets a signed operand.
 fn common(a: &Val, b: &Val) -> Option<IntType> {
     match (a.flexible, b.flexible) {
-        (true, true) => return Some(INT),
+        // Both of unread types: their result's type is not read either
+        // (`A - B` wraps if either is unsigned).
+        (true, true) => return None,
         (true, false) => return (!b.ty.signed).then_some(b.ty),
         (false, true) => return (!a.ty.signed).then_some(a.ty),
         (false, false) => {}
@@ -1168,7 +1170,7 @@ fn binary(op: &str, l: Val, r: Val) -> Option<Val> {
         return Some(Val {
             term: format!("({f} {a} {b})"),
             ty,
-            flexible: l.flexible && r.flexible,
+            flexible: false,
         });
     }
     let truth = match op {
@@ -1368,5 +1370,44 @@ fn plain_target(text: &str, w: Node, name: &str, kind: Tracked) -> bool {
                     .is_some_and(|f| matches!(node_text(text, f), "x" | "y" | "z"))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_take_cs_types() {
+        let ty = |s: &str| literal(s).map(|v| v.ty);
+        assert_eq!(ty("512"), Some(INT));
+        assert_eq!(ty("512u"), Some(UNSIGNED));
+        assert_eq!(ty("4000000000"), Some(I64));
+        assert_eq!(ty("0xFFFFFFFF"), Some(UNSIGNED));
+        assert_eq!(ty("8ul"), Some(U64));
+        assert_eq!(ty("1.5f"), None);
+        assert_eq!(literal("0x10").map(|v| v.term), Some("(_ bv16 32)".into()));
+    }
+
+    #[test]
+    fn a_constant_of_unread_type_meets_only_unsigned_operands() {
+        let mut flexible = Val::constant(16, INT);
+        flexible.flexible = true;
+        let unsigned = Val::constant(3, UNSIGNED);
+        let signed = Val::constant(3, INT);
+        assert_eq!(binary("/", signed, flexible.clone()).map(|v| v.ty), None);
+        assert_eq!(
+            binary("/", unsigned, flexible.clone()).map(|v| v.ty),
+            Some(UNSIGNED)
+        );
+        assert!(binary("-", flexible.clone(), flexible).is_none());
+    }
+
+    #[test]
+    fn mixed_signedness_follows_the_usual_conversions() {
+        let ty = |a: IntType, b: IntType| common(&Val::constant(1, a), &Val::constant(1, b));
+        assert_eq!(ty(INT, UNSIGNED), Some(UNSIGNED));
+        assert_eq!(ty(I64, UNSIGNED), Some(I64));
+        assert_eq!(ty(INT, U64), Some(U64));
     }
 }
