@@ -17,7 +17,9 @@
 //! access instance of the query, as the instance's own guard and index
 //! are; a read whose index or guard depends on a counter its name does not
 //! carry stands for several cells and stays unconstrained, which assumes
-//! less than stated, never more.
+//! less than stated, never more. A read another thread made, whose value
+//! a thread read back from a `__shared__` tile (`Kernel::forwarded_reads`),
+//! is one more such read, with its index and guard in the reader's terms.
 
 use super::context::*;
 use super::intervals::Instance;

@@ -249,6 +249,8 @@ struct Writer<'r> {
     exists: Expr,
     reader_base: &'r str,
     tag: &'r str,
+    /// The scope of the reader's own unknown.
+    scope: Scope,
     statement: usize,
 }
 
@@ -259,8 +261,8 @@ impl Forwarding<'_> {
             None => (&*reader.value.name, ""),
         };
         let unknown = Expr::Var(reader.value.clone());
-        let range = match reader.value.kind {
-            VarKind::Unknown { lo, hi, .. } => (lo, hi),
+        let (range, scope) = match reader.value.kind {
+            VarKind::Unknown { lo, hi, scope } => ((lo, hi), scope),
             _ => return None,
         };
         let mut value = unknown.clone();
@@ -275,6 +277,7 @@ impl Forwarding<'_> {
                 exists: exists.clone(),
                 reader_base,
                 tag,
+                scope,
                 statement,
             };
             let Some(guard) = self.restate(&write.access.guard, &writer, 0) else {
@@ -300,11 +303,7 @@ impl Forwarding<'_> {
                             Expr::bin(BinOp::Le, stored.clone(), Expr::Const(range.1)),
                         )
                     };
-                    Expr::ite(
-                        applies,
-                        Expr::ite(fits, stored, unknown.clone()),
-                        value,
-                    )
+                    Expr::ite(applies, Expr::ite(fits, stored, unknown.clone()), value)
                 }
                 None => Expr::ite(applies, unknown.clone(), value),
             };
@@ -334,9 +333,9 @@ impl Forwarding<'_> {
         let mut failed = false;
         let out = e.subst(&mut |v: &Var| match v.kind {
             VarKind::ThreadIdx(0) => Some(writer.thread_x.clone()),
-            // One-dimensional block: the reader's (zero).
-            VarKind::ThreadIdx(_)
-            | VarKind::BlockIdx(_)
+            // A one-dimensional block (part of `exists`): zero.
+            VarKind::ThreadIdx(_) => Some(Expr::Const(0)),
+            VarKind::BlockIdx(_)
             | VarKind::BlockDim(_)
             | VarKind::GridDim(_)
             | VarKind::Param { .. } => None,
@@ -370,7 +369,17 @@ impl Forwarding<'_> {
             return None;
         }
         let name = symbols::forwarded(&v.name, writer.reader_base, writer.statement, writer.tag);
-        let value = Var::new(name, v.kind);
+        // One value wherever the reader's own is (its cell names the
+        // writer): a cell every thread of the block reads is one writer.
+        let kind = match v.kind {
+            VarKind::Unknown { lo, hi, .. } => VarKind::Unknown {
+                scope: writer.scope,
+                lo,
+                hi,
+            },
+            other => other,
+        };
+        let value = Var::new(name, kind);
         if !self.forwarded.iter().any(|f| f.value == value) {
             let index = self.restate(&access.index, writer, depth + 1)?;
             let guard = self.restate(&access.guard, writer, depth + 1)?;
