@@ -13,6 +13,7 @@ use super::rng::Rng;
 
 mod host_rules;
 mod precision_rules;
+mod shared_tiles;
 
 /// A family of generated kernels: one idiom of real code and its traps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -97,9 +98,13 @@ pub enum Family {
     /// mixes in the thread, reads memory the kernel writes, or the clamp is
     /// off by one.
     ClampedTails,
+    /// Keys stored in a `__shared__` tile, a neighbour's read back after
+    /// the barrier and scattered by: race-free for sorted keys, with traps
+    /// (a cell no thread wrote, one overwritten later, another neighbour).
+    SharedTiles,
 }
 
-pub const FAMILIES: [Family; 28] = [
+pub const FAMILIES: [Family; 29] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -128,6 +133,7 @@ pub const FAMILIES: [Family; 28] = [
     Family::GlobalPitch,
     Family::HostDataFacts,
     Family::ClampedTails,
+    Family::SharedTiles,
 ];
 
 impl Family {
@@ -161,6 +167,7 @@ impl Family {
             Family::GlobalPitch => "global-pitch",
             Family::HostDataFacts => "host-data-facts",
             Family::ClampedTails => "clamped-tails",
+            Family::SharedTiles => "shared-tiles",
         }
     }
 }
@@ -349,6 +356,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::GlobalPitch => host_rules::global_pitch(rng),
         Family::HostDataFacts => host_rules::host_data_facts(rng),
         Family::ClampedTails => precision_rules::clamped_tails(rng),
+        Family::SharedTiles => shared_tiles::shared_tiles(rng),
     };
     case.seed = seed;
     case.family = family;

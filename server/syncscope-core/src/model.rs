@@ -876,6 +876,23 @@ pub struct Kernel {
     /// two writes may conclude that equal operands gave equal results
     /// (`verify::congruence`), never any algebraic identity.
     pub applications: Vec<Application>,
+    /// Reads of input arrays that another thread of the block made and
+    /// whose value this thread reads back from `__shared__` memory
+    /// (`frontend::lower::shared_values`): the race queries assume the
+    /// stated input orders of them as of the thread's own reads.
+    pub forwarded_reads: Vec<ForwardedRead>,
+}
+
+/// The read `array[index]` that the thread which wrote a `__shared__` cell
+/// made before its write, seen from the thread that reads the cell back:
+/// `index` and `guard` (the writer exists and made that read) are in the
+/// reader's terms, and `value` is the unknown the read returned.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ForwardedRead {
+    pub value: Var,
+    pub array: ArrayId,
+    pub index: Expr,
+    pub guard: Expr,
 }
 
 /// Which function an [`Application`] computes: two applications of one
@@ -1201,6 +1218,12 @@ pub fn render(kernel: &Kernel) -> String {
         out.push_str(&format!(
             "  assume input {}({name}{source}{extent})\n",
             o.kind.predicate()
+        ));
+    }
+    for f in &kernel.forwarded_reads {
+        out.push_str(&format!(
+            "  forwarded {} = {}[{}] if {}\n",
+            f.value, kernel.arrays[f.array].name, f.index, f.guard
         ));
     }
     if kernel.warp_width != 32 {

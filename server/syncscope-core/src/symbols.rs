@@ -89,6 +89,14 @@ pub fn split_iteration_tag(name: &str) -> Option<(&str, &str)> {
     Some((base, rest.strip_suffix(TAG_CLOSE)?))
 }
 
+/// The value that the read named `read` returned to the thread which
+/// wrote what statement `statement` stored into the `__shared__` cell that
+/// the read named `reader` (base `reader`, iteration tag `tag`) reads back:
+/// `hash#0@s[t]#1.0⟨i@0⟩` (one per reader, writing statement and iteration).
+pub fn forwarded(read: &str, reader: &str, statement: usize, tag: &str) -> String {
+    format!("{read}@{reader}.{statement}{tag}")
+}
+
 /// Whether `c` may not appear in a name's base (the tag's brackets).
 pub fn is_tag_bracket(c: char) -> bool {
     c == TAG_OPEN || c == TAG_CLOSE

@@ -17,7 +17,9 @@
 //! access instance of the query, as the instance's own guard and index
 //! are; a read whose index or guard depends on a counter its name does not
 //! carry stands for several cells and stays unconstrained, which assumes
-//! less than stated, never more.
+//! less than stated, never more. A read another thread made, whose value
+//! a thread read back from a `__shared__` tile (`Kernel::forwarded_reads`),
+//! is one more such read, with its index and guard in the reader's terms.
 
 use super::context::*;
 use super::intervals::Instance;
@@ -170,6 +172,33 @@ impl KernelContext<'_> {
                 }
             }
         }
+        // Reads another thread made whose value this one read back from
+        // `__shared__` memory (`Kernel::forwarded_reads`): cells of the
+        // same input, so the same facts hold of them.
+        for f in &self.kernel.forwarded_reads {
+            if !stated(f.array) || !counters_carried(&f.value, [&f.index, &f.guard]) {
+                continue;
+            }
+            for inst in insts {
+                for t in [1u8, 2] {
+                    let subst = &inst.subst;
+                    let Expr::Var(v) =
+                        self.instantiate(&Expr::Var(f.value.clone()), t, rel, subst, false)
+                    else {
+                        continue;
+                    };
+                    if out.iter().any(|r| r.value == v) {
+                        continue;
+                    }
+                    out.push(Read {
+                        array: f.array,
+                        value: v,
+                        index: self.instantiate(&f.index, t, rel, subst, false),
+                        guard: self.instantiate(&f.guard, t, rel, subst, false),
+                    });
+                }
+            }
+        }
         out
     }
 }
@@ -241,11 +270,17 @@ pub(crate) fn one_cell(value: &Var, access: &Access, array: &Array) -> bool {
     if array.byte_addressed || access.width != 1 {
         return false;
     }
+    counters_carried(value, [&access.index, &access.guard])
+}
+
+/// Whether every loop counter `exprs` depend on is one the name of the
+/// unknown `value` carries.
+fn counters_carried<'e>(value: &Var, exprs: impl IntoIterator<Item = &'e Expr>) -> bool {
     let carried: Vec<&str> = symbols::split_iteration_tag(&value.name)
         .map(|(_, counters)| counters.split(',').collect())
         .unwrap_or_default();
     let mut ok = true;
-    for e in [&access.index, &access.guard] {
+    for e in exprs {
         e.for_each_var(&mut |v| {
             if matches!(v.kind, VarKind::Counter { .. }) && !carried.contains(&&*v.name) {
                 ok = false;

@@ -143,8 +143,14 @@ impl<'a, 't> Lowerer<'a, 't> {
             folds: std::mem::take(&mut self.folds),
             input_orders: Vec::new(),
             applications: std::mem::take(&mut self.applications),
+            forwarded_reads: Vec::new(),
         };
         self.keep_input_orders(&mut kernel);
+        if !self.track_values {
+            // `equiv` runs the model on memory it simulates itself, which
+            // already gives every read the value written before it.
+            super::shared_values::forward_shared_reads(&mut kernel);
+        }
         kernel
     }
 

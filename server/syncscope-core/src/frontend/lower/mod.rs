@@ -23,6 +23,7 @@ mod libcu_atomics;
 mod loops;
 mod objects;
 mod places;
+mod shared_values;
 mod spec;
 mod statements;
 mod targets;
