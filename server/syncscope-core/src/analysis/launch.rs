@@ -2857,10 +2857,7 @@ fn operand(e: &str) -> String {
 /// `goto` is not counted: it may jump into the next label's statements.
 fn case_leaves(text: &str, case: Node) -> bool {
     let value = case.child_by_field_name("value").map(|v| v.id());
-    let last = children(case)
-        .into_iter()
-        .filter(|s| Some(s.id()) != value)
-        .last();
+    let last = children(case).into_iter().rfind(|s| Some(s.id()) != value);
     last.is_some_and(|s| jumps_out(text, s))
 }
 

@@ -475,9 +475,7 @@ fn paired_launches(xs: &[Launch], ys: &[Launch]) -> Option<Vec<Launch>> {
             let (Some(sx), Some(sy)) = (&x.site, &y.site) else {
                 return None;
             };
-            let (Some(Some(block)), Some(Some(grid))) =
-                (Some(size(x.block, y.block)), Some(size(x.grid, y.grid)))
-            else {
+            let (Some(block), Some(grid)) = (size(x.block, y.block), size(x.grid, y.grid)) else {
                 continue;
             };
             let (fx, fy) = (launch_facts(sx), launch_facts(sy));
@@ -1198,6 +1196,82 @@ mod tests {
         )
     }
 
+    /// Sites of a host `switch`, one kernel per `case`: paired by their
+    /// facts, each version keeping its own template arguments; the
+    /// selector's facts (a host value alone) left out; refused when a
+    /// site has no partner or a narrower site has two.
+    #[test]
+    fn sites_of_a_switch_are_paired_by_their_facts() {
+        let which = |k: i64| format!("{}i32_which == {k}", crate::symbols::HOST_VALUE_PREFIX);
+        let site = |targs: &[&str], facts: &[&str], selector: i64, at: &str| Launch {
+            block: None,
+            grid: None,
+            site: Some(LaunchOverride {
+                kernel_glob: "k".into(),
+                template_args: targs.iter().map(|t| t.to_string()).collect(),
+                requires: facts
+                    .iter()
+                    .map(|f| f.to_string())
+                    .chain([which(selector)])
+                    .collect(),
+                origin: Some(at.to_string()),
+                ..Default::default()
+            }),
+            site_b: None,
+        };
+        let any = site(&["T"], &["blockDim.y == 1"], 3, "h.cu:10");
+        let sized = |n: &str, sel: i64, at: &str| {
+            let fact = format!("blockDim.x == {n}");
+            site(&["T", n], &["blockDim.y == 1", fact.as_str()], sel, at)
+        };
+        let (a512, a256) = (sized("512", 4, "h.cu:20"), sized("256", 4, "h.cu:22"));
+        let (b512, b256) = (sized("512", 5, "h.cu:30"), sized("256", 5, "h.cu:32"));
+        // One general site against two narrower ones: two launches, each
+        // under the narrower facts, each version its own arguments.
+        let got =
+            joint_launches(std::slice::from_ref(&any), &[a512.clone(), a256.clone()]).unwrap();
+        assert_eq!(got.len(), 2);
+        let first = &got[0];
+        let facts = &first.site.as_ref().unwrap().requires;
+        assert_eq!(facts, &vec!["blockDim.y == 1", "blockDim.x == 512"]);
+        assert_eq!(first.site.as_ref().unwrap().template_args, vec!["T"]);
+        let b_site = first.site_b.as_ref().unwrap();
+        assert_eq!(b_site.template_args, vec!["T", "512"]);
+        assert_eq!(&b_site.requires, facts);
+        assert!(first.describe().contains("(launch at h.cu:20)"));
+        // Case by case, in either order.
+        let got = joint_launches(&[b256.clone(), b512.clone()], &[a512.clone(), a256.clone()]);
+        let got = got.unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            got[0].site_b.as_ref().unwrap().template_args,
+            vec!["T", "256"]
+        );
+        // A site without a partner, and a narrower site with two.
+        let err =
+            joint_launches(&[a512.clone(), a256.clone()], std::slice::from_ref(&b512)).unwrap_err();
+        assert!(err.contains("launched differently"), "{err}");
+        let unsized_twice = [
+            site(&["T", "512"], &["blockDim.y == 1"], 4, "h.cu:40"),
+            site(&["T", "256"], &["blockDim.y == 1"], 4, "h.cu:41"),
+        ];
+        let err = joint_launches(std::slice::from_ref(&a512), &unsized_twice).unwrap_err();
+        assert!(err.contains("launched differently"), "{err}");
+        // A host value tied to the launch is a launch fact, kept.
+        let tied = format!(
+            "blockDim.x == {}i32_which",
+            crate::symbols::HOST_VALUE_PREFIX
+        );
+        assert_eq!(
+            path_only_facts(&[which(1), tied.clone()]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            path_only_facts(&[which(1), "n == 2".into()]),
+            vec![which(1)]
+        );
+    }
+
     /// The launches two versions are compared under, one case a row:
     /// each version's launches, and the joint ones or a refusal's words.
     #[test]
@@ -1206,6 +1280,7 @@ mod tests {
             block: b,
             grid: None,
             site: None,
+            site_b: None,
         };
         let site = |b: [u32; 3], fact: &str, at: &str| Launch {
             block: Some(b),
@@ -1217,6 +1292,7 @@ mod tests {
                 origin: Some(at.to_string()),
                 ..Default::default()
             }),
+            site_b: None,
         };
         let b16 = Some([16, 16, 1]);
         let s1 = site([16, 16, 1], "n == 64", "a.cu:3");
