@@ -2316,6 +2316,7 @@ impl<'a, 't> Host<'a, 't> {
                         out.extend(self.guard_of(s));
                     }
                 }
+                "case_statement" => out.extend(self.case_fact(n)),
                 "for_statement"
                     if n.child_by_field_name("body")
                         .is_some_and(|b| b.id() == child.id()) =>
@@ -2334,6 +2335,46 @@ impl<'a, 't> Host<'a, 't> {
             cur = n.parent();
         }
         out
+    }
+
+    /// What holds at a launch among the statements of `case`, a label of
+    /// a `switch (E)`: `E` equals its value, or the value of an earlier
+    /// label whose statements may fall through into it (`case 1: case 2:
+    /// k<<<..>>>` holds `E == 1 || E == 2`). A chain that reaches a
+    /// `default` (any value) or a label the model cannot evaluate gives no
+    /// fact; so does `E` when a variable it reads may be written between
+    /// the switch and the launch (`kernel_expr` keeps to stable names).
+    /// This ties a template argument to the block size it is launched with
+    /// (`switch (threads) { case 512: reduce<512><<<g, threads>>>(..); ..`).
+    fn case_fact(&self, case: Node<'t>) -> Option<String> {
+        let body = case.parent().filter(|b| b.kind() == "compound_statement")?;
+        let switch = body.parent().filter(|s| s.kind() == "switch_statement")?;
+        let scrutinee = self.kernel_expr(
+            unwrap_condition(switch.child_by_field_name("condition")?),
+            0,
+        )?;
+        let labels: Vec<Node> = children(body)
+            .into_iter()
+            .take_while(|l| l.start_byte() <= case.start_byte())
+            .collect();
+        let mut values = Vec::new();
+        for (i, label) in labels.iter().enumerate().rev() {
+            if label.kind() != "case_statement" {
+                return None;
+            }
+            // Earlier labels count while their statements fall through.
+            if i + 1 < labels.len() && case_leaves(self.text, *label) {
+                break;
+            }
+            let value = label.child_by_field_name("value")?;
+            let value = self.kernel_expr(value, 0)?;
+            values.push(format!("{} == {}", operand(&scrutinee), operand(&value)));
+        }
+        match values.len() {
+            0 => None,
+            1 => values.pop(),
+            _ => Some(values.join(" || ")),
+        }
     }
 
     /// What holds at every launch in the body of the `for` loop `f`: its
@@ -2800,6 +2841,37 @@ fn leaves(text: &str, s: Node) -> bool {
             last.is_some_and(|l| leaves(text, l))
         }
         _ => false,
+    }
+}
+
+/// `e` as an operand of `==`: in parentheses unless it is one name or
+/// number (`blockDim.x == 256`, `(n / 2) == 64`).
+fn operand(e: &str) -> String {
+    let simple = e
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    if simple {
+        e.to_string()
+    } else {
+        format!("({e})")
+    }
+}
+
+/// Whether the statements of a `case` label surely end in a jump out of
+/// the label (`break`, `return`, `continue`, a call that ends the
+/// process): otherwise they may fall through into the next label. A
+/// `goto` is not counted: it may jump into the next label's statements.
+fn case_leaves(text: &str, case: Node) -> bool {
+    let value = case.child_by_field_name("value").map(|v| v.id());
+    let last = children(case).into_iter().rfind(|s| Some(s.id()) != value);
+    last.is_some_and(|s| jumps_out(text, s))
+}
+
+fn jumps_out(text: &str, s: Node) -> bool {
+    match s.kind() {
+        "break_statement" | "continue_statement" => true,
+        "compound_statement" => children(s).last().is_some_and(|l| jumps_out(text, *l)),
+        _ => leaves(text, s),
     }
 }
 

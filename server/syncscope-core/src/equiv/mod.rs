@@ -227,6 +227,11 @@ struct Launch {
     block: Option<[u32; 3]>,
     grid: Option<[u32; 3]>,
     site: Option<LaunchOverride>,
+    /// The second version's own site, when the two versions share this
+    /// launch from different sites ([`paired_launches`]): its template
+    /// arguments and origin, with the same facts as `site`. `None`: `site`
+    /// is the launch of both.
+    site_b: Option<LaunchOverride>,
 }
 
 impl Launch {
@@ -249,7 +254,27 @@ impl Launch {
         }
     }
     fn describe(&self) -> String {
-        crate::analysis::project::describe(&self.as_override())
+        let a = crate::analysis::project::describe(&self.as_override());
+        match &self.site_b {
+            None => a,
+            Some(b) => {
+                let mut b_site = String::new();
+                if !b.template_args.is_empty() {
+                    b_site = format!("<{}> ", b.template_args.join(", "));
+                }
+                if let Some(o) = &b.origin {
+                    b_site.push_str(&format!("(launch at {o})"));
+                }
+                format!("A: {a}; B: the same launch, {}", b_site.trim_end())
+            }
+        }
+    }
+    /// The site the version (`second`: B) is lowered under.
+    fn site_of(&self, second: bool) -> Option<&LaunchOverride> {
+        match (&self.site_b, second) {
+            (Some(b), true) => Some(b),
+            _ => self.site.as_ref(),
+        }
     }
 }
 
@@ -280,7 +305,12 @@ fn prepare(v: &Version, sources: &dyn Sources) -> Prepared {
         let (block, grid) = o.launch_for(v.kernel);
         // A size the user fixed wins over the launch site, as in `check`.
         let site = o.launch_site(v.kernel).cloned();
-        let l = Launch { block, grid, site };
+        let l = Launch {
+            block,
+            grid,
+            site,
+            site_b: None,
+        };
         if !launches.iter().any(|m| m.same(&l)) {
             launches.push(l);
         }
@@ -375,6 +405,7 @@ fn joint_launches(a: &[Launch], b: &[Launch]) -> Result<Vec<Launch>, String> {
             block: sizes(open.block, l.block)?,
             grid: sizes(open.grid, l.grid)?,
             site: l.site.clone(),
+            site_b: None,
         })
     };
     match (a, b) {
@@ -383,6 +414,9 @@ fn joint_launches(a: &[Launch], b: &[Launch]) -> Result<Vec<Launch>, String> {
         (xs, [y]) if y.open() => xs.iter().map(|x| join(y, x)).collect(),
         (xs, ys) if xs.len() == ys.len() && xs.iter().all(|x| ys.iter().any(|y| x.same(y))) => {
             Ok(xs.to_vec())
+        }
+        (xs, ys) if paired_launches(xs, ys).is_some() => {
+            Ok(paired_launches(xs, ys).unwrap_or_default())
         }
         (xs, ys) => {
             let list = |ls: &[Launch]| {
@@ -398,6 +432,113 @@ fn joint_launches(a: &[Launch], b: &[Launch]) -> Result<Vec<Launch>, String> {
             ))
         }
     }
+}
+
+/// The launches two versions share when their sites differ (each
+/// version launched from its own sites, as a host `switch` picks one
+/// kernel per `case`): a site of A and a site of B are one launch when
+/// their sizes agree (or one leaves a size open) and the facts of one
+/// are among the facts of the other, so every launch the narrower site
+/// makes is also one the wider site makes (`reduce3<T>` under any block
+/// and `reduce4<T, 512>` under `case 512:`'s `blockDim.x == 512`: that
+/// launch, each version with its own template arguments). The pair is
+/// compared under the narrower facts. `None` unless the pairing is
+/// unambiguous: every site of each version has a partner, and a narrower
+/// site (both, when their facts are the same) has exactly one, so that
+/// no launch of one version is compared against two different sites of
+/// the other, which it may never share (two labels of one `switch`
+/// whose facts the host reading could not tell apart).
+fn paired_launches(xs: &[Launch], ys: &[Launch]) -> Option<Vec<Launch>> {
+    if xs.iter().chain(ys).any(Launch::open) {
+        return None;
+    }
+    let size = |p: Option<[u32; 3]>, q: Option<[u32; 3]>| match (p, q) {
+        (Some(p), Some(q)) if p != q => None,
+        (p, q) => Some(p.or(q)),
+    };
+    // Facts of the path alone (`which == 1` of a `switch (which)` that
+    // picks the kernel) say which site runs, not how it launches: they
+    // differ between the versions by construction and are left out.
+    let launch_facts = |site: &LaunchOverride| -> Vec<String> {
+        let path_only = path_only_facts(&site.requires);
+        site.requires
+            .iter()
+            .filter(|f| !path_only.contains(f))
+            .cloned()
+            .collect()
+    };
+    let within = |f: &[String], g: &[String]| f.iter().all(|x| g.contains(x));
+    // (index in xs, index in ys, x narrower, y narrower, the joint launch)
+    let mut pairs = Vec::new();
+    for (i, x) in xs.iter().enumerate() {
+        for (j, y) in ys.iter().enumerate() {
+            let (Some(sx), Some(sy)) = (&x.site, &y.site) else {
+                return None;
+            };
+            let (Some(block), Some(grid)) = (size(x.block, y.block), size(x.grid, y.grid)) else {
+                continue;
+            };
+            let (fx, fy) = (launch_facts(sx), launch_facts(sy));
+            let (x_in_y, y_in_x) = (within(&fx, &fy), within(&fy, &fx));
+            if !x_in_y && !y_in_x {
+                continue;
+            }
+            let requires = if x_in_y { fy } else { fx };
+            pairs.push((
+                i,
+                j,
+                y_in_x,
+                x_in_y,
+                Launch {
+                    block,
+                    grid,
+                    site: Some(LaunchOverride {
+                        requires: requires.clone(),
+                        ..sx.clone()
+                    }),
+                    site_b: Some(LaunchOverride {
+                        requires,
+                        ..sy.clone()
+                    }),
+                },
+            ));
+        }
+    }
+    let partners_of_x = |i: usize| pairs.iter().filter(|p| p.0 == i).count();
+    let partners_of_y = |j: usize| pairs.iter().filter(|p| p.1 == j).count();
+    let covered =
+        (0..xs.len()).all(|i| partners_of_x(i) > 0) && (0..ys.len()).all(|j| partners_of_y(j) > 0);
+    let unambiguous = pairs.iter().all(|(i, j, x_narrower, y_narrower, _)| {
+        (!x_narrower || partners_of_x(*i) == 1) && (!y_narrower || partners_of_y(*j) == 1)
+    });
+    (covered && unambiguous).then(|| pairs.into_iter().map(|p| p.4).collect())
+}
+
+/// The facts of `facts` about the host's path alone: every name they read
+/// is a host value (`symbols::HOST_VALUE_PREFIX`, a host variable the
+/// kernel is not passed) that no other fact relates to the launch.
+fn path_only_facts(facts: &[String]) -> Vec<String> {
+    let names = |f: &str| -> Vec<String> {
+        f.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            .map(str::to_string)
+            .collect()
+    };
+    let host = |n: &str| n.starts_with(crate::symbols::HOST_VALUE_PREFIX);
+    let launch_names: Vec<String> = facts
+        .iter()
+        .map(|f| names(f))
+        .filter(|ns| ns.iter().any(|n| !host(n)))
+        .flatten()
+        .collect();
+    facts
+        .iter()
+        .filter(|f| {
+            let ns = names(f);
+            !ns.is_empty() && ns.iter().all(|n| host(n) && !launch_names.contains(n))
+        })
+        .cloned()
+        .collect()
 }
 
 fn decide(
@@ -441,9 +582,13 @@ fn decide(
         }
     }
     let mut verdict = Verdict::Equivalent;
+    // Each launch is its own question: the answer is the worst of them,
+    // and with several launches each one's answer is said too.
+    let mut per_launch: Vec<&'static str> = Vec::new();
     for launch in &launches {
         report.compared_under.push(launch.describe());
         let v = compare_under(a, b, &pa, &pb, launch, equiv, report);
+        per_launch.push(v.name());
         let rank = |v: &Verdict| match v {
             Verdict::Equivalent => 0,
             Verdict::Conditional { .. } => 1,
@@ -470,7 +615,33 @@ fn decide(
             break;
         }
     }
+    if launches.len() > 1 {
+        report
+            .notes
+            .push(per_launch_note(&per_launch, launches.len()));
+    }
     verdict
+}
+
+/// The answers under each of `total` launches (`compared under`, in that
+/// order), the first `answers.len()` of them compared.
+fn per_launch_note(answers: &[&str], total: usize) -> String {
+    if answers.len() == total && answers.iter().all(|a| *a == "equivalent") {
+        return format!(
+            "equivalent under each of the {total} launches both versions are made with (`compared under`), each compared on its own"
+        );
+    }
+    let mut note = format!(
+        "one answer per launch both versions are made with, in the order of `compared under`: {}",
+        answers.join(", ")
+    );
+    if answers.len() < total {
+        note.push_str(&format!(
+            "; the other {} not compared after that answer",
+            total - answers.len()
+        ));
+    }
+    note
 }
 
 /// The comparison under one launch.
@@ -484,13 +655,14 @@ fn compare_under(
     report: &mut EquivReport,
 ) -> Verdict {
     let mut kernels = Vec::new();
-    for (v, p) in [(a, pa), (b, pb)] {
+    for (second, (v, p)) in [(a, pa), (b, pb)].into_iter().enumerate() {
         // The launch's facts hold for both versions (a version without a
-        // launch of its own is race-free under any).
+        // launch of its own is race-free under any); each keeps its own
+        // template arguments when they share it from different sites.
         let o = Options {
             launch_sites: launch
-                .site
-                .iter()
+                .site_of(second == 1)
+                .into_iter()
                 .map(|s| LaunchOverride {
                     kernel_glob: v.kernel.to_string(),
                     ..s.clone()
@@ -798,7 +970,25 @@ fn search(
     };
     let blocks: Vec<[i64; 3]> = match options.block_dim {
         Some(d) => vec![d.map(|x| x as i64)],
-        None => BLOCKS.to_vec(),
+        None => {
+            // A block the launch's facts fix (`blockDim.x == 512` under a
+            // `case 512:` label) is tried first: it may be none of ours.
+            let fixed = symbolic::fixed_sizes(a, b, options);
+            let size = |d: u8| {
+                let name = crate::verify::smt::block_dim_var(d).name.to_string();
+                fixed.get(&name).copied()
+            };
+            let mut blocks = Vec::new();
+            if let Some(x) = size(0) {
+                blocks.push([x, size(1).unwrap_or(1), size(2).unwrap_or(1)]);
+            }
+            for b in BLOCKS {
+                if !blocks.contains(&b) {
+                    blocks.push(b);
+                }
+            }
+            blocks
+        }
     };
     let grids: Vec<[i64; 3]> = match options.grid_dim {
         Some(d) => vec![d.map(|x| x as i64)],
@@ -1006,6 +1196,82 @@ mod tests {
         )
     }
 
+    /// Sites of a host `switch`, one kernel per `case`: paired by their
+    /// facts, each version keeping its own template arguments; the
+    /// selector's facts (a host value alone) left out; refused when a
+    /// site has no partner or a narrower site has two.
+    #[test]
+    fn sites_of_a_switch_are_paired_by_their_facts() {
+        let which = |k: i64| format!("{}i32_which == {k}", crate::symbols::HOST_VALUE_PREFIX);
+        let site = |targs: &[&str], facts: &[&str], selector: i64, at: &str| Launch {
+            block: None,
+            grid: None,
+            site: Some(LaunchOverride {
+                kernel_glob: "k".into(),
+                template_args: targs.iter().map(|t| t.to_string()).collect(),
+                requires: facts
+                    .iter()
+                    .map(|f| f.to_string())
+                    .chain([which(selector)])
+                    .collect(),
+                origin: Some(at.to_string()),
+                ..Default::default()
+            }),
+            site_b: None,
+        };
+        let any = site(&["T"], &["blockDim.y == 1"], 3, "h.cu:10");
+        let sized = |n: &str, sel: i64, at: &str| {
+            let fact = format!("blockDim.x == {n}");
+            site(&["T", n], &["blockDim.y == 1", fact.as_str()], sel, at)
+        };
+        let (a512, a256) = (sized("512", 4, "h.cu:20"), sized("256", 4, "h.cu:22"));
+        let (b512, b256) = (sized("512", 5, "h.cu:30"), sized("256", 5, "h.cu:32"));
+        // One general site against two narrower ones: two launches, each
+        // under the narrower facts, each version its own arguments.
+        let got =
+            joint_launches(std::slice::from_ref(&any), &[a512.clone(), a256.clone()]).unwrap();
+        assert_eq!(got.len(), 2);
+        let first = &got[0];
+        let facts = &first.site.as_ref().unwrap().requires;
+        assert_eq!(facts, &vec!["blockDim.y == 1", "blockDim.x == 512"]);
+        assert_eq!(first.site.as_ref().unwrap().template_args, vec!["T"]);
+        let b_site = first.site_b.as_ref().unwrap();
+        assert_eq!(b_site.template_args, vec!["T", "512"]);
+        assert_eq!(&b_site.requires, facts);
+        assert!(first.describe().contains("(launch at h.cu:20)"));
+        // Case by case, in either order.
+        let got = joint_launches(&[b256.clone(), b512.clone()], &[a512.clone(), a256.clone()]);
+        let got = got.unwrap();
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            got[0].site_b.as_ref().unwrap().template_args,
+            vec!["T", "256"]
+        );
+        // A site without a partner, and a narrower site with two.
+        let err =
+            joint_launches(&[a512.clone(), a256.clone()], std::slice::from_ref(&b512)).unwrap_err();
+        assert!(err.contains("launched differently"), "{err}");
+        let unsized_twice = [
+            site(&["T", "512"], &["blockDim.y == 1"], 4, "h.cu:40"),
+            site(&["T", "256"], &["blockDim.y == 1"], 4, "h.cu:41"),
+        ];
+        let err = joint_launches(std::slice::from_ref(&a512), &unsized_twice).unwrap_err();
+        assert!(err.contains("launched differently"), "{err}");
+        // A host value tied to the launch is a launch fact, kept.
+        let tied = format!(
+            "blockDim.x == {}i32_which",
+            crate::symbols::HOST_VALUE_PREFIX
+        );
+        assert_eq!(
+            path_only_facts(&[which(1), tied.clone()]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            path_only_facts(&[which(1), "n == 2".into()]),
+            vec![which(1)]
+        );
+    }
+
     /// The launches two versions are compared under, one case a row:
     /// each version's launches, and the joint ones or a refusal's words.
     #[test]
@@ -1014,6 +1280,7 @@ mod tests {
             block: b,
             grid: None,
             site: None,
+            site_b: None,
         };
         let site = |b: [u32; 3], fact: &str, at: &str| Launch {
             block: Some(b),
@@ -1025,6 +1292,7 @@ mod tests {
                 origin: Some(at.to_string()),
                 ..Default::default()
             }),
+            site_b: None,
         };
         let b16 = Some([16, 16, 1]);
         let s1 = site([16, 16, 1], "n == 64", "a.cu:3");

@@ -351,9 +351,9 @@ fn copy_var(v: &Var, c: &Copy) -> Option<Var> {
 
 /// Launch sizes fixed by the options or by both versions' preconditions
 /// (`blockDim.x == 16`), by name.
-type Fixed = BTreeMap<String, i64>;
+pub(crate) type Fixed = BTreeMap<String, i64>;
 
-fn fixed_sizes(a: &Kernel, b: &Kernel, options: &Options) -> Fixed {
+pub(crate) fn fixed_sizes(a: &Kernel, b: &Kernel, options: &Options) -> Fixed {
     let mut out = Fixed::new();
     for d in 0..3usize {
         if let Some(x) = options.block_dim {
