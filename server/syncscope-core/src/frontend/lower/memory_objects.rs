@@ -39,6 +39,8 @@ pub(super) struct MemObject {
     pub space: MemorySpace,
     /// What the source calls it (`*objs`, `buf`).
     pub name: String,
+    /// Where the kernel first met it.
+    pub span: Span,
 }
 
 /// What the memory-object model keeps while a kernel is lowered.
@@ -542,9 +544,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                         targets.push((owner, def));
                     }
                 }
-                Some(_) => return Err(format!(
+                Some(_) => {
+                    return Err(format!(
                     "virtual call `{name}` on a `{class}` object in memory (overloaded in `{ty}`)"
-                )),
+                ))
+                }
                 None => {}
             }
         }
@@ -661,6 +665,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                         constructed: true,
                         space: self.arrays[storage].space,
                         name: format!("({class}){name}"),
+                        span,
                     },
                 );
                 if self.is_polymorphic(&class, 0) {
@@ -772,6 +777,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                     constructed: false,
                     space: MemorySpace::Global,
                     name: name.clone(),
+                    span,
                 },
             );
             self.mem.loaded.insert((ptr.array, index), obj);
@@ -853,6 +859,32 @@ impl<'a, 't> Lowerer<'a, 't> {
                     span,
                     what: format!(
                         "{what}, read from memory that the kernel also writes (which object it designates is not followed)"
+                    ),
+                });
+            }
+        }
+        // Two objects of global memory the kernel did not both construct
+        // in buffers of its own may be one object: a pointer read from
+        // memory may point anywhere in global memory.
+        let mut global: Vec<&MemObject> = self
+            .mem
+            .objects
+            .values()
+            .filter(|o| o.space == MemorySpace::Global)
+            .collect();
+        global.sort_by_key(|o| (o.span.start.offset, o.name.clone()));
+        if global.iter().any(|o| !o.constructed) {
+            let first = global.first().map(|o| o.name.clone()).unwrap_or_default();
+            let others: Vec<(Span, String)> = global
+                .iter()
+                .skip(1)
+                .map(|o| (o.span, o.name.clone()))
+                .collect();
+            for (span, name) in others {
+                self.unsupported.push(Unsupported {
+                    span,
+                    what: format!(
+                        "the object `{name}` in global memory, which may be the object `{first}` (which object a pointer read from memory designates is not followed)"
                     ),
                 });
             }
