@@ -7,7 +7,9 @@
 // verified. A plain read of the counter against other blocks' atomic adds,
 // and two threads storing different values into one member: racy. A kernel
 // that overwrites the pointer it called through, two pointers that may
-// designate one object, and an object of the device heap: not-verified.
+// designate one object, an object of the device heap, and a pointer member
+// of the object that the kernel stores into (a thread the store did not
+// reach would see the pointer it held before): not-verified.
 // syncscope-args: --block-dim 64 --grid-dim 16
 // expect-kernel: one_adder_per_block verified
 // expect-kernel: count_read_while_adding racy
@@ -15,12 +17,14 @@
 // expect-kernel: pointer_overwritten not-verified
 // expect-kernel: two_pointers not-verified
 // expect-kernel: heap_object not-verified
+// expect-kernel: member_repointed not-verified
 
 template <typename T> class Bag {
 public:
     __device__ virtual void add(T v) = 0;
     __device__ virtual int count() = 0;
     __device__ virtual void set_count(int n) = 0;
+    __device__ virtual void move_to(T *store) = 0;
 };
 
 template <typename T> class Tally : public Bag<T> {
@@ -29,10 +33,11 @@ public:
     __device__ virtual void add(T v)
     {
         int at = atomicAdd(&this->used, 1); //~ data-race
-        items[at] = v;
+        items[at] = v; //~ not-verified
     }
     __device__ virtual int count() { return used; } //~ data-race
     __device__ virtual void set_count(int n) { used = n; } //~ data-race
+    __device__ virtual void move_to(T *store) { items = store; }
     int used;
     T *items;
 };
@@ -77,4 +82,13 @@ __global__ void heap_object(float *store, Bag<float> **bag)
 {
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *bag = new Tally<float>(store); //~ not-verified
+}
+
+__global__ void member_repointed(Bag<float> **bag, float *other)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        (*bag)->move_to(other);
+    __syncthreads();
+    if (blockIdx.x == 0 && threadIdx.x == 1)
+        (*bag)->add(3.0f);
 }

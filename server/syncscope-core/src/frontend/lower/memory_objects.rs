@@ -740,7 +740,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(stored) = self.mem.stored.get(&ptr.array) {
             return Some(stored.clone().unwrap_or_else(|| {
                 Value::Opaque(format!(
-                    "pointer read from `{}`, which the kernel stores several values into",
+                    "pointer read from `{}`, into which the kernel stores pointers the model does not follow",
                     self.arrays[ptr.array].name
                 ))
             }));
@@ -816,8 +816,26 @@ impl<'a, 't> Lowerer<'a, 't> {
             return;
         }
         // A store into one element of an array of pointers: which element
-        // a later read meets is not followed.
-        if !self.arrays[cell].dims.is_empty() {
+        // a later read meets is not followed. Nor is a store into a cell
+        // that held a pointer when the kernel began (a global cell, a
+        // member of an object made elsewhere): a thread that no store
+        // reached reads that pointer, not the stored one. A cell whose
+        // content is indeterminate until stored (`__shared__`, a member of
+        // an object the kernel constructs) holds the stored pointer for
+        // every thread that may use it: using it before any store is
+        // undefined behaviour, and a read not ordered after the store
+        // races with it.
+        let owner_constructed = self
+            .mem
+            .fields
+            .iter()
+            .find(|(_, &c)| c == cell)
+            .map(|((o, _), _)| self.mem.objects[o].constructed);
+        let indeterminate = match owner_constructed {
+            Some(constructed) => constructed,
+            None => self.arrays[cell].space == MemorySpace::Shared,
+        };
+        if !self.arrays[cell].dims.is_empty() || !indeterminate {
             self.mem.stored.insert(cell, None);
             return;
         }
