@@ -9,13 +9,15 @@
 // calling through the pointer before the barrier that publishes it (it
 // reads the pointer, the object's dispatch pointer and its pointer member
 // while thread 0 stores them): racy.
-// The buffer also written as bytes: not-verified (the object's layout is not
+// The buffer also written as bytes, and objects of two classes constructed
+// in one buffer: not-verified (the objects' layout in its bytes is not
 // modelled).
 // syncscope-args: --block-dim 128 --grid-dim 4
 // expect-kernel: adders_then_reader verified
 // expect-kernel: count_read_during_adds racy
 // expect-kernel: called_before_published racy
 // expect-kernel: buffer_used_as_bytes not-verified
+// expect-kernel: two_classes_in_one_buffer not-verified
 
 template <typename T> class Stack {
 public:
@@ -28,6 +30,12 @@ public:
     __device__ virtual int size() const { return top; } //~ data-race
     T *items;
     int top;
+};
+
+class Hits {
+public:
+    __device__ Hits() : hits(0) {}
+    int hits;
 };
 
 __global__ void adders_then_reader(int *out)
@@ -80,4 +88,15 @@ __global__ void buffer_used_as_bytes(int *out)
     }
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = stack->size();
+}
+
+__global__ void two_classes_in_one_buffer(int *out)
+{
+    __shared__ __align__(8) unsigned char buffer[sizeof(Stack<int>)];
+    __shared__ int slots[128];
+    __shared__ Stack<int> *stack;
+    if (threadIdx.x == 0) {
+        stack = new (buffer) Stack<int>(slots);
+        new (buffer) Hits(); //~ not-verified
+    }
 }

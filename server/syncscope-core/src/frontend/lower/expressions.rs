@@ -101,7 +101,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             // to it (`memory_objects`).
             "this" => match self.lookup("this") {
                 Some((_, v @ Value::Ptr(_))) => v.clone(),
-                _ => Value::Int(self.fresh_unknown("this", Scope::Thread)),
+                // Elsewhere as before: an unknown (a local object's
+                // members are reached through `member_base`).
+                _ => Value::Int(self.fresh_unknown("this", Scope::Grid)),
             },
             "field_expression" => self.field(node),
             "qualified_identifier" if self.text(node).ends_with("pipeline_role::producer") => {

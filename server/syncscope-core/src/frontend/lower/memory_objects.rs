@@ -70,6 +70,9 @@ pub(super) struct MemoryObjects {
     /// Arrays whose bytes a placement `new` made an object of, with where:
     /// any other access to them is outside the model.
     pub storage: Vec<(ArrayId, Span, String)>,
+    /// The object each such array holds: every placement `new` of that
+    /// class there constructs it again (the same bytes, the same cells).
+    pub placed: HashMap<ArrayId, ArrayId>,
     /// Arrays written, and arrays accessed at all, in the kernel.
     pub written: HashSet<ArrayId>,
     pub touched: HashSet<ArrayId>,
@@ -652,22 +655,40 @@ impl<'a, 't> Lowerer<'a, 't> {
                 let storage = p.array;
                 let span = self.span(node);
                 let name = self.arrays[storage].name.clone();
-                self.mem.storage.push((
-                    storage,
-                    span,
-                    format!("the `{class}` constructed in `{name}`"),
-                ));
-                let obj = self.new_object(
-                    &format!("({class}){name}"),
-                    MemObject {
-                        class: class.clone(),
-                        exact: true,
-                        constructed: true,
-                        space: self.arrays[storage].space,
-                        name: format!("({class}){name}"),
-                        span,
-                    },
-                );
+                let obj = match self.mem.placed.get(&storage) {
+                    Some(&obj) if self.mem.objects[&obj].class == class => obj,
+                    Some(&obj) => {
+                        let other = self.mem.objects[&obj].class.clone();
+                        for a in &args {
+                            self.eval(*a);
+                        }
+                        self.unsupported(
+                            node,
+                            format!("a `{class}` constructed in `{name}`, which also holds a `{other}` (objects of different classes in one buffer)"),
+                        );
+                        return Value::Opaque("new".into());
+                    }
+                    None => {
+                        self.mem.storage.push((
+                            storage,
+                            span,
+                            format!("the `{class}` constructed in `{name}`"),
+                        ));
+                        let obj = self.new_object(
+                            &format!("({class}){name}"),
+                            MemObject {
+                                class: class.clone(),
+                                exact: true,
+                                constructed: true,
+                                space: self.arrays[storage].space,
+                                name: format!("({class}){name}"),
+                                span,
+                            },
+                        );
+                        self.mem.placed.insert(storage, obj);
+                        obj
+                    }
+                };
                 if self.is_polymorphic(&class, 0) {
                     if let Ok(id) = self.member_cell_named(obj, "<vtable>") {
                         let lv = LValue::Mem {
