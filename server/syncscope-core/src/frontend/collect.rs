@@ -91,6 +91,7 @@ pub(super) fn collect_item<'t>(
             }
         }
         "function_definition" => {
+            collect_class_method(text, node, &tparams, cx);
             if let Some((owner, method)) = member_definition(text, node, cx) {
                 let def = FunctionDef {
                     name: format!("{owner}::{method}"),
@@ -144,6 +145,7 @@ pub(super) fn collect_item<'t>(
         }
         "struct_specifier" | "class_specifier" => {
             collect_conversion(text, node, &tparams, cx);
+            collect_class(text, node, &tparams, cx);
             if tparams.is_empty() {
                 collect_struct(text, node, None, cx);
             }
@@ -292,6 +294,69 @@ pub(super) fn collect_struct<'t>(
         return;
     }
     collect_enums(text, body, cx);
+    let sd = struct_members(text, body, &name, cx).0;
+    cx.structs.insert(name, sd);
+}
+
+/// Records any class or struct definition with a body (a template, one with
+/// base classes) in `FileContext::classes`: the types of objects that live
+/// in memory.
+pub(super) fn collect_class<'t>(
+    text: &str,
+    spec: Node<'t>,
+    tparams: &[TemplateParam],
+    cx: &mut FileContext<'t>,
+) {
+    let (Some(body), Some(name)) = (spec.field("body"), spec.field("name")) else {
+        return;
+    };
+    let name = type_text(node_text(text, name));
+    let mut bases = Vec::new();
+    let mut c = spec.walk();
+    for clause in spec
+        .children(&mut c)
+        .filter(|ch| ch.kind() == "base_class_clause")
+    {
+        let mut c2 = clause.walk();
+        for b in clause.named_children(&mut c2) {
+            if matches!(
+                b.kind(),
+                "type_identifier" | "template_type" | "qualified_identifier"
+            ) {
+                bases.push(type_text(node_text(text, b)));
+            }
+        }
+    }
+    let (members, virtuals) = struct_members(text, body, &name, cx);
+    cx.classes.insert(
+        name,
+        ClassDef {
+            members,
+            bases,
+            template_params: tparams.iter().map(|p| p.name.clone()).collect(),
+            virtuals,
+        },
+    );
+}
+
+/// Whether a member declaration says `virtual`.
+fn is_virtual_member(text: &str, m: Node) -> bool {
+    let mut c = m.walk();
+    let found = m
+        .children(&mut c)
+        .any(|ch| ch.kind() == "virtual" || node_text(text, ch) == "virtual");
+    found
+}
+
+/// The data members and member functions of a struct body, and the member
+/// functions it declares `virtual`.
+fn struct_members<'t>(
+    text: &str,
+    body: Node<'t>,
+    name: &str,
+    cx: &mut FileContext<'t>,
+) -> (StructDef<'t>, Vec<String>) {
+    let mut virtuals = Vec::new();
     let mut sd = StructDef::default();
     let mut c = body.walk();
     let members: Vec<Node<'t>> = body.named_children(&mut c).collect();
@@ -308,6 +373,7 @@ pub(super) fn collect_struct<'t>(
         } else {
             m
         };
+        let is_virtual = is_virtual_member(text, m);
         match m.kind() {
             "function_definition" => {
                 let decl = m.field("declarator");
@@ -318,6 +384,9 @@ pub(super) fn collect_struct<'t>(
                 let Some(mname) = function_name(text, m) else {
                     continue;
                 };
+                if is_virtual {
+                    virtuals.push(mname.clone());
+                }
                 if mname == name {
                     sd.has_constructor = true;
                 }
@@ -349,6 +418,9 @@ pub(super) fn collect_struct<'t>(
                         if let Some(n) = declarator_name(text, d) {
                             if n == name {
                                 sd.has_constructor = true;
+                            }
+                            if is_virtual {
+                                virtuals.push(n.clone());
                             }
                             sd.declared.push(n);
                         }
@@ -402,7 +474,7 @@ pub(super) fn collect_struct<'t>(
             _ => {}
         }
     }
-    cx.structs.insert(name, sd);
+    (sd, virtuals)
 }
 
 /// The struct name a type node names (`Acc`, `struct Acc`, `ns::Acc`).
@@ -464,6 +536,51 @@ pub(super) fn member_definition(
         }
     }
     None
+}
+
+/// A member function of a class defined out of line (`void Vec<T>::push(T
+/// e) { .. }`): recorded with the class in `FileContext::classes`.
+fn collect_class_method<'t>(
+    text: &str,
+    def: Node<'t>,
+    tparams: &[TemplateParam],
+    cx: &mut FileContext<'t>,
+) {
+    let mut d = def.field("declarator");
+    for _ in 0..8 {
+        let Some(n) = d else { return };
+        match n.kind() {
+            "function_declarator" | "pointer_declarator" | "reference_declarator" => {
+                d = n.field("declarator");
+            }
+            "qualified_identifier" => {
+                let (Some(scope), Some(name)) = (n.field("scope"), n.field("name")) else {
+                    return;
+                };
+                if name.kind() == "destructor_name" {
+                    return;
+                }
+                let scope = node_text(text, scope);
+                let owner = scope.split('<').next().unwrap_or(scope).trim().to_string();
+                let method = node_text(text, name).to_string();
+                if let Some(class) = cx.classes.get_mut(&owner) {
+                    class
+                        .members
+                        .methods
+                        .entry(method.clone())
+                        .or_default()
+                        .push(FunctionDef {
+                            name: format!("{owner}::{method}"),
+                            node: def,
+                            is_kernel: false,
+                            template_params: tparams.to_vec(),
+                        });
+                }
+                return;
+            }
+            _ => return,
+        }
+    }
 }
 
 /// The kinds along a declarator's chain (`*p[4]`: pointer, array, ...).

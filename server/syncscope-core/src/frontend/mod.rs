@@ -84,6 +84,21 @@ pub(crate) struct StructDef<'t> {
     pub has_constructor: bool,
 }
 
+/// A class or struct of the file as a type of objects that live in memory
+/// (`lower::memory_objects`): every definition with a body, templates and
+/// classes with base classes included.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClassDef<'t> {
+    /// Its own data members and member functions (not its bases').
+    pub members: StructDef<'t>,
+    /// Base classes as written (`Container<T>`), in declaration order.
+    pub bases: Vec<String>,
+    /// The class template's parameters (empty for a class).
+    pub template_params: Vec<String>,
+    /// Member functions this class declares `virtual`.
+    pub virtuals: Vec<String>,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct GlobalArray<'t> {
     pub name: String,
@@ -112,6 +127,10 @@ pub(crate) struct FileContext<'t> {
     pub global_arrays: Vec<GlobalArray<'t>>,
     /// Structs and classes whose objects can be modelled, by name.
     pub structs: HashMap<String, StructDef<'t>>,
+    /// Every class and struct definition of the file, by name (a class
+    /// template under its name without arguments): the types of objects in
+    /// memory, their bases and virtual methods.
+    pub classes: HashMap<String, ClassDef<'t>>,
     /// Unions the file names (`union Bits { .. };`, `typedef union { .. }
     /// Bits;`): their `union_specifier`, by name; an anonymous union that
     /// types a struct member, by its text.

@@ -37,6 +37,10 @@ impl<'a, 't> Lowerer<'a, 't> {
             if let Value::Pipeline(id, block) = base {
                 return self.pipeline_method(id, block, &field, node, &args);
             }
+            // A method of an object of the file's classes in memory.
+            if let Some(obj) = self.pointed_object(&base) {
+                return self.memory_method_call(obj, &field, node, &args);
+            }
             for a in &args {
                 self.eval(*a);
             }
@@ -98,6 +102,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     self.unsupported(node, what);
                     return self.unseen_result(&name);
+                }
+                // Inside a method of an object in memory: another method
+                // of the same object.
+                if let Some(obj) = self.memory_this(&name) {
+                    return self.memory_method_call(obj, &name, node, &args);
                 }
                 // Inside a method: another method of the same object.
                 if let Some(this) = self.this_object() {
@@ -228,6 +237,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         targs: Option<Vec<String>>,
         this: Option<ObjRef>,
     ) -> Value {
+        let memory_this = self.mem.pending_this.take();
         if self.call_stack.contains(&def.name) || self.call_stack.len() > 24 {
             self.unsupported(call, format!("recursive call to `{}`", def.name));
             for a in args {
@@ -319,6 +329,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.scopes.push();
         self.frame_base = self.scopes.len() - 1;
         self.bind_template_params(def, targs);
+        if let Some((obj, class)) = &memory_this {
+            self.bind_memory_this(*obj, class);
+        }
         if let Some((scope, path, ty)) = &this {
             // `this` and the members, as references to the object's locals.
             let alias = |name: String| {
@@ -345,6 +358,9 @@ impl<'a, 't> Lowerer<'a, 't> {
         }
         if let Some(obj) = &this {
             self.member_initializers(fnode, obj);
+        }
+        if let Some((obj, _)) = memory_this {
+            self.memory_member_initializers(fnode, obj);
         }
         self.call_stack.push(def.name.clone());
         let site = Span::from_node(&call);

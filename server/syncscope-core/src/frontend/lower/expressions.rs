@@ -97,6 +97,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             "identifier" => self.identifier(node),
+            // `this` of a method inlined on an object in memory: a pointer
+            // to it (`memory_objects`).
+            "this" => match self.lookup("this") {
+                Some((_, v @ Value::Ptr(_))) => v.clone(),
+                // Elsewhere as before: an unknown (a local object's
+                // members are reached through `member_base`).
+                _ => Value::Int(self.fresh_unknown("this", Scope::Grid)),
+            },
             "field_expression" => self.field(node),
             "qualified_identifier" if self.text(node).ends_with("pipeline_role::producer") => {
                 Value::Int(Expr::Const(asynccopy::PRODUCER_ROLE))
@@ -221,9 +229,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                     Value::Local
                 }
             },
-            "new_expression" | "delete_expression" => {
-                self.unsupported(node, "dynamic allocation (new/delete)");
-                Value::Opaque("new".into())
+            "new_expression" => self.new_expression(node),
+            "delete_expression" => {
+                let what = format!(
+                    "`{}` (objects of the device heap are not modelled)",
+                    short(&self.text(node))
+                );
+                self.unsupported(node, what);
+                Value::Opaque("delete".into())
             }
             "gnu_asm_expression" => self.inline_asm(node),
             "initializer_list" => {

@@ -83,6 +83,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 });
             }
         }
+        self.finish_memory_objects();
         if self.exhausted {
             self.unsupported(node, "kernel too large to model within the step budget");
         }
@@ -322,6 +323,10 @@ impl<'a, 't> Lowerer<'a, 't> {
         if is_pointer {
             let id = self.add_array(&name, MemorySpace::Global, vec![None]);
             self.elem_types.insert(id, ty.clone());
+            // `Container<int> **objs`: cells holding pointers to objects.
+            if let Some(class) = self.pointee_class(&ty, decl, 2) {
+                self.note_class_cell(id, class);
+            }
             if let Some(r) = element_range(decl, &ty) {
                 self.elem_ranges.insert(id, r);
             }

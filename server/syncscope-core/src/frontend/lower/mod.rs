@@ -21,6 +21,7 @@ mod kernel;
 mod lambdas;
 mod libcu_atomics;
 mod loops;
+mod memory_objects;
 mod objects;
 mod places;
 mod shared_values;
@@ -194,6 +195,8 @@ struct Lowerer<'a, 't> {
     /// arrays their array members are.
     shared_objects: HashMap<ArrayId, String>,
     member_arrays: HashMap<(ArrayId, String), ArrayId>,
+    /// Objects of the file's classes in memory (`memory_objects`).
+    mem: memory_objects::MemoryObjects,
     /// `__shared__` unions: their arrays of bytes and members' layout.
     shared_unions: HashMap<ArrayId, unions::UnionLayout>,
     /// Thread-local unions (scope, name): private memory of one thread.
@@ -447,6 +450,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             elem_ranges: HashMap::new(),
             shared_objects: HashMap::new(),
             member_arrays: HashMap::new(),
+            mem: Default::default(),
             shared_unions: HashMap::new(),
             local_unions: HashMap::new(),
             viewed: HashMap::new(),

@@ -173,6 +173,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                 None => Value::Int(self.fresh_unknown(&key, Scope::Thread)),
             };
         }
+        if op == "->" && self.arrow_to_object(arg) {
+            let base = self.eval(arg);
+            if let Some(obj) = self.pointed_object(&base) {
+                return self.member_value(obj, &field, node);
+            }
+            return Value::Int(self.fresh_unknown("field", Scope::Thread));
+        }
         if op == "->" {
             return match self.lvalue(node) {
                 Some(lv) => {
@@ -320,7 +327,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                     });
                 }
                 if op == "->" {
-                    match self.eval(arg) {
+                    let base = self.eval(arg);
+                    if let Some(obj) = self.pointed_object(&base) {
+                        let field = self.text(node.field("field")?);
+                        return Some(self.member_lvalue(obj, &field));
+                    }
+                    match base {
                         Value::Ptr(p) => {
                             let mut b = Vec::new();
                             Some(self.subscript(p, Expr::Const(0), &mut b))
@@ -595,6 +607,7 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
         }
+        self.note_memory_access(kind, ptr.array);
         let id = self.next_access;
         self.next_access += 1;
         self.note_view_access(ptr, id);
@@ -631,6 +644,12 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             LValue::Mem { ptr, bounds } => {
+                // A pointer cell whose stores the model follows
+                // (`memory_objects`): the pointer it holds.
+                if let Some(v) = self.pointer_cell_read(ptr, node, text) {
+                    self.record_access(AccessKind::Read, ptr, bounds, node, text);
+                    return v;
+                }
                 let id = self.next_access;
                 if !self.track_values {
                     self.record_access(AccessKind::Read, ptr, bounds, node, text);
@@ -732,13 +751,25 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             LValue::Mem { ptr, bounds } => {
                 let text = self.text(node);
+                let followed = self.mem.pointer_cells.contains(&ptr.array);
+                let stored = followed.then(|| value.clone());
                 // The value written, unless it depends on code nobody
                 // checked (a result of such code may differ per thread).
                 self.written_value = match value {
                     Value::Int(e) if e.unseen_origins().is_empty() => Some(e),
                     _ => None,
                 };
+                self.mem.storing = followed.then_some(ptr.array);
                 self.record_access(kind, ptr, bounds, Some(node), &text);
+                self.mem.storing = None;
+                if let Some(v) = stored {
+                    let v = if kind == AccessKind::Write && ptr.others.is_empty() {
+                        v
+                    } else {
+                        Value::Local
+                    };
+                    self.note_pointer_store(ptr.array, &v);
+                }
                 self.note_broadcast(ptr, bounds);
                 self.written_value = None;
             }

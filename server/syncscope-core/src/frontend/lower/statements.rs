@@ -271,6 +271,11 @@ impl<'a, 't> Lowerer<'a, 't> {
                 if let Some(sty) = struct_ty.clone().filter(|_| inner.kind() == "identifier") {
                     self.shared_objects.insert(id, sty);
                 }
+                // `__shared__ Vector<int> *v;`: a cell holding a pointer to
+                // an object, followed from its one store.
+                if let Some(class) = self.pointee_class(&ty, inner, 1) {
+                    self.note_class_cell(id, class);
+                }
                 // `__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, N> state;`
                 if ty.contains("pipeline_shared_state") && inner.kind() == "identifier" {
                     let n = node.field("type").and_then(|t| self.last_template_arg(t));
