@@ -24,10 +24,16 @@
 //  * lookahead_short_ring:    four stages in flight over three buffers, so
 //                             the copy of tile t + 3 fills the buffer tile
 //                             t is read from: racy.
-//  * lookahead_shifted_slot:  the guard lets `slot` start one ahead of the
-//                             commit count (`slot = 1` at entry), so the
-//                             copies land one buffer later than the stage
-//                             they belong to: racy.
+//  * lookahead_shifted_slot:  `slot` starts one ahead of the commit count
+//                             (`slot = 1` at entry), so the copies land one
+//                             buffer later than the stage they belong to:
+//                             racy.
+//  * lookahead_slot_bumped_outside: the producers also step `slot` outside
+//                             the lookahead loop (through a reference), so
+//                             it drifts from the commit count: the count is
+//                             not known (the exact model is given up,
+//                             named), and the race is found without it:
+//                             racy.
 // syncscope-args: --block-dim 32,10 --grid-dim 8
 // expect-kernel: lookahead_ring verified
 // expect-kernel: lookahead_ring_while verified
@@ -35,6 +41,7 @@
 // expect-kernel: lookahead_no_acquire racy
 // expect-kernel: lookahead_short_ring racy
 // expect-kernel: lookahead_shifted_slot racy
+// expect-kernel: lookahead_slot_bumped_outside racy
 
 #include <cooperative_groups.h>
 #include <cuda/pipeline>
@@ -264,6 +271,42 @@ __global__ void lookahead_shifted_slot(const float *__restrict__ in, float *__re
             for (int c = 0; c < COLS; ++c) {
                 acc += ring[t % kRing][threadIdx.y][c]; //~ data-race
             }
+            pipe.consumer_release();
+        }
+    }
+    if (!loader) {
+        out[blockIdx.x * ROWS * COLS + threadIdx.y * COLS + threadIdx.x] = acc;
+    }
+}
+
+__global__ void lookahead_slot_bumped_outside(const float *__restrict__ in, float *__restrict__ out, int len)
+{
+    __shared__ float ring[kRing][ROWS][COLS];
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, kRing> state;
+    auto block = cg::this_thread_block();
+    const bool loader = threadIdx.y >= ROWS;
+    auto pipe = cuda::make_pipeline(block, &state,
+                                    loader ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+    const int first = blockIdx.x * len * COLS;
+    const int last = first + len * COLS - 1;
+    float acc = 0.0f;
+    int ahead = first;
+    int slot = 0;
+    int &skew = slot;
+    for (int pos = first, t = 0; pos <= last; pos += COLS, ++t) { //~ not-verified
+        if (loader) {
+            for (; ahead <= pos + kLook * COLS; ahead += COLS, ++slot) { //~ not-verified
+                if (ahead <= last) {
+                    pipe.producer_acquire(); //~ not-verified
+                    cuda::memcpy_async(&ring[slot % kRing][threadIdx.y - ROWS][threadIdx.x], //~ data-race not-verified
+                                       &in[ahead + threadIdx.x], sizeof(float), pipe);
+                    pipe.producer_commit();
+                }
+            }
+            skew += 1;
+        } else {
+            pipe.consumer_wait(); //~ not-verified
+            acc += ring[t % kRing][threadIdx.y][threadIdx.x]; //~ data-race
             pipe.consumer_release();
         }
     }

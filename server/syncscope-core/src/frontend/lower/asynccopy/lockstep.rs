@@ -357,28 +357,35 @@ impl<'a, 't> Lowerer<'a, 't> {
                 return None;
             }
         }
-        let offset = |entries: &[(usize, String, Value)]| -> Option<Expr> {
+        // `commits - counter` and `commits` where a loop is entered.
+        let offset = |entries: &[(usize, String, Value)]| -> Option<(Expr, Expr)> {
             let value = |k: &(usize, String)| {
                 entries.iter().find_map(|(s, n, v)| match v {
                     Value::Int(e) if (*s, n) == (k.0, &k.1) => Some(e.clone()),
                     _ => None,
                 })
             };
-            Some(Expr::bin(BinOp::Sub, value(&keys[0])?, value(&keys[1])?))
+            let count = value(&keys[0])?;
+            Some((
+                Expr::bin(BinOp::Sub, count.clone(), value(&keys[1])?),
+                count,
+            ))
         };
-        let mut d = offset(cands)?;
+        let (mut d, mut start_count) = offset(cands)?;
         // Out through the enclosing loops that change none of them but
         // through the loop inside.
         let mut inner = node;
         for frame in self.enclosing_loops.clone().iter().rev() {
+            // The nearest loop around `inner` in the source must be this
+            // one (not so for a loop in a function or lambda called here).
             let mut outer = inner.parent();
             while let Some(o) = outer {
-                if is_loop_kind(o.kind()) && (o.start_byte(), o.end_byte()) == frame.range {
+                if is_loop_kind(o.kind()) {
                     break;
                 }
                 outer = o.parent();
             }
-            let Some(o) = outer else {
+            let Some(o) = outer.filter(|o| (o.start_byte(), o.end_byte()) == frame.range) else {
                 break;
             };
             let parts: Vec<Node> = ["body", "update", "condition"]
@@ -391,11 +398,17 @@ impl<'a, 't> Lowerer<'a, 't> {
             if changed.iter().any(|t| keys.contains(t)) {
                 break;
             }
-            let Some(outer_d) = offset(&frame.entries) else {
+            let Some((outer_d, outer_count)) = offset(&frame.entries) else {
                 break;
             };
-            d = outer_d;
+            (d, start_count) = (outer_d, outer_count);
             inner = o;
+        }
+        // The count where the argument starts must be known (a closed
+        // form, not a value a loop left unknown): the stage is exact only
+        // then, as for any other count of the window.
+        if start_count.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. })) {
+            return None;
         }
         Some(Lockstep {
             commits: ci,
