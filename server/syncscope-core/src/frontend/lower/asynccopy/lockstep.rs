@@ -120,6 +120,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         name: &str,
         nodes: &[Node],
     ) -> Option<HashSet<&'static str>> {
+        // Only a plain name is followed (not a member path `s.pipe`, which
+        // no identifier of the code spells).
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
         let mut out = HashSet::new();
         let mut stack: Vec<Node> = nodes.to_vec();
         while let Some(n) = stack.pop() {
@@ -139,8 +144,13 @@ impl<'a, 't> Lowerer<'a, 't> {
                     }
                     "argument_list" => {
                         let call = parent.parent()?;
+                        // libcu++'s own (a function of the code by that
+                        // name might commit).
                         let callee = call.field("function").map(|f| self.text(f))?;
-                        if !callee.trim().ends_with("memcpy_async") {
+                        let callee = callee.trim().trim_start_matches("::");
+                        if !matches!(callee, "cuda::memcpy_async" | "memcpy_async")
+                            || self.file.functions.contains_key("memcpy_async")
+                        {
                             return None;
                         }
                     }
