@@ -38,32 +38,27 @@ impl<'a, 't> Lowerer<'a, 't> {
         let update_node = node.field("update");
         let body_node = node.field("body");
 
-        // Candidates: locals the loop may assign.
-        let mut names = HashSet::new();
-        for n in [body_node, update_node, cond_node].into_iter().flatten() {
-            names.extend(assigned_names(
-                n,
-                &self.src,
-                self.file,
-                &mut self.assigned_memo,
-            ));
-        }
+        // Candidates: locals the loop may assign (of a block-scope
+        // pipeline, only the counters its method calls there step).
+        let parts: Vec<Node> = [body_node, update_node, cond_node]
+            .into_iter()
+            .flatten()
+            .collect();
+        let targets = self.assigned_targets(&parts, None).unwrap_or_default();
         let mut cands: Vec<(usize, String, Value)> = Vec::new();
         let mut seen = HashSet::new();
-        for name in names {
-            for (scope, target) in self.resolve_assigned(&name) {
-                if !seen.insert((scope, target.clone())) {
+        for (scope, target) in targets {
+            if !seen.insert((scope, target.clone())) {
+                continue;
+            }
+            if let Some(v) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
+                // A `__shared__` scalar is bound to its cell: assigning
+                // it writes memory, it is not a local the loop updates.
+                if self.is_scalar_cell(&target, v) {
                     continue;
                 }
-                if let Some(v) = self.scopes.get(scope).and_then(|s| s.get(&target)) {
-                    // A `__shared__` scalar is bound to its cell: assigning
-                    // it writes memory, it is not a local the loop updates.
-                    if self.is_scalar_cell(&target, v) {
-                        continue;
-                    }
-                    if matches!(v, Value::Int(_) | Value::Ptr(_)) {
-                        cands.push((scope, target, v.clone()));
-                    }
+                if matches!(v, Value::Int(_) | Value::Ptr(_)) {
+                    cands.push((scope, target, v.clone()));
                 }
             }
         }
@@ -97,7 +92,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         let saved_hung = self.hung.clone();
         let mut fixed = vec![false; cands.len()];
         let mut round = 0;
-        let (updates, thread_exit) = loop {
+        let (updates, ends, thread_exit) = loop {
             for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
                 if !keep {
                     let (ev, _) = entry_value(name, v);
@@ -136,16 +131,18 @@ impl<'a, 't> Lowerer<'a, 't> {
                 || self.returned.scope() == Scope::Thread && self.returned != saved_returned
                 || self.hung.scope() == Scope::Thread && self.hung != saved_hung;
             let mut updates = Vec::new();
+            let mut ends = Vec::new();
             for ((scope, name, v), keep) in cands.iter().zip(&fixed) {
-                if *keep {
-                    updates.push(Update::Unchanged);
-                    continue;
-                }
                 let end = self.scopes[*scope]
                     .get(name)
                     .cloned()
                     .unwrap_or(Value::Local);
-                updates.push(classify(name, v, &end));
+                if *keep {
+                    updates.push(Update::Unchanged);
+                } else {
+                    updates.push(classify(name, v, &end));
+                }
+                ends.push(end);
             }
             self.out.pop();
             self.dry -= 1;
@@ -169,7 +166,14 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
                 continue;
             }
-            break (updates, thread_exit);
+            break (updates, ends, thread_exit);
+        };
+        // Commit counts that step with a counter under a monotone guard
+        // (`asynccopy::lockstep`): known where the guard holds.
+        let locksteps = if thread_exit {
+            Vec::new()
+        } else {
+            self.lockstep_commits(node, &cands, &updates, &ends)
         };
 
         // Pass 2: the loop over a symbolic iteration counter.
@@ -216,6 +220,40 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             self.scopes.insert(*scope, name.clone(), nv);
         }
+        for l in &locksteps {
+            let value = |lw: &Self, i: usize| match lw.scopes[cands[i].0].get(&cands[i].1) {
+                Some(Value::Int(e)) => Some(e.clone()),
+                _ => None,
+            };
+            let (Some(moving), Some(x), Some(unknown)) = (
+                value(self, l.moving),
+                value(self, l.counter),
+                value(self, l.commits),
+            ) else {
+                continue;
+            };
+            let marker = entry_marker(&cands[l.moving].1);
+            let guard = l
+                .guard
+                .subst(&mut |v| (*v.name == *marker).then(|| moving.clone()));
+            let exact = Expr::add(x, l.offset.clone());
+            let Expr::Var(u) = &unknown else {
+                continue;
+            };
+            self.lockstep_unknowns.insert(u.name.clone());
+            // The unknown is no accumulator of the whole iteration now.
+            carried[l.commits] = None;
+            self.scopes.insert(
+                cands[l.commits].0,
+                cands[l.commits].1.clone(),
+                Value::Int(Expr::ite(guard, exact, unknown)),
+            );
+        }
+        // This loop encloses the code below it (`asynccopy::lockstep`).
+        self.enclosing_loops.push(asynccopy::EnclosingLoop {
+            range: (node.start_byte(), node.end_byte()),
+            entries: cands.clone(),
+        });
         let id = self.next_loop;
         self.next_loop += 1;
         self.loops.push(id);
@@ -330,6 +368,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         self.cond_spans.pop();
         self.path.pop();
         let body = self.out.pop().unwrap_or_default();
+        self.enclosing_loops.pop();
         self.loops.pop();
         self.loop_counters.pop();
         self.emit(Stmt::Loop(Loop {
@@ -402,8 +441,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         // How many iterations ran: the same for every thread of the block
         // when the loop's condition is.
         let uniform = !thread_exit && !thread_dependent(&guard);
+        // (A counter stepping by a constant other than 1, `pos += 32`, is
+        // counted too here: the quotient stays inside kernels with
+        // block-scope pipelines, whose windows need the counts exact.)
         let exact_trips = whole_iterations
-            .then(|| trip_count(&guard, &counter))
+            .then(|| trip_count(&guard, &counter).or_else(|| strided_trip_count(&guard, &counter)))
             .flatten();
         // A loop every thread leaves only by its condition, after whole
         // iterations, that is linear in the counter: an induction
@@ -774,6 +816,41 @@ fn trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
     ))
 }
 
+/// The number of iterations of a loop whose condition is linear in its
+/// counter `k` with a constant coefficient `c` of magnitude 2 or more,
+/// true for the first iterations and false from some trip on (`c * k + r
+/// <= E` of `for (p = r; p <= E; p += c)`, `<`, and `E - c * k >= r`,
+/// `>`): `m / c + 1` iterations where `c * k <= m` is the condition, none
+/// when `m < 0` (so the quotient is of a value that is not negative, where
+/// C's and the solver's division agree). `None` for any other condition.
+fn strided_trip_count(guard: &Expr, counter: &Var) -> Option<Expr> {
+    let Expr::Bin(op, a, b) = guard else {
+        return None;
+    };
+    let (ca, ra) = linear_in(a, counter)?;
+    let (cb, rb) = linear_in(b, counter)?;
+    let coef = ca.checked_sub(cb)?;
+    if depends_on_trip(&ra, counter) || depends_on_trip(&rb, counter) {
+        return None;
+    }
+    // `c * k <= m`, with `c >= 2`.
+    let (c, m) = match (op, coef) {
+        (BinOp::Le, c) if c >= 2 => (c, Expr::bin(BinOp::Sub, rb, ra)),
+        (BinOp::Lt, c) if c >= 2 => (c, Expr::add(Expr::bin(BinOp::Sub, rb, ra), Expr::Const(-1))),
+        (BinOp::Ge, c) if c <= -2 => (c.checked_neg()?, Expr::bin(BinOp::Sub, ra, rb)),
+        (BinOp::Gt, c) if c <= -2 => (
+            c.checked_neg()?,
+            Expr::add(Expr::bin(BinOp::Sub, ra, rb), Expr::Const(-1)),
+        ),
+        _ => return None,
+    };
+    Some(Expr::ite(
+        Expr::bin(BinOp::Ge, m.clone(), Expr::Const(0)),
+        Expr::add(Expr::bin(BinOp::Div, m, Expr::Const(c)), Expr::Const(1)),
+        Expr::Const(0),
+    ))
+}
+
 /// `e` as `coef * k + rest` with `rest` free of the counter `k`, when `e` is
 /// built from `k` by sums, differences, negation and constant factors.
 fn linear_in(e: &Expr, counter: &Var) -> Option<(i64, Expr)> {
@@ -815,8 +892,8 @@ fn linear_in(e: &Expr, counter: &Var) -> Option<(i64, Expr)> {
 /// conservative), and a `continue` (of this loop or an inner one).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Jumps {
-    leaves: bool,
-    continues: bool,
+    pub(super) leaves: bool,
+    pub(super) continues: bool,
 }
 
 /// The jumps below `node` (`node` included).
@@ -1041,6 +1118,70 @@ mod tests {
             stack.extend(children.into_iter().rev());
         }
         out
+    }
+
+    /// The strided trip count against the loop run by hand, for bounds on
+    /// both sides of the start, both directions and the four comparisons.
+    #[test]
+    fn strided_trip_counts_match_the_loops_they_count() {
+        let k = Var::new("k@0", VarKind::Counter { pow2: false });
+        let b = Var::new(
+            "b",
+            VarKind::Param {
+                lo: i64::from(i32::MIN),
+                hi: i64::from(i32::MAX),
+            },
+        );
+        let e = Var::new(
+            "e",
+            VarKind::Param {
+                lo: i64::from(i32::MIN),
+                hi: i64::from(i32::MAX),
+            },
+        );
+        let kv = Expr::Var(k.clone());
+        for step in [2i64, 3, 16, -2, -5] {
+            // `p = b + step * k`.
+            let p = Expr::add(
+                Expr::Var(b.clone()),
+                Expr::mul(Expr::Const(step), kv.clone()),
+            );
+            for op in [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge] {
+                let guard = Expr::bin(op, p.clone(), Expr::Var(e.clone()));
+                let n = strided_trip_count(&guard, &k);
+                let runs_while = |pv: i64, ev: i64| match op {
+                    BinOp::Lt => pv < ev,
+                    BinOp::Le => pv <= ev,
+                    BinOp::Gt => pv > ev,
+                    _ => pv >= ev,
+                };
+                // Only loops that stop: `<`/`<=` growing, `>`/`>=` shrinking.
+                let stops = matches!(op, BinOp::Lt | BinOp::Le) == (step > 0);
+                let Some(n) = n else {
+                    assert!(!stops, "step {step} {op:?} not counted");
+                    continue;
+                };
+                assert!(stops, "step {step} {op:?} counted but never stops");
+                for bv in -40i64..40 {
+                    for ev in -40i64..40 {
+                        let mut trips = 0;
+                        while runs_while(bv + step * trips, ev) {
+                            trips += 1;
+                        }
+                        let got = crate::verify::replay::eval_expr(
+                            &n,
+                            &|v: &Var| match &*v.name {
+                                "b" => Some(bv),
+                                "e" => Some(ev),
+                                _ => None,
+                            },
+                            false,
+                        );
+                        assert_eq!(got, Some(trips), "step {step} {op:?} b {bv} e {ev}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -327,6 +327,12 @@ struct Lowerer<'a, 't> {
     /// &state, role)`), by pipeline id: whether the thread is a producer.
     block_pipe_producers: HashMap<usize, Expr>,
     block_pipes: HashMap<usize, asynccopy::BlockPipe>,
+    /// The loops being lowered around the current code, outermost first
+    /// (see `asynccopy::lockstep`).
+    enclosing_loops: Vec<asynccopy::EnclosingLoop>,
+    /// The unknowns standing for a lockstep commit count where its guard
+    /// does not hold (see `asynccopy::lockstep`).
+    lockstep_unknowns: HashSet<Arc<str>>,
     /// `wmma::fragment` locals (and arrays of them) by the scope that binds
     /// them and their name: their tile's shape when the model can read it
     /// (see `wmma`).
@@ -509,6 +515,8 @@ impl<'a, 't> Lowerer<'a, 't> {
             block_pipe_stages: HashMap::new(),
             block_pipe_producers: HashMap::new(),
             block_pipes: HashMap::new(),
+            enclosing_loops: Vec::new(),
+            lockstep_unknowns: HashSet::new(),
             fragments: HashMap::new(),
             local_aliases: HashMap::new(),
             pipe_copy: None,

@@ -20,19 +20,22 @@
 //! One file per concern: this one holds the copies in flight (issued,
 //! committed, completed, recorded again across barriers) and the calls;
 //! `cooperative` the `memcpy_async` forms and group copies, `pipelines`
-//! `cuda::pipeline` and the pipeline primitives, `barriers` `cuda::barrier`
-//! phases and transaction copies, `iterations` copies across loop
-//! iterations and branches.
+//! `cuda::pipeline` and the pipeline primitives, `lockstep` the commit
+//! count of a block-scope pipeline's lookahead loop, `barriers`
+//! `cuda::barrier` phases and transaction copies, `iterations` copies
+//! across loop iterations and branches.
 
 mod barriers;
 mod cooperative;
 mod iterations;
+mod lockstep;
 mod pipelines;
 
 use super::*;
 pub(super) use barriers::SplitPhase;
 pub(super) use iterations::LoopAsync;
 use iterations::Op;
+pub(super) use lockstep::EnclosingLoop;
 pub(super) use pipelines::{BlockPipe, CONSUMER_ROLE, PRODUCER_ROLE};
 
 /// What completes a copy.

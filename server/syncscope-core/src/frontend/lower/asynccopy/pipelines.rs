@@ -302,28 +302,39 @@ impl<'a, 't> Lowerer<'a, 't> {
         if self.block_pipes.is_empty() {
             return Vec::new();
         }
-        // Counts that are not closed forms of the loops' iterations (values
-        // a loop left unknown): the window would not be exact.
-        let unknown_counts = self.block_pipes.keys().any(|id| {
-            PIPE_COUNTERS.iter().any(|c| {
-                self.pipe_counter(*id, c)
-                    .is_some_and(|e| e.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. })))
-            })
-        });
-        if unknown_counts {
-            self.block_pipe_broken = true;
-        }
+        let unknown = |e: &Expr| e.mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. }));
         let mut ids: Vec<usize> = self.block_pipes.keys().copied().collect();
         ids.sort_unstable();
         let mut out = Vec::new();
         for id in ids {
             let p = &self.block_pipes[&id];
             let stage = Expr::Var(p.stage.clone());
+            // Counts that are not closed forms of the loops' iterations
+            // (values a loop left unknown) where the window uses them (a
+            // copy its stage, any other access the waits and releases): the
+            // window would not be exact.
             if let Some((copy_of, s)) = &self.pipe_copy {
                 if *copy_of == id {
-                    out.push(Expr::eq(stage, s.clone()));
+                    // A commit count known where its loop's guard holds
+                    // (`asynccopy::lockstep`), the guard on the path: the
+                    // stage is the counter it steps with, as exact as the
+                    // buffer index made from that counter.
+                    let s = match self.lockstep_stage(s) {
+                        Some(exact) => exact,
+                        None => {
+                            if unknown(s) {
+                                self.block_pipe_broken = true;
+                            }
+                            s.clone()
+                        }
+                    };
+                    out.push(Expr::eq(stage, s));
                     continue;
                 }
+            }
+            let used = ["waits", "releases"].map(|c| self.pipe_counter(id, c));
+            if used.iter().flatten().any(unknown) {
+                self.block_pipe_broken = true;
             }
             let (Some(waits), Some(releases)) = (
                 self.pipe_counter(id, "waits"),
