@@ -2,7 +2,10 @@
 //! nodes of the tree, collected here as findings, and well-formed kernels
 //! elsewhere in the file are still analysed.
 
+mod prefix_trees;
 pub(crate) mod queries;
+
+pub(crate) use prefix_trees::parse_unit;
 
 use crate::report::{Finding, FindingKind, Span};
 use tree_sitter::Node;

@@ -100,7 +100,7 @@ pub fn quick_fixes(
             f
         })
         .collect();
-    let tree = crate::parse(&basis.text, None);
+    let tree = crate::syntax::parse_unit(&basis.text, basis.prefix_len);
     let mut out: Vec<Option<Vec<Fix>>> = vec![None; findings.len()];
     for options in &basis.passes {
         let found = super::fixes_found(&basis.text, &tree, options, cache, cancel, &in_unit);
@@ -413,7 +413,7 @@ pub(crate) fn in_project(
     sources: &dyn Sources,
 ) -> InProject {
     let b = build(path, text, options, search, sources);
-    let tree = crate::parse(&b.unit.text, None);
+    let tree = crate::syntax::parse_unit(&b.unit.text, b.unit.prefix_len);
     let cx = crate::frontend::collect(&b.unit.text, tree.root_node(), &b.options);
     let found = launches(&b, &tree, &cx, sources);
     InProject {
@@ -446,7 +446,7 @@ pub fn analyze(
     let unit_tree = match tree {
         Some(t) if unit.prefix_len == 0 && unit.text == text => t,
         _ => {
-            parsed = crate::parse(&unit.text, None);
+            parsed = crate::syntax::parse_unit(&unit.text, unit.prefix_len);
             &parsed
         }
     };
@@ -524,7 +524,7 @@ pub fn models(
 ) -> Vec<crate::model::Kernel> {
     let built = build(path, text, options, search, sources);
     let unit = &built.unit;
-    let tree = crate::parse(&unit.text, None);
+    let tree = crate::syntax::parse_unit(&unit.text, unit.prefix_len);
     let cx = crate::frontend::collect(&unit.text, tree.root_node(), &built.options);
     let by_kernel = launches(&built, &tree, &cx, sources).by_kernel;
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
@@ -956,7 +956,7 @@ fn sibling_sites(
             }
         }
         parsed += 1;
-        let t = crate::parse(&u.text, None);
+        let t = crate::syntax::parse_unit(&u.text, u.prefix_len);
         let cx = crate::frontend::collect(&u.text, t.root_node(), options);
         // Kernels the other file defines itself are its own.
         let theirs: Vec<&str> = cx
@@ -1180,7 +1180,7 @@ impl<'a> OutsidePitches<'a> {
             }
             let d = unit_dirs(f, self.dirs);
             let u = unit::build(f, text, &d, self.files.sources, self.options);
-            let t = crate::parse(&u.text, None);
+            let t = crate::syntax::parse_unit(&u.text, u.prefix_len);
             let cx = crate::frontend::collect(&u.text, t.root_node(), self.options);
             let w = super::launch::global_pitch::pitch_writes(&u.text, t.root_node(), &cx, name)?;
             if !w.file_local {
@@ -1253,7 +1253,7 @@ impl host_data::OtherUnits for OtherHostUnits<'_> {
             }
             let d = unit_dirs(&f, self.dirs);
             let u = unit::build(&f, &text, &d, self.files.sources, self.options);
-            let tree = crate::parse(&u.text, None);
+            let tree = crate::syntax::parse_unit(&u.text, u.prefix_len);
             let parsed = Arc::new(host_data::HostUnit { text: u.text, tree });
             self.parsed.borrow_mut().insert(f, parsed.clone());
             out.push(parsed);
