@@ -5,6 +5,8 @@
 mod prefix_trees;
 pub(crate) mod queries;
 
+#[cfg(test)]
+pub(crate) use prefix_trees::fresh_parses as prefix_parses;
 pub(crate) use prefix_trees::parse_unit;
 
 use crate::report::{Finding, FindingKind, Span};
