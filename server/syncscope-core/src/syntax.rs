@@ -2,7 +2,12 @@
 //! nodes of the tree, collected here as findings, and well-formed kernels
 //! elsewhere in the file are still analysed.
 
+mod prefix_trees;
 pub(crate) mod queries;
+
+#[cfg(test)]
+pub(crate) use prefix_trees::fresh_parses as prefix_parses;
+pub(crate) use prefix_trees::parse_unit;
 
 use crate::report::{Finding, FindingKind, Span};
 use tree_sitter::Node;

@@ -10,7 +10,7 @@ use super::{host_data, launch, names};
 use crate::cache::QueryCache;
 use crate::frontend::FileContext;
 use crate::options::{LaunchOverride, Options};
-use crate::project::{compile_commands, config, unit, SearchPaths, Sources};
+use crate::project::{compile_commands, config, unit, unit_cache, SearchPaths, Sources};
 use crate::report::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ pub fn quick_fixes(
             f
         })
         .collect();
-    let tree = crate::parse(&basis.text, None);
+    let tree = crate::syntax::parse_unit(&basis.text, basis.prefix_len);
     let mut out: Vec<Option<Vec<Fix>>> = vec![None; findings.len()];
     for options in &basis.passes {
         let found = super::fixes_found(&basis.text, &tree, options, cache, cancel, &in_unit);
@@ -176,7 +176,7 @@ fn build(
             )),
         }
     }
-    let unit = unit::build_in_context(&abs, text, &dirs, &search.context, sources, &options);
+    let unit = unit_cache::build_in_context(&abs, text, &dirs, &search.context, sources, &options);
     // The directive's lines as lines of the unit: every message is mapped
     // from the unit's lines back to the file's (`file_lines`).
     options.shift_directive_lines(unit.prefix_lines);
@@ -413,7 +413,7 @@ pub(crate) fn in_project(
     sources: &dyn Sources,
 ) -> InProject {
     let b = build(path, text, options, search, sources);
-    let tree = crate::parse(&b.unit.text, None);
+    let tree = crate::syntax::parse_unit(&b.unit.text, b.unit.prefix_len);
     let cx = crate::frontend::collect(&b.unit.text, tree.root_node(), &b.options);
     let found = launches(&b, &tree, &cx, sources);
     InProject {
@@ -446,7 +446,7 @@ pub fn analyze(
     let unit_tree = match tree {
         Some(t) if unit.prefix_len == 0 && unit.text == text => t,
         _ => {
-            parsed = crate::parse(&unit.text, None);
+            parsed = crate::syntax::parse_unit(&unit.text, unit.prefix_len);
             &parsed
         }
     };
@@ -524,7 +524,7 @@ pub fn models(
 ) -> Vec<crate::model::Kernel> {
     let built = build(path, text, options, search, sources);
     let unit = &built.unit;
-    let tree = crate::parse(&unit.text, None);
+    let tree = crate::syntax::parse_unit(&unit.text, unit.prefix_len);
     let cx = crate::frontend::collect(&unit.text, tree.root_node(), &built.options);
     let by_kernel = launches(&built, &tree, &cx, sources).by_kernel;
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
@@ -931,7 +931,7 @@ fn sibling_sites(
             continue;
         }
         let d = unit_dirs(f, dirs);
-        let u = unit::build(f, text, &d, sources, options);
+        let u = unit_cache::build(f, text, &d, sources, options);
         let key = site_key(f, me, &u, options_hash, kernels);
         // Another file (the analysed one included) that names a host
         // function of this one may call it: its callers here are then not
@@ -956,7 +956,7 @@ fn sibling_sites(
             }
         }
         parsed += 1;
-        let t = crate::parse(&u.text, None);
+        let t = crate::syntax::parse_unit(&u.text, u.prefix_len);
         let cx = crate::frontend::collect(&u.text, t.root_node(), options);
         // Kernels the other file defines itself are its own.
         let theirs: Vec<&str> = cx
@@ -1179,8 +1179,8 @@ impl<'a> OutsidePitches<'a> {
                 continue;
             }
             let d = unit_dirs(f, self.dirs);
-            let u = unit::build(f, text, &d, self.files.sources, self.options);
-            let t = crate::parse(&u.text, None);
+            let u = unit_cache::build(f, text, &d, self.files.sources, self.options);
+            let t = crate::syntax::parse_unit(&u.text, u.prefix_len);
             let cx = crate::frontend::collect(&u.text, t.root_node(), self.options);
             let w = super::launch::global_pitch::pitch_writes(&u.text, t.root_node(), &cx, name)?;
             if !w.file_local {
@@ -1252,8 +1252,8 @@ impl host_data::OtherUnits for OtherHostUnits<'_> {
                 continue;
             }
             let d = unit_dirs(&f, self.dirs);
-            let u = unit::build(&f, &text, &d, self.files.sources, self.options);
-            let tree = crate::parse(&u.text, None);
+            let u = unit_cache::build(&f, &text, &d, self.files.sources, self.options);
+            let tree = crate::syntax::parse_unit(&u.text, u.prefix_len);
             let parsed = Arc::new(host_data::HostUnit { text: u.text, tree });
             self.parsed.borrow_mut().insert(f, parsed.clone());
             out.push(parsed);
@@ -1893,6 +1893,110 @@ mod tests {
             );
             assert_eq!(a.launch_files_parsed, step.parsed, "{}", step.what);
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Three files that include the same header, each launching the
+    /// others' kernels (so each analysis also reads the other two units for
+    /// launch sites): every unit is built once and the header's part of
+    /// the units is parsed once in the whole run, and each kernel is still
+    /// checked under its launches.
+    #[test]
+    fn a_header_included_by_three_units_is_parsed_once() {
+        let dir = std::env::temp_dir().join(format!(
+            "syncscope-shared-header-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = compile_commands::normalize(&dir);
+        std::fs::write(
+            dir.join("shared_once.h"),
+            "#pragma once\n#define TILE_SHARED_ONCE 64\n\
+             __global__ void k_a(float *p);\n__global__ void k_b(float *p);\n__global__ void k_c(float *p);\n\
+             __device__ int lane_shared_once(int t) { return t % TILE_SHARED_ONCE; }\n",
+        )
+        .unwrap();
+        let file = |me: &str, racy: bool| {
+            let index = if racy {
+                "lane_shared_once(threadIdx.x)"
+            } else {
+                "threadIdx.x"
+            };
+            format!(
+                "#include \"shared_once.h\"\n\
+                 __global__ void k_{me}(float *p) {{ p[{index}] = (float)threadIdx.x; }}\n\
+                 void run_{me}(float *p) {{ k_a<<<1, 128>>>(p); k_b<<<1, 128>>>(p); k_c<<<1, 128>>>(p); }}\n"
+            )
+        };
+        let files = [
+            ("a", file("a", true)),
+            ("b", file("b", false)),
+            ("c", file("c", false)),
+        ];
+        for (me, text) in &files {
+            std::fs::write(dir.join(format!("{me}.cu")), text).unwrap();
+        }
+        let options = Options::default();
+        let cache = MemoryCache::default();
+        let mut statuses = Vec::new();
+        for (me, text) in &files {
+            let a = analyze(
+                &dir.join(format!("{me}.cu")),
+                text,
+                None,
+                &options,
+                &SearchPaths::default(),
+                &crate::project::Disk,
+                &cache,
+                None,
+                None,
+            );
+            let k = a
+                .report
+                .kernels
+                .iter()
+                .find(|k| k.name == format!("k_{me}"))
+                .unwrap();
+            assert!(
+                k.launch
+                    .as_deref()
+                    .unwrap_or("")
+                    .starts_with("block (128,1,1)"),
+                "{k:?}"
+            );
+            statuses.push(k.status);
+        }
+        assert_eq!(
+            statuses,
+            [
+                KernelStatus::Racy,
+                KernelStatus::Verified,
+                KernelStatus::Verified
+            ]
+        );
+        for (me, text) in &files {
+            let path = dir.join(format!("{me}.cu"));
+            assert_eq!(
+                unit_cache::fresh_builds(&path, text, &[], &options),
+                1,
+                "{me}.cu's unit is built once, read by all three analyses"
+            );
+        }
+        let u = unit_cache::build(
+            &dir.join("a.cu"),
+            &files[0].1,
+            &[],
+            &crate::project::Disk,
+            &options,
+        );
+        assert!(u.prefix_len > 0 && u.text[..u.prefix_len].contains("lane_shared_once"));
+        assert_eq!(
+            crate::syntax::prefix_parses(&u.text[..u.prefix_len]),
+            1,
+            "the header's part of the three units is parsed once"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -23,6 +23,7 @@ pub mod config;
 pub mod settings;
 pub(crate) mod system;
 pub(crate) mod unit;
+pub(crate) mod unit_cache;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -316,7 +316,9 @@ impl Builder<'_> {
 
 /// Builds the unit of the file at `path` holding `text`: quoted includes
 /// are searched relative to the includer, then in `dirs`; angled ones in
-/// `dirs`, then in the built-in system model.
+/// `dirs`, then in the built-in system model. (The driver builds through
+/// `unit_cache`.)
+#[cfg(test)]
 pub(crate) fn build(
     path: &Path,
     text: &str,

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// race through them replays with that value, so it is decided. Only the
 /// very variable the assumption names: another variable of the same origin
 /// (a fresh result of an unseen call) stays undecided.
-fn pinned_unseen(k: &Kernel) -> BTreeSet<String> {
+pub(super) fn pinned_unseen(k: &Kernel) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for a in &k.assumptions {
         if let Expr::Bin(BinOp::Eq, l, r) = a {
@@ -481,6 +481,31 @@ fn undecided_origins(
     modelled: &[String],
     pinned: &BTreeSet<String>,
 ) -> BTreeSet<String> {
+    let mut origins = unmodelled_origins(a, b, pinned);
+    // Code after a fenced atomic may be ordered after other blocks' writes
+    // by that atomic (the last-block pattern): undecided unless the model
+    // of the pattern (`modelled`, the counters of `verify::last_block`)
+    // covers it.
+    origins.extend(
+        a.guard
+            .fences_after()
+            .union(&b.guard.fences_after())
+            .filter(|t| !modelled.contains(t))
+            .map(|t| format!("fence@{t}")),
+    );
+    origins
+}
+
+/// The part of [`undecided_origins`] read from the two accesses alone,
+/// before any query: names of code the model cannot see (`pinned`: those
+/// an assumption fixes), a lock both hold, an `atomicInc` ticket. A pair
+/// with one is never a definite race (`races` skips asking for it in a
+/// kernel that is not-verified already).
+pub(super) fn unmodelled_origins(
+    a: &Access,
+    b: &Access,
+    pinned: &BTreeSet<String>,
+) -> BTreeSet<String> {
     let mut origins = BTreeSet::new();
     for e in [&a.index, &a.guard, &b.index, &b.guard] {
         e.for_each_var(&mut |v| {
@@ -510,16 +535,5 @@ fn undecided_origins(
             }
         });
     }
-    // Code after a fenced atomic may be ordered after other blocks' writes
-    // by that atomic (the last-block pattern): undecided unless the model
-    // of the pattern (`modelled`, the counters of `verify::last_block`)
-    // covers it.
-    origins.extend(
-        a.guard
-            .fences_after()
-            .union(&b.guard.fences_after())
-            .filter(|t| !modelled.contains(t))
-            .map(|t| format!("fence@{t}")),
-    );
     origins
 }
