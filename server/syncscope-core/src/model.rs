@@ -876,6 +876,11 @@ pub struct Kernel {
     /// two writes may conclude that equal operands gave equal results
     /// (`verify::congruence`), never any algebraic identity.
     pub applications: Vec<Application>,
+    /// The arrays whose element type is a scalar (`float`, `int`): every
+    /// write of one of their cells writes the whole cell, never one member
+    /// of a struct or vector element, so a read of the cell returns what
+    /// the last write wrote (`verify::own_slots`).
+    pub scalar_arrays: Vec<ArrayId>,
 }
 
 /// Which function an [`Application`] computes: two applications of one

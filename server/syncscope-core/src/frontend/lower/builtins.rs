@@ -386,14 +386,25 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => scope = Scope::Thread,
             }
         }
-        let value = self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope);
+        let types: String = template_args
+            .map(|t| self.text(t))
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        // A texel of an integer type is a value of that type (`<uint>`:
+        // `0..2^32`), as every read of an integer element is.
+        let texel_type = template_args
+            .and_then(|t| t.named_child(0))
+            .map(|t| self.text(t));
+        let value = match texel_type.as_deref().and_then(super::kernel::int_range) {
+            Some(range) => {
+                self.note_unknown_after_atomic();
+                self.fresh_value_in(&format!("{UNSEEN_PREFIX}{name}"), scope, range)
+            }
+            None => self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope),
+        };
         if let (Expr::Var(var), 0, true) = (&value, self.dry, operands.len() == args.len()) {
-            let types: String = template_args
-                .map(|t| self.text(t))
-                .unwrap_or_default()
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
             self.applications.push(Application {
                 value: var.clone(),
                 function: Function::Fetch(format!("{name}{types}")),

@@ -290,6 +290,19 @@ impl Lowerer<'_, '_> {
         e
     }
 
+    /// The arrays among the first `count` whose declared element type is a
+    /// scalar (floating point or an integer type the model knows).
+    pub(super) fn scalar_arrays(&self, count: usize) -> Vec<ArrayId> {
+        (0..count)
+            .filter(|id| {
+                self.elem_types.get(id).is_some_and(|t| {
+                    let t = t.trim_end_matches(|c: char| c == '*' || c.is_whitespace());
+                    is_float_type(t) || super::kernel::int_range(t).is_some()
+                })
+            })
+            .collect()
+    }
+
     /// Whether the array `array` (seen without a view of other bytes) holds
     /// floating-point elements.
     pub(super) fn float_elements(&self, array: ArrayId) -> bool {

@@ -143,7 +143,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             folds: std::mem::take(&mut self.folds),
             input_orders: Vec::new(),
             applications: std::mem::take(&mut self.applications),
+            scalar_arrays: Vec::new(),
         };
+        kernel.scalar_arrays = self.scalar_arrays(kernel.arrays.len());
         self.keep_input_orders(&mut kernel);
         kernel
     }
