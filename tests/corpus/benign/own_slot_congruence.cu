@@ -10,14 +10,18 @@
 // write is the value the last cell's thread writes (a benign race). The
 // outputs of different cells never meet (OUTS slots per cell).
 //
-// The racy twins break one link: a slot value that mixes in the thread's
-// index, a read of the neighbouring thread's slot, data read at the
+// A vector constructor (`make_float4`) is a function of its members.
+//
+// The racy twins break one link: a slot value or a vector member that
+// mixes in the thread's index, a read of the neighbouring thread's slot, data read at the
 // unclamped index (a clamp applied to the output only), a slot another
 // thread rewrites between a second pair of barriers, and a field the
 // kernel also writes.
 // expect-kernel: slots_from_textures verified
 // expect-kernel: slots_from_tables verified
 // expect-kernel: slots_by_threes verified
+// expect-kernel: slots_to_vectors verified
+// expect-kernel: vector_mixes_thread racy
 // expect-kernel: slot_mixes_thread racy
 // expect-kernel: slot_of_neighbour racy
 // expect-kernel: clamp_on_output_only racy
@@ -101,6 +105,46 @@ __global__ void __launch_bounds__(NT)
         out[cell * OUTS + k] = p; //~ benign-race
         out[cell * OUTS + k + 1] = q; //~ benign-race
         out[cell * OUTS + k + 2] = p - q; //~ benign-race
+    }
+}
+
+// Four-wide outputs: the slot, through a pointer to it, and the cell's
+// field values packed by `make_float4`.
+__global__ void __launch_bounds__(NT)
+    slots_to_vectors(float4 *out, const unsigned *cells, const float *field, unsigned last)
+{
+    unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
+    float a = field[cell];
+    float b = field[cell + 1];
+    unsigned code = (unsigned)(a < 0.5f) + 2 * (unsigned)(b < 0.5f);
+    __shared__ float s[EDGES * NT];
+    s[threadIdx.x] = a;
+    s[NT + threadIdx.x] = b - a;
+    s[2 * NT + threadIdx.x] = a * b;
+    s[3 * NT + threadIdx.x] = b;
+    __syncthreads();
+    unsigned n = c_count[code];
+    for (unsigned k = 0; k < n && k < OUTS; ++k) {
+        const float *p = &s[(c_edge[code * OUTS + k] & (EDGES - 1)) * NT + threadIdx.x];
+        out[cell * OUTS + k] = make_float4(*p, a, b, 1.0f); //~ benign-race
+    }
+}
+
+// One member of the vector is the thread's index.
+__global__ void __launch_bounds__(NT)
+    vector_mixes_thread(float4 *out, const unsigned *cells, const float *field, unsigned last)
+{
+    unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
+    float a = field[cell];
+    unsigned code = (unsigned)(a < 0.5f);
+    __shared__ float s[EDGES * NT];
+    s[threadIdx.x] = a;
+    s[NT + threadIdx.x] = a * a;
+    __syncthreads();
+    unsigned n = c_count[code];
+    for (unsigned k = 0; k < n && k < OUTS; ++k) {
+        unsigned e = c_edge[code * OUTS + k] & 1;
+        out[cell * OUTS + k] = make_float4(s[e * NT + threadIdx.x], a, (float)threadIdx.x, 1.0f); //~ data-race
     }
 }
 

@@ -26,7 +26,9 @@
 //! kernel never writes nor updates atomically, read through its own element
 //! type (`input_orders::one_cell`): distinct pointer parameters do not
 //! alias, so no thread of the launch changes such a cell while it runs. A
-//! `__shared__` array is one per block, so it never qualifies.
+//! `__shared__` array is one per block, so it never qualifies; a read of a
+//! `__shared__` cell the reading thread wrote itself is that write's value
+//! (`own_slots`), a fact of each thread alone.
 
 use super::context::*;
 use super::intervals::Instance;
@@ -190,7 +192,7 @@ impl<'k> KernelContext<'k> {
         // a fact of each thread alone.
         for a in &applied {
             if let Some((var, Origin::OwnSlot(read, writes))) = origins.get(&*a.original.name) {
-                out.extend(self.own_slot_facts(var, read, writes, a.thread, insts, a.inst, rel));
+                out.extend(self.own_slot_facts((var, read, writes), a.thread, insts, a.inst, rel));
             }
         }
         let mut second: HashMap<(u8, String), Vec<&Applied<'_>>> = HashMap::new();

@@ -120,15 +120,14 @@ pub(super) fn own_slot_reads(kernel: &Kernel) -> OwnSlotReads<'_> {
 }
 
 impl KernelContext<'_> {
-    /// For one thread (`t`) of the query, instantiated under `subst` (the
-    /// instance of the write whose value mentions the read): the read
-    /// `value` of `read` returns the value of the thread's last write among
-    /// `writes` whose cell is the read's, when the read runs.
+    /// For one thread (`t`) of the query, instantiated under the subst of
+    /// `insts[i]` (the instance of the write whose value mentions the
+    /// read): the read `value` of `read` returns the value of the thread's
+    /// last write among `writes` whose cell is the read's, when the read
+    /// runs.
     pub(super) fn own_slot_facts(
         &self,
-        value: &Var,
-        read: &Access,
-        writes: &[&Access],
+        (value, read, writes): (&Var, &Access, &[&Access]),
         t: u8,
         insts: &[&Instance],
         i: usize,

@@ -211,6 +211,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.texture_fetch(name, node, args, template_args) {
             return v;
         }
+        if is_vector_constructor(name) && self.prototype(name).is_none() {
+            if let Some(v) = self.vector_value(name, args) {
+                return v;
+            }
+        }
         // An opaque call: its arguments are still evaluated. Where the
         // file declares it, a non-const reference parameter may be written.
         let passing = self.prototype(name);
@@ -1030,7 +1035,7 @@ fn is_cuda_builtin(name: &str) -> bool {
 /// (`vector_functions.h`) and the overloads the SDK's `helper_math.h` adds
 /// (`make_float4(float3 v, float w)`). Every one takes its arguments by
 /// value, so a memory cell passed to one is only read.
-fn is_vector_constructor(name: &str) -> bool {
+pub(super) fn is_vector_constructor(name: &str) -> bool {
     let Some(ty) = name.strip_prefix("make_") else {
         return false;
     };

@@ -163,6 +163,38 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// A vector built by a constructor without a body in sight
+    /// (`make_float4(x, y, z, w)`, `make_float4(v, 1.0f)`): one value, the
+    /// constructor's at this place of the code (`Function::Site`), so equal
+    /// members make equal vectors. Like a float it is opaque to arithmetic
+    /// (`helper_math.h`'s operators are not integer algebra). `None` when
+    /// values are tracked (`syncscope equiv`) or a member is no value of
+    /// the model (a pointer, an object): the opaque call's rules apply.
+    pub(super) fn vector_value(&mut self, name: &str, args: &[Node]) -> Option<Value> {
+        if !self.floats_opaque()
+            || args.is_empty()
+            || args
+                .iter()
+                .any(|a| self.is_address_of(*a) || self.object_path(*a).is_some())
+        {
+            return None;
+        }
+        let mut members = Vec::new();
+        for a in args {
+            match self.eval(*a) {
+                Value::Int(e) => members.push(e),
+                // Evaluated already: what the opaque call would make of it.
+                _ => {
+                    let v = self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), Scope::Thread);
+                    return Some(Value::Int(v));
+                }
+            }
+        }
+        let refs: Vec<&Expr> = members.iter().collect();
+        let v = self.derived_unknown(name, &refs, false);
+        Some(Value::Int(self.mark_float(v)))
+    }
+
     /// `a op b` where an operand is floating point (C converts the other):
     /// a comparison is an unknown boolean, arithmetic an unknown
     /// floating-point value. `None` when floats are not opaque here or no
