@@ -1,10 +1,12 @@
+// syncscope-args: --block-dim 32
 // Per-thread scratch in `__shared__` memory read back by the thread that
 // wrote it, in clamped tails (`last` is the index of the last cell): each
 // thread computes a few values of its cell into its own slots (`s[k * NT
 // + threadIdx.x]`), the block synchronises (the barrier is there for
 // other reasons, so the surplus threads must not return), and each thread
 // emits up to OUTS outputs, each from one of its own slots chosen by a
-// table entry (a texel or a `__constant__` entry) of the cell's code. The
+// table entry (a texel or a `__constant__` entry) of the cell's code
+// (blocks of NT threads: a larger block's slots would overlap). The
 // surplus threads redo the last cell: they read their own slots, which
 // hold what they computed from the same inputs, so every output they
 // write is the value the last cell's thread writes (a benign race). The
@@ -36,8 +38,7 @@ __constant__ unsigned c_count[4];
 __constant__ unsigned c_edge[4 * OUTS];
 
 // Counts, edges and the field are texels.
-__global__ void __launch_bounds__(NT)
-    slots_from_textures(float *out, const unsigned *cells, cudaTextureObject_t counts,
+__global__ void slots_from_textures(float *out, const unsigned *cells, cudaTextureObject_t counts,
                         cudaTextureObject_t edges, cudaTextureObject_t field, unsigned last)
 {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -63,8 +64,7 @@ __global__ void __launch_bounds__(NT)
 
 // Counts and edges from `__constant__` tables, the field a read-only
 // array, the surplus threads clamped by `min`.
-__global__ void __launch_bounds__(NT)
-    slots_from_tables(float *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void slots_from_tables(float *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -85,8 +85,7 @@ __global__ void __launch_bounds__(NT)
 
 // Outputs in threes, the counter stepping by 3: the three stores of one
 // step never meet another step's.
-__global__ void __launch_bounds__(NT)
-    slots_by_threes(float *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void slots_by_threes(float *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -110,8 +109,7 @@ __global__ void __launch_bounds__(NT)
 
 // Four-wide outputs: the slot, through a pointer to it, and the cell's
 // field values packed by `make_float4`.
-__global__ void __launch_bounds__(NT)
-    slots_to_vectors(float4 *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void slots_to_vectors(float4 *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -131,8 +129,7 @@ __global__ void __launch_bounds__(NT)
 }
 
 // One member of the vector is the thread's index.
-__global__ void __launch_bounds__(NT)
-    vector_mixes_thread(float4 *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void vector_mixes_thread(float4 *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -149,8 +146,7 @@ __global__ void __launch_bounds__(NT)
 }
 
 // The slot holds a value of the thread's own index.
-__global__ void __launch_bounds__(NT)
-    slot_mixes_thread(float *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void slot_mixes_thread(float *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -168,8 +164,7 @@ __global__ void __launch_bounds__(NT)
 
 // The slot read is the neighbouring thread's, which may hold another
 // cell's values.
-__global__ void __launch_bounds__(NT)
-    slot_of_neighbour(float *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void slot_of_neighbour(float *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -187,8 +182,7 @@ __global__ void __launch_bounds__(NT)
 
 // The output slot is clamped, the field read is not: the surplus threads
 // write values of the cells past the last.
-__global__ void __launch_bounds__(NT)
-    clamp_on_output_only(float *out, const float *field, unsigned last)
+__global__ void clamp_on_output_only(float *out, const float *field, unsigned last)
 {
     unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned cell = min(g, last);
@@ -207,8 +201,7 @@ __global__ void __launch_bounds__(NT)
 
 // Between two more barriers each thread rewrites its right neighbour's
 // first slot: what a thread reads back there is no longer its own value.
-__global__ void __launch_bounds__(NT)
-    slot_rewritten_by_other(float *out, const unsigned *cells, const float *field, unsigned last)
+__global__ void slot_rewritten_by_other(float *out, const unsigned *cells, const float *field, unsigned last)
 {
     unsigned cell = cells[min(blockIdx.x * blockDim.x + threadIdx.x, last)];
     float a = field[cell];
@@ -228,8 +221,7 @@ __global__ void __launch_bounds__(NT)
 
 // The field is also written by the kernel: two reads of one cell may see
 // different values.
-__global__ void __launch_bounds__(NT)
-    field_written(float *out, const unsigned *cells, float *field, unsigned last)
+__global__ void field_written(float *out, const unsigned *cells, float *field, unsigned last)
 {
     unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned cell = cells[min(g, last)];
