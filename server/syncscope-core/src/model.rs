@@ -881,6 +881,11 @@ pub struct Kernel {
     /// (`frontend::lower::shared_values`): the race queries assume the
     /// stated input orders of them as of the thread's own reads.
     pub forwarded_reads: Vec<ForwardedRead>,
+    /// The arrays whose element type is a scalar (`float`, `int`): every
+    /// write of one of their cells writes the whole cell, never one member
+    /// of a struct or vector element, so a read of the cell returns what
+    /// the last write wrote (`verify::own_slots`).
+    pub scalar_arrays: Vec<ArrayId>,
 }
 
 /// The read `array[index]` that the thread which wrote a `__shared__` cell

@@ -948,7 +948,22 @@ pub(super) fn power_helpers(rng: &mut Rng) -> Case {
 // set holds launches with surplus threads (`last` as small as 0).
 pub(super) fn clamped_tails(rng: &mut Rng) -> Case {
     // (prelude lines, written cell, value, equal on the machine, in a loop)
-    const VARIANTS: [(&[&str], &str, &str, bool, bool); 8] = [
+    // Each thread's own `__shared__` slots (one per block thread and slot
+    // number, `k * blockDim.x + threadIdx.x`), written before a barrier and
+    // read back at a slot an input chooses.
+    const OWN_SLOTS: &[&str] = &[
+        "__shared__ float s[2048];",
+        "s[threadIdx.x] = in[e] * 0.5f;",
+        "s[blockDim.x + threadIdx.x] = in[e] + w[e & 7];",
+        "__syncthreads();",
+    ];
+    const SLOT_MIXES_THREAD: &[&str] = &[
+        "__shared__ float s[2048];",
+        "s[threadIdx.x] = in[e] * 0.5f;",
+        "s[blockDim.x + threadIdx.x] = in[e] + (float)threadIdx.x;",
+        "__syncthreads();",
+    ];
+    const VARIANTS: [(&[&str], &str, &str, bool, bool); 11] = [
         (&[], "e", "in[e] * w[e & 7]", true, false),
         (
             &["unsigned code = idx[e] & 15;"],
@@ -980,6 +995,27 @@ pub(super) fn clamped_tails(rng: &mut Rng) -> Case {
             "w[(idx[e] & 3) + k] * 0.25f",
             true,
             true,
+        ),
+        (
+            OWN_SLOTS,
+            "e",
+            "s[(idx[e] & 1) * blockDim.x + threadIdx.x] * 2.0f",
+            true,
+            false,
+        ),
+        (
+            OWN_SLOTS,
+            "e",
+            "s[(idx[e] & 1) * blockDim.x + (threadIdx.x + 1) % blockDim.x] * 2.0f",
+            false,
+            false,
+        ),
+        (
+            SLOT_MIXES_THREAD,
+            "e",
+            "s[(idx[e] & 1) * blockDim.x + threadIdx.x] * 2.0f",
+            false,
+            false,
         ),
     ];
     let (prelude, cell, value, equal, looped) = *rng.pick(&VARIANTS);

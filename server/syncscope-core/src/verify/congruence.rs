@@ -26,7 +26,9 @@
 //! kernel never writes nor updates atomically, read through its own element
 //! type (`input_orders::one_cell`): distinct pointer parameters do not
 //! alias, so no thread of the launch changes such a cell while it runs. A
-//! `__shared__` array is one per block, so it never qualifies.
+//! `__shared__` array is one per block, so it never qualifies; a read of a
+//! `__shared__` cell the reading thread wrote itself is that write's value
+//! (`own_slots`), a fact of each thread alone.
 
 use super::context::*;
 use super::intervals::Instance;
@@ -46,6 +48,14 @@ impl Origin<'_> {
         match self {
             Origin::Site(_, a) | Origin::Fetch(_, a) => a.iter().collect(),
             Origin::Read(_, i) => vec![*i],
+            Origin::OwnSlot(read, writes) => [&read.index, &read.guard]
+                .into_iter()
+                .chain(
+                    writes
+                        .iter()
+                        .flat_map(|w| [&w.index, &w.guard].into_iter().chain(w.value.as_ref())),
+                )
+                .collect(),
         }
     }
 }
@@ -112,6 +122,10 @@ impl<'k> KernelContext<'k> {
             out.entry(&value.name)
                 .or_insert((value, Origin::Read(access.array, &access.index)));
         }
+        for (value, read, writes) in super::own_slots::own_slot_reads(kernel) {
+            out.entry(&value.name)
+                .or_insert((value, Origin::OwnSlot(read, writes)));
+        }
         out
     }
 
@@ -170,13 +184,21 @@ impl<'k> KernelContext<'k> {
             Some((_, Origin::Site(s, _))) => (0u8, s.to_string()),
             Some((_, Origin::Fetch(f, _))) => (1, f.to_string()),
             Some((_, Origin::Read(array, _))) => (2, array.to_string()),
-            None => (3, String::new()),
+            Some((_, Origin::OwnSlot(read, _))) => (3, read.id.to_string()),
+            None => (4, String::new()),
         };
+        let mut out = Vec::new();
+        // A read of the thread's own shared slot is its own write's value:
+        // a fact of each thread alone.
+        for a in &applied {
+            if let Some((var, Origin::OwnSlot(read, writes))) = origins.get(&*a.original.name) {
+                out.extend(self.own_slot_facts((var, read, writes), a.thread, insts, a.inst, rel));
+            }
+        }
         let mut second: HashMap<(u8, String), Vec<&Applied<'_>>> = HashMap::new();
         for b in applied.iter().filter(|b| b.thread == 2) {
             second.entry(function(b)).or_default().push(b);
         }
-        let mut out = Vec::new();
         for a in applied.iter().filter(|a| a.thread == 1) {
             for &b in second.get(&function(a)).into_iter().flatten() {
                 if out.len() >= MAX_FACTS {

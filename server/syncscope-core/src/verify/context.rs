@@ -362,4 +362,7 @@ pub(super) enum Origin<'k> {
     Fetch(&'k str, &'k [Expr]),
     /// The read of the read-only array at this index.
     Read(ArrayId, &'k Expr),
+    /// The read (its access) of a `__shared__` cell the reading thread
+    /// may have written itself by one of these writes (`own_slots`).
+    OwnSlot(&'k Access, Vec<&'k Access>),
 }

@@ -28,6 +28,7 @@ pub(crate) mod intervals;
 mod last_block;
 mod linearize;
 mod machine_values;
+mod own_slots;
 pub(crate) mod param_bounds;
 mod precheck;
 mod race_findings;

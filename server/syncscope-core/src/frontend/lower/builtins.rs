@@ -211,6 +211,11 @@ impl<'a, 't> Lowerer<'a, 't> {
         if let Some(v) = self.texture_fetch(name, node, args, template_args) {
             return v;
         }
+        if is_vector_constructor(name) && self.prototype(name).is_none() {
+            if let Some(v) = self.vector_value(name, args) {
+                return v;
+            }
+        }
         // An opaque call: its arguments are still evaluated. Where the
         // file declares it, a non-const reference parameter may be written.
         let passing = self.prototype(name);
@@ -386,14 +391,25 @@ impl<'a, 't> Lowerer<'a, 't> {
                 _ => scope = Scope::Thread,
             }
         }
-        let value = self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope);
+        let types: String = template_args
+            .map(|t| self.text(t))
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        // A texel of an integer type is a value of that type (`<uint>`:
+        // `0..2^32`), as every read of an integer element is.
+        let texel_type = template_args
+            .and_then(|t| t.named_child(0))
+            .map(|t| self.text(t));
+        let value = match texel_type.as_deref().and_then(super::kernel::int_range) {
+            Some(range) => {
+                self.note_unknown_after_atomic();
+                self.fresh_value_in(&format!("{UNSEEN_PREFIX}{name}"), scope, range)
+            }
+            None => self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope),
+        };
         if let (Expr::Var(var), 0, true) = (&value, self.dry, operands.len() == args.len()) {
-            let types: String = template_args
-                .map(|t| self.text(t))
-                .unwrap_or_default()
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
             self.applications.push(Application {
                 value: var.clone(),
                 function: Function::Fetch(format!("{name}{types}")),
@@ -1019,7 +1035,7 @@ fn is_cuda_builtin(name: &str) -> bool {
 /// (`vector_functions.h`) and the overloads the SDK's `helper_math.h` adds
 /// (`make_float4(float3 v, float w)`). Every one takes its arguments by
 /// value, so a memory cell passed to one is only read.
-fn is_vector_constructor(name: &str) -> bool {
+pub(super) fn is_vector_constructor(name: &str) -> bool {
     let Some(ty) = name.strip_prefix("make_") else {
         return false;
     };

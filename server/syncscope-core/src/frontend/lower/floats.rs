@@ -163,6 +163,38 @@ impl Lowerer<'_, '_> {
         }
     }
 
+    /// A vector built by a constructor without a body in sight
+    /// (`make_float4(x, y, z, w)`, `make_float4(v, 1.0f)`): one value, the
+    /// constructor's at this place of the code (`Function::Site`), so equal
+    /// members make equal vectors. Like a float it is opaque to arithmetic
+    /// (`helper_math.h`'s operators are not integer algebra). `None` when
+    /// values are tracked (`syncscope equiv`) or a member is no value of
+    /// the model (a pointer, an object): the opaque call's rules apply.
+    pub(super) fn vector_value(&mut self, name: &str, args: &[Node]) -> Option<Value> {
+        if !self.floats_opaque()
+            || args.is_empty()
+            || args
+                .iter()
+                .any(|a| self.is_address_of(*a) || self.object_path(*a).is_some())
+        {
+            return None;
+        }
+        let mut members = Vec::new();
+        for a in args {
+            match self.eval(*a) {
+                Value::Int(e) => members.push(e),
+                // Evaluated already: what the opaque call would make of it.
+                _ => {
+                    let v = self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), Scope::Thread);
+                    return Some(Value::Int(v));
+                }
+            }
+        }
+        let refs: Vec<&Expr> = members.iter().collect();
+        let v = self.derived_unknown(name, &refs, false);
+        Some(Value::Int(self.mark_float(v)))
+    }
+
     /// `a op b` where an operand is floating point (C converts the other):
     /// a comparison is an unknown boolean, arithmetic an unknown
     /// floating-point value. `None` when floats are not opaque here or no
@@ -288,6 +320,19 @@ impl Lowerer<'_, '_> {
             }
         }
         e
+    }
+
+    /// The arrays among the first `count` whose declared element type is a
+    /// scalar (floating point or an integer type the model knows).
+    pub(super) fn scalar_arrays(&self, count: usize) -> Vec<ArrayId> {
+        (0..count)
+            .filter(|id| {
+                self.elem_types.get(id).is_some_and(|t| {
+                    let t = t.trim_end_matches(|c: char| c == '*' || c.is_whitespace());
+                    is_float_type(t) || super::kernel::int_range(t).is_some()
+                })
+            })
+            .collect()
     }
 
     /// Whether the array `array` (seen without a view of other bytes) holds

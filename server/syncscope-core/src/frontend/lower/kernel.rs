@@ -145,7 +145,9 @@ impl<'a, 't> Lowerer<'a, 't> {
             input_orders: Vec::new(),
             applications: std::mem::take(&mut self.applications),
             forwarded_reads: Vec::new(),
+            scalar_arrays: Vec::new(),
         };
+        kernel.scalar_arrays = self.scalar_arrays(kernel.arrays.len());
         self.keep_input_orders(&mut kernel);
         if !self.track_values {
             // `equiv` runs the model on memory it simulates itself, which
