@@ -39,6 +39,7 @@ mod schedules;
 mod small_factors;
 pub(crate) mod smt;
 mod sweep;
+mod undecided;
 pub(crate) mod watchdog;
 mod witness;
 
