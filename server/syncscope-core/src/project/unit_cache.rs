@@ -79,7 +79,9 @@ struct Built {
     probes: Vec<Probe>,
 }
 
-/// The built units by the hash of their key, with the key's inputs (a hash
+/// What a unit is built from besides its reads: the file's path and text,
+/// the include folders, the context headers, the pass's macros. The table
+/// keeps built units by the hash of their key, with the key (a hash
 /// collision is a miss).
 type Key = (
     PathBuf,
@@ -89,9 +91,13 @@ type Key = (
     Vec<(String, String)>,
 );
 
+/// The units built from one key (the same key read differently replaces
+/// its old entry).
+type Entries = Vec<(Arc<Key>, Arc<Built>)>;
+
 #[derive(Default)]
 struct Table {
-    units: HashMap<u64, Vec<(Arc<Key>, Arc<Built>)>>,
+    units: HashMap<u64, Entries>,
     len: usize,
     /// Fresh builds per key (the tests read it; kept when emptied).
     #[cfg(test)]

@@ -40,6 +40,7 @@ mod schedules;
 mod small_factors;
 pub(crate) mod smt;
 mod sweep;
+mod undecided;
 pub(crate) mod watchdog;
 mod witness;
 

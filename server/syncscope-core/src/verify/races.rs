@@ -379,12 +379,12 @@ impl<'k> KernelContext<'k> {
         // so it is not asked. Every other pair is asked as before, so a
         // definite race still makes the kernel racy.
         if skip.is_none() && !self.kernel.unsupported.is_empty() {
-            let pinned = super::race_findings::pinned_unseen(self.kernel);
+            let pinned = super::undecided::pinned_unseen(self.kernel);
             for (x, &p) in accesses.iter().enumerate() {
                 for &q in &accesses[x..] {
                     let (a, b) = (self.accesses[&p], self.accesses[&q]);
                     if !blocked.contains(&(p, q))
-                        && !super::race_findings::unmodelled_origins(a, b, &pinned).is_empty()
+                        && !super::undecided::unmodelled_origins(a, b, &pinned).is_empty()
                     {
                         blocked.push((p, q));
                     }
