@@ -1063,44 +1063,53 @@ pub(crate) fn solve(
     counters.run += 1;
     let started = Instant::now();
     let units_before = config.budget.map(|b| b.spent());
-    // Products a split leaves (a block index times a run-time stride) are
-    // what Z3's nonlinear core gives up on: where two of them differ in one
-    // factor, the linear abstraction with their order facts
-    // (`product_orders`) is asked first. Its unsat is the answer; anything
-    // else only sends the query on. (A query with no split is asked so only
-    // once Z3 could not decide it as written, below: its products are most
-    // often the global ids the digit lemmas decide at once.)
-    let ordered = split
-        .as_deref()
-        .filter(|split| split.iter().any(Expr::is_nonlinear))
-        .and_then(|split| product_orders_query(split, key, env, started, units_before, config));
     // The split query first, with at most `SPLIT_FIRST_RLIMIT` units: it
     // is the same query (each split an identity), so its sat or unsat is
     // the answer; where the case splits do not help (a radix the digit
     // lemmas already decide), the products as they are decide.
-    let first = ordered.or_else(|| {
-        q_split.as_ref().map(|qs| {
-            let capped = SolverConfig {
-                rlimit: match config.rlimit {
-                    0 => SPLIT_FIRST_RLIMIT,
-                    r => r.min(SPLIT_FIRST_RLIMIT),
-                },
-                ..config
-            };
-            let outcome = run_z3(qs, env, capped);
-            log_query(
-                qs,
-                key,
-                "split",
-                env,
-                started,
-                units_before,
-                capped,
-                &outcome,
-            );
-            outcome
-        })
+    let first = q_split.as_ref().map(|qs| {
+        let capped = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => SPLIT_FIRST_RLIMIT,
+                r => r.min(SPLIT_FIRST_RLIMIT),
+            },
+            ..config
+        };
+        let outcome = run_z3(qs, env, capped);
+        log_query(
+            qs,
+            key,
+            "split",
+            env,
+            started,
+            units_before,
+            capped,
+            &outcome,
+        );
+        outcome
     });
+    // Products a split leaves (a block index times a run-time stride) are
+    // what Z3's nonlinear core gives up on: where the split did not decide
+    // and two of them differ in one factor, the linear abstraction with
+    // their order facts (`product_orders`) is asked before the query as
+    // written. Its unsat is the answer; anything else only sends the query
+    // on. (Only after an undecided split: a query the split decides keeps
+    // its cost. A query with no split is asked so only once Z3 could not
+    // decide it as written, below.)
+    let first = match first {
+        Some(QueryOutcome::Unknown(r))
+            if r != CANCELLED && r != OUT_OF_BUDGET && !config.out_of_budget() =>
+        {
+            split
+                .as_deref()
+                .filter(|split| split.iter().any(Expr::is_nonlinear))
+                .and_then(|split| {
+                    product_orders_query(split, key, env, started, units_before, config)
+                })
+                .or(Some(QueryOutcome::Unknown(r)))
+        }
+        other => other,
+    };
     let outcome = match first {
         Some(o @ (QueryOutcome::Sat(_) | QueryOutcome::Unsat)) => o,
         _ => {
