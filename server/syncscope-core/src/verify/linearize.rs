@@ -28,6 +28,20 @@ const MAX_TERMS: usize = 64;
 /// The abstraction of the conjunction `query`, or `None` when it has no
 /// product to abstract (it would be the same query) or grows too large.
 pub(super) fn abstract_products(query: &[Expr]) -> Option<Vec<Expr>> {
+    abstract_products_keeping(query).map(|a| a.query)
+}
+
+/// A query with its products abstracted, and what each unknown stands for.
+pub(super) struct Abstracted {
+    pub query: Vec<Expr>,
+    /// Each abstracted product: its sorted factors (in the abstraction's
+    /// own terms: a multiple's factor already `c * v'`) and its unknown.
+    pub products: BTreeMap<Vec<Expr>, Var>,
+}
+
+/// [`abstract_products`], keeping the products' unknowns, for facts about
+/// them that hold over the integers (`product_orders`).
+pub(super) fn abstract_products_keeping(query: &[Expr]) -> Option<Abstracted> {
     let mut multiples = BTreeMap::new();
     let mut constants = BTreeMap::new();
     for e in query {
@@ -57,7 +71,16 @@ pub(super) fn abstract_products(query: &[Expr]) -> Option<Vec<Expr>> {
             Expr::mul(Expr::Const(*c), Expr::Var(whole.clone())),
         ));
     }
-    Some(out)
+    Some(Abstracted {
+        query: out,
+        products: a.products,
+    })
+}
+
+/// The unknown a product abstracts into, named as [`abstract_products`]
+/// names its own (`product#<n>`, `n` the count so far).
+pub(super) fn product_unknown(n: usize) -> Var {
+    Var::new(format!("product#{n}"), unbounded())
 }
 
 fn unbounded() -> VarKind {
@@ -196,7 +219,7 @@ impl Abstraction {
                     let v = self
                         .products
                         .entry(factors.clone())
-                        .or_insert_with(|| Var::new(format!("product#{n}"), unbounded()));
+                        .or_insert_with(|| product_unknown(n));
                     Expr::mul(Expr::Const(*coef), Expr::Var(v.clone()))
                 }
             };

@@ -1,6 +1,8 @@
 //! Verification of kernel models: barrier intervals (`intervals`), SMT
 //! encoding and solving (`smt`, `watchdog`; `small_factors`: products
-//! with a factor of few values as case splits), the per-kernel driver
+//! with a factor of few values as case splits; `product_orders`: products
+//! one factor apart ordered like that factor, in a linear abstraction),
+//! the per-kernel driver
 //! (`engine`), the context its checks share (`context`) and the checks,
 //! each a set of functions over that context (`divergence`, `precheck`,
 //! `races` and its findings `race_findings`, `redundancy`, `assertions`,
@@ -31,6 +33,7 @@ mod machine_values;
 mod own_slots;
 pub(crate) mod param_bounds;
 mod precheck;
+mod product_orders;
 mod race_findings;
 pub(crate) mod races;
 mod realisable;

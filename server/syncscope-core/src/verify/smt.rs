@@ -1076,15 +1076,54 @@ pub(crate) fn solve(
             ..config
         };
         let outcome = run_z3(qs, env, capped);
-        log_query(qs, key, env, started, units_before, capped, &outcome);
+        log_query(
+            qs,
+            key,
+            "split",
+            env,
+            started,
+            units_before,
+            capped,
+            &outcome,
+        );
         outcome
     });
+    // Products a split leaves (a block index times a run-time stride) are
+    // what Z3's nonlinear core gives up on: where the split did not decide
+    // and two of them differ in one factor, the linear abstraction with
+    // their order facts (`product_orders`) is asked before the query as
+    // written. Its unsat is the answer; anything else only sends the query
+    // on. (Only after an undecided split: a query the split decides keeps
+    // its cost. A query with no split is asked so only once Z3 could not
+    // decide it as written, below.)
+    let first = match first {
+        Some(QueryOutcome::Unknown(r))
+            if r != CANCELLED && r != OUT_OF_BUDGET && !config.out_of_budget() =>
+        {
+            split
+                .as_deref()
+                .filter(|split| split.iter().any(Expr::is_nonlinear))
+                .and_then(|split| {
+                    product_orders_query(split, key, env, started, units_before, config)
+                })
+                .or(Some(QueryOutcome::Unknown(r)))
+        }
+        other => other,
+    };
     let outcome = match first {
         Some(o @ (QueryOutcome::Sat(_) | QueryOutcome::Unsat)) => o,
         _ => {
             let outcome = run_z3(&q, env, config);
-            log_query(&q, key, env, started, units_before, config, &outcome);
-            outcome
+            log_query(&q, key, "", env, started, units_before, config, &outcome);
+            let rescue = split.is_none()
+                && !env.bitvector
+                && matches!(&outcome, QueryOutcome::Unknown(r) if r != CANCELLED && r != OUT_OF_BUDGET)
+                && !config.cancelled()
+                && !config.out_of_budget();
+            rescue
+                .then(|| product_orders_query(assertions, key, env, started, units_before, config))
+                .flatten()
+                .unwrap_or(outcome)
         }
     };
     let stopped =
@@ -1099,13 +1138,60 @@ pub(crate) fn solve(
 /// few values (`small_factors`) before the query as written is asked.
 const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;
 
+/// Z3 resource units of the linear abstraction with the products' order
+/// facts (`product_orders`): linear arithmetic with case splits.
+const ORDERS_RLIMIT: u32 = 1_500_000;
+
+/// The query's linear abstraction with its products' order facts, asked
+/// without a witness: `Some(Unsat)` proves the query unsatisfiable; any
+/// other answer is `None` (a model of the abstraction is none of the
+/// query), as is a query with no two products one factor apart (nothing to
+/// add to the plain abstraction).
+fn product_orders_query(
+    source: &[Expr],
+    key: u64,
+    env: &LaunchEnv,
+    started: Instant,
+    units_before: Option<u64>,
+    config: SolverConfig,
+) -> Option<QueryOutcome> {
+    let linear = super::product_orders::linear_with_orders(source)?;
+    // No digit lemmas: in the abstraction every product is one unknown, and
+    // a constant times one is no radix.
+    let mut q = build_query_with_lemmas(&linear, &[], env);
+    q.small.clear();
+    let capped = SolverConfig {
+        rlimit: match config.rlimit {
+            0 => ORDERS_RLIMIT,
+            r => r.min(ORDERS_RLIMIT),
+        },
+        witness: false,
+        ..config
+    };
+    let outcome = run_z3(&q, env, capped);
+    log_query(
+        &q,
+        key,
+        "orders",
+        env,
+        started,
+        units_before,
+        capped,
+        &outcome,
+    );
+    matches!(outcome, QueryOutcome::Unsat).then_some(outcome)
+}
+
 /// Profiling aid: with `SYNCSCOPE_QUERY_LOG=<folder>`, each query Z3 runs
-/// is written there (`<key>.smt2`) and one line on stderr says its time,
-/// the kernel budget's units it spent and its outcome. Only observes: no
-/// verdict depends on it.
+/// is written there (`<key>.smt2`, or `<key>.<form>.smt2` for a rewritten
+/// form of the query such as its small-factor split) and one line on stderr
+/// says its time, the kernel budget's units it spent and its outcome. Only
+/// observes: no verdict depends on it.
+#[allow(clippy::too_many_arguments)]
 fn log_query(
     q: &Query,
     key: u64,
+    form: &str,
     env: &LaunchEnv,
     started: Instant,
     units_before: Option<u64>,
@@ -1115,7 +1201,11 @@ fn log_query(
     let Some(dir) = std::env::var_os("SYNCSCOPE_QUERY_LOG") else {
         return;
     };
-    let path = std::path::Path::new(&dir).join(format!("{key:016x}.smt2"));
+    let name = match form {
+        "" => format!("{key:016x}.smt2"),
+        form => format!("{key:016x}.{form}.smt2"),
+    };
+    let path = std::path::Path::new(&dir).join(name);
     let _ = std::fs::write(&path, &q.text);
     let units = match (units_before, config.budget) {
         (Some(before), Some(b)) => b.spent().saturating_sub(before).to_string(),
@@ -1127,7 +1217,8 @@ fn log_query(
         QueryOutcome::Unknown(r) => format!("unknown ({r})"),
     };
     eprintln!(
-        "syncscope-query {key:016x} {} ms {units} units bv={} nonlinear={} {verdict}",
+        "syncscope-query {key:016x}{}{form} {} ms {units} units bv={} nonlinear={} {verdict}",
+        if form.is_empty() { "" } else { "." },
         started.elapsed().as_millis(),
         env.bitvector,
         q.nonlinear
