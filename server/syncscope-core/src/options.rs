@@ -151,17 +151,22 @@ impl Options {
                 .any(|g| glob_match(g, kernel))
     }
 
-    /// The launch sizes that apply to `kernel`.
+    /// The launch sizes that apply to `kernel`: the user's, and where the
+    /// user left a size open, the one its launch site fixes (the sites a
+    /// pass carries under user sizes are those that agree with them).
     pub fn launch_for(&self, kernel: &str) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
+        let site = self.launch_sites.iter().find(|s| s.kernel_glob == kernel);
+        let site_block = site.and_then(|s| s.block_dim);
+        let site_grid = site.and_then(|s| s.grid_dim);
         for o in &self.launch_overrides {
             if glob_match(&o.kernel_glob, kernel) {
-                return (o.block_dim.or(self.block_dim), o.grid_dim.or(self.grid_dim));
+                return (
+                    o.block_dim.or(self.block_dim).or(site_block),
+                    o.grid_dim.or(self.grid_dim).or(site_grid),
+                );
             }
         }
-        if let Some(site) = self.launch_site(kernel) {
-            return (site.block_dim, site.grid_dim);
-        }
-        (self.block_dim, self.grid_dim)
+        (self.block_dim.or(site_block), self.grid_dim.or(site_grid))
     }
 
     /// The launch found in the code for `kernel`, when the user fixed no
@@ -227,10 +232,28 @@ impl Options {
                 .map(|f| format!(" (from {f})"))
                 .unwrap_or_default()
         };
+        // A size the user left open and the agreeing launch site fixes.
+        let site = self.launch_sites.iter().find(|s| s.kernel_glob == kernel);
+        let from_site = |name: &str, d: Option<[u32; 3]>| {
+            let d = d?;
+            let at = site
+                .and_then(|s| s.origin.as_ref())
+                .map(|o| format!(" (from the launch at {o})"))
+                .unwrap_or_else(|| " (from its launch site)".to_string());
+            Some(format!("{}{at}", dims(name, d)))
+        };
         match (block, grid) {
             (None, None) => None,
-            (Some(b), None) => Some(format!("{}{}", dims("blockDim", b), from(&block_from))),
-            (None, Some(g)) => Some(format!("{}{}", dims("gridDim", g), from(&grid_from))),
+            (Some(b), None) => Some(match from_site("gridDim", site.and_then(|s| s.grid_dim)) {
+                Some(g) => format!("{}{}, {g}", dims("blockDim", b), from(&block_from)),
+                None => format!("{}{}", dims("blockDim", b), from(&block_from)),
+            }),
+            (None, Some(g)) => Some(
+                match from_site("blockDim", site.and_then(|s| s.block_dim)) {
+                    Some(b) => format!("{b}, {}{}", dims("gridDim", g), from(&grid_from)),
+                    None => format!("{}{}", dims("gridDim", g), from(&grid_from)),
+                },
+            ),
             // Both written in one place: said once.
             (Some(b), Some(g)) if block_from == grid_from => Some(format!(
                 "{}, {}{}",

@@ -275,8 +275,10 @@ fn launches(
 
 /// The launches of a kernel whose sizes the user fixed: the sites the
 /// user's sizes agree with (`if (bs == 16) k<16><<<g, dim3(bs, bs)>>>` is
-/// not `k<16>` under 32 x 32 blocks), each with its instantiation and the
-/// facts the host code gives it (the user's sizes replace its own); when
+/// not `k<16>` under 32 x 32 blocks), each with its instantiation, the
+/// facts the host code gives it and the sizes it fixes that the user left
+/// open (`--block-dim 256` keeps the grid the host computes: options add
+/// to host facts, and a site they contradict is not among these); when
 /// none agrees, every site, with only what the code fixes whatever the
 /// sizes (the template arguments and argument types it launches with).
 /// Once per distinct launch left.
@@ -308,6 +310,8 @@ fn under_user_launch(
             } else {
                 Vec::new()
             },
+            block_dim: if keep_facts { s.block_dim } else { None },
+            grid_dim: if keep_facts { s.grid_dim } else { None },
             ..Default::default()
         };
         if !out.iter().any(|o| same_launch(o, &kept)) {

@@ -256,6 +256,19 @@ struct Writer<'r> {
 
 impl Forwarding<'_> {
     fn value_read(&mut self, tile: &Tile, reader: &Reader) -> Option<Expr> {
+        // Only a read whose cell the model names without reading memory
+        // (`s[t - 1]`, `s[(t + 1) % 64]`, `s[t + k]` with a loop counter
+        // `k`) is forwarded. A cell chosen from data (`s[e * 32 + t]`, `e`
+        // read from a table) is left alone: there the writer is usually the
+        // reader itself, and the own-slot argument (`verify::own_slots`)
+        // decides it from the reader's own values, which a value restated
+        // in the writer's fresh terms would hide.
+        if reader
+            .index
+            .mentions(&mut |v| matches!(v.kind, VarKind::Unknown { .. }))
+        {
+            return None;
+        }
         let (reader_base, tag) = match symbols::split_iteration_tag(&reader.value.name) {
             Some((base, _)) => (base, &reader.value.name[base.len()..]),
             None => (&*reader.value.name, ""),
