@@ -155,7 +155,7 @@ impl Options {
     /// user left a size open, the one its launch site fixes (the sites a
     /// pass carries under user sizes are those that agree with them).
     pub fn launch_for(&self, kernel: &str) -> (Option<[u32; 3]>, Option<[u32; 3]>) {
-        let site = self.launch_sites.iter().find(|s| s.kernel_glob == kernel);
+        let site = self.launch_site_types(kernel);
         let site_block = site.and_then(|s| s.block_dim);
         let site_grid = site.and_then(|s| s.grid_dim);
         for o in &self.launch_overrides {
@@ -175,7 +175,7 @@ impl Options {
         if self.user_launch(kernel).is_some() {
             return None;
         }
-        self.launch_sites.iter().find(|s| s.kernel_glob == kernel)
+        self.launch_site_types(kernel)
     }
 
     /// The launch sizes (block, grid) the user fixed for `kernel` (flags,
@@ -233,7 +233,7 @@ impl Options {
                 .unwrap_or_default()
         };
         // A size the user left open and the agreeing launch site fixes.
-        let site = self.launch_sites.iter().find(|s| s.kernel_glob == kernel);
+        let site = self.launch_site_types(kernel);
         let from_site = |name: &str, d: Option<[u32; 3]>| {
             let d = d?;
             let at = site
