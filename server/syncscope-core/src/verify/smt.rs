@@ -1063,6 +1063,24 @@ pub(crate) fn solve(
     counters.run += 1;
     let started = Instant::now();
     let units_before = config.budget.map(|b| b.spent());
+    // Where there is a split, both forms are first asked with small,
+    // growing allowances (`probe_forms`): which of them Z3 decides quickly
+    // differs from query to query (a stride product the split makes linear;
+    // an index the digit lemmas already decide as written, where the split
+    // multiplies the cases and ran out of its million units before the
+    // query as written was asked, 20K units later). An unsat probe is the
+    // answer; a satisfiable one goes to the full check of the query as
+    // written, whose witness comes from a solver with the query's limits.
+    let probed = q_split.as_ref().map_or(Probe::Undecided, |qs| {
+        probe_forms(qs, &q, key, env, started, units_before, config)
+    });
+    if probed == Probe::Unsat {
+        cache.insert(key, QueryOutcome::Unsat);
+        return QueryOutcome::Unsat;
+    }
+    // Satisfiable: the query as written gives the witness; the split and
+    // the abstraction have nothing to add.
+    let q_split = q_split.filter(|_| probed == Probe::Undecided);
     // The split query first, with at most `SPLIT_FIRST_RLIMIT` units: it
     // is the same query (each split an identity), so its sat or unsat is
     // the answer; where the case splits do not help (a radix the digit
@@ -1137,6 +1155,62 @@ pub(crate) fn solve(
 /// Z3 resource units of a query with its products split over factors of
 /// few values (`small_factors`) before the query as written is asked.
 const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;
+
+/// Z3 resource units of each form's short tries (`probe_forms`), in
+/// rounds: the queries either form decides quickly take a few tens of
+/// thousands, and a form that needs more than the last round is left to
+/// the full checks. Growing allowances spend at most a small multiple of
+/// what the form that decides needs.
+const PROBE_RLIMITS: [u32; 2] = [100_000, 500_000];
+
+/// What the short tries of a query's forms found (`probe_forms`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Probe {
+    Unsat,
+    /// Satisfiable: the full check finds it again, with its witness.
+    Sat,
+    Undecided,
+}
+
+/// The query as written, then its split form, in rounds of growing
+/// allowances (`PROBE_RLIMITS`); each is the same query, so either one's
+/// answer is the query's. The written form goes first: on index queries
+/// Z3 decides it in tens of thousands of units where the split's cases
+/// take a million; a stride product only the split makes linear costs the
+/// written form's short try.
+fn probe_forms(
+    split: &Query,
+    written: &Query,
+    key: u64,
+    env: &LaunchEnv,
+    started: Instant,
+    units_before: Option<u64>,
+    config: SolverConfig,
+) -> Probe {
+    for limit in PROBE_RLIMITS {
+        let probe = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => limit,
+                r => r.min(limit),
+            },
+            witness: false,
+            ..config
+        };
+        for (q, form) in [(written, "probe"), (split, "split-probe")] {
+            if config.cancelled() || config.out_of_budget() {
+                return Probe::Undecided;
+            }
+            let outcome = run_z3(q, env, probe);
+            log_query(q, key, form, env, started, units_before, probe, &outcome);
+            match outcome {
+                QueryOutcome::Unsat => return Probe::Unsat,
+                QueryOutcome::Sat(_) => return Probe::Sat,
+                QueryOutcome::Unknown(_) => {}
+            }
+        }
+    }
+    Probe::Undecided
+}
 
 /// Z3 resource units of the linear abstraction with the products' order
 /// facts (`product_orders`): linear arithmetic with case splits.
