@@ -183,28 +183,32 @@ fn sampled_lengths(b: u32) -> Vec<u32> {
 pub(super) fn loop_relations(rng: &mut Rng) -> Case {
     let b = *rng.pick(&[16u32, 32]);
     let test = *rng.pick(&["blocks > 0", "blocks != 0", "0 < blocks"]);
-    let (grid_text, grid_decl) = match rng.below(3) {
-        0 => ("blocks", ""),
+    // A `dim3` declared in the body is a variable the rule does not follow
+    // (no fact: sound, less precise): drawn less often.
+    let (grid_text, grid_decl) = match rng.below(5) {
+        0 => ("grid", "dim3 grid(blocks);\n        "),
         1 => ("dim3(blocks)", ""),
-        _ => ("grid", "dim3 grid(blocks);\n        "),
+        _ => ("blocks", ""),
     };
     let block_text = if rng.coin() { "threads" } else { "{b}" };
     let launch = format!("{grid_decl}level<<<{grid_text}, {block_text}>>>(out, half);");
     let mut prelude = String::new();
-    // An entry and an update drawn among those that keep the relation two
-    // times in three: the traps are the other ones.
+    // One trap at a time: an entry that breaks the relation with an update
+    // that keeps it, the other way round, or neither (a verified claim
+    // rests on every step of the induction; each trap breaks one).
+    let trap = rng.below(3);
     let entry = |rng: &mut Rng| {
-        if rng.below(3) == 0 {
-            rng.below(ENTRIES.len() as u64) as usize
+        *rng.pick(if trap == 0 {
+            &[1usize, 3][..]
         } else {
-            *rng.pick(&[0usize, 2, 4])
-        }
+            &[0, 2, 4]
+        })
     };
-    let (code, run): (String, Levels) = match rng.below(8) {
+    let (code, run): (String, Levels) = match rng.below(10) {
         // The grid and block made again from the new count at the end of
         // each level, the way they were made before the loop (exactly, or
         // rounded up: a block more than the count).
-        0 | 1 => {
+        0..=2 => {
             let shift = rng.range(1, 2);
             let count_from = *rng.pick(&["length", "length / 2"]);
             let entry_up = rng.below(3) == 0;
@@ -254,7 +258,7 @@ pub(super) fn loop_relations(rng: &mut Rng) -> Case {
             (code.replace("{b}", &b.to_string()), Box::new(run))
         }
         // A helper changes `half` through a pointer taken before the loop.
-        2 => {
+        3 => {
             let e = entry(rng);
             prelude.push_str(
                 "static void rescale(unsigned* value)\n{\n    *value = *value / 3;\n}\n\n",
@@ -284,7 +288,7 @@ pub(super) fn loop_relations(rng: &mut Rng) -> Case {
         }
         // A `continue` on odd lengths skips halving the blocks after the
         // length was halved.
-        3 => {
+        4 => {
             let e = entry(rng);
             let code = format!(
                 "    {}\n    const unsigned threads = {{b}};\n    while ({test}) {{\n        {launch}\n        half /= 2;\n        if (length & 1)\n            continue;\n        blocks /= 2;\n    }}\n",
@@ -314,11 +318,11 @@ pub(super) fn loop_relations(rng: &mut Rng) -> Case {
         // An entry and an update, the update after the launch or before it.
         _ => {
             let e = entry(rng);
-            let u = if rng.below(3) == 0 {
-                rng.below(UPDATES.len() as u64) as usize
+            let u = *rng.pick(if trap == 1 {
+                &[1usize, 5, 6, 8][..]
             } else {
-                *rng.pick(&[0usize, 2, 3, 4, 7])
-            };
+                &[0, 2, 3, 4, 7]
+            });
             let update_first = rng.below(3) == 0;
             let body = if update_first {
                 format!("{}\n        {launch}", UPDATES[u].0)
@@ -633,8 +637,23 @@ pub(super) fn option_sites(rng: &mut Rng) -> Case {
     let w = *rng.pick(&[16u32, 32, 64, 128]);
     let user_block = *rng.pick(&[16u32, 32, 64]);
     let user_grid = (rng.below(3) == 0).then(|| [*rng.pick(&[1u32, 2, 4]), *rng.pick(&[1u32, 2])]);
+    // One case in three has no site the block agrees with: each site's
+    // constant block is another size (then the grid is any grid: keeping a
+    // contradicted site's grid would be a launch the user ruled out).
+    let contradicted = rng.below(3) == 0;
     let sites: Vec<Site> = (0..rng.range(1, 3))
         .map(|_| {
+            if contradicted {
+                let others: Vec<u32> = [16u32, 32, 64]
+                    .into_iter()
+                    .filter(|&b| b != user_block)
+                    .collect();
+                return Site {
+                    gx: Some(*rng.pick(&[1, 2, 4])),
+                    gy: Some(*rng.pick(&[1, 2])),
+                    bx: Some(*rng.pick(&others)),
+                };
+            }
             let constant =
                 |rng: &mut Rng, values: &[u32]| (rng.below(4) != 0).then(|| *rng.pick(values));
             Site {
