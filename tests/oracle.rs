@@ -45,7 +45,7 @@ const CI_CASES_PER_FAMILY: u64 = 12;
 fn ci_cases_of(family: generate::Family) -> u64 {
     use generate::Family::*;
     match family {
-        LoopRelations | SwitchCases | OptionSites => 2 * CI_CASES_PER_FAMILY,
+        LoopRelations | SwitchCases | OptionSites | HostWhileTests => 2 * CI_CASES_PER_FAMILY,
         _ => CI_CASES_PER_FAMILY,
     }
 }

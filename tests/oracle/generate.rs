@@ -113,9 +113,14 @@ pub enum Family {
     /// A file's `--block-dim` (and `--grid-dim`) against the sizes of its
     /// host launch sites: the grids of the sites they agree with kept.
     OptionSites,
+    /// A host `while` loop over a launch's argument: its test holds at the
+    /// launch unless the body writes the argument first (directly,
+    /// through a pointer, a reference or a helper writing a global), or
+    /// the loop is a `do`-`while`.
+    HostWhileTests,
 }
 
-pub const FAMILIES: [Family; 32] = [
+pub const FAMILIES: [Family; 33] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -148,6 +153,7 @@ pub const FAMILIES: [Family; 32] = [
     Family::LoopRelations,
     Family::SwitchCases,
     Family::OptionSites,
+    Family::HostWhileTests,
 ];
 
 impl Family {
@@ -185,6 +191,7 @@ impl Family {
             Family::LoopRelations => "loop-relations",
             Family::SwitchCases => "switch-cases",
             Family::OptionSites => "option-sites",
+            Family::HostWhileTests => "host-while-tests",
         }
     }
 }
@@ -394,6 +401,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::LoopRelations => launch_facts::loop_relations(rng),
         Family::SwitchCases => launch_facts::switch_cases(rng),
         Family::OptionSites => launch_facts::option_sites(rng),
+        Family::HostWhileTests => launch_facts::host_while_tests(rng),
     };
     case.seed = seed;
     case.family = family;

@@ -2,7 +2,9 @@
 //! a relation between the grid and an argument kept by a host `while`
 //! loop (`loop-relations`), the value of a `switch` scrutinee under the
 //! `case` labels a launch is reached from (`switch-cases`), and the host
-//! sizes a command-line block or grid keeps (`option-sites`).
+//! sizes a command-line block or grid keeps (`option-sites`), and the
+//! test of a host `while` loop at the launch in its body
+//! (`host-while-tests`).
 //!
 //! The generator runs the host code itself: each family's host statements
 //! are written twice, as C text and as a Rust step on concrete values, so
@@ -728,5 +730,179 @@ pub(super) fn option_sites(rng: &mut Rng) -> Case {
         variant,
     );
     case.family = Family::OptionSites;
+    case
+}
+
+/// A form of the host-while family: its C text (the host function's body,
+/// `{launch}` where the launch goes) and the strides it launches with for
+/// a length `n`, at most [`LEVELS`] of them.
+type WhileForm = (&'static str, fn(u32) -> Vec<u32>);
+
+/// The strides a loop launches with while `keep(s)` holds, starting from
+/// `s` and stepping by `step` before (`before`) or after the launch.
+fn strides_while(
+    mut s: u32,
+    keep: fn(u32) -> bool,
+    step: fn(u32) -> u32,
+    before: bool,
+) -> Vec<u32> {
+    let mut out = Vec::new();
+    while keep(s) && out.len() < LEVELS {
+        if before {
+            s = step(s);
+        }
+        out.push(s);
+        if !before {
+            s = step(s);
+        }
+    }
+    out
+}
+
+/// The forms whose every launch has a nonzero stride come first.
+const SAFE_WHILE_FORMS: [WhileForm; 4] = [
+    (
+        "    unsigned s = n;\n    while (s > 0) {\n        {launch}\n        s >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| s >> 1, false),
+    ),
+    (
+        "    unsigned s = n;\n    while (s != 0) {\n        {launch}\n        s /= 2;\n    }\n",
+        |n| strides_while(n, |s| s != 0, |s| s / 2, false),
+    ),
+    (
+        "    g_stride = n;\n    while (g_stride > 0) {\n        {launch}\n        g_stride >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| s >> 1, false),
+    ),
+    (
+        "    unsigned s = n;\n    while (s > 0) {\n        {launch}\n        if (s & 1)\n            s -= 1;\n        s >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| (s - (s & 1)) >> 1, false),
+    ),
+];
+
+/// Forms where the test does not hold at the launch (or the loop is not a
+/// `while`), and one where it holds but the stride is written before the
+/// launch.
+const TRAP_WHILE_FORMS: [WhileForm; 8] = [
+    (
+        "    unsigned s = n;\n    while (s > 0) {\n        s >>= 1;\n        {launch}\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| s >> 1, true),
+    ),
+    (
+        "    unsigned s = n;\n    while (s > 0) {\n        s -= 1;\n        {launch}\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| s - 1, true),
+    ),
+    (
+        "    unsigned s = n;\n    while (s > 1) {\n        s -= 1;\n        {launch}\n    }\n",
+        |n| strides_while(n, |s| s > 1, |s| s - 1, true),
+    ),
+    (
+        "    unsigned s = n;\n    unsigned* s_at = &s;\n    while (s > 0) {\n        quarter(s_at);\n        {launch}\n        s >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| (s / 4) >> 1, false)
+            .into_iter()
+            .map(|s| s / 4)
+            .collect(),
+    ),
+    (
+        "    unsigned s = n;\n    unsigned& s_ref = s;\n    while (s > 0) {\n        s_ref /= 4;\n        {launch}\n        s >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| (s / 4) >> 1, false)
+            .into_iter()
+            .map(|s| s / 4)
+            .collect(),
+    ),
+    (
+        "    g_stride = n;\n    while (g_stride > 0) {\n        quarter_stride();\n        {launch}\n        g_stride >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| (s / 4) >> 1, false)
+            .into_iter()
+            .map(|s| s / 4)
+            .collect(),
+    ),
+    (
+        "    unsigned s = n;\n    do {\n        {launch}\n        s >>= 1;\n    } while (s > 0);\n",
+        |n| {
+            let mut out = vec![n];
+            out.extend(strides_while(n >> 1, |s| s > 0, |s| s >> 1, false));
+            out
+        },
+    ),
+    (
+        "    unsigned s = n;\n    while (s > 0) {\n        if (s & 1)\n            s -= 1;\n        {launch}\n        s >>= 1;\n    }\n",
+        |n| strides_while(n, |s| s > 0, |s| s >> 1, false)
+            .into_iter()
+            .map(|s| s - (s & 1))
+            .collect(),
+    ),
+];
+
+// `spread` writes `cells[threadIdx.x * stride]`: every thread its own cell
+// unless the stride is 0 (strides stay below 4096: no product wraps). A
+// host function launches it from a `while` loop over the stride, a length
+// from the command line below 4096: the loop's test `s > 0` holds at a
+// launch the body reaches before writing `s`, and not after `s >>= 1` or
+// `s -= 1` before the launch, a write through a pointer, a reference or a
+// helper writing the global it tests, nor in a `do`-`while`'s first trip.
+pub(super) fn host_while_tests(rng: &mut Rng) -> Case {
+    let threads = *rng.pick(&[32u32, 64]);
+    let (form, strides_of) = if rng.coin() {
+        *rng.pick(&SAFE_WHILE_FORMS)
+    } else {
+        *rng.pick(&TRAP_WHILE_FORMS)
+    };
+    let global = form.contains("g_stride");
+    let arg = if global { "g_stride" } else { "s" };
+    let code = form.replace(
+        "{launch}",
+        &format!("spread<<<1, {threads}>>>(cells, {arg});"),
+    );
+    let racy = (0..4096u32).any(|n| strides_of(n).contains(&0));
+    // The simulator runs the strides of small lengths (a stride past 64
+    // puts most threads past the 4096-element buffers).
+    let mut strides: Vec<u32> = [0u32, 1, 2, 3, 4, 5, 7, 8, 33, 63]
+        .into_iter()
+        .flat_map(strides_of)
+        .collect();
+    strides.sort_unstable();
+    strides.dedup();
+    let host_launches = strides
+        .iter()
+        .map(|&s| HostLaunch {
+            shape: LaunchShape::exact([1, 1, 1], [threads, 1, 1]),
+            scalars: vec![("stride".to_string(), i64::from(s))],
+        })
+        .collect();
+    let mut prelude = String::new();
+    if global {
+        prelude.push_str("static unsigned g_stride;\n\nstatic void quarter_stride()\n{\n    g_stride /= 4;\n}\n\n");
+    }
+    if form.contains("quarter(") {
+        prelude
+            .push_str("static void quarter(unsigned* value)\n{\n    *value = *value / 4;\n}\n\n");
+    }
+    prelude.push_str(&format!(
+        "static void spread_levels(int* cells, unsigned n)\n{{\n{code}}}\n\n"
+    ));
+    let variant = code.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    let mut k = Src::default();
+    k.line("#include \"kern.cuh\"");
+    k.line("");
+    k.line("__global__ void spread(int* cells, unsigned stride)");
+    k.line("{");
+    k.line("    cells[threadIdx.x * stride] = threadIdx.x;");
+    k.line("}");
+    let mut case = host_case(
+        rng,
+        Family::HostWhileTests,
+        ("spread", k),
+        vec![
+            param("cells", ParamKind::Pointer),
+            param("stride", ParamKind::Unsigned),
+        ],
+        &prelude,
+        "    spread_levels(d, argc > 1 ? (unsigned)atoi(argv[1]) % 4096u : 4095u);\n",
+        LaunchShape::exact([1, 1, 1], [threads, 1, 1]),
+        Vec::new(),
+        racy,
+        format!("{threads} threads: {variant}"),
+    );
+    case.host_launches = host_launches;
     case
 }
