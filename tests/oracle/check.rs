@@ -7,7 +7,7 @@
 //! redundant, deleted from the text, must give no race; a benign race's
 //! threads must write one value.
 
-use super::generate::{Case, Dim, LaunchShape, Param, ParamKind};
+use super::generate::{Case, Dim, HostLaunch, LaunchShape, Param, ParamKind};
 use super::rng::Rng;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -420,6 +420,17 @@ pub fn within_assumptions(shapes: &[LaunchShape], text: &str) -> Vec<LaunchShape
         .collect()
 }
 
+/// [`within_assumptions`] of each host launch's sizes; its scalars kept.
+pub fn within_assumptions_of_host_launches(launches: &[HostLaunch], text: &str) -> Vec<HostLaunch> {
+    launches
+        .iter()
+        .map(|l| HostLaunch {
+            shape: within_assumptions(std::slice::from_ref(&l.shape), text).remove(0),
+            scalars: l.scalars.clone(),
+        })
+        .collect()
+}
+
 /// Threads simulated per claim, summed over its runs, beyond the first
 /// three runs: a claim under a fixed launch of thousands of threads gets
 /// fewer runs than one at small launches (the simulator runs each thread).
@@ -468,28 +479,80 @@ pub fn runs_with_host_values(
                     .map(|v| (p.name.clone(), v))
                 })
                 .collect();
-            let fill = match rng.below(if sorted_inputs { 3 } else { 5 }) {
-                0 => Fill::Zero,
-                1 => Fill::Index,
-                2 => Fill::Constant(1.0),
-                3 => Fill::Constant(-1.0),
-                _ => Fill::Random(rng.next_u64()),
+            finish_run(&mut rng, launch, scalars, sorted_inputs)
+        })
+        .scan(0u64, |spent, run| {
+            *spent += threads(&run.launch);
+            Some((*spent, run))
+        })
+        .enumerate()
+        .take_while(|(i, (spent, _))| *i < 3 || *spent <= THREADS_PER_CLAIM)
+        .map(|(_, (_, run))| run)
+        .collect()
+}
+
+/// A run of `launch` with `scalars`: its fill and order drawn from `rng`.
+fn finish_run(
+    rng: &mut Rng,
+    launch: Launch,
+    scalars: BTreeMap<String, Scalar>,
+    sorted_inputs: bool,
+) -> Run {
+    let fill = match rng.below(if sorted_inputs { 3 } else { 5 }) {
+        0 => Fill::Zero,
+        1 => Fill::Index,
+        2 => Fill::Constant(1.0),
+        3 => Fill::Constant(-1.0),
+        _ => Fill::Random(rng.next_u64()),
+    };
+    let order = match rng.below(4) {
+        0 => Order::Forward,
+        1 => Order::Reverse,
+        2 => Order::Seeded(rng.next_u64()),
+        _ => Order::Interleaved(rng.next_u64()),
+    };
+    Run {
+        launch,
+        inputs: Inputs {
+            scalars,
+            buffer_len: 4096,
+            fill,
+        },
+        order,
+    }
+}
+
+/// [`runs`] under the launches the host makes (`host_launches`), each run's
+/// sizes and the scalars its launch passes drawn from one entry (every
+/// entry in turn when there are no more than `count`, else at random): the arguments stay with the sizes they
+/// are passed with. Parameters no entry fixes are drawn as any value.
+pub fn runs_of_host_launches(
+    seed: u64,
+    host_launches: &[HostLaunch],
+    params: &[Param],
+    sorted_inputs: bool,
+    count: usize,
+) -> Vec<Run> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|i| {
+            let entry = if host_launches.len() <= count && i < host_launches.len() {
+                &host_launches[i]
+            } else {
+                rng.pick(host_launches)
             };
-            let order = match rng.below(4) {
-                0 => Order::Forward,
-                1 => Order::Reverse,
-                2 => Order::Seeded(rng.next_u64()),
-                _ => Order::Interleaved(rng.next_u64()),
-            };
-            Run {
-                launch,
-                inputs: Inputs {
-                    scalars,
-                    buffer_len: 4096,
-                    fill,
-                },
-                order,
-            }
+            let launch = launch_of(&mut rng, &entry.shape);
+            let scalars = params
+                .iter()
+                .filter_map(|p| {
+                    match entry.scalars.iter().find(|(name, _)| *name == p.name) {
+                        Some((_, v)) => Some(Scalar::Int(*v)),
+                        None => scalar(&mut rng, p.kind),
+                    }
+                    .map(|v| (p.name.clone(), v))
+                })
+                .collect();
+            finish_run(&mut rng, launch, scalars, sorted_inputs)
         })
         .scan(0u64, |spent, run| {
             *spent += threads(&run.launch);
@@ -782,14 +845,25 @@ pub fn check_case(case: &Case, root: &Path, tally: &mut Tally) {
             _ => {}
         }
         let shapes = within_assumptions(&case.launches, text);
-        let runs = runs_with_host_values(
-            case.seed.wrapping_mul(1000).wrapping_add(i as u64),
-            &shapes,
-            &case.params,
-            &case.host_values,
-            case.sorted_inputs,
-            RUNS_PER_CLAIM,
-        );
+        let host_launches = within_assumptions_of_host_launches(&case.host_launches, text);
+        let runs = if host_launches.is_empty() {
+            runs_with_host_values(
+                case.seed.wrapping_mul(1000).wrapping_add(i as u64),
+                &shapes,
+                &case.params,
+                &case.host_values,
+                case.sorted_inputs,
+                RUNS_PER_CLAIM,
+            )
+        } else {
+            runs_of_host_launches(
+                case.seed.wrapping_mul(1000).wrapping_add(i as u64),
+                &host_launches,
+                &case.params,
+                case.sorted_inputs,
+                RUNS_PER_CLAIM,
+            )
+        };
         let edited;
         let subject_text = match claim {
             Claim::Verified { .. } => text.as_str(),

@@ -12,6 +12,7 @@
 use super::rng::Rng;
 
 mod host_rules;
+mod launch_facts;
 mod precision_rules;
 mod shared_tiles;
 
@@ -102,9 +103,24 @@ pub enum Family {
     /// the barrier and scattered by: race-free for sorted keys, with traps
     /// (a cell no thread wrote, one overwritten later, another neighbour).
     SharedTiles,
+    /// A host `while` loop launching once per level with the grid and the
+    /// length it passes updated together: the relation `blocks * b <=
+    /// half` kept by the entry and the body, or broken.
+    LoopRelations,
+    /// A block size dispatched by a host `switch`: grouped labels,
+    /// fall-through, `default`, the size changed before the launch.
+    SwitchCases,
+    /// A file's `--block-dim` (and `--grid-dim`) against the sizes of its
+    /// host launch sites: the grids of the sites they agree with kept.
+    OptionSites,
+    /// A host `while` loop over a launch's argument: its test holds at the
+    /// launch unless the body writes the argument first (directly,
+    /// through a pointer, a reference or a helper writing a global), or
+    /// the loop is a `do`-`while`.
+    HostWhileTests,
 }
 
-pub const FAMILIES: [Family; 29] = [
+pub const FAMILIES: [Family; 33] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -134,6 +150,10 @@ pub const FAMILIES: [Family; 29] = [
     Family::HostDataFacts,
     Family::ClampedTails,
     Family::SharedTiles,
+    Family::LoopRelations,
+    Family::SwitchCases,
+    Family::OptionSites,
+    Family::HostWhileTests,
 ];
 
 impl Family {
@@ -168,6 +188,10 @@ impl Family {
             Family::HostDataFacts => "host-data-facts",
             Family::ClampedTails => "clamped-tails",
             Family::SharedTiles => "shared-tiles",
+            Family::LoopRelations => "loop-relations",
+            Family::SwitchCases => "switch-cases",
+            Family::OptionSites => "option-sites",
+            Family::HostWhileTests => "host-while-tests",
         }
     }
 }
@@ -270,6 +294,23 @@ pub struct Case {
     /// The host sorts every buffer the kernel reads before each launch: the
     /// simulator draws only ascending fills.
     pub sorted_inputs: bool,
+    /// The launches the host code makes, each with the scalar arguments it
+    /// passes, where a launch's sizes and its arguments go together (a host
+    /// loop passing a length with the grid made from it, a `case` label's
+    /// block with the width it passes). When not empty, each simulation
+    /// draws its launch and these arguments from one entry, instead of
+    /// `launches` and `host_values` independently: their product holds
+    /// launches the host never makes, under which a true claim can race.
+    pub host_launches: Vec<HostLaunch>,
+}
+
+/// One launch (or one set of launch sizes) the host code makes, with the
+/// values it passes to the kernel's scalar parameters (the others are
+/// drawn as any value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostLaunch {
+    pub shape: LaunchShape,
+    pub scalars: Vec<(String, i64)>,
 }
 
 impl Case {
@@ -357,6 +398,10 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::HostDataFacts => host_rules::host_data_facts(rng),
         Family::ClampedTails => precision_rules::clamped_tails(rng),
         Family::SharedTiles => shared_tiles::shared_tiles(rng),
+        Family::LoopRelations => launch_facts::loop_relations(rng),
+        Family::SwitchCases => launch_facts::switch_cases(rng),
+        Family::OptionSites => launch_facts::option_sites(rng),
+        Family::HostWhileTests => launch_facts::host_while_tests(rng),
     };
     case.seed = seed;
     case.family = family;
@@ -384,6 +429,7 @@ fn single(
         value_probe: None,
         host_values: Vec::new(),
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -1132,6 +1178,7 @@ fn host_launches(rng: &mut Rng) -> Case {
         value_probe: None,
         host_values: Vec::new(),
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -1192,6 +1239,7 @@ fn host_case(
         value_probe: None,
         host_values,
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 

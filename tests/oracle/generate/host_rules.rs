@@ -55,6 +55,7 @@ fn width_case(
             .map(|ws| vec![("w".to_string(), ws)])
             .unwrap_or_default(),
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -257,6 +258,7 @@ pub(super) fn power_of_two_arguments(rng: &mut Rng) -> Case {
             vec![("stride".to_string(), strides)]
         },
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -344,6 +346,7 @@ pub(super) fn global_pitch(rng: &mut Rng) -> Case {
             vec![least_bytes, (least_bytes + 511) / 512 * 512, 1024],
         )],
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -470,5 +473,6 @@ pub(super) fn host_data_facts(rng: &mut Rng) -> Case {
         // The host passes its own parameter: any count.
         host_values: Vec::new(),
         sorted_inputs: fact,
+        host_launches: Vec::new(),
     }
 }

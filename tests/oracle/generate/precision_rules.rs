@@ -119,6 +119,7 @@ pub(super) fn driver_launches(rng: &mut Rng) -> Case {
         value_probe: None,
         host_values,
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -228,6 +229,7 @@ pub(super) fn driver_pairing(rng: &mut Rng) -> Case {
         value_probe: None,
         host_values: Vec::new(),
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }
 
@@ -1122,5 +1124,6 @@ pub(super) fn clamped_tails(rng: &mut Rng) -> Case {
         // threads and the arrays' cells lie within the simulator's buffers.
         host_values: vec![("last".to_string(), vec![0, 1, 3, 17, 40])],
         sorted_inputs: false,
+        host_launches: Vec::new(),
     }
 }

@@ -126,5 +126,6 @@ pub(super) fn shared_tiles(rng: &mut Rng) -> Case {
         // The host passes its own parameter: any count.
         host_values: Vec::new(),
         sorted_inputs: sorted,
+        host_launches: Vec::new(),
     }
 }

@@ -4,6 +4,16 @@
 __global__ void spread_tested(int *cells, unsigned stride);
 __global__ void spread_halved_first(int *cells, unsigned stride);
 __global__ void spread_aliased(int *cells, unsigned stride);
+__global__ void spread_global(int *cells, unsigned stride);
+__global__ void spread_global_helper(int *cells, unsigned stride);
+
+// A level kept in a global, which helpers may write.
+static unsigned g_level;
+
+static void quarter_level()
+{
+    g_level /= 4;
+}
 
 static void shrink(unsigned *s)
 {
@@ -30,5 +40,18 @@ void spread_levels(int *cells, unsigned width)
         shrink(gap_at);
         spread_aliased<<<1, 64>>>(cells, gap);
         gap >>= 1;
+    }
+
+    g_level = width;
+    while (g_level > 0) {
+        spread_global<<<1, 64>>>(cells, g_level);
+        g_level >>= 1;
+    }
+
+    g_level = width;
+    while (g_level > 0) {
+        quarter_level();
+        spread_global_helper<<<1, 64>>>(cells, g_level);
+        g_level >>= 1;
     }
 }

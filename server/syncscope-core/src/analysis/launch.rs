@@ -2393,6 +2393,7 @@ impl<'a, 't> Host<'a, 't> {
             self.written
                 .iter()
                 .any(|(w, end)| w == name && *end > scope.start_byte() && *end <= scope.end_byte())
+                || self.call_may_write(name, scope.start_byte(), self.call.start_byte())
         };
         if let Some(cond) = f.child_by_field_name("condition") {
             out.extend(
@@ -2492,10 +2493,42 @@ impl<'a, 't> Host<'a, 't> {
                     .written
                     .iter()
                     .any(|(v, end)| v == name && *end > body.start_byte() && *end <= launch_at)
+                || self.call_may_write(name, body.start_byte(), launch_at)
         };
         self.tested_at_launch(unwrap_condition(cond), &changes_before_launch)
             .into_iter()
             .collect()
+    }
+
+    /// Whether a call that runs in `from..to` (bytes of the host function,
+    /// the launch itself aside) may write `name`: a variable that is no
+    /// local or parameter of the function (a global, a `static`) can be
+    /// written by any function the host calls (`while (g > 0) {
+    /// shrink_g(); k<<<..>>>(g); ..}` launches with what `shrink_g` left),
+    /// and `written` holds only this function's own writes.
+    fn call_may_write(&self, name: &str, from: usize, to: usize) -> bool {
+        if self.types.contains_key(name) {
+            return false;
+        }
+        let Some(func) = enclosing_function(self.call) else {
+            return true;
+        };
+        let mut stack = vec![func];
+        while let Some(n) = stack.pop() {
+            if n.end_byte() <= from || n.start_byte() >= to {
+                continue;
+            }
+            if n.kind() == "call_expression"
+                && n.id() != self.call.id()
+                && n.start_byte() >= from
+                && n.end_byte() <= to
+            {
+                return true;
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        false
     }
 
     /// The induction variable of the `for` loop `f` when it holds a power
