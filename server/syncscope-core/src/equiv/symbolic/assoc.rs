@@ -188,6 +188,9 @@ fn fold_sum<'k>(
     let kernel = en.shape.kernel;
     let flat = flatten(kernel, fold)?;
     let loop_name = super::loop_name(flat.outer);
+    if let Some(why) = super::exchanged(&flat.step.next, &format!("the loop `{loop_name}` adds")) {
+        return Err(why.into());
+    }
     if !is_zero(&flat.init) {
         return Err(format!(
             "the accumulation of the loop `{loop_name}` does not start from 0: not read as a sum"
