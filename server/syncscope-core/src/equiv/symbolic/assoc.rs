@@ -110,6 +110,17 @@ pub(super) fn sums<'k>(
         None => single(q, eb, vb, cb, rb)?,
     };
     if !q.folds.is_empty() {
+        for (version, i, _, _) in &q.folds {
+            let kernel = if *version == ea.version { a } else { b };
+            let adds = "a written value accumulates over a loop that adds";
+            if let Some(why) = kernel
+                .folds
+                .get(*i)
+                .and_then(|f| super::exchanged(&f.next, adds))
+            {
+                return Err(why.into());
+            }
+        }
         return Err(
             "a written value accumulates over a loop in a form not read as a sum (only `acc += e` from 0)"
                 .to_string()
