@@ -52,16 +52,24 @@ for a, b, expected in [('reduce0', 'reduce1', 'unknown'), ('reduce0', 'reduce2',
 # launch per `case` of the host's `switch (threads)`, which ties blockSize
 # to the block: `blockDim.x == 512` under `case 512:`) share ten launches,
 # paired by their facts and compared one by one (a note gives each one's
-# answer). Each stays unknown: reduce3's register accumulation
-# (`sdata[tid] = mySum = mySum + sdata[tid + s]`, a fold from the loaded
-# value, not from 0) is not read as a sum, and reduce4/5's warp-level tail
-# (`mySum += sdata[tid + 32]`, then `tile32.shfl_down` in a loop, whose
-# values the model does not follow; reduce5's unrolled steps write
-# `__smem` in several statements) is beyond the proof. Not `equivalent`
-# on all ten in any case: under the launches of 1 to 16 threads the
-# shuffles read lanes of threads that do not exist (CUDA: a value read
-# from an inactive lane is undefined), so at most the five launches of 32
-# to 512 threads could be proved.
+# answer). reduce3's register accumulation (`sdata[tid] = mySum = mySum +
+# sdata[tid + s]`, the result from thread 0's `mySum`) is read as the
+# in-place tree: the register is shown to mirror its cell (every write of
+# `__smem` at `tid`, the first by every thread with the register's start
+# value, the one in the loop exactly when the register changes), so
+# reduce3 alone is a sum over the block (tests/corpus/equiv/
+# reduce_tree_register*.cu in that shape). Each pair stays unknown on the
+# other side: reduce4's warp-level tail (`mySum += sdata[tid + 32]`, then
+# `tile32.shfl_down(mySum, offset)` in a loop) adds a shuffle's result, a
+# register of another lane that the model does not follow (the reason
+# names the shuffle; its first loop's register feeds that tail, so it is
+# not read as its cell either), and reduce5's unrolled steps write
+# `__smem` in several statements (checked before its tail). Not
+# `equivalent` on all ten in any case: under the launches of 1 to 16
+# threads the shuffles read lanes of threads that do not exist (CUDA: a
+# value read from an inactive lane is undefined), so at most the five
+# launches of 32 to 512 threads could be proved: "equivalent when
+# blockDim.x >= 32" would be the answer, once shuffles are followed.
 for a, b in [('reduce3', 'reduce4'), ('reduce3', 'reduce5'), ('reduce4', 'reduce5')]:
     PAIRS.append(('unknown', REDUCTION, a, REDUCTION, b, ['--assoc']))
 # globalToShmemAsyncCopy's plain kernel (MatrixMulNaive: tiles staged by

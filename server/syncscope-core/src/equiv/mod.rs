@@ -1499,4 +1499,50 @@ mod tests {
         let r = check_equivalence_with(&v(serial), &v(short), &Disk, &assoc);
         assert!(!matches!(r.verdict, Verdict::Equivalent), "{:?}", r.verdict);
     }
+
+    /// A partial sum kept in a register and stored to its thread's cell at
+    /// every step is the in-place tree once the register is shown to be
+    /// the cell; a store on fewer steps than the register changes is not
+    /// (here the result happens to be the same, so only the check stands
+    /// between it and a proof: unknown, the failed check named).
+    #[test]
+    fn a_register_stored_at_every_step_is_its_cell() {
+        let serial = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            if (threadIdx.x == 0) {\n\
+            int s = 0;\n\
+            for (int i = 0; i < 8; ++i) { s += a[blockIdx.x * 8 + i]; }\n\
+            o[blockIdx.x] = s; }\n}\n";
+        let register = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int sh[8];\n\
+            unsigned int t = threadIdx.x;\n\
+            int acc = a[blockIdx.x * 8 + t];\n\
+            sh[t] = acc;\n\
+            __syncthreads();\n\
+            for (unsigned int s = 4; s > 0; s >>= 1) {\n\
+            if (t < s) { sh[t] = acc = acc + sh[t + s]; }\n\
+            __syncthreads(); }\n\
+            if (t == 0) { o[blockIdx.x] = acc; }\n}\n";
+        let skipped = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int sh[8];\n\
+            unsigned int t = threadIdx.x;\n\
+            int acc = a[blockIdx.x * 8 + t];\n\
+            sh[t] = acc;\n\
+            __syncthreads();\n\
+            for (unsigned int s = 4; s > 0; s >>= 1) {\n\
+            if (t < s) { acc = acc + sh[t + s]; if (s > 1) { sh[t] = acc; } }\n\
+            __syncthreads(); }\n\
+            if (t == 0) { o[blockIdx.x] = acc; }\n}\n";
+        let v = text_version;
+        let assoc = EquivOptions { assoc: true };
+        let r = check_equivalence_with(&v(serial), &v(register), &Disk, &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent);
+        let r = check_equivalence_with(&v(serial), &v(skipped), &Disk, &assoc);
+        match &r.verdict {
+            Verdict::Unknown(why) => assert!(why.contains("is not read as the cell"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
 }

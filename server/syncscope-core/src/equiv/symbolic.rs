@@ -27,6 +27,7 @@ mod assoc;
 mod block_order;
 mod indices;
 mod loop_writes;
+mod register_mirror;
 
 use crate::model::{Access, AccessKind, BinOp, Expr, Kernel, MemorySpace, Stmt, Var, VarKind};
 use crate::options::Options;
@@ -237,6 +238,35 @@ fn loop_name(l: &crate::model::Loop) -> String {
         .first()
         .map(|(n, _)| n.clone())
         .unwrap_or_else(|| l.counter.name.to_string())
+}
+
+/// The warp shuffle whose result `v` stands for (`__shfl_down_sync`,
+/// `tile.shfl_down`): a value of another lane's register, which the proof
+/// does not follow (the model has it as a value of code it cannot see).
+fn warp_exchange(v: &Var) -> Option<&str> {
+    let name = v
+        .name
+        .strip_prefix(crate::symbols::UNSEEN_PREFIX)
+        .unwrap_or(&v.name);
+    let call = name.split('#').next().unwrap_or(name);
+    let shuffle =
+        call.starts_with("__shfl") || matches!(call, "shfl" | "shfl_up" | "shfl_down" | "shfl_xor");
+    (is_read_value(v) && shuffle).then_some(call)
+}
+
+/// Why a value mentioning a warp shuffle is not modelled, if it mentions one.
+fn exchanged(e: &Expr, whose: &str) -> Option<String> {
+    let mut found = None;
+    e.for_each_var(&mut |v| {
+        if found.is_none() {
+            found = warp_exchange(v).map(str::to_string);
+        }
+    });
+    found.map(|call| {
+        format!(
+            "{whose} a warp shuffle's result (`{call}`: the value of a register of another lane): values exchanged between the lanes of a warp are not followed by the proof"
+        )
+    })
 }
 
 fn is_read_value(v: &Var) -> bool {
@@ -776,6 +806,9 @@ impl<'k> Encoder<'_, 'k> {
             }
             Expr::Var(v) => {
                 let Some((phase, r)) = self.shape.read_of(v) else {
+                    if let Some(why) = exchanged(e, "the written value depends on") {
+                        return Err(why);
+                    }
                     return Err(format!("the value `{}` is not a read of memory", v.name));
                 };
                 let array = self.shape.name(r);
@@ -1281,6 +1314,35 @@ pub(crate) fn prove(
         block_order::renumbered(b, (a, b), &fixed, options, queries),
     );
     let (a, b) = (ra.as_ref().unwrap_or(a), rb.as_ref().unwrap_or(b));
+    // A partial sum kept in a register and stored back to the thread's
+    // cell at every step: read from the cell (`register_mirror`).
+    let ((ma, na), (mb, nb)) = (
+        register_mirror::mirrored(a, (a, b), &fixed, options, queries),
+        register_mirror::mirrored(b, (a, b), &fixed, options, queries),
+    );
+    let (a, b) = (ma.as_ref().unwrap_or(a), mb.as_ref().unwrap_or(b));
+    let notes: Vec<String> = na.into_iter().chain(nb).collect();
+    proved(a, b, &fixed, assoc, options, queries).map_err(|f| {
+        if notes.is_empty() {
+            return f;
+        }
+        Failure {
+            reason: format!("{} ({})", f.reason, notes.join("; ")),
+            ..f
+        }
+    })
+}
+
+/// [`prove`] of the kernels as the rewrites left them.
+fn proved(
+    a: &Kernel,
+    b: &Kernel,
+    fixed: &Fixed,
+    assoc: bool,
+    options: &Options,
+    queries: &mut u32,
+) -> Result<(), Failure> {
+    let fixed = fixed.clone();
     let (sa, sb) = (shape(a, assoc)?, shape(b, assoc)?);
     let outputs: BTreeSet<&str> = [&sa, &sb]
         .iter()

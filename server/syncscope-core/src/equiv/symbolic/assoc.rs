@@ -110,6 +110,17 @@ pub(super) fn sums<'k>(
         None => single(q, eb, vb, cb, rb)?,
     };
     if !q.folds.is_empty() {
+        for (version, i, _, _) in &q.folds {
+            let kernel = if *version == ea.version { a } else { b };
+            let adds = "a written value accumulates over a loop that adds";
+            if let Some(why) = kernel
+                .folds
+                .get(*i)
+                .and_then(|f| super::exchanged(&f.next, adds))
+            {
+                return Err(why.into());
+            }
+        }
         return Err(
             "a written value accumulates over a loop in a form not read as a sum (only `acc += e` from 0)"
                 .to_string()
@@ -188,6 +199,9 @@ fn fold_sum<'k>(
     let kernel = en.shape.kernel;
     let flat = flatten(kernel, fold)?;
     let loop_name = super::loop_name(flat.outer);
+    if let Some(why) = super::exchanged(&flat.step.next, &format!("the loop `{loop_name}` adds")) {
+        return Err(why.into());
+    }
     if !is_zero(&flat.init) {
         return Err(format!(
             "the accumulation of the loop `{loop_name}` does not start from 0: not read as a sum"
