@@ -469,6 +469,49 @@ impl Expr {
         false
     }
 
+    /// [`Expr::any_node`] visiting a subexpression shared by several
+    /// parents (`Arc`: the merged values of a function with many early
+    /// `return`s, each arm built on the one before) once, so the walk is
+    /// linear in the distinct nodes, not in the size of the tree, which
+    /// can be exponential in them. Only for predicates whose answer does
+    /// not depend on how often a node is seen (a search, a maximum, a set).
+    pub fn any_distinct_node(&self, pred: &mut impl FnMut(&Expr) -> bool) -> bool {
+        let mut seen: std::collections::HashSet<*const Expr> = std::collections::HashSet::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            if pred(e) {
+                return true;
+            }
+            // A child with one owner is reached through its one parent only,
+            // which is itself visited once: no need to remember it.
+            let mut push =
+                |a: &'_ Arc<Expr>| Arc::strong_count(a) == 1 || seen.insert(Arc::as_ptr(a));
+            match e {
+                Expr::Const(_) | Expr::Var(_) => {}
+                Expr::Un(_, a) | Expr::Pow2(a) => {
+                    if push(a) {
+                        stack.push(a);
+                    }
+                }
+                Expr::Bin(_, a, b) => {
+                    for x in [a, b] {
+                        if push(x) {
+                            stack.push(x);
+                        }
+                    }
+                }
+                Expr::Ite(c, a, b) => {
+                    for x in [c, a, b] {
+                        if push(x) {
+                            stack.push(x);
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
     /// Whether the expression leaves linear arithmetic: a product, quotient
     /// or remainder of two non-constants, a shift by a non-constant, `2^e`.
     pub fn is_nonlinear(&self) -> bool {
@@ -494,8 +537,11 @@ impl Expr {
 
     pub fn vars(&self) -> BTreeSet<Var> {
         let mut out = BTreeSet::new();
-        self.for_each_var(&mut |v| {
-            out.insert(v.clone());
+        self.any_distinct_node(&mut |e| {
+            if let Expr::Var(v) = e {
+                out.insert(v.clone());
+            }
+            false
         });
         out
     }
@@ -503,7 +549,13 @@ impl Expr {
     /// The widest scope of any variable (Grid for constants).
     pub fn scope(&self) -> Scope {
         let mut s = Scope::Grid;
-        self.for_each_var(&mut |v| s = s.max(v.scope()));
+        self.any_distinct_node(&mut |e| {
+            if let Expr::Var(v) = e {
+                s = s.max(v.scope());
+            }
+            // Nothing is wider than a thread's.
+            s == Scope::Thread
+        });
         s
     }
 
@@ -1310,6 +1362,25 @@ mod tests {
 
     fn var(name: &str) -> Expr {
         Expr::Var(Var::new(name, VarKind::Param { lo: 0, hi: 9 }))
+    }
+
+    /// A walk that visits shared subexpressions once sees every variable
+    /// of a chain of merges built on one another (each level sharing the
+    /// one below twice: 2^40 paths as a tree), and stops at the first
+    /// thread-scoped one.
+    #[test]
+    fn scope_and_vars_of_shared_merges() {
+        let t = Expr::Var(Var::new("threadIdx.x", VarKind::ThreadIdx(0)));
+        let mut e = var("p");
+        for i in 0..40 {
+            let c = Expr::bin(BinOp::Lt, var(&format!("c{i}")), e.clone());
+            e = Expr::ite(c, Expr::add(e.clone(), Expr::Const(1)), e);
+        }
+        assert_eq!(e.scope(), Scope::Grid);
+        assert_eq!(e.vars().len(), 41);
+        let with_thread = Expr::add(e.clone(), t);
+        assert_eq!(with_thread.scope(), Scope::Thread);
+        assert_eq!(with_thread.vars().len(), 42);
     }
 
     /// The digest is structural: the same with and without the memo, for a

@@ -9,6 +9,7 @@
 //! does not use it there.
 
 use crate::model::*;
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 /// What the judgements may assume about the variables of one access.
@@ -115,7 +116,11 @@ impl Facts<'_> {
                 VarKind::Shared => false,
             },
             Expr::Bin(BinOp::Add | BinOp::Mul, a, b) => rec(a) && rec(b),
-            Expr::Bin(BinOp::Div | BinOp::Rem, a, b) => rec(a) && self.positive(b),
+            Expr::Bin(BinOp::Div, a, b) => rec(a) && self.positive(b),
+            // C's remainder takes the dividend's sign, whatever the
+            // divisor's (not zero where the access happens: the thread
+            // evaluated it).
+            Expr::Bin(BinOp::Rem, a, _) => rec(a),
             Expr::Bin(BinOp::Shr | BinOp::Shl, a, b) => {
                 rec(a) && self.constant(b).is_some_and(|k| (0..31).contains(&k))
             }
@@ -248,14 +253,86 @@ impl Facts<'_> {
     /// valuations that agree on everything non-varying and give `e` the
     /// same value agree on every variable of `S`, and `S` holds every
     /// varying variable of `e`. `None`: no rule applies.
+    ///
+    /// The rules first read each part of `e` on its own; where that fails,
+    /// once more with quotients and remainders by a thread-uniform divisor
+    /// standing as digits of their own ([`Facts::injective_parts`]): a
+    /// quotient `a / m` and a remainder `a % m` found in different places
+    /// of `e` give back `a` together (`a == (a / m) * m + a % m`, C
+    /// truncation), so a block position split into a row `p / w` of one
+    /// digit and a column `p % w` of another (`(16 * (p / w) + ty) * W +
+    /// 16 * (p % w) + tx`) is determined.
     pub(super) fn injective(&self, e: &Expr, depth: usize) -> Option<BTreeSet<Var>> {
+        if depth > 32 {
+            return None;
+        }
+        if let Some(s) = self.injective_parts(e, depth, None) {
+            return Some(s);
+        }
+        let digits = RefCell::new(Vec::new());
+        let mut s = self.injective_parts(e, depth, Some(&digits))?;
+        let mut digits = digits.into_inner();
+        digits.sort();
+        digits.dedup();
+        while let Some(d) = digits.pop() {
+            let Expr::Bin(op, a, m) = &d else {
+                return None;
+            };
+            let partner = match op {
+                BinOp::Div => BinOp::Rem,
+                _ => BinOp::Div,
+            };
+            let at = digits.iter().position(
+                |x| matches!(x, Expr::Bin(op2, a2, m2) if *op2 == partner && a2 == a && m2 == m),
+            )?;
+            digits.swap_remove(at);
+            s.extend(self.injective(a, depth + 1)?);
+        }
+        Some(s)
+    }
+
+    /// [`Facts::injective`]'s rules. With `digits`, a quotient or remainder
+    /// by a thread-uniform divisor (`a / m`, `a % m`, `m` not zero wherever
+    /// the access happens: the thread evaluated it, and the race query
+    /// states it, `smt::nonzero_divisors`) is determined as a value of its
+    /// own, recorded in `digits` for the caller to pair; the set returned
+    /// then holds the variables determined besides those values. Nothing
+    /// is recorded by a reading that fails.
+    fn injective_parts(
+        &self,
+        e: &Expr,
+        depth: usize,
+        digits: Option<&RefCell<Vec<Expr>>>,
+    ) -> Option<BTreeSet<Var>> {
+        let mark = digits.map(|d| d.borrow().len());
+        let out = self.injective_rules(e, depth, digits);
+        if out.is_none() {
+            if let (Some(d), Some(mark)) = (digits, mark) {
+                d.borrow_mut().truncate(mark);
+            }
+        }
+        out
+    }
+
+    fn injective_rules(
+        &self,
+        e: &Expr,
+        depth: usize,
+        digits: Option<&RefCell<Vec<Expr>>>,
+    ) -> Option<BTreeSet<Var>> {
         if depth > 32 {
             return None;
         }
         if !self.is_varying(e) {
             return Some(BTreeSet::new());
         }
-        let rec = |x: &Expr| self.injective(x, depth + 1);
+        let rec = |x: &Expr| self.injective_parts(x, depth + 1, digits);
+        let mark = || digits.map(|d| d.borrow().len());
+        let undo = |at: Option<usize>| {
+            if let (Some(d), Some(at)) = (digits, at) {
+                d.borrow_mut().truncate(at);
+            }
+        };
         match e {
             Expr::Var(v) => Some(BTreeSet::from([v.clone()])),
             Expr::Un(UnOp::Neg | UnOp::BitNot, a) => rec(a),
@@ -301,10 +378,12 @@ impl Facts<'_> {
                         }
                     }
                     if self.nonneg(&r, depth + 1) && self.below(&r, &m, depth + 1) {
+                        let at = mark();
                         if let (Some(mut s), Some(s2)) = (rec(&q), rec(&r)) {
                             s.extend(s2);
                             return Some(s);
                         }
+                        undo(at);
                     }
                 }
                 None
@@ -313,6 +392,11 @@ impl Facts<'_> {
             // q * s + m (0 <= m < s), it is 2 * q * s + m, which gives back
             // m (its remainder by 2 * s) and then q.
             Expr::Bin(BinOp::Sub, ..) => rec(self.interleaved(e)?.0),
+            Expr::Bin(BinOp::Div | BinOp::Rem, _, m) if !self.is_varying(m) => {
+                let d = digits?;
+                d.borrow_mut().push(e.clone());
+                Some(BTreeSet::new())
+            }
             _ => None,
         }
         .or_else(|| self.mixed_radix(e, depth))
@@ -938,6 +1022,73 @@ mod tests {
             shared: Vec::new(),
         };
         assert!(loose.injective(&index(64), 0).is_none());
+    }
+
+    #[test]
+    fn block_position_split_into_row_and_column_digits() {
+        // Blocks of 16 x 16 threads taking tiles p = blockIdx.x +
+        // gridDim.x * k in turn, the tile at row p / w and column p % w of
+        // an image W pixels wide: (16 * (p / w) + ty) * W + 16 * (p % w)
+        // + tx under 16 * (p % w) + tx < W.
+        let c = Expr::Const;
+        let ty = var("threadIdx.y", VarKind::ThreadIdx(1));
+        let w = var(
+            "w",
+            VarKind::Param {
+                lo: -(1 << 31),
+                hi: (1 << 31) - 1,
+            },
+        );
+        let image = var(
+            "W",
+            VarKind::Param {
+                lo: -(1 << 31),
+                hi: (1 << 31) - 1,
+            },
+        );
+        let p = Expr::add(bid(), Expr::mul(gdim(), counter()));
+        let row = Expr::add(
+            Expr::mul(c(16), Expr::bin(BinOp::Div, p.clone(), w.clone())),
+            ty.clone(),
+        );
+        let column =
+            |p: Expr| Expr::add(Expr::mul(c(16), Expr::bin(BinOp::Rem, p, w.clone())), tid());
+        let index = |col: Expr| Expr::add(Expr::mul(image.clone(), row.clone()), col);
+        let varying = |v: &Var| {
+            matches!(
+                v.kind,
+                VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) | VarKind::Counter { .. }
+            )
+        };
+        let fixed =
+            |k: VarKind| matches!(k, VarKind::BlockDim(0) | VarKind::BlockDim(1)).then_some(16);
+        let decides = |index: &Expr, guard: &Expr| {
+            let guard = conjuncts(guard);
+            let facts = Facts {
+                varying: &varying,
+                fixed: &fixed,
+                guard: guard.clone(),
+                shared: guard,
+            };
+            facts.injective(index, 0)
+        };
+        let inside = Expr::bin(BinOp::Lt, column(p.clone()), image.clone());
+        let s =
+            decides(&index(column(p.clone())), &inside).expect("row and column give back the tile");
+        for kind in [
+            VarKind::ThreadIdx(0),
+            VarKind::ThreadIdx(1),
+            VarKind::BlockIdx(0),
+        ] {
+            assert!(s.iter().any(|v| v.kind == kind), "{kind:?}");
+        }
+        assert!(s.iter().any(|v| matches!(v.kind, VarKind::Counter { .. })));
+        // Without the column below W rows overlap.
+        assert!(decides(&index(column(p.clone())), &Expr::tru()).is_none());
+        // The column of the block alone: the tiles of one block's rounds
+        // k share their columns, and rows p / w repeat (no pair).
+        let inside = Expr::bin(BinOp::Lt, column(bid()), image.clone());
+        assert!(decides(&index(column(bid())), &inside).is_none());
     }
 
     #[test]
