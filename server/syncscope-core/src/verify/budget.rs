@@ -17,6 +17,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// the units one query may spend, whatever the machine's load.
 pub(crate) const KERNEL_QUERY_LIMITS: u64 = 1;
 
+/// The resource units the race search of a kernel may still spend once it
+/// has found a definite race: the kernel is racy whatever the rest of its
+/// pairs answer, and each further pair costs about as much as the first
+/// (NVIDIA's merge sorts spent 20 to 30 million units on pairs after the
+/// first, a minute on a loaded machine). What is found within them is
+/// reported as before; the search then stops, and says so.
+pub(crate) const AFTER_RACE_UNITS: u64 = 2_000_000;
+
 /// The resource units one kernel may still spend (shared by every check of
 /// the kernel; atomic only so that a `&` of it can travel in the solver's
 /// configuration).
@@ -25,6 +33,9 @@ pub(crate) struct KernelBudget {
     /// 0: no limit.
     limit: u64,
     spent: AtomicU64,
+    /// The units the race search may spend in all, once a definite race
+    /// is found (`u64::MAX`: none found, no such limit).
+    race_limit: AtomicU64,
 }
 
 impl KernelBudget {
@@ -34,6 +45,7 @@ impl KernelBudget {
         KernelBudget {
             limit: u64::from(rlimit) * KERNEL_QUERY_LIMITS,
             spent: AtomicU64::new(0),
+            race_limit: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -41,8 +53,27 @@ impl KernelBudget {
     pub(crate) fn remaining(&self) -> Option<u64> {
         (self.limit != 0).then(|| {
             self.limit
+                .min(self.race_limit.load(Ordering::Relaxed))
                 .saturating_sub(self.spent.load(Ordering::Relaxed))
         })
+    }
+
+    /// A definite race is found: the race search may spend
+    /// [`AFTER_RACE_UNITS`] more (counted from the first such race; a
+    /// kernel with no limit gets none).
+    pub(crate) fn race_found(&self) {
+        let cap = self.spent().saturating_add(AFTER_RACE_UNITS);
+        let _ =
+            self.race_limit
+                .compare_exchange(u64::MAX, cap, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The race search is over: the checks after it get what is left of
+    /// the kernel's own budget. Whether the search stopped at its limit
+    /// after a race.
+    pub(crate) fn end_race_search(&self) -> bool {
+        let cap = self.race_limit.swap(u64::MAX, Ordering::Relaxed);
+        self.limit != 0 && cap != u64::MAX && self.spent() >= cap
     }
 
     /// Every unit is spent: no check may start.
@@ -113,6 +144,33 @@ mod tests {
         none.charge(u64::MAX / 2);
         assert!(!none.spent_all());
         assert_eq!(none.cap(0), 0);
+    }
+
+    #[test]
+    fn a_race_leaves_the_search_a_short_allowance_then_the_rest() {
+        let b = KernelBudget::for_rlimit(10 * AFTER_RACE_UNITS as u32);
+        b.charge(100);
+        b.race_found();
+        assert_eq!(b.remaining(), Some(AFTER_RACE_UNITS));
+        // A later race does not move the limit.
+        b.charge(AFTER_RACE_UNITS / 2);
+        b.race_found();
+        assert_eq!(b.remaining(), Some(AFTER_RACE_UNITS / 2));
+        b.charge(AFTER_RACE_UNITS);
+        assert!(b.spent_all());
+        // After the search, the kernel's own budget again.
+        assert!(b.end_race_search());
+        assert_eq!(
+            b.remaining(),
+            Some(10 * AFTER_RACE_UNITS - AFTER_RACE_UNITS * 3 / 2 - 100)
+        );
+        assert!(!b.end_race_search());
+        // No limit: none after a race either.
+        let none = KernelBudget::for_rlimit(0);
+        none.race_found();
+        none.charge(AFTER_RACE_UNITS * 2);
+        assert_eq!(none.remaining(), None);
+        assert!(!none.end_race_search());
     }
 
     #[test]

@@ -43,8 +43,21 @@ pub(crate) fn verify_kernel(
     let barriers = cx.check_barriers();
     findings.extend(barriers.findings);
     let mut races = cx.find_races(None);
+    let race_search_stopped = budget.end_race_search();
     findings.extend(cx.last_block_notes());
     findings.extend(cx.race_report(&mut races));
+    if race_search_stopped {
+        findings.push(Finding::new(
+            FindingKind::Note,
+            Some(&k.name),
+            k.span,
+            format!(
+                "note: `{}` has a data race; the search for further races stopped {} Z3 resource units after the first, so other pairs of accesses may race too (fix the races shown and check again)",
+                k.name,
+                super::budget::AFTER_RACE_UNITS
+            ),
+        ));
+    }
     findings.extend(cx.check_assertions());
     let redundant = cx.redundant_barriers(&findings, &barriers.unknown);
     findings.extend(redundant);

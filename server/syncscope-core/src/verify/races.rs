@@ -438,7 +438,7 @@ impl<'k> KernelContext<'k> {
                     hit.reproducible = true;
                     want_witness = false;
                     found_concretely = true;
-                    set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
+                    self.record_race(set, (p.min(q), p.max(q)), hit);
                     blocked.push((p.min(q), p.max(q)));
                 }
             }
@@ -517,7 +517,7 @@ impl<'k> KernelContext<'k> {
                         Some(mut hit) => {
                             hit.reproducible = config.witness;
                             want_witness = false;
-                            set.pairs.entry((p.min(q), p.max(q))).or_insert(hit);
+                            self.record_race(set, (p.min(q), p.max(q)), hit);
                             blocked.push((p.min(q), p.max(q)));
                             if skip.is_none() && !tried_pairwise {
                                 tried_pairwise = true;
@@ -599,6 +599,26 @@ impl<'k> KernelContext<'k> {
             // finding: whatever it is, it is not a data race.
             blocked.push((p.min(q), p.max(q)));
         }
+    }
+
+    /// Records a confirmed racing pair. A definite one (nothing the model
+    /// leaves undecided in its two accesses, see `race_findings`) makes
+    /// the kernel racy whatever the rest of its pairs answer: from the
+    /// first, the race search has a short allowance left (`budget`).
+    fn record_race(&self, set: &mut RaceSet, key: (usize, usize), hit: RaceHit) {
+        let (a, b) = (self.accesses[&hit.first], self.accesses[&hit.second]);
+        let modelled: Vec<String> = self
+            .modelled_last_blocks()
+            .iter()
+            .map(|lb| lb.counter.clone())
+            .collect();
+        let pinned = super::undecided::pinned_unseen(self.kernel);
+        if super::undecided::undecided_origins(a, b, &modelled, &pinned).is_empty() {
+            if let Some(budget) = self.config.budget {
+                budget.race_found();
+            }
+        }
+        set.pairs.entry(key).or_insert(hit);
     }
 
     /// The instance pair a group query's model chose (its two selectors),
@@ -824,7 +844,7 @@ impl<'k> KernelContext<'k> {
                         );
                         if let Some(mut hit) = hit {
                             hit.reproducible = config.witness;
-                            set.pairs.entry(key).or_insert(hit);
+                            self.record_race(set, key, hit);
                             decided = true;
                             break;
                         }

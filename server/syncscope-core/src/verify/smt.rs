@@ -1306,10 +1306,32 @@ const SMALL_MODEL_RLIMIT: u32 = 2_000_000;
 /// Z3 resources the incremental core gets on a linear query before the
 /// non-incremental solver takes over.
 const INCREMENTAL_SLICE_RLIMIT: u32 = 3_000_000;
+/// Z3 resources for the small-values solve of a satisfiable bit-vector
+/// query (a solve of its own, see `run_z3_here`): a short try, since the
+/// first model is a witness already and the query's own solve is cheap
+/// next to a search among small values of 32-bit products.
+const BLASTED_SMALL_MODEL_RLIMIT: u32 = 250_000;
 /// The literal that switches the small-value preferences on.
 const SMALL: &str = "|small!|";
 
 fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
+    if env.bitvector && config.witness {
+        // A bit-vector query is solved on a fresh non-incremental solver
+        // (see `run_z3_here`): in a fresh context, its model is already
+        // the reproducible witness, with no second solve.
+        return z3::with_z3_config(&z3::Config::new(), || run_z3_here(q, env, config, true));
+    }
+    run_z3_here(q, env, config, false)
+}
+
+/// [`run_z3`] in the current Z3 context; `fresh_context`: the context was
+/// made for this query (its models are reproducible as they are).
+fn run_z3_here(
+    q: &Query,
+    env: &LaunchEnv,
+    config: SolverConfig,
+    fresh_context: bool,
+) -> QueryOutcome {
     use z3::{Params, SatResult, Solver};
     let started = Instant::now();
     // Two ways to solve, because Z3 4.8's two engines fail on different
@@ -1331,6 +1353,18 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     // up is not reused, and a query it gives up on ("incomplete") is asked
     // again of a fresh one, so that no answer depends on what it saw
     // before. Witness models come from a fresh solver too (below).
+    //
+    // Bit-vector queries (a kernel with bitwise operations) are the
+    // exception: the non-incremental solver bit-blasts them after its
+    // simplifications (constant launch sizes propagated, equalities
+    // solved), while the incremental core bit-blasts every multiplier as
+    // written. On NVIDIA's sorting and FFT samples the core spent 2 to 10
+    // times the resource units on a satisfiable query (and as much on
+    // unsatisfiable ones), so these go to a fresh non-incremental solver
+    // directly (`blast`). With a witness wanted they are solved in a fresh
+    // context (`run_z3`), which makes the first model reproducible, and
+    // the small values get a short try of their own.
+    let blast = env.bitvector;
     let text = format!(
         "(declare-const {SMALL} Bool)\n{}{}",
         q.text,
@@ -1420,19 +1454,31 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     // Stopped by the resource budget (deterministic).
     let out_of_resources =
         |solver: &Solver| stopped_early(solver) && !clock_stopped.load(Ordering::Relaxed);
-    let mut warm = WarmSolver::take(config.rlimit, || solver_for(true));
-    if let Err(e) = load(warm.solver(), &text) {
-        warm.reusable = false;
-        return QueryOutcome::Unknown(e);
-    }
-    let slice = if q.nonlinear || config.rlimit == 0 {
-        config.rlimit
-    } else {
-        config.rlimit.min(INCREMENTAL_SLICE_RLIMIT)
-    };
-    let mut result = check(warm.solver(), config.timeout_ms, slice, false);
     let mut other: Option<Solver> = None;
-    if result == SatResult::Unknown {
+    let mut warm = None;
+    let mut result = if blast {
+        match loaded(false) {
+            Ok(fresh) => {
+                let result = check(&fresh, config.timeout_ms, config.rlimit, false);
+                other = Some(fresh);
+                result
+            }
+            Err(e) => return QueryOutcome::Unknown(e),
+        }
+    } else {
+        let w = warm.insert(WarmSolver::take(config.rlimit, || solver_for(true)));
+        if let Err(e) = load(w.solver(), &text) {
+            w.reusable = false;
+            return QueryOutcome::Unknown(e);
+        }
+        let slice = if q.nonlinear || config.rlimit == 0 {
+            config.rlimit
+        } else {
+            config.rlimit.min(INCREMENTAL_SLICE_RLIMIT)
+        };
+        check(w.solver(), config.timeout_ms, slice, false)
+    };
+    if let (SatResult::Unknown, Some(warm)) = (result, warm.as_mut()) {
         warm.reusable = false;
         let more_time = !config.cancelled() && !config.out_of_budget() && remaining() > 0;
         // Gave up ("incomplete"): once more on a fresh incremental core;
@@ -1448,7 +1494,11 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             }
         }
     }
-    let solver: &Solver = other.as_ref().unwrap_or(warm.solver());
+    let solver: &Solver = match (&other, &warm) {
+        (Some(fresh), _) => fresh,
+        (None, Some(warm)) => warm.solver(),
+        (None, None) => unreachable!("a query is checked on the warm solver or a fresh one"),
+    };
     match result {
         SatResult::Unsat => QueryOutcome::Unsat,
         SatResult::Unknown => {
@@ -1477,6 +1527,24 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             // if it fails.
             let witness_of = |solver: &Solver| {
                 let mut values = model_values(solver, q, env)?;
+                if blast && !q.small.is_empty() {
+                    // The small values as assertions of one more
+                    // non-incremental solve (assumptions would put the
+                    // query back on the incremental core).
+                    let small_rlimit = match config.rlimit {
+                        0 => BLASTED_SMALL_MODEL_RLIMIT,
+                        r => r.min(BLASTED_SMALL_MODEL_RLIMIT),
+                    };
+                    let small = solver_for(false);
+                    if load(&small, &format!("{text}(assert {SMALL})\n")).is_ok()
+                        && check(&small, remaining().max(1), small_rlimit, false) == SatResult::Sat
+                    {
+                        if let Some(small) = model_values(&small, q, env) {
+                            values = small;
+                        }
+                    }
+                    return Some(values);
+                }
                 if !q.small.is_empty()
                     && check(
                         solver,
@@ -1498,11 +1566,10 @@ fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
             // context: models depend on the context's history (the order
             // its terms were made in), and the same kernel must give the
             // same witness in a fresh analysis and after any edits.
-            let reproducible = config
-                .witness
+            let reproducible = (config.witness && !fresh_context)
                 .then(|| {
                     z3::with_z3_config(&z3::Config::new(), || {
-                        let fresh = loaded(true).ok()?;
+                        let fresh = loaded(!blast).ok()?;
                         if check(&fresh, remaining().max(1), config.rlimit, false) == SatResult::Sat
                         {
                             witness_of(&fresh)
@@ -1830,6 +1897,51 @@ mod tests {
         let mut c = Counters::default();
         let cfg = SolverConfig::limits(600_000, 300_000);
         solve(&assertions, &env, cfg, &crate::cache::NoCache, &mut c)
+    }
+
+    #[test]
+    fn a_bitvector_witness_is_solved_once_and_reproducible() {
+        // A query with a mask by a run-time value is decided in 32-bit
+        // vectors on a fresh non-incremental solver in a fresh context:
+        // its first model is the witness. The same query gives the same
+        // witness whatever the thread's solver saw before, and the witness
+        // satisfies the query.
+        let param = |n: &str| Expr::Var(Var::new(n, VarKind::Param { lo: 1, hi: 4096 }));
+        let cell = |t: u8| {
+            let lane = Expr::bin(
+                BinOp::BitAnd,
+                tid(t),
+                Expr::bin(BinOp::Sub, param("span"), Expr::Const(1)),
+            );
+            Expr::add(Expr::mul(lane, param("width")), tid(t))
+        };
+        let a = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(cell(1), cell(2)),
+        ];
+        assert!(switched_to_bitvectors(&a, &env()));
+        let mut c = Counters::default();
+        let cfg = SolverConfig::limits(60_000, 5_000_000);
+        let first = solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c);
+        let QueryOutcome::Sat(values) = first.clone() else {
+            panic!("expected sat, got {first:?}")
+        };
+        // Other queries in between, on this thread's solvers.
+        let other = vec![Expr::eq(Expr::add(tid(1), Expr::Const(7)), tid(2))];
+        assert!(matches!(
+            solve(&other, &env(), cfg, &crate::cache::NoCache, &mut c),
+            QueryOutcome::Sat(_)
+        ));
+        assert_eq!(
+            solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c),
+            first
+        );
+        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let (t1, t2) = (get("threadIdx.x#1").unwrap(), get("threadIdx.x#2").unwrap());
+        let (span, width) = (get("span").unwrap(), get("width").unwrap());
+        let cell_of = |t: i64| ((t & (span - 1)) * width + t) as i32;
+        assert_ne!(t1, t2);
+        assert_eq!(cell_of(t1), cell_of(t2), "{values:?}");
     }
 
     #[test]
