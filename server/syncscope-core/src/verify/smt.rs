@@ -1071,9 +1071,52 @@ pub(crate) fn solve(
     // query as written was asked, 20K units later). An unsat probe is the
     // answer; a satisfiable one goes to the full check of the query as
     // written, whose witness comes from a solver with the query's limits.
-    let probed = q_split.as_ref().map_or(Probe::Undecided, |qs| {
-        probe_forms(qs, &q, key, env, started, units_before, config)
-    });
+    //
+    // Products of run-time values that the linear abstraction with their
+    // order facts separates (`product_orders`) are decided by it in tens of
+    // thousands of resource units, where the query as written (or split)
+    // may run to its limit first, millions of units, before the same
+    // abstraction answered it as a rescue. So it is asked early, with a
+    // small limit (after the first, shortest round of probes, which decide
+    // most index queries for less): its unsat is the answer (sound: every
+    // model of the query is one of the abstraction); anything else, or no
+    // abstraction, sends the query on exactly as before.
+    let orders_first = || {
+        (!env.bitvector)
+            .then(|| {
+                let source = split.as_deref().unwrap_or(assertions);
+                source
+                    .iter()
+                    .any(Expr::is_nonlinear)
+                    .then(|| {
+                        product_orders_query(
+                            source,
+                            key,
+                            env,
+                            started,
+                            units_before,
+                            config,
+                            ORDERS_FIRST_RLIMIT,
+                        )
+                    })
+                    .flatten()
+            })
+            .flatten()
+    };
+    let mut probed = Probe::Undecided;
+    for (round, limit) in PROBE_RLIMITS.into_iter().enumerate() {
+        if round == 1 || q_split.is_none() {
+            if let Some(outcome) = orders_first() {
+                cache.insert(key, outcome.clone());
+                return outcome;
+            }
+        }
+        let Some(qs) = &q_split else { break };
+        probed = probe_forms(qs, &q, key, env, started, units_before, config, limit);
+        if probed != Probe::Undecided {
+            break;
+        }
+    }
     if probed == Probe::Unsat {
         cache.insert(key, QueryOutcome::Unsat);
         return QueryOutcome::Unsat;
@@ -1122,7 +1165,15 @@ pub(crate) fn solve(
                 .as_deref()
                 .filter(|split| split.iter().any(Expr::is_nonlinear))
                 .and_then(|split| {
-                    product_orders_query(split, key, env, started, units_before, config)
+                    product_orders_query(
+                        split,
+                        key,
+                        env,
+                        started,
+                        units_before,
+                        config,
+                        ORDERS_RLIMIT,
+                    )
                 })
                 .or(Some(QueryOutcome::Unknown(r)))
         }
@@ -1139,7 +1190,17 @@ pub(crate) fn solve(
                 && !config.cancelled()
                 && !config.out_of_budget();
             rescue
-                .then(|| product_orders_query(assertions, key, env, started, units_before, config))
+                .then(|| {
+                    product_orders_query(
+                        assertions,
+                        key,
+                        env,
+                        started,
+                        units_before,
+                        config,
+                        ORDERS_RLIMIT,
+                    )
+                })
                 .flatten()
                 .unwrap_or(outcome)
         }
@@ -1172,12 +1233,13 @@ enum Probe {
     Undecided,
 }
 
-/// The query as written, then its split form, in rounds of growing
-/// allowances (`PROBE_RLIMITS`); each is the same query, so either one's
-/// answer is the query's. The written form goes first: on index queries
-/// Z3 decides it in tens of thousands of units where the split's cases
-/// take a million; a stride product only the split makes linear costs the
-/// written form's short try.
+/// The query as written, then its split form, with at most `limit` units
+/// each (one round of `PROBE_RLIMITS`); each is the same query, so either
+/// one's answer is the query's. The written form goes first: on index
+/// queries Z3 decides it in tens of thousands of units where the split's
+/// cases take a million; a stride product only the split makes linear
+/// costs the written form's short try.
+#[allow(clippy::too_many_arguments)]
 fn probe_forms(
     split: &Query,
     written: &Query,
@@ -1186,27 +1248,26 @@ fn probe_forms(
     started: Instant,
     units_before: Option<u64>,
     config: SolverConfig,
+    limit: u32,
 ) -> Probe {
-    for limit in PROBE_RLIMITS {
-        let probe = SolverConfig {
-            rlimit: match config.rlimit {
-                0 => limit,
-                r => r.min(limit),
-            },
-            witness: false,
-            ..config
-        };
-        for (q, form) in [(written, "probe"), (split, "split-probe")] {
-            if config.cancelled() || config.out_of_budget() {
-                return Probe::Undecided;
-            }
-            let outcome = run_z3(q, env, probe);
-            log_query(q, key, form, env, started, units_before, probe, &outcome);
-            match outcome {
-                QueryOutcome::Unsat => return Probe::Unsat,
-                QueryOutcome::Sat(_) => return Probe::Sat,
-                QueryOutcome::Unknown(_) => {}
-            }
+    let probe = SolverConfig {
+        rlimit: match config.rlimit {
+            0 => limit,
+            r => r.min(limit),
+        },
+        witness: false,
+        ..config
+    };
+    for (q, form) in [(written, "probe"), (split, "split-probe")] {
+        if config.cancelled() || config.out_of_budget() {
+            return Probe::Undecided;
+        }
+        let outcome = run_z3(q, env, probe);
+        log_query(q, key, form, env, started, units_before, probe, &outcome);
+        match outcome {
+            QueryOutcome::Unsat => return Probe::Unsat,
+            QueryOutcome::Sat(_) => return Probe::Sat,
+            QueryOutcome::Unknown(_) => {}
         }
     }
     Probe::Undecided
@@ -1216,11 +1277,17 @@ fn probe_forms(
 /// facts (`product_orders`): linear arithmetic with case splits.
 const ORDERS_RLIMIT: u32 = 1_500_000;
 
+/// Z3 resource units of the same abstraction asked before the query
+/// itself (`solve`): enough for the abstractions that decide (a few
+/// thousand to a hundred thousand units in NVIDIA's samples), little
+/// against the millions a query it decides ran to before.
+const ORDERS_FIRST_RLIMIT: u32 = 200_000;
+
 /// The query's linear abstraction with its products' order facts, asked
-/// without a witness: `Some(Unsat)` proves the query unsatisfiable; any
-/// other answer is `None` (a model of the abstraction is none of the
-/// query), as is a query with no two products one factor apart (nothing to
-/// add to the plain abstraction).
+/// without a witness with at most `limit` units: `Some(Unsat)` proves the
+/// query unsatisfiable; any other answer is `None` (a model of the
+/// abstraction is none of the query), as is a query with no two products
+/// one factor apart (nothing to add to the plain abstraction).
 fn product_orders_query(
     source: &[Expr],
     key: u64,
@@ -1228,6 +1295,7 @@ fn product_orders_query(
     started: Instant,
     units_before: Option<u64>,
     config: SolverConfig,
+    limit: u32,
 ) -> Option<QueryOutcome> {
     let linear = super::product_orders::linear_with_orders(source)?;
     // No digit lemmas: in the abstraction every product is one unknown, and
@@ -1236,8 +1304,8 @@ fn product_orders_query(
     q.small.clear();
     let capped = SolverConfig {
         rlimit: match config.rlimit {
-            0 => ORDERS_RLIMIT,
-            r => r.min(ORDERS_RLIMIT),
+            0 => limit,
+            r => r.min(limit),
         },
         witness: false,
         ..config
@@ -1246,7 +1314,11 @@ fn product_orders_query(
     log_query(
         &q,
         key,
-        "orders",
+        if limit == ORDERS_FIRST_RLIMIT {
+            "orders-first"
+        } else {
+            "orders"
+        },
         env,
         started,
         units_before,
@@ -1332,7 +1404,7 @@ fn run_z3_here(
     config: SolverConfig,
     fresh_context: bool,
 ) -> QueryOutcome {
-    use z3::{Params, SatResult, Solver};
+    use z3::{SatResult, Solver};
     let started = Instant::now();
     // Two ways to solve, because Z3 4.8's two engines fail on different
     // queries:
@@ -1373,19 +1445,11 @@ fn run_z3_here(
             .map(|c| format!("(assert (=> {SMALL} {c}))\n"))
             .collect::<String>()
     );
-    // The resource budget of one check (Z3 counts it from the check's
-    // start): the deterministic per-query budget.
-    let budget = |solver: &Solver, rlimit: u32| {
-        let mut params = Params::new();
-        params.set_u32("rlimit", rlimit);
-        solver.set_params(&params);
-    };
     let solver_for = |incremental: bool| {
         let solver = Solver::new();
         if incremental {
             solver.push();
         }
-        budget(&solver, config.rlimit);
         solver
     };
     // A fresh solver holding this query.
@@ -1407,7 +1471,7 @@ fn run_z3_here(
     let check = |solver: &Solver, limit_ms: u32, rlimit: u32, small: bool| {
         let given = config.budget.map_or(rlimit, |b| b.cap(rlimit));
         capped.store(given != rlimit, Ordering::Relaxed);
-        budget(solver, given);
+        let _rlimit = CheckRlimit::set(solver, given);
         let timeout = Instant::now() + Duration::from_millis(limit_ms.max(1) as u64);
         let deadline = config.deadline.map_or(timeout, |d| d.min(timeout));
         let before = config.budget.and_then(|_| units_counted(solver));
@@ -1670,6 +1734,43 @@ pub(crate) fn load(solver: &z3::Solver, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The resource budget of one check (Z3 counts it from the check's start):
+/// the deterministic per-query budget, set on the solver's context for the
+/// time of the check and cleared after it. Z3 reads a solver's `rlimit`
+/// parameter, or failing that its context's, when a check starts; a context
+/// parameter costs nothing to set, where `Z3_solver_set_params` validates
+/// the parameters against every module's descriptions (about a sixth of
+/// the time of a run of short queries). No solver of `run_z3` has an
+/// `rlimit` parameter of its own, so the context's decides; a solver made
+/// elsewhere in the context, with or without its own, sees no limit of
+/// this check's once it is over.
+struct CheckRlimit {
+    context: z3_sys::Z3_context,
+}
+
+impl CheckRlimit {
+    fn set(solver: &z3::Solver, rlimit: u32) -> CheckRlimit {
+        let context = solver.get_context().get_z3_context();
+        set_context_rlimit(context, rlimit);
+        CheckRlimit { context }
+    }
+}
+
+impl Drop for CheckRlimit {
+    fn drop(&mut self) {
+        // 0: no limit, the context's default.
+        set_context_rlimit(self.context, 0);
+    }
+}
+
+fn set_context_rlimit(context: z3_sys::Z3_context, rlimit: u32) {
+    let value = std::ffi::CString::new(rlimit.to_string()).expect("digits have no NUL byte");
+    // SAFETY: `context` is the live context of the solver being checked
+    // (the guard lives inside the check, which holds the solver); both
+    // strings outlive the call, which copies what it keeps.
+    unsafe { z3_sys::Z3_update_param_value(context, c"rlimit".as_ptr(), value.as_ptr()) };
+}
+
 /// Records, when a check ends, whether the watchdog had a reason to stop it.
 struct Stopped<'a, 'c> {
     deadline: Instant,
@@ -1685,8 +1786,13 @@ impl Drop for Stopped<'_, '_> {
 }
 
 thread_local! {
-    /// This thread's warm incremental solver and the rlimit it was made
-    /// with (see [`run_z3`]).
+    /// This thread's warm incremental solver and the resource limit of the
+    /// queries it answered (see [`run_z3`]). A query with another limit (a
+    /// pre-check, a split, a probe) gets a fresh one: what the incremental
+    /// core decides within a limit depends on the queries it answered
+    /// before, and queries of one kind after those of another were seen to
+    /// run to their limit on a warm solver where a fresh one decided them
+    /// at once.
     static WARM: std::cell::RefCell<Option<(z3::Solver, u32)>> =
         const { std::cell::RefCell::new(None) };
 }
