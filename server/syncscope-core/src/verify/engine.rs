@@ -35,6 +35,7 @@ pub(crate) fn verify_kernel(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> KernelOutcome {
+    super::smt::reset_warm_solver();
     let budget = KernelBudget::for_rlimit(options.rlimit);
     let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let start = Instant::now();

@@ -1797,6 +1797,17 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// Drops this thread's warm solver, so that the next query starts a fresh
+/// one. Called as each kernel's verification starts: what the incremental
+/// core decides within a limit depends on the queries it answered before
+/// (one query's cost was seen to vary 5 to 20 times with them), and which
+/// kernels a worker thread verified before depends on the scheduling of a
+/// parallel run. Fresh per kernel, a kernel's answers depend on its own
+/// queries only: same input, same verdict.
+pub(crate) fn reset_warm_solver() {
+    WARM.with(|w| *w.borrow_mut() = None);
+}
+
 /// A warm solver taken out of [`WARM`] for one query, inside a scope of its
 /// own; the scope is popped and the solver put back when the query is done
 /// (unless it must not be reused).
