@@ -21,11 +21,11 @@ __global__ void window_down_columns(const float *src, float *dst, int width, int
     }
     for (int row = reach; row < height - reach; row++) {
         acc += src[col + (row + reach) * width] - src[col + (row - reach) * width];
-        dst[col + row * width] = acc;
+        dst[col + row * width] = acc; //~ data-race
     }
     for (int row = height - reach; row < height; row++) {
         acc -= src[col + (row - reach) * width];
-        dst[col + row * width] = acc;
+        dst[col + row * width] = acc; //~ data-race
     }
 }
 
