@@ -447,6 +447,42 @@ mod tests {
         }
     }
 
+    /// Rows of a run-time width times a loop row: the restriction holds
+    /// each parameter and counter of the product in `0..SMALL_VALUES`,
+    /// keeps the query's own assertions, and its split is linear; a
+    /// linear query gets none.
+    #[test]
+    fn the_small_values_restriction_makes_row_products_linear() {
+        let y = var("y#1", VarKind::Counter { pow2: false });
+        let r = var(
+            "r",
+            VarKind::Param {
+                lo: i32::MIN as i64,
+                hi: i32::MAX as i64,
+            },
+        );
+        let w = var(
+            "w",
+            VarKind::Param {
+                lo: i32::MIN as i64,
+                hi: i32::MAX as i64,
+            },
+        );
+        let t = var("threadIdx.x#1", VarKind::ThreadIdx(0));
+        let index = Expr::add(
+            t.clone(),
+            Expr::mul(Expr::add(y.clone(), r.clone()), w.clone()),
+        );
+        let query = [Expr::eq(var("index", VarKind::Shared), index)];
+        let restricted = small_values_restriction(&query, &env([64, 1, 1])).expect("restricted");
+        assert_eq!(restricted[0], query[0]);
+        assert_eq!(restricted.len(), 1 + 2 * 3, "w, r and y bounded");
+        let split = split_small_factors(&restricted, &env([64, 1, 1])).expect("split");
+        assert!(!split.iter().any(Expr::is_nonlinear));
+        let linear = [Expr::eq(var("index", VarKind::Shared), Expr::add(t, w))];
+        assert!(small_values_restriction(&linear, &env([64, 1, 1])).is_none());
+    }
+
     #[test]
     fn a_thread_index_of_a_fixed_block_makes_its_products_linear() {
         let t = var("threadIdx.y#1", VarKind::ThreadIdx(1));
