@@ -42,6 +42,7 @@ pub(crate) fn split_small_factors(assertions: &[Expr], env: &LaunchEnv) -> Optio
     let mut splitter = Splitter {
         env,
         counter_bounds: counter_bounds(assertions),
+        top_ranges: top_level_ranges(assertions),
         memo: HashMap::new(),
         cases: 0,
     };
@@ -61,6 +62,10 @@ struct Splitter<'e> {
     env: &'e LaunchEnv,
     /// The least constant each loop counter is compared below (`i < 8`).
     counter_bounds: HashMap<Var, i64>,
+    /// Parameters and counters the query itself holds in `0..n` (top-level
+    /// assertions `v >= 0` and `v < n`): the last case stands for the last
+    /// value, as for a thread index.
+    top_ranges: HashMap<Var, i64>,
     /// Rewritten shared nodes by the address of their `Arc` (nodes of the
     /// query, alive for the whole rewrite; never a temporary's address,
     /// which a later temporary may reuse): shared subexpressions once.
@@ -80,6 +85,9 @@ impl Splitter<'_> {
                 .contains(&n)
                 .then_some(Range { n, bounded: true })
         };
+        if let Some(&n) = self.top_ranges.get(v) {
+            return fixed(n);
+        }
         match v.kind {
             VarKind::ThreadIdx(d) => fixed(self.env.fixed(VarKind::BlockDim(d))?),
             VarKind::BlockIdx(d) => fixed(self.env.fixed(VarKind::GridDim(d))?),
@@ -242,6 +250,109 @@ fn signed_terms(e: &Expr, negated: bool, out: &mut Vec<(bool, Expr)>) {
     }
 }
 
+/// How many values (`0..SMALL_VALUES`) the small-values shortcut of a race
+/// query gives each parameter or loop counter that multiplies another
+/// run-time value ([`small_values_restriction`]): one case each.
+pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
+
+/// A race query's shortcut to a witness where its products of run-time
+/// values (`(y + r) * w`, a row stride times a loop counter) stay
+/// nonlinear at the launch `env`: the query with every parameter and loop
+/// counter in such a product held in `0..SMALL_VALUES`, which makes each
+/// product a case split ([`split_small_factors`]) and the query linear. Z3's
+/// nonlinear core searches such queries for millions of resource units
+/// where the split answers in a fraction (the collision of two image rows
+/// needs a row width, any small one). The restriction only adds
+/// constraints, so a model of it is a model of the query; its `unsat` says
+/// nothing about the query (the caller asks the query itself then). Asked
+/// through `smt::solve_linear_split`, which gives up at once where the
+/// split leaves it nonlinear (a division by a run-time value). `None` when
+/// the query has no such product: nothing to gain.
+pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
+    let fold = |a: &Expr| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const));
+    let folded: Vec<Expr> = assertions.iter().map(fold).collect();
+    if !folded.iter().any(Expr::is_nonlinear) {
+        return None;
+    }
+    let mut chosen: std::collections::BTreeSet<Var> = Default::default();
+    for a in &folded {
+        a.any_node(&mut |e| {
+            if let Expr::Bin(BinOp::Mul, x, y) = e {
+                if x.as_const().is_none() && y.as_const().is_none() {
+                    for f in [x, y] {
+                        f.for_each_var(&mut |v| {
+                            if matches!(v.kind, VarKind::Param { .. } | VarKind::Counter { .. }) {
+                                chosen.insert(v.clone());
+                            }
+                        });
+                    }
+                }
+            }
+            false
+        });
+    }
+    if chosen.is_empty() {
+        return None;
+    }
+    let mut restricted = assertions.to_vec();
+    for v in chosen {
+        let x = Expr::Var(v);
+        restricted.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
+        restricted.push(Expr::bin(BinOp::Lt, x, Expr::Const(SMALL_VALUES)));
+    }
+    Some(restricted)
+}
+
+/// The variables (parameters, counters, unknowns) a query holds in `0..n`
+/// by top-level assertions `v >= 0` and `v < n` (or conjunctions of them),
+/// with the least such `n`.
+fn top_level_ranges(assertions: &[Expr]) -> HashMap<Var, i64> {
+    fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        match e {
+            Expr::Bin(BinOp::And, a, b) => {
+                conjuncts(a, out);
+                conjuncts(b, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    let mut parts = Vec::new();
+    for a in assertions {
+        conjuncts(a, &mut parts);
+    }
+    let var = |e: &Expr| match e {
+        Expr::Var(v)
+            if matches!(
+                v.kind,
+                VarKind::Param { .. } | VarKind::Counter { .. } | VarKind::Unknown { .. }
+            ) =>
+        {
+            Some(v.clone())
+        }
+        _ => None,
+    };
+    let mut non_negative = std::collections::HashSet::new();
+    let mut below: HashMap<Var, i64> = HashMap::new();
+    for p in parts {
+        match p {
+            Expr::Bin(BinOp::Ge, x, c) if c.as_const() == Some(0) => {
+                if let Some(v) = var(x) {
+                    non_negative.insert(v);
+                }
+            }
+            Expr::Bin(BinOp::Lt, x, c) => {
+                if let (Some(v), Some(n)) = (var(x), c.as_const()) {
+                    let slot = below.entry(v).or_insert(n);
+                    *slot = (*slot).min(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    below.retain(|v, _| non_negative.contains(v));
+    below
+}
+
 /// The least constant bound `i < c` (or `i <= c - 1`) the query compares
 /// each loop counter with, anywhere in it (a guard of one instance is
 /// enough: the split is exact whatever the bound).
@@ -334,6 +445,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Rows of a run-time width times a loop row: the restriction holds
+    /// each parameter and counter of the product in `0..SMALL_VALUES`,
+    /// keeps the query's own assertions, and its split is linear; a
+    /// linear query gets none.
+    #[test]
+    fn the_small_values_restriction_makes_row_products_linear() {
+        let y = var("y#1", VarKind::Counter { pow2: false });
+        let r = var(
+            "r",
+            VarKind::Param {
+                lo: i32::MIN as i64,
+                hi: i32::MAX as i64,
+            },
+        );
+        let w = var(
+            "w",
+            VarKind::Param {
+                lo: i32::MIN as i64,
+                hi: i32::MAX as i64,
+            },
+        );
+        let t = var("threadIdx.x#1", VarKind::ThreadIdx(0));
+        let index = Expr::add(
+            t.clone(),
+            Expr::mul(Expr::add(y.clone(), r.clone()), w.clone()),
+        );
+        let query = [Expr::eq(var("index", VarKind::Shared), index)];
+        let restricted = small_values_restriction(&query, &env([64, 1, 1])).expect("restricted");
+        assert_eq!(restricted[0], query[0]);
+        assert_eq!(restricted.len(), 1 + 2 * 3, "w, r and y bounded");
+        let split = split_small_factors(&restricted, &env([64, 1, 1])).expect("split");
+        assert!(!split.iter().any(Expr::is_nonlinear));
+        let linear = [Expr::eq(var("index", VarKind::Shared), Expr::add(t, w))];
+        assert!(small_values_restriction(&linear, &env([64, 1, 1])).is_none());
     }
 
     #[test]

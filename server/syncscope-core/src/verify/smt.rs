@@ -1213,6 +1213,85 @@ pub(crate) fn solve(
     outcome
 }
 
+/// A shortcut to a model of `assertions` (integer mode only): the query
+/// with its products split over factors of few values
+/// (`small_factors`), asked only when the split leaves it linear, and
+/// without digit lemmas. The lemmas are valid over the integers, so they
+/// change no answer; on a split query they are the only nonlinear part,
+/// and Z3 searches them for millions of resource units where the linear
+/// query finds its model in a few hundred thousand. For the caller's
+/// shortcuts (`small_factors::small_values_restriction`), which use a
+/// `Sat` alone: its `unsat` is that of the query, but a query with the
+/// lemmas is what decides race-free ones. `Unknown` without asking Z3 when
+/// there is no split or it stays nonlinear.
+pub(crate) fn solve_linear_split(
+    assertions: &[Expr],
+    env: &LaunchEnv,
+    config: SolverConfig,
+    cache: &dyn QueryCache,
+    counters: &mut Counters,
+) -> QueryOutcome {
+    const NOT_LINEAR: &str = "the split leaves the query nonlinear";
+    if env.bitvector || switched_to_bitvectors(assertions, env) {
+        return QueryOutcome::Unknown(NOT_LINEAR.into());
+    }
+    // As `solve` prepares a query: fixed launch sizes folded, divisors
+    // nonzero, divisions as digits.
+    let mut prepared: Vec<Expr> = assertions
+        .iter()
+        .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
+        .collect();
+    let divisors = nonzero_divisors(&prepared);
+    prepared.extend(divisors);
+    let prepared = divisions_as_digits(&prepared);
+    let Some(split) = super::small_factors::split_small_factors(&prepared, env)
+        .filter(|split| !split.iter().any(Expr::is_nonlinear))
+    else {
+        return QueryOutcome::Unknown(NOT_LINEAR.into());
+    };
+    let mut q = build_query_with_lemmas(&split, &[], env);
+    if !config.witness {
+        q.small.clear();
+    }
+    let key = stable_hash(&[
+        &q.text,
+        &format!(
+            "linear-split/{}/{}/{}",
+            config.timeout_ms, config.rlimit, config.witness
+        ),
+    ]);
+    if let Some(hit) = cache.get(key) {
+        counters.reused += 1;
+        return hit;
+    }
+    if config.cancelled() {
+        return QueryOutcome::Unknown(CANCELLED.into());
+    }
+    if config.out_of_budget() {
+        return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
+    }
+    counters.run += 1;
+    let started = Instant::now();
+    let units_before = config.budget.map(|b| b.spent());
+    let outcome = run_z3(&q, env, config);
+    log_query(
+        &q,
+        key,
+        "linear-split",
+        env,
+        started,
+        units_before,
+        config,
+        &outcome,
+    );
+    let stopped =
+        matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
+    if !stopped {
+        cache.insert(key, outcome.clone());
+    }
+    outcome
+}
+
 /// Z3 resource units of a query with its products split over factors of
 /// few values (`small_factors`) before the query as written is asked.
 const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;

@@ -16,6 +16,12 @@ use crate::symbols;
 /// so that whether the shortcut answers is the same on any machine.
 pub(super) const SMALL_LAUNCH_RLIMIT: u32 = 500_000;
 
+/// Z3 resource units of the small-values attempt of a race query (linear
+/// once split: a model takes tens of thousands of units, where a query
+/// with no small-valued race can take its whole allowance, twice, as a
+/// linear query goes on to a fresh solver).
+const SMALL_VALUES_RLIMIT: u32 = 150_000;
+
 impl<'k> KernelContext<'k> {
     /// Solves a race query concrete launch first: with the launch sizes
     /// the kernel leaves symbolic fixed to a small launch (blocks of 64
@@ -37,31 +43,43 @@ impl<'k> KernelContext<'k> {
         assertions: &[Expr],
         config: SolverConfig,
     ) -> QueryOutcome {
-        if let Some(small) = small_launch(&self.env) {
-            let capped = SolverConfig {
-                rlimit: match config.rlimit {
-                    0 => SMALL_LAUNCH_RLIMIT,
-                    r => r.min(SMALL_LAUNCH_RLIMIT),
-                },
-                ..config
-            };
-            let outcome = smt::solve(assertions, &small, capped, self.cache, &mut self.counters);
-            if let QueryOutcome::Sat(mut values) = outcome {
-                for d in 0..3u8 {
-                    for (name, kind, size) in [
-                        ("blockDim", VarKind::BlockDim(d), small.block_dim),
-                        ("gridDim", VarKind::GridDim(d), small.grid_dim),
-                    ] {
-                        let name = format!("{name}.{}", DIMS[d as usize]);
-                        if self.env.fixed(kind).is_none() && !values.iter().any(|(n, _)| *n == name)
-                        {
-                            let size = size.map_or(1, |s| s[d as usize] as i64);
-                            values.push((name, size));
-                        }
-                    }
+        let small = small_launch(&self.env);
+        let capped = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => SMALL_LAUNCH_RLIMIT,
+                r => r.min(SMALL_LAUNCH_RLIMIT),
+            },
+            ..config
+        };
+        // Products of run-time values that stay nonlinear at the small
+        // launch (`(y + r) * w`): first with those values small, which
+        // makes the query linear (`small_factors::small_values_restriction`;
+        // only more constraints, so its model is one of the query).
+        let launch = small.clone().unwrap_or_else(|| self.env.clone());
+        if !self.env.bitvector && !smt::switched_to_bitvectors(assertions, &launch) {
+            if let Some(restricted) =
+                super::small_factors::small_values_restriction(assertions, &launch)
+            {
+                let cheap = SolverConfig {
+                    rlimit: capped.rlimit.min(SMALL_VALUES_RLIMIT),
+                    ..capped
+                };
+                let outcome = smt::solve_linear_split(
+                    &restricted,
+                    &launch,
+                    cheap,
+                    self.cache,
+                    &mut self.counters,
+                );
+                if let QueryOutcome::Sat(values) = outcome {
+                    return self.at_launch(values, &launch);
                 }
-                self.counters.concrete_first += 1;
-                return QueryOutcome::Sat(values);
+            }
+        }
+        if let Some(small) = small {
+            let outcome = smt::solve(assertions, &small, capped, self.cache, &mut self.counters);
+            if let QueryOutcome::Sat(values) = outcome {
+                return self.at_launch(values, &small);
             }
         }
         smt::solve(
@@ -71,6 +89,26 @@ impl<'k> KernelContext<'k> {
             self.cache,
             &mut self.counters,
         )
+    }
+
+    /// A model of a race query solved at `launch` (the small launch, or
+    /// the kernel's own): with the launch sizes the kernel leaves symbolic
+    /// added to its values, so that it replays like a model of the query.
+    fn at_launch(&mut self, mut values: Vec<(String, i64)>, launch: &LaunchEnv) -> QueryOutcome {
+        for d in 0..3u8 {
+            for (name, kind, size) in [
+                ("blockDim", VarKind::BlockDim(d), launch.block_dim),
+                ("gridDim", VarKind::GridDim(d), launch.grid_dim),
+            ] {
+                let name = format!("{name}.{}", DIMS[d as usize]);
+                if self.env.fixed(kind).is_none() && !values.iter().any(|(n, _)| *n == name) {
+                    let size = size.map_or(1, |s| s[d as usize] as i64);
+                    values.push((name, size));
+                }
+            }
+        }
+        self.counters.concrete_first += 1;
+        QueryOutcome::Sat(values)
     }
 
     pub(super) fn loop_values(
