@@ -17,6 +17,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// the units one query may spend, whatever the machine's load.
 pub(crate) const KERNEL_QUERY_LIMITS: u64 = 1;
 
+/// The resource units a kernel that is `not-verified` before any query (its
+/// model has a part it cannot represent) may spend in all. Its verdict and
+/// the findings naming the parts are known without the solver; its queries
+/// can only make it worse, and truer: a definite race or divergence
+/// elsewhere in it. Such a race in the kernels people write is found in a
+/// few thousand units (or with no query at all, by two threads of a small
+/// launch); past this allowance the search stops and the kernel stays the
+/// `not-verified` it already was, instead of spending a whole kernel budget
+/// on pairs whose answer changes nothing (tensor-core GEMMs with
+/// asynchronous copies spent seconds so).
+pub(crate) const NOT_VERIFIED_UNITS: u64 = 200_000;
+
 /// The resource units one kernel may still spend (shared by every check of
 /// the kernel; atomic only so that a `&` of it can travel in the solver's
 /// configuration).
@@ -33,6 +45,20 @@ impl KernelBudget {
     pub(crate) fn for_rlimit(rlimit: u32) -> KernelBudget {
         KernelBudget {
             limit: u64::from(rlimit) * KERNEL_QUERY_LIMITS,
+            spent: AtomicU64::new(0),
+        }
+    }
+
+    /// The budget of a kernel already `not-verified` before any query:
+    /// [`NOT_VERIFIED_UNITS`], or less when the kernel budget is less (no
+    /// limit stays no limit).
+    pub(crate) fn for_decided_kernel(rlimit: u32) -> KernelBudget {
+        let full = KernelBudget::for_rlimit(rlimit);
+        KernelBudget {
+            limit: match full.limit {
+                0 => 0,
+                l => l.min(NOT_VERIFIED_UNITS),
+            },
             spent: AtomicU64::new(0),
         }
     }
@@ -113,6 +139,16 @@ mod tests {
         none.charge(u64::MAX / 2);
         assert!(!none.spent_all());
         assert_eq!(none.cap(0), 0);
+    }
+
+    #[test]
+    fn a_kernel_decided_before_its_queries_gets_the_small_allowance() {
+        let b = KernelBudget::for_decided_kernel(50_000_000);
+        assert_eq!(b.limit(), NOT_VERIFIED_UNITS);
+        assert_eq!(b.cap(50_000_000), NOT_VERIFIED_UNITS as u32);
+        let small = KernelBudget::for_decided_kernel(1_000);
+        assert_eq!(small.limit(), 1_000);
+        assert_eq!(KernelBudget::for_decided_kernel(0).limit(), 0);
     }
 
     #[test]

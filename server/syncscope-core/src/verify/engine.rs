@@ -35,11 +35,20 @@ pub(crate) fn verify_kernel(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> KernelOutcome {
-    let budget = KernelBudget::for_rlimit(options.rlimit);
-    let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let start = Instant::now();
     let k = kernel;
+    // The model's own notes come before any query: a part it cannot
+    // represent makes the kernel `not-verified` whatever the queries
+    // answer, so its queries only look, under a small allowance, for a
+    // definite race or divergence that would make the verdict worse.
     let mut findings = model_notes(k);
+    let decided = decided_before_queries(k);
+    let budget = if decided {
+        KernelBudget::for_decided_kernel(options.rlimit)
+    } else {
+        KernelBudget::for_rlimit(options.rlimit)
+    };
+    let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let barriers = cx.check_barriers();
     findings.extend(barriers.findings);
     let mut races = cx.find_races(None);
@@ -52,10 +61,26 @@ pub(crate) fn verify_kernel(
     if options.deterministic_for(&k.name) && !cx.cancelled() {
         findings.extend(cx.check_schedules());
     }
-    let over_budget = cx.config.out_of_budget();
+    // The allowance of a kernel decided before its queries ran out: the
+    // verdict stands as it was decided, and the kernel is not one at its
+    // budget (nothing it could have proved was left unproved).
+    let allowance_spent = decided && budget.spent_all();
+    let over_budget = cx.config.out_of_budget() && !allowance_spent;
     if over_budget || cx.cancelled() {
         // An incomplete run proves nothing, so it claims no redundancy.
         findings.retain(|f| f.kind != FindingKind::RedundantBarrier);
+    }
+    if allowance_spent {
+        findings.push(Finding::new(
+            FindingKind::Note,
+            Some(&k.name),
+            k.span,
+            format!(
+                "note: `{}` is not-verified before any query (a part of it the model cannot represent); the search for a definite race or divergence, which would make the verdict worse, stopped after its allowance of {} Z3 resource units",
+                k.name,
+                budget.limit()
+            ),
+        ));
     }
     if over_budget {
         // The resource budget decides (the same on any machine); the
@@ -98,9 +123,16 @@ pub(crate) fn verify_kernel(
     }
 }
 
+/// Whether the kernel's verdict is `not-verified` before any query: its
+/// model has a part it cannot represent, named by [`model_notes`]. Only a
+/// race, a divergence or a failed assertion, all worse, can change it.
+pub(super) fn decided_before_queries(k: &Kernel) -> bool {
+    !k.unsupported.is_empty()
+}
+
 /// What the model itself says before any check: the parts of the kernel
 /// it cannot represent, and a kernel with nothing to check.
-fn model_notes(k: &Kernel) -> Vec<Finding> {
+pub(super) fn model_notes(k: &Kernel) -> Vec<Finding> {
     let mut findings = Vec::new();
     for u in &k.unsupported {
         findings.push(Finding::new(
