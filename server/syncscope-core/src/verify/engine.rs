@@ -176,3 +176,60 @@ fn status(findings: &[Finding], cancelled: bool) -> KernelStatus {
         KernelStatus::Verified
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{FindingKind, KernelStatus};
+
+    /// Tiles of a matrix whose width and tile stride are parameters: the
+    /// race queries multiply unknowns (costly for the solver), and no two
+    /// threads meet. With an opaque store beside them the kernel is
+    /// not-verified before any query, and its search stops at the
+    /// allowance, a count of resource units, not of time.
+    const COSTLY_BUT_HARMLESS: &str = r#"
+__global__ void tiles(float *m, int *flag, int w, int s, int n)
+{
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(flag), "r"(1));
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < n && s >= w) {
+        for (int k = 0; k < 4; k++) {
+            m[(y * s + x) * 4 + k] = m[(y * s + x) * 4 + k] * 2.0f;
+        }
+    }
+}
+"#;
+
+    #[test]
+    fn a_kernel_not_verified_before_its_queries_stays_so_within_its_allowance() {
+        let report = crate::analyze_source(COSTLY_BUT_HARMLESS, &crate::Options::default());
+        let k = &report.kernels[0];
+        assert_eq!(k.status, KernelStatus::NotVerified);
+        assert!(report
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::NotVerified && f.message.contains("asm")));
+        // Never reported as a kernel at its budget (nothing it could prove
+        // was left unproved).
+        assert!(!report
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Unknown
+                && f.message.contains("stopped after its resource budget")));
+    }
+
+    /// A definite race beside the opaque store is still found: cheap, it
+    /// fits the allowance.
+    #[test]
+    fn a_cheap_race_beside_an_opaque_construct_is_still_found() {
+        let text = r#"
+__global__ void neighbours(int *a, int *flag)
+{
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(flag), "r"(1));
+    a[threadIdx.x] = a[threadIdx.x + 1];
+}
+"#;
+        let report = crate::analyze_source(text, &crate::Options::default());
+        assert_eq!(report.kernels[0].status, KernelStatus::Racy);
+    }
+}
