@@ -754,14 +754,37 @@ impl Progress {
         }
     }
 
-    /// Adds the findings of one finished kernel.
-    pub fn kernel_done(&self, findings: &[Finding]) {
+    /// Adds findings of a kernel known before its queries (the parts of
+    /// its model it cannot represent, which make it `not-verified` before
+    /// the solver is asked anything): early results show them while the
+    /// kernel's queries run.
+    pub fn kernel_known(&self, findings: &[Finding]) {
         if self.keep_findings {
             if let Ok(mut f) = self.findings.lock() {
                 f.extend_from_slice(findings);
             }
         }
+    }
+
+    /// Adds the findings of one finished kernel (those it made known
+    /// before its queries are not added twice).
+    pub fn kernel_done(&self, findings: &[Finding]) {
+        if self.keep_findings {
+            if let Ok(mut f) = self.findings.lock() {
+                let fresh: Vec<Finding> = findings
+                    .iter()
+                    .filter(|x| !f.contains(x))
+                    .cloned()
+                    .collect();
+                f.extend(fresh);
+            }
+        }
         self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many findings are kept so far.
+    pub fn findings_kept(&self) -> usize {
+        self.findings.lock().map(|f| f.len()).unwrap_or(0)
     }
 
     /// (done, total) kernels.

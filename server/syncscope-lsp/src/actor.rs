@@ -888,7 +888,7 @@ async fn watch(
             );
         }
     }
-    let mut published = 0;
+    let mut published = (0, 0);
     loop {
         tokio::select! {
             _ = &mut done => break,
@@ -903,8 +903,11 @@ async fn watch(
             )
             .await;
         }
-        if verified > published {
-            published = verified;
+        // A kernel finished, or one made known a verdict decided before its
+        // queries (`Progress::kernel_known`).
+        let now = (verified, progress.findings_kept());
+        if now > published {
+            published = now;
             let _ = tx.send(Event::Partial {
                 key: key.clone(),
                 generation,

@@ -666,6 +666,13 @@ pub fn analyze_files(
     io_errors: &mut Vec<String>,
     progress_line: bool,
 ) -> Vec<FileResult> {
+    // One kernel per core at once: the files run in parallel and each
+    // spreads its kernels over the cores, and more kernels than cores is
+    // only more solver memory at once (see `limit_kernels_at_once`).
+    syncscope_core::limit_kernels_at_once(
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    syncscope_core::keep_little_freed_memory();
     let texts: Vec<Result<String, String>> = jobs.iter().map(|(f, _, _)| read_source(f)).collect();
     let items: Vec<(&Job, &Result<String, String>)> = jobs.iter().zip(&texts).collect();
     let progress: Vec<Progress> = texts.iter().map(|_| Progress::default()).collect();

@@ -19,9 +19,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Units kept before the table is emptied (bounds memory: a unit is about
-/// the size of its headers' text).
-const LIMIT: usize = 256;
+/// The bytes of units kept (their texts, about what a unit holds): past
+/// it, the units used longest ago are dropped. A count would not bound
+/// memory (one unit of a project with large headers weighs a hundred of a
+/// small one's); most hits come from the files of one project, analysed
+/// close together, so a run keeps what its next files reuse and lets go of
+/// the projects it is done with.
+const LIMIT_BYTES: usize = 32 << 20;
 
 /// One question a build asked its sources, with its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +83,29 @@ struct Built {
     probes: Vec<Probe>,
 }
 
+impl Built {
+    /// What the entry weighs, about: the unit's text, the file's text in
+    /// its key, and the paths of its parts and reads.
+    fn bytes(&self, key: &Key) -> usize {
+        let path = |p: &Path| p.as_os_str().len();
+        self.unit.text.len()
+            + key.1.len()
+            + self
+                .unit
+                .parts
+                .iter()
+                .map(|p| path(&p.path) + 64)
+                .sum::<usize>()
+            + self
+                .probes
+                .iter()
+                .map(|p| match p {
+                    Probe::Exists(p, _) | Probe::Read(p, _) => path(p) + 32,
+                })
+                .sum::<usize>()
+    }
+}
+
 /// What a unit is built from besides its reads: the file's path and text,
 /// the include folders, the context headers, the pass's macros. The table
 /// keeps built units by the hash of their key, with the key (a hash
@@ -91,14 +118,23 @@ type Key = (
     Vec<(String, String)>,
 );
 
-/// The units built from one key (the same key read differently replaces
-/// its old entry).
-type Entries = Vec<(Arc<Key>, Arc<Built>)>;
+/// One kept unit: its key, the unit, its weight and when it was last
+/// asked for (a tick of the table).
+struct Slot {
+    key: Arc<Key>,
+    built: Arc<Built>,
+    bytes: usize,
+    used: u64,
+}
 
 #[derive(Default)]
 struct Table {
-    units: HashMap<u64, Entries>,
-    len: usize,
+    /// By the hash of the key; the units built from one key (the same key
+    /// read differently replaces its old entry).
+    units: HashMap<u64, Vec<Slot>>,
+    /// The sum of the slots' weights.
+    bytes: usize,
+    tick: u64,
     /// Fresh builds per key (the tests read it; kept when emptied).
     #[cfg(test)]
     fresh: HashMap<u64, usize>,
@@ -128,13 +164,18 @@ pub(crate) fn build_in_context(
     );
     let h = hash(&key);
     let known: Vec<Arc<Built>> = {
-        let t = table().lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = table().lock().unwrap_or_else(|e| e.into_inner());
+        t.tick += 1;
+        let now = t.tick;
         t.units
-            .get(&h)
+            .get_mut(&h)
             .map(|v| {
-                v.iter()
-                    .filter(|(k, _)| **k == key)
-                    .map(|(_, b)| b.clone())
+                v.iter_mut()
+                    .filter(|s| *s.key == key)
+                    .map(|s| {
+                        s.used = now;
+                        s.built.clone()
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -162,16 +203,51 @@ pub(crate) fn build_in_context(
     {
         *t.fresh.entry(h).or_default() += 1;
     }
-    if t.len >= LIMIT {
-        t.units.clear();
-        t.len = 0;
-    }
-    let same = t.units.entry(h).or_default();
-    // The same inputs read differently now: the old reading is stale.
-    same.retain(|(k, _)| **k != key);
-    same.push((Arc::new(key), built));
-    t.len += 1;
+    t.insert(h, key, built, LIMIT_BYTES);
     unit
+}
+
+impl Table {
+    /// Keeps `built` under `key` (hashed `h`), replacing what the same key
+    /// read before, then drops the units used longest ago past `limit`.
+    fn insert(&mut self, h: u64, key: Key, built: Arc<Built>, limit: usize) {
+        let bytes = built.bytes(&key);
+        self.tick += 1;
+        let used = self.tick;
+        let same = self.units.entry(h).or_default();
+        // The same inputs read differently now: the old reading is stale.
+        let stale: usize = same.iter().filter(|s| *s.key == key).map(|s| s.bytes).sum();
+        same.retain(|s| *s.key != key);
+        same.push(Slot {
+            key: Arc::new(key),
+            built,
+            bytes,
+            used,
+        });
+        self.bytes = self.bytes - stale + bytes;
+        self.shrink_to(limit);
+    }
+
+    /// Drops the units used longest ago until the rest weigh at most
+    /// `limit` bytes (the one just built stays, whatever it weighs).
+    fn shrink_to(&mut self, limit: usize) {
+        while self.bytes > limit {
+            let oldest = self
+                .units
+                .iter()
+                .flat_map(|(h, v)| v.iter().enumerate().map(move |(i, s)| (s.used, *h, i)))
+                .min();
+            let Some((used, h, i)) = oldest else { break };
+            if used == self.tick {
+                break;
+            }
+            let v = self.units.get_mut(&h).expect("the slot was just found");
+            self.bytes -= v.remove(i).bytes;
+            if v.is_empty() {
+                self.units.remove(&h);
+            }
+        }
+    }
 }
 
 /// [`build_in_context`] without context headers.
@@ -254,5 +330,61 @@ mod tests {
             .push(("EXTRA_UNIT_CACHE".into(), "1".into()));
         build(me, text, &dirs, &files, &defined);
         assert_eq!(fresh_builds(me, text, &dirs, &defined), 1);
+    }
+
+    #[test]
+    fn the_table_drops_the_units_used_longest_ago_past_its_bytes() {
+        let files = Mem(Mutex::new(HashMap::new()));
+        let o = crate::Options::default();
+        let entry = |name: &str, size: usize| {
+            let path = PathBuf::from(format!("/unit_cache_bytes/{name}.cu"));
+            let text = format!("int {name};\n{}", " ".repeat(size));
+            let unit = unit::build_in_context(&path, &text, &[], &[], &files, &o);
+            let key: Key = (path, text, Vec::new(), Vec::new(), Vec::new());
+            let built = Arc::new(Built {
+                unit: Arc::new(unit),
+                probes: Vec::new(),
+            });
+            (hash(&key), key, built)
+        };
+        let names = |t: &Table| {
+            let mut v: Vec<String> = t
+                .units
+                .values()
+                .flatten()
+                .map(|s| s.key.0.display().to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        let mut t = Table::default();
+        let (ha, a, ba) = entry("a", 1000);
+        let weight = ba.bytes(&a);
+        t.insert(ha, a, ba, 3 * weight);
+        let (hb, b, bb) = entry("b", 1000);
+        t.insert(hb, b, bb, 3 * weight);
+        // `a` asked for again: `b` is now the one used longest ago.
+        t.tick += 1;
+        for s in t.units.get_mut(&ha).into_iter().flatten() {
+            s.used = t.tick;
+        }
+        let (hc, c, bc) = entry("c", 1000);
+        t.insert(hc, c, bc, 3 * weight);
+        assert_eq!(names(&t).len(), 3, "three units fit");
+        let (hd, d, bd) = entry("d", 1000);
+        t.insert(hd, d, bd, 3 * weight);
+        assert_eq!(
+            names(&t),
+            [
+                "/unit_cache_bytes/a.cu",
+                "/unit_cache_bytes/c.cu",
+                "/unit_cache_bytes/d.cu"
+            ]
+        );
+        assert!(t.bytes <= 3 * weight);
+        // A unit heavier than the whole limit is still kept, alone.
+        let (he, e, be) = entry("e", 10_000);
+        t.insert(he, e, be, 3 * weight);
+        assert_eq!(names(&t), ["/unit_cache_bytes/e.cu"]);
     }
 }

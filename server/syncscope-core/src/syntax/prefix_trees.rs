@@ -23,19 +23,42 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tree_sitter::{InputEdit, Point, Tree};
 
-/// Prefixes kept before the table is emptied (bounds memory: a prefix tree
-/// is about ten times its text).
-const LIMIT: usize = 64;
+/// The bytes of prefixes kept, each weighed as its text and its tree
+/// ([`TREE_BYTES_PER_TEXT_BYTE`] times the text): past it, the prefixes used
+/// longest ago are dropped. A count would not bound memory: one prefix of
+/// large headers weighs a hundred small ones.
+const LIMIT_BYTES: usize = 48 << 20;
+
+/// What a tree weighs per byte of its text, about (tree-sitter's nodes of
+/// C++ headers, measured on NVIDIA's samples' helpers).
+const TREE_BYTES_PER_TEXT_BYTE: usize = 10;
 
 /// A prefix's tree, parsed once: a second unit asking for it while the
 /// first parses waits for that parse instead of repeating it.
 type Entry = Arc<OnceLock<Tree>>;
 
+/// One kept prefix: its text, its tree, and when it was last asked for (a
+/// tick of the table).
+struct Slot {
+    text: Arc<str>,
+    tree: Entry,
+    used: u64,
+}
+
+impl Slot {
+    fn bytes(&self) -> usize {
+        self.text.len() * (1 + TREE_BYTES_PER_TEXT_BYTE)
+    }
+}
+
 #[derive(Default)]
 struct Table {
     /// By the hash of the prefix text, with the text (a hash collision is
     /// a miss, not another prefix's tree).
-    trees: HashMap<u64, (Arc<str>, Entry)>,
+    trees: HashMap<u64, Slot>,
+    /// The sum of the slots' weights.
+    bytes: usize,
+    tick: u64,
     /// How many times each prefix was parsed from scratch (kept when the
     /// trees are emptied; the tests read it).
     fresh: HashMap<u64, usize>,
@@ -58,14 +81,16 @@ fn prefix_tree(prefix: &str) -> Tree {
     let k = key(prefix);
     let entry = {
         let mut t = table().lock().unwrap_or_else(|e| e.into_inner());
-        match t.trees.get(&k) {
-            Some((text, entry)) if **text == *prefix => entry.clone(),
+        t.tick += 1;
+        let now = t.tick;
+        match t.trees.get_mut(&k) {
+            Some(slot) if *slot.text == *prefix => {
+                slot.used = now;
+                slot.tree.clone()
+            }
             _ => {
-                if t.trees.len() >= LIMIT {
-                    t.trees.clear();
-                }
                 let entry = Entry::default();
-                t.trees.insert(k, (Arc::from(prefix), entry.clone()));
+                t.insert(k, Arc::from(prefix), entry.clone(), LIMIT_BYTES);
                 entry
             }
         }
@@ -78,6 +103,37 @@ fn prefix_tree(prefix: &str) -> Tree {
             super::parse(prefix, None)
         })
         .clone()
+}
+
+impl Table {
+    /// Keeps `tree` for the prefix `text` (hashed `k`, replacing another
+    /// text of that hash), then drops the prefixes used longest ago past
+    /// `limit` (the one just kept stays, whatever it weighs). A dropped
+    /// tree still parsing, or held by a unit, lives on where it is used.
+    fn insert(&mut self, k: u64, text: Arc<str>, tree: Entry, limit: usize) {
+        let slot = Slot {
+            text,
+            tree,
+            used: self.tick,
+        };
+        self.bytes += slot.bytes();
+        if let Some(old) = self.trees.insert(k, slot) {
+            self.bytes -= old.bytes();
+        }
+        while self.bytes > limit {
+            let Some((&oldest, _)) = self
+                .trees
+                .iter()
+                .filter(|(_, s)| s.used != self.tick)
+                .min_by_key(|(_, s)| s.used)
+            else {
+                break;
+            };
+            if let Some(old) = self.trees.remove(&oldest) {
+                self.bytes -= old.bytes();
+            }
+        }
+    }
 }
 
 /// How many times `prefix` was parsed from scratch by [`parse_unit`].
@@ -156,6 +212,30 @@ mod tests {
             );
         }
         assert_eq!(fresh_parses(prefix), 1, "the prefix is parsed once");
+    }
+
+    #[test]
+    fn the_table_drops_the_prefixes_used_longest_ago_past_its_bytes() {
+        let mut t = Table::default();
+        let text = |c: char| -> Arc<str> { Arc::from(c.to_string().repeat(100)) };
+        let weight = 100 * (1 + TREE_BYTES_PER_TEXT_BYTE);
+        for (k, c) in [(1, 'a'), (2, 'b')] {
+            t.tick += 1;
+            t.insert(k, text(c), Entry::default(), 2 * weight);
+        }
+        // `a` asked for again: `b` is now the one used longest ago.
+        t.tick += 1;
+        t.trees.get_mut(&1).expect("kept").used = t.tick;
+        t.tick += 1;
+        t.insert(3, text('c'), Entry::default(), 2 * weight);
+        let mut kept: Vec<u64> = t.trees.keys().copied().collect();
+        kept.sort();
+        assert_eq!(kept, [1, 3]);
+        assert_eq!(t.bytes, 2 * weight);
+        // A prefix heavier than the limit is kept alone.
+        t.tick += 1;
+        t.insert(4, Arc::from("d".repeat(1000)), Entry::default(), 2 * weight);
+        assert_eq!(t.trees.keys().copied().collect::<Vec<_>>(), [4]);
     }
 
     #[test]

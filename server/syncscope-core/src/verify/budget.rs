@@ -25,6 +25,18 @@ pub(crate) const KERNEL_QUERY_LIMITS: u64 = 1;
 /// reported as before; the search then stops, and says so.
 pub(crate) const AFTER_RACE_UNITS: u64 = 2_000_000;
 
+/// The resource units a kernel that is `not-verified` before any query (its
+/// model has a part it cannot represent) may spend in all. Its verdict and
+/// the findings naming the parts are known without the solver; its queries
+/// can only make it worse, and truer: a definite race or divergence
+/// elsewhere in it. Such a race in the kernels people write is found in a
+/// few thousand units (or with no query at all, by two threads of a small
+/// launch); past this allowance the search stops and the kernel stays the
+/// `not-verified` it already was, instead of spending a whole kernel budget
+/// on pairs whose answer changes nothing (tensor-core GEMMs with
+/// asynchronous copies spent seconds so).
+pub(crate) const NOT_VERIFIED_UNITS: u64 = 200_000;
+
 /// The resource units one kernel may still spend (shared by every check of
 /// the kernel; atomic only so that a `&` of it can travel in the solver's
 /// configuration).
@@ -46,6 +58,20 @@ impl KernelBudget {
             limit: u64::from(rlimit) * KERNEL_QUERY_LIMITS,
             spent: AtomicU64::new(0),
             race_limit: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// The budget of a kernel already `not-verified` before any query:
+    /// [`NOT_VERIFIED_UNITS`], or less when the kernel budget is less (no
+    /// limit stays no limit).
+    pub(crate) fn for_decided_kernel(rlimit: u32) -> KernelBudget {
+        let full = KernelBudget::for_rlimit(rlimit);
+        KernelBudget {
+            limit: match full.limit {
+                0 => 0,
+                l => l.min(NOT_VERIFIED_UNITS),
+            },
+            ..full
         }
     }
 
@@ -171,6 +197,16 @@ mod tests {
         none.charge(AFTER_RACE_UNITS * 2);
         assert_eq!(none.remaining(), None);
         assert!(!none.end_race_search());
+    }
+
+    #[test]
+    fn a_kernel_decided_before_its_queries_gets_the_small_allowance() {
+        let b = KernelBudget::for_decided_kernel(50_000_000);
+        assert_eq!(b.limit(), NOT_VERIFIED_UNITS);
+        assert_eq!(b.cap(50_000_000), NOT_VERIFIED_UNITS as u32);
+        let small = KernelBudget::for_decided_kernel(1_000);
+        assert_eq!(small.limit(), 1_000);
+        assert_eq!(KernelBudget::for_decided_kernel(0).limit(), 0);
     }
 
     #[test]

@@ -36,11 +36,20 @@ pub(crate) fn verify_kernel(
     cancel: Option<&AtomicBool>,
 ) -> KernelOutcome {
     super::smt::reset_warm_solver();
-    let budget = KernelBudget::for_rlimit(options.rlimit);
-    let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let start = Instant::now();
     let k = kernel;
+    // The model's own notes come before any query: a part it cannot
+    // represent makes the kernel `not-verified` whatever the queries
+    // answer, so its queries only look, under a small allowance, for a
+    // definite race or divergence that would make the verdict worse.
     let mut findings = model_notes(k);
+    let decided = decided_before_queries(k);
+    let budget = if decided {
+        KernelBudget::for_decided_kernel(options.rlimit)
+    } else {
+        KernelBudget::for_rlimit(options.rlimit)
+    };
+    let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let barriers = cx.check_barriers();
     findings.extend(barriers.findings);
     let mut races = cx.find_races(None);
@@ -66,10 +75,26 @@ pub(crate) fn verify_kernel(
     if options.deterministic_for(&k.name) && !cx.cancelled() {
         findings.extend(cx.check_schedules());
     }
-    let over_budget = cx.config.out_of_budget();
+    // The allowance of a kernel decided before its queries ran out: the
+    // verdict stands as it was decided, and the kernel is not one at its
+    // budget (nothing it could have proved was left unproved).
+    let allowance_spent = decided && budget.spent_all();
+    let over_budget = cx.config.out_of_budget() && !allowance_spent;
     if over_budget || cx.cancelled() {
         // An incomplete run proves nothing, so it claims no redundancy.
         findings.retain(|f| f.kind != FindingKind::RedundantBarrier);
+    }
+    if allowance_spent {
+        findings.push(Finding::new(
+            FindingKind::Note,
+            Some(&k.name),
+            k.span,
+            format!(
+                "note: `{}` is not-verified before any query (a part of it the model cannot represent); the search for a definite race or divergence, which would make the verdict worse, stopped after its allowance of {} Z3 resource units",
+                k.name,
+                budget.limit()
+            ),
+        ));
     }
     if over_budget {
         // The resource budget decides (the same on any machine); the
@@ -112,9 +137,16 @@ pub(crate) fn verify_kernel(
     }
 }
 
+/// Whether the kernel's verdict is `not-verified` before any query: its
+/// model has a part it cannot represent, named by [`model_notes`]. Only a
+/// race, a divergence or a failed assertion, all worse, can change it.
+pub(super) fn decided_before_queries(k: &Kernel) -> bool {
+    !k.unsupported.is_empty()
+}
+
 /// What the model itself says before any check: the parts of the kernel
 /// it cannot represent, and a kernel with nothing to check.
-fn model_notes(k: &Kernel) -> Vec<Finding> {
+pub(super) fn model_notes(k: &Kernel) -> Vec<Finding> {
     let mut findings = Vec::new();
     for u in &k.unsupported {
         findings.push(Finding::new(
@@ -156,5 +188,62 @@ fn status(findings: &[Finding], cancelled: bool) -> KernelStatus {
         KernelStatus::Unknown
     } else {
         KernelStatus::Verified
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{FindingKind, KernelStatus};
+
+    /// Tiles of a matrix whose width and tile stride are parameters: the
+    /// race queries multiply unknowns (costly for the solver), and no two
+    /// threads meet. With an opaque store beside them the kernel is
+    /// not-verified before any query, and its search stops at the
+    /// allowance, a count of resource units, not of time.
+    const COSTLY_BUT_HARMLESS: &str = r#"
+__global__ void tiles(float *m, int *flag, int w, int s, int n)
+{
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(flag), "r"(1));
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < n && s >= w) {
+        for (int k = 0; k < 4; k++) {
+            m[(y * s + x) * 4 + k] = m[(y * s + x) * 4 + k] * 2.0f;
+        }
+    }
+}
+"#;
+
+    #[test]
+    fn a_kernel_not_verified_before_its_queries_stays_so_within_its_allowance() {
+        let report = crate::analyze_source(COSTLY_BUT_HARMLESS, &crate::Options::default());
+        let k = &report.kernels[0];
+        assert_eq!(k.status, KernelStatus::NotVerified);
+        assert!(report
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::NotVerified && f.message.contains("asm")));
+        // Never reported as a kernel at its budget (nothing it could prove
+        // was left unproved).
+        assert!(!report
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Unknown
+                && f.message.contains("stopped after its resource budget")));
+    }
+
+    /// A definite race beside the opaque store is still found: cheap, it
+    /// fits the allowance.
+    #[test]
+    fn a_cheap_race_beside_an_opaque_construct_is_still_found() {
+        let text = r#"
+__global__ void neighbours(int *a, int *flag)
+{
+    asm volatile("st.global.u32 [%0], %1;" ::"l"(flag), "r"(1));
+    a[threadIdx.x] = a[threadIdx.x + 1];
+}
+"#;
+        let report = crate::analyze_source(text, &crate::Options::default());
+        assert_eq!(report.kernels[0].status, KernelStatus::Racy);
     }
 }

@@ -72,14 +72,24 @@ pub(crate) fn verify_kernels(
     finish: &(dyn Fn(&Kernel, &mut Vec<Finding>, &mut KernelReport) + Sync),
 ) -> Vec<Outcome> {
     let workers = crate::parallel::cores().min(kernels.len());
-    crate::parallel::parallel_map(kernels, workers, STACK, |k| {
+    let outcomes = crate::parallel::parallel_map(kernels, workers, STACK, |k| {
+        // A kernel `not-verified` before any query shows why at once.
+        if let Some(p) = progress.filter(|_| engine::decided_before_queries(k)) {
+            p.kernel_known(&engine::model_notes(k));
+        }
+        let slot = crate::parallel::KernelSlot::take();
         let mut outcome = verify_one(k, options, cache, cancel);
+        drop(slot);
         finish(k, &mut outcome.0, &mut outcome.1);
         if let Some(p) = progress {
             p.kernel_done(&outcome.0);
         }
         outcome
-    })
+    });
+    // The workers and their solver contexts are gone: what they freed goes
+    // back to the system, not to the next file's peak.
+    crate::parallel::release_freed_memory();
+    outcomes
 }
 
 /// Verifies one kernel; a panic becomes a finding, never a crash.
