@@ -966,6 +966,66 @@ pub(crate) struct Counters {
     pub concrete_first: u64,
 }
 
+/// A query's assertions as Z3 gets them. Launch sizes the user (or the
+/// usage policy) fixed become constants: `blockIdx.x * gridDim.y` with a
+/// fixed grid is linear, which Z3 decides quickly and completely; left
+/// symbolic it is nonlinear and may come back `unknown` (integer mode only:
+/// folding in i64 is not 32-bit wrap-around). A division by zero is
+/// undefined behaviour: no execution divides by zero where it evaluates a
+/// division (SMT's `div` by 0 is any value, which the concrete model and
+/// the machine do not have). Divisions become digits (integer mode only).
+fn prepared_assertions(assertions: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
+    let mut prepared: Vec<Expr> = if env.bitvector {
+        assertions.to_vec()
+    } else {
+        assertions
+            .iter()
+            .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
+            .collect()
+    };
+    let divisors = nonzero_divisors(&prepared);
+    prepared.extend(divisors);
+    if env.bitvector {
+        prepared
+    } else {
+        divisions_as_digits(&prepared)
+    }
+}
+
+/// The answer a query needs no check for: its cached outcome, or
+/// `unknown` when the analysis was cancelled or the kernel's budget is
+/// spent. `None`: the query is to be checked (counted as run).
+fn answered_without_check(
+    key: u64,
+    config: &SolverConfig,
+    cache: &dyn QueryCache,
+    counters: &mut Counters,
+) -> Option<QueryOutcome> {
+    if let Some(hit) = cache.get(key) {
+        counters.reused += 1;
+        return Some(hit);
+    }
+    if config.cancelled() {
+        return Some(QueryOutcome::Unknown(CANCELLED.into()));
+    }
+    if config.out_of_budget() {
+        return Some(QueryOutcome::Unknown(OUT_OF_BUDGET.into()));
+    }
+    counters.run += 1;
+    None
+}
+
+/// Caches a checked query's outcome, unless the check was stopped (a
+/// cancellation or the kernel's budget: the query itself may be decided).
+fn remembered(key: u64, outcome: QueryOutcome, cache: &dyn QueryCache) -> QueryOutcome {
+    let stopped =
+        matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
+    if !stopped {
+        cache.insert(key, outcome.clone());
+    }
+    outcome
+}
+
 /// Solves `assertions`, through the cache.
 pub(crate) fn solve(
     assertions: &[Expr],
@@ -986,45 +1046,8 @@ pub(crate) fn solve(
     } else {
         env
     };
-    // Launch sizes the user (or the usage policy) fixed become constants:
-    // `blockIdx.x * gridDim.y` with a fixed grid is linear, which Z3 decides
-    // quickly and completely; left symbolic it is nonlinear and may come
-    // back `unknown`. (Integer mode only: folding in i64 is not 32-bit
-    // wrap-around.)
-    let folded;
-    let assertions = if env.bitvector {
-        assertions
-    } else {
-        folded = assertions
-            .iter()
-            .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
-            .collect::<Vec<_>>();
-        &folded[..]
-    };
-    // A division by zero is undefined behaviour: no execution divides by
-    // zero where it evaluates a division (SMT's `div` by 0 is any value,
-    // which the concrete model and the machine do not have).
-    let with_divisors;
-    let assertions = {
-        let divisors = nonzero_divisors(assertions);
-        if divisors.is_empty() {
-            assertions
-        } else {
-            with_divisors = assertions
-                .iter()
-                .cloned()
-                .chain(divisors)
-                .collect::<Vec<_>>();
-            &with_divisors[..]
-        }
-    };
-    let with_digits;
-    let assertions = if env.bitvector {
-        assertions
-    } else {
-        with_digits = divisions_as_digits(assertions);
-        &with_digits[..]
-    };
+    let prepared = prepared_assertions(assertions, env);
+    let assertions = &prepared[..];
     // Products with a factor of few values (a thread index of a fixed
     // block size, a loop counter below a constant) as case splits, linear
     // in the other factor (`small_factors`; integer mode only). The digit
@@ -1050,17 +1073,9 @@ pub(crate) fn solve(
             config.timeout_ms, config.rlimit, env.bitvector, config.witness
         ),
     ]);
-    if let Some(hit) = cache.get(key) {
-        counters.reused += 1;
-        return hit;
+    if let Some(answer) = answered_without_check(key, &config, cache, counters) {
+        return answer;
     }
-    if config.cancelled() {
-        return QueryOutcome::Unknown(CANCELLED.into());
-    }
-    if config.out_of_budget() {
-        return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
-    }
-    counters.run += 1;
     let started = Instant::now();
     let units_before = config.budget.map(|b| b.spent());
     // Where there is a split, both forms are first asked with small,
@@ -1205,12 +1220,7 @@ pub(crate) fn solve(
                 .unwrap_or(outcome)
         }
     };
-    let stopped =
-        matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
-    if !stopped {
-        cache.insert(key, outcome.clone());
-    }
-    outcome
+    remembered(key, outcome, cache)
 }
 
 /// A shortcut to a model of `assertions` (integer mode only): the query
@@ -1235,15 +1245,8 @@ pub(crate) fn solve_linear_split(
     if env.bitvector || switched_to_bitvectors(assertions, env) {
         return QueryOutcome::Unknown(NOT_LINEAR.into());
     }
-    // As `solve` prepares a query: fixed launch sizes folded, divisors
-    // nonzero, divisions as digits.
-    let mut prepared: Vec<Expr> = assertions
-        .iter()
-        .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
-        .collect();
-    let divisors = nonzero_divisors(&prepared);
-    prepared.extend(divisors);
-    let prepared = divisions_as_digits(&prepared);
+    // Prepared as `solve` prepares a query (integer mode).
+    let prepared = prepared_assertions(assertions, env);
     let Some(split) = super::small_factors::split_small_factors(&prepared, env)
         .filter(|split| !split.iter().any(Expr::is_nonlinear))
     else {
@@ -1260,17 +1263,9 @@ pub(crate) fn solve_linear_split(
             config.timeout_ms, config.rlimit, config.witness
         ),
     ]);
-    if let Some(hit) = cache.get(key) {
-        counters.reused += 1;
-        return hit;
+    if let Some(answer) = answered_without_check(key, &config, cache, counters) {
+        return answer;
     }
-    if config.cancelled() {
-        return QueryOutcome::Unknown(CANCELLED.into());
-    }
-    if config.out_of_budget() {
-        return QueryOutcome::Unknown(OUT_OF_BUDGET.into());
-    }
-    counters.run += 1;
     let started = Instant::now();
     let units_before = config.budget.map(|b| b.spent());
     let outcome = run_z3(&q, env, config);
@@ -1284,12 +1279,7 @@ pub(crate) fn solve_linear_split(
         config,
         &outcome,
     );
-    let stopped =
-        matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
-    if !stopped {
-        cache.insert(key, outcome.clone());
-    }
-    outcome
+    remembered(key, outcome, cache)
 }
 
 /// Z3 resource units of a query with its products split over factors of
