@@ -1467,17 +1467,20 @@ mod tests {
         );
     }
 
+    /// Thread 0 of each 8-thread block sums the block's elements in order.
+    const SERIAL_SUM_OF_8: &str = "__global__ void k(int *o, const int *a) {\n\
+        __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
+        if (threadIdx.x == 0) {\n\
+        int s = 0;\n\
+        for (int i = 0; i < 8; ++i) { s += a[blockIdx.x * 8 + i]; }\n\
+        o[blockIdx.x] = s; }\n}\n";
+
     #[test]
     fn a_fold_and_a_tree_are_sums_under_assoc() {
         // A serial sum of a block against a halving tree: a sum over the
         // block either way, proved only under `--assoc`; a tree that skips
         // its last step loses half of the elements, never proved.
-        let serial = "__global__ void k(int *o, const int *a) {\n\
-            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
-            if (threadIdx.x == 0) {\n\
-            int s = 0;\n\
-            for (int i = 0; i < 8; ++i) { s += a[blockIdx.x * 8 + i]; }\n\
-            o[blockIdx.x] = s; }\n}\n";
+        let serial = SERIAL_SUM_OF_8;
         let tree = "__global__ void k(int *o, const int *a) {\n\
             __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
             __shared__ int sh[8];\n\
@@ -1507,12 +1510,7 @@ mod tests {
     /// between it and a proof: unknown, the failed check named).
     #[test]
     fn a_register_stored_at_every_step_is_its_cell() {
-        let serial = "__global__ void k(int *o, const int *a) {\n\
-            __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
-            if (threadIdx.x == 0) {\n\
-            int s = 0;\n\
-            for (int i = 0; i < 8; ++i) { s += a[blockIdx.x * 8 + i]; }\n\
-            o[blockIdx.x] = s; }\n}\n";
+        let serial = SERIAL_SUM_OF_8;
         let register = "__global__ void k(int *o, const int *a) {\n\
             __requires(blockDim.x == 8 && blockDim.y == 1 && blockDim.z == 1);\n\
             __shared__ int sh[8];\n\
