@@ -174,6 +174,34 @@ fn sampled_lengths(b: u32) -> Vec<u32> {
     ]
 }
 
+/// The launches of the loop-relation host function from entry `e`, as
+/// `(blocks, b, half)`: one per level while `blocks` is nonzero (at most
+/// `LEVELS`), with `before` and `after` the body's statements around the
+/// launch.
+fn loop_launches(
+    length: u32,
+    e: usize,
+    b: u32,
+    before: impl Fn(&mut Level),
+    after: impl Fn(&mut Level),
+) -> Vec<(u32, u32, u32)> {
+    let mut s = Level {
+        length,
+        ..Level::default()
+    };
+    (ENTRIES[e].1)(&mut s, b);
+    let mut out = Vec::new();
+    for _ in 0..LEVELS {
+        if s.blocks == 0 {
+            break;
+        }
+        before(&mut s);
+        out.push((s.blocks, b, s.half));
+        after(&mut s);
+    }
+    out
+}
+
 // `level` writes `out[gid]` and `out[gid + half]`: race-free exactly when
 // `half` (modulo 2^32) is 0 or at least the launch's thread count. The
 // host `while` loop launches it once per level with `blocks` blocks of `b`
@@ -270,21 +298,16 @@ pub(super) fn loop_relations(rng: &mut Rng) -> Case {
                 ENTRIES[e].0
             );
             let run = move |length: u32| {
-                let mut s = Level {
+                loop_launches(
                     length,
-                    ..Level::default()
-                };
-                (ENTRIES[e].1)(&mut s, b);
-                let mut out = Vec::new();
-                for _ in 0..LEVELS {
-                    if s.blocks == 0 {
-                        break;
-                    }
-                    out.push((s.blocks, b, s.half));
-                    s.half /= 3;
-                    s.blocks /= 2;
-                }
-                out
+                    e,
+                    b,
+                    |_| {},
+                    |s| {
+                        s.half /= 3;
+                        s.blocks /= 2;
+                    },
+                )
             };
             (code.replace("{b}", &b.to_string()), Box::new(run))
         }
@@ -297,23 +320,18 @@ pub(super) fn loop_relations(rng: &mut Rng) -> Case {
                 ENTRIES[e].0
             );
             let run = move |length: u32| {
-                let mut s = Level {
+                loop_launches(
                     length,
-                    ..Level::default()
-                };
-                (ENTRIES[e].1)(&mut s, b);
-                let mut out = Vec::new();
-                for _ in 0..LEVELS {
-                    if s.blocks == 0 {
-                        break;
-                    }
-                    out.push((s.blocks, b, s.half));
-                    s.half /= 2;
-                    if s.length & 1 == 0 {
-                        s.blocks /= 2;
-                    }
-                }
-                out
+                    e,
+                    b,
+                    |_| {},
+                    |s| {
+                        s.half /= 2;
+                        if s.length & 1 == 0 {
+                            s.blocks /= 2;
+                        }
+                    },
+                )
             };
             (code.replace("{b}", &b.to_string()), Box::new(run))
         }
@@ -336,25 +354,13 @@ pub(super) fn loop_relations(rng: &mut Rng) -> Case {
                 ENTRIES[e].0
             );
             let run = move |length: u32| {
-                let mut s = Level {
-                    length,
-                    ..Level::default()
-                };
-                (ENTRIES[e].1)(&mut s, b);
-                let mut out = Vec::new();
-                for _ in 0..LEVELS {
-                    if s.blocks == 0 {
-                        break;
-                    }
-                    if update_first {
-                        (UPDATES[u].1)(&mut s, b);
-                    }
-                    out.push((s.blocks, b, s.half));
-                    if !update_first {
-                        (UPDATES[u].1)(&mut s, b);
-                    }
+                let update = |s: &mut Level| (UPDATES[u].1)(s, b);
+                let nothing = |_: &mut Level| {};
+                if update_first {
+                    loop_launches(length, e, b, update, nothing)
+                } else {
+                    loop_launches(length, e, b, nothing, update)
                 }
-                out
             };
             (code.replace("{b}", &b.to_string()), Box::new(run))
         }
