@@ -232,6 +232,27 @@ __global__ void tiles(float *m, int *flag, int w, int s, int n)
                 && f.message.contains("stopped after its resource budget")));
     }
 
+    /// Its allowance spent (here a small per-query limit, which also
+    /// bounds the allowance), the kernel says so in a note naming the
+    /// units, and stays the `not-verified` it was.
+    #[test]
+    fn a_spent_allowance_is_named_in_a_note() {
+        let options = crate::Options {
+            rlimit: 2_000,
+            ..crate::Options::default()
+        };
+        let report = crate::analyze_source(COSTLY_BUT_HARMLESS, &options);
+        assert_eq!(report.kernels[0].status, KernelStatus::NotVerified);
+        assert!(
+            report.findings.iter().any(|f| f.kind == FindingKind::Note
+                && f.message.contains(
+                    "is not-verified before any query (a part of it the model cannot represent); the search for a definite race or divergence, which would make the verdict worse, stopped after its allowance of 2000 Z3 resource units"
+                )),
+            "{:?}",
+            report.findings
+        );
+    }
+
     /// A definite race beside the opaque store is still found: cheap, it
     /// fits the allowance.
     #[test]
