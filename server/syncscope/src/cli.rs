@@ -119,12 +119,12 @@ pub struct AnalysisArgs {
     bitvector: bool,
     /// Per-query wall-clock safety net in milliseconds (a check still running
     /// then reports `unknown`; the per-query budget is Z3's deterministic
-    /// resource limit). Default 10000, or `timeout-ms` of syncscope.toml.
+    /// resource limit). Default 60000, or `timeout-ms` of syncscope.toml.
     #[arg(long)]
     timeout_ms: Option<u32>,
     /// Wall-clock safety net per kernel in milliseconds (over it the kernel
     /// is `unknown`; the kernel's budget is Z3's deterministic resource
-    /// count). Default 30000, or `kernel-budget-ms` of syncscope.toml.
+    /// count). Default 120000, or `kernel-budget-ms` of syncscope.toml.
     #[arg(long)]
     kernel_budget_ms: Option<u32>,
     /// Search DIR for included headers (after the includer's own folder).

@@ -128,6 +128,18 @@ pub(crate) fn verify_kernel(
         launch: None,
         launch_note: None,
     };
+    // Profiling aid, beside `smt::log_query`'s line per query: the
+    // kernel's whole cost in the units its budget counts.
+    if std::env::var_os("SYNCSCOPE_QUERY_LOG").is_some() {
+        eprintln!(
+            "syncscope-kernel {} {} ms {} units {} queries {:?}",
+            report.name,
+            report.millis,
+            budget.spent(),
+            report.queries,
+            report.status
+        );
+    }
     KernelOutcome {
         findings,
         report,

@@ -13,7 +13,7 @@
 //! the check has set up its resource limit (`Z3_solver_check` resets the
 //! context's cancel state when it starts), so a single interrupt fired
 //! between [`watch`] and the start of the check was lost, and that check
-//! then ran to its full rlimit (50 million units, tens of seconds for a
+//! then ran to its full rlimit (tens of millions of units, tens of seconds for a
 //! nonlinear query on a busy machine) with nothing left to stop it. Under
 //! a small kernel budget every check started after the budget ran out hit
 //! this window (`cli_contract::strictness_never_lets_unknown_or_not_verified_pass_silently`
