@@ -1096,27 +1096,21 @@ pub(crate) fn solve(
     // most index queries for less): its unsat is the answer (sound: every
     // model of the query is one of the abstraction); anything else, or no
     // abstraction, sends the query on exactly as before.
+    let orders_sources = orders_sources(assertions, split.as_deref(), env);
+    // Only the first source: a query that none decides pays each one's
+    // allowance, and the later rescue (after the split) asks them all.
     let orders_first = || {
-        (!env.bitvector)
-            .then(|| {
-                let source = split.as_deref().unwrap_or(assertions);
-                source
-                    .iter()
-                    .any(Expr::is_nonlinear)
-                    .then(|| {
-                        product_orders_query(
-                            source,
-                            key,
-                            env,
-                            started,
-                            units_before,
-                            config,
-                            ORDERS_FIRST_RLIMIT,
-                        )
-                    })
-                    .flatten()
-            })
-            .flatten()
+        orders_sources.first().and_then(|source| {
+            product_orders_query(
+                source,
+                key,
+                env,
+                started,
+                units_before,
+                config,
+                ORDERS_FIRST_RLIMIT,
+            )
+        })
     };
     let mut probed = Probe::Undecided;
     for (round, limit) in PROBE_RLIMITS.into_iter().enumerate() {
@@ -1176,12 +1170,11 @@ pub(crate) fn solve(
         Some(QueryOutcome::Unknown(r))
             if r != CANCELLED && r != OUT_OF_BUDGET && !config.out_of_budget() =>
         {
-            split
-                .as_deref()
-                .filter(|split| split.iter().any(Expr::is_nonlinear))
-                .and_then(|split| {
+            orders_sources
+                .iter()
+                .find_map(|source| {
                     product_orders_query(
-                        split,
+                        source,
                         key,
                         env,
                         started,
@@ -1282,6 +1275,47 @@ pub(crate) fn solve_linear_split(
     remembered(key, outcome, cache)
 }
 
+/// The queries whose linear abstraction with order facts
+/// (`product_orders`) is asked, in order: the query with its products
+/// split over factors of few values (`small_factors`), as written where
+/// nothing splits; only those that stay nonlinear (a linear one has no
+/// products to compare). Integer mode only.
+///
+/// Under a fixed grid the split also turns each block index into one case
+/// per block (`blockIdx.y * S` into sixteen multiples of `S`), and the
+/// abstraction then loses what decides a tiled image's cross-block
+/// queries: rows of different blocks lie at least one stride apart, the
+/// order fact of `blockIdx.y#1 * S` against `blockIdx.y#2 * S`. With the
+/// `dct8x8` short kernels' shape and a fixed 16 x 16 grid, Z3 ran the
+/// abstraction of the full split to its limit (4 to 10 million units)
+/// where the one keeping the block products is unsat in 4 to 500 thousand.
+/// So, under a fixed grid, the split that keeps block-index products is
+/// asked first, the full split after it (each an abstraction of the same
+/// query: either one's unsat is the query's; the early try asks only the
+/// first).
+fn orders_sources(assertions: &[Expr], split: Option<&[Expr]>, env: &LaunchEnv) -> Vec<Vec<Expr>> {
+    if env.bitvector {
+        return Vec::new();
+    }
+    let full = split.unwrap_or(assertions);
+    let keeping_blocks = (env.grid_dim.is_some() && split.is_some())
+        .then(|| {
+            // The splitter splits a block index only over a fixed grid.
+            let symbolic_grid = LaunchEnv {
+                grid_dim: None,
+                ..env.clone()
+            };
+            super::small_factors::split_small_factors(assertions, &symbolic_grid)
+                .unwrap_or_else(|| assertions.to_vec())
+        })
+        .filter(|kept| kept.as_slice() != full);
+    keeping_blocks
+        .into_iter()
+        .chain(std::iter::once(full.to_vec()))
+        .filter(|source| source.iter().any(Expr::is_nonlinear))
+        .collect()
+}
+
 /// Z3 resource units of a query with its products split over factors of
 /// few values (`small_factors`) before the query as written is asked.
 const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;
@@ -1348,9 +1382,13 @@ const ORDERS_RLIMIT: u32 = 1_500_000;
 
 /// Z3 resource units of the same abstraction asked before the query
 /// itself (`solve`): enough for the abstractions that decide (a few
-/// thousand to a hundred thousand units in NVIDIA's samples), little
-/// against the millions a query it decides ran to before.
-const ORDERS_FIRST_RLIMIT: u32 = 200_000;
+/// thousand to half a million units in NVIDIA's samples: the `dct8x8`
+/// short kernels' cross-block rows of a run-time stride take 300 to 500
+/// thousand, and with 200 thousand each of their queries went on through
+/// both forms' probes and the split, 1.4 to 2.9 million units, before
+/// the same abstraction decided it), little against the millions a query
+/// it decides ran to before.
+const ORDERS_FIRST_RLIMIT: u32 = 600_000;
 
 /// The query's linear abstraction with its products' order facts, asked
 /// without a witness with at most `limit` units: `Some(Unsat)` proves the
