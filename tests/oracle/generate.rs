@@ -14,6 +14,7 @@ use super::rng::Rng;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
+mod quotient_grids;
 mod shared_tiles;
 
 /// A family of generated kernels: one idiom of real code and its traps.
@@ -118,9 +119,13 @@ pub enum Family {
     /// through a pointer, a reference or a helper writing a global), or
     /// the loop is a `do`-`while`.
     HostWhileTests,
+    /// A grid made as a quotient, `<<<w / B, B>>>`, over threads owning
+    /// columns of rows `w` wide, with grids of more threads than columns
+    /// and overlapping rows as traps.
+    QuotientGrids,
 }
 
-pub const FAMILIES: [Family; 33] = [
+pub const FAMILIES: [Family; 34] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -154,6 +159,7 @@ pub const FAMILIES: [Family; 33] = [
     Family::SwitchCases,
     Family::OptionSites,
     Family::HostWhileTests,
+    Family::QuotientGrids,
 ];
 
 impl Family {
@@ -192,6 +198,7 @@ impl Family {
             Family::SwitchCases => "switch-cases",
             Family::OptionSites => "option-sites",
             Family::HostWhileTests => "host-while-tests",
+            Family::QuotientGrids => "quotient-grids",
         }
     }
 }
@@ -402,6 +409,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::SwitchCases => launch_facts::switch_cases(rng),
         Family::OptionSites => launch_facts::option_sites(rng),
         Family::HostWhileTests => launch_facts::host_while_tests(rng),
+        Family::QuotientGrids => quotient_grids::quotient_grids(rng),
     };
     case.seed = seed;
     case.family = family;

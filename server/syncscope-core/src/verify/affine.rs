@@ -188,6 +188,133 @@ impl Facts<'_> {
                 }
                 _ => false,
             })
+            // `G * d <= m` from a fact `G == m / d`: below `G * d` is below `m`.
+            || self.launch_quotients().into_iter().any(|(size, n, d)| {
+                n == *m && self.below(e, &Expr::mul(size, d), depth + 1)
+            })
+    }
+
+    /// The launch sizes a fact of the access fixes to a quotient: `(G, n,
+    /// d)` for each fact `G == n / d` with `G` a grid or block size, `d`
+    /// positive and `n` at least `-2^31` (a launch site's `<<<width /
+    /// threads, threads>>>` read as `gridDim.x == width / blockDim.x`),
+    /// also in the form C gives the comparison of an `unsigned` size with
+    /// a signed quotient `q` (`q < 0 ? G == q + 2^32 : G == q`, or either
+    /// leaf when the quotient's type is not known). Then `G * d <= n`: the
+    /// wrapped leaf cannot hold (`|q| <= |n|` puts `q + 2^32` at `2^31` or
+    /// more, above every launch size), so `q == G >= 1`, which makes `n`
+    /// positive and `q * d <= n` (C truncation).
+    fn launch_quotients(&self) -> Vec<(Expr, Expr, Expr)> {
+        const WRAP: i64 = 1 << 32;
+        let mut out = Vec::new();
+        for fact in &self.guard {
+            let mut leaves = Vec::new();
+            if !equation_leaves(fact, &mut leaves) {
+                continue;
+            }
+            let mut found: Option<(Expr, Expr)> = None;
+            let consistent = leaves.iter().all(|leaf| {
+                let Expr::Bin(BinOp::Eq, a, b) = leaf else {
+                    return false;
+                };
+                let (size, value) = match (&**a, &**b) {
+                    (Expr::Var(v), q) | (q, Expr::Var(v)) if self.launch_size(v.kind) => {
+                        (Expr::Var(v.clone()), q)
+                    }
+                    _ => return false,
+                };
+                let q = match value {
+                    Expr::Bin(BinOp::Add, q, c) if c.as_const() == Some(WRAP) => &**q,
+                    q => q,
+                };
+                let pair = (size, q.clone());
+                *found.get_or_insert_with(|| pair.clone()) == pair
+            });
+            let Some((size, Expr::Bin(BinOp::Div, n, d))) = found.filter(|_| consistent) else {
+                continue;
+            };
+            if self.positive(&d) && self.at_least_int_min(&n) {
+                out.push((size, (*n).clone(), (*d).clone()));
+            }
+        }
+        out
+    }
+
+    /// A grid or block size: at least 1, below `2^31`.
+    fn launch_size(&self, kind: VarKind) -> bool {
+        matches!(kind, VarKind::GridDim(_) | VarKind::BlockDim(_))
+            && (self.fixed)(kind).is_none_or(|v| (1..1 << 31).contains(&v))
+    }
+
+    /// Whether `n >= -2^31` whenever the access happens.
+    fn at_least_int_min(&self, n: &Expr) -> bool {
+        let least = -(1i64 << 31);
+        match (n, self.constant(n)) {
+            (_, Some(c)) => c >= least,
+            (Expr::Var(v), None) => match v.kind {
+                VarKind::Param { lo, .. } | VarKind::Unknown { lo, .. } => lo >= least,
+                _ => self.nonneg(n, 0),
+            },
+            _ => self.nonneg(n, 0),
+        }
+    }
+
+    /// `e` as `g + k * m`: the addends of `e` that are multiples of `m`
+    /// (`m`, a product with the factor `m`, negated or not) make `k * m`
+    /// (`k == 0` when there are none), the others `g`, returned.
+    pub(super) fn low_digit(&self, e: &Expr, m: &Expr) -> Expr {
+        let mut addends = Vec::new();
+        signed_addends(e, false, &mut addends);
+        let mut low = Expr::Const(0);
+        for (negated, t) in addends {
+            if has_factor(&t, m) {
+                continue;
+            } else if negated {
+                low = Expr::bin(BinOp::Sub, low, t);
+            } else {
+                low = Expr::add(low, t);
+            }
+        }
+        low
+    }
+
+    /// The thread-uniform non-constant factors of the products among the
+    /// addends of `e`, and its thread-uniform variables: the place values
+    /// `M` an index `g + k * M` may have.
+    pub(super) fn place_values(&self, e: &Expr, out: &mut Vec<Expr>) {
+        let mut addends = Vec::new();
+        signed_addends(e, false, &mut addends);
+        for (_, t) in addends {
+            let mut stack = vec![&t];
+            while let Some(x) = stack.pop() {
+                match x {
+                    Expr::Bin(BinOp::Mul, a, b) => {
+                        stack.push(a);
+                        stack.push(b);
+                    }
+                    Expr::Var(_) | Expr::Bin(..)
+                        if !self.is_varying(x)
+                            && self.constant(x).is_none()
+                            && !out.contains(x) =>
+                    {
+                        out.push(x.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// A key equal for two sums of the same terms in any order.
+    pub(super) fn sum_key(&self, e: &Expr) -> (Vec<(i64, Expr)>, i64) {
+        match self.linear_form(e) {
+            Some((mut terms, k)) => {
+                terms.retain(|(c, _)| *c != 0);
+                terms.sort();
+                (terms, k)
+            }
+            None => (vec![(1, e.clone())], 0),
+        }
     }
 
     /// Whether `q < m / m2` (exactly: `q * m2 + m2 <= m`) follows from a
@@ -851,6 +978,54 @@ fn addends(e: &Expr) -> Vec<Expr> {
     }
 }
 
+/// The addends of a sum with their signs (`a - (b + c)` is `a`, `-b`,
+/// `-c`), `true` for a subtracted one.
+fn signed_addends(e: &Expr, negated: bool, out: &mut Vec<(bool, Expr)>) {
+    match e {
+        Expr::Bin(BinOp::Add, a, b) => {
+            signed_addends(a, negated, out);
+            signed_addends(b, negated, out);
+        }
+        Expr::Bin(BinOp::Sub, a, b) => {
+            signed_addends(a, negated, out);
+            signed_addends(b, !negated, out);
+        }
+        Expr::Un(UnOp::Neg, a) => signed_addends(a, !negated, out),
+        other => out.push((negated, other.clone())),
+    }
+}
+
+/// Whether `e` is an integer multiple of `m`: `m` itself, or a product
+/// (or a negation, or a left shift by a constant) with the factor `m`.
+fn has_factor(e: &Expr, m: &Expr) -> bool {
+    if e == m {
+        return true;
+    }
+    match e {
+        Expr::Bin(BinOp::Mul, a, b) => has_factor(a, m) || has_factor(b, m),
+        Expr::Un(UnOp::Neg, a) => has_factor(a, m),
+        Expr::Bin(BinOp::Shl, a, k) if k.as_const().is_some_and(|k| (0..31).contains(&k)) => {
+            has_factor(a, m)
+        }
+        _ => false,
+    }
+}
+
+/// The equations a fact holds in its leaves: `true` with the leaves
+/// pushed when `fact` is an equation, `x != 0` of such a fact, or a
+/// choice (`c ? a : b`) between such facts (one of the leaves holds).
+fn equation_leaves<'e>(fact: &'e Expr, out: &mut Vec<&'e Expr>) -> bool {
+    match fact {
+        Expr::Bin(BinOp::Eq, ..) => {
+            out.push(fact);
+            true
+        }
+        Expr::Bin(BinOp::Ne, x, z) if z.as_const() == Some(0) => equation_leaves(x, out),
+        Expr::Ite(_, a, b) => equation_leaves(a, out) && equation_leaves(b, out),
+        _ => false,
+    }
+}
+
 /// The conjuncts of a guard.
 pub(super) fn conjuncts(e: &Expr) -> Vec<&Expr> {
     let mut out = Vec::new();
@@ -926,6 +1101,68 @@ mod tests {
         let w = var("w", VarKind::Param { lo: 0, hi: 1 << 20 });
         let row = Expr::add(Expr::mul(counter(), w.clone()), gid());
         assert!(decided(&row, &Expr::bin(BinOp::Lt, gid(), w)));
+    }
+
+    /// A launch fact `gridDim.x == w / blockDim.x` bounds every global id
+    /// below `w`, plain and in C's `unsigned == int` form (the wrapped leaf
+    /// `q + 2^32` cannot hold); `w / blockDim.x + 1` (one block more) and
+    /// a dividend of no known range do not.
+    #[test]
+    fn a_quotient_grid_bounds_global_ids_below_its_dividend() {
+        let w = var(
+            "w",
+            VarKind::Param {
+                lo: i32::MIN as i64,
+                hi: i32::MAX as i64,
+            },
+        );
+        let q = Expr::bin(BinOp::Div, w.clone(), bdim());
+        let plain = Expr::eq(gdim(), q.clone());
+        let wrapped = Expr::bin(
+            BinOp::Ne,
+            Expr::ite(
+                Expr::bin(BinOp::Lt, q.clone(), Expr::Const(0)),
+                Expr::ite(
+                    var(
+                        "unsigned_cmp#0",
+                        VarKind::Unknown {
+                            scope: Scope::Thread,
+                            lo: 0,
+                            hi: 1,
+                        },
+                    ),
+                    Expr::eq(gdim(), Expr::add(q.clone(), Expr::Const(1 << 32))),
+                    plain.clone(),
+                ),
+                plain.clone(),
+            ),
+            Expr::Const(0),
+        );
+        let extra = Expr::eq(gdim(), Expr::add(q.clone(), Expr::Const(1)));
+        let wide = var(
+            "n",
+            VarKind::Unknown {
+                scope: Scope::Grid,
+                lo: i64::MIN,
+                hi: i64::MAX,
+            },
+        );
+        let unbounded = Expr::eq(gdim(), Expr::bin(BinOp::Div, wide.clone(), bdim()));
+        let below = |fact: &Expr, m: &Expr| {
+            let varying = |v: &Var| matches!(v.kind, VarKind::ThreadIdx(_) | VarKind::BlockIdx(_));
+            let fixed = |_: VarKind| None;
+            let facts = Facts {
+                varying: &varying,
+                fixed: &fixed,
+                guard: vec![fact],
+                shared: Vec::new(),
+            };
+            facts.below(&gid(), m, 0)
+        };
+        assert!(below(&plain, &w));
+        assert!(below(&wrapped, &w));
+        assert!(!below(&extra, &w));
+        assert!(!below(&unbounded, &wide));
     }
 
     #[test]

@@ -207,7 +207,7 @@ impl<'k> KernelContext<'k> {
             .collect();
         let r = &split[0].0;
         if split.iter().any(|(x, _)| x != r) {
-            return false;
+            return low_digit_owned(&accesses, &facts, &identity);
         }
         let Some(injective_in) = facts
             .iter()
@@ -323,6 +323,42 @@ impl<'k> KernelContext<'k> {
         self.independent.insert((array, rel), independent);
         independent
     }
+}
+
+/// Whether every access to an array has the index `g + k * M` with one low
+/// part `g` (the same sum in every access), one thread-uniform place value
+/// `M` and any `k` of its own (a loop row, a run-time offset, several
+/// terms), where `0 <= g < M` whenever the access happens and `g`
+/// determines every coordinate in which the two threads may differ: each
+/// thread owns the column `g` of rows `M` wide (`od[col + row * width]`
+/// in loops over rows, with `col < width` from a guard or from a launch
+/// `<<<width / threads, threads>>>`). Equal indices `g1 + k1 * M == g2 +
+/// k2 * M` with both `g` in `[0, M)` have `g1 == g2` (their difference is
+/// a multiple of `M` smaller than `M`), hence one thread: no two threads
+/// ever touch one element. A theorem over the integers, whatever the `k`.
+fn low_digit_owned(accesses: &[&Access], facts: &[affine::Facts], identity: &[VarKind]) -> bool {
+    let Some(first) = facts.first() else {
+        return false;
+    };
+    let mut places = Vec::new();
+    for a in accesses {
+        first.place_values(&a.index, &mut places);
+    }
+    places.iter().any(|m| {
+        let mut key = None;
+        accesses.iter().zip(facts).all(|(a, f)| {
+            let g = f.low_digit(&a.index, m);
+            let same_low = *key.get_or_insert_with(|| f.sum_key(&g)) == f.sum_key(&g);
+            same_low
+                && f.nonneg(&g, 0)
+                && f.below(&g, m, 0)
+                && f.injective(&g, 0).is_some_and(|s| {
+                    identity
+                        .iter()
+                        .all(|kind| s.iter().any(|v| v.kind == *kind))
+                })
+        })
+    })
 }
 
 /// The pairs of accesses to `array` that could race (a write and another
