@@ -468,8 +468,13 @@ impl<'k> KernelContext<'k> {
                 witness: false,
                 ..self.config
             };
-            if super::smt::solve(&any, &self.env, config, self.cache, &mut self.counters)
-                == QueryOutcome::Unsat
+            // A model with small run-time values is a model of it (see
+            // `solve_small_values`): the group goes on to its rounds at
+            // once, where the query itself may search nonlinear products
+            // for millions of units only to find it satisfiable too.
+            if self.solve_small_values(&any, config).is_none()
+                && super::smt::solve(&any, &self.env, config, self.cache, &mut self.counters)
+                    == QueryOutcome::Unsat
             {
                 return;
             }

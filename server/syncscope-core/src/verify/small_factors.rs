@@ -31,11 +31,30 @@ const MAX_CASES: i64 = 16;
 /// At most this many cases in all per query (the text grows with each; a
 /// split inside a split's cases multiplies them).
 const MAX_CASES_PER_QUERY: usize = 2048;
+/// At most this many cases in all in a query under the small-values
+/// restriction ([`small_values_restriction`], split by
+/// [`split_small_factors_up_to`]): there every parameter of a product is a
+/// split factor, and a group query repeats each index and written value
+/// per access instance and thread (16 instances of a neighbour stencil
+/// with a written value divided by `frame + 1`: 14,528 cases, 1.3 MB of
+/// text, which Z3 answers in about 0.5 million units). The restricted
+/// query is asked under a small resource limit only, so its size costs
+/// the parse, not an unbounded search.
+pub(crate) const MAX_RESTRICTED_CASES: usize = 1 << 15;
 
 /// `assertions` with every product that has a factor of few values split
 /// over that factor; `None` when no product has one (the query is kept as
 /// it is, text and all).
 pub(crate) fn split_small_factors(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
+    split_small_factors_up_to(assertions, env, MAX_CASES_PER_QUERY)
+}
+
+/// [`split_small_factors`] with at most `max_cases` cases in all.
+pub(crate) fn split_small_factors_up_to(
+    assertions: &[Expr],
+    env: &LaunchEnv,
+    max_cases: usize,
+) -> Option<Vec<Expr>> {
     if !assertions.iter().any(Expr::is_nonlinear) {
         return None;
     }
@@ -45,6 +64,7 @@ pub(crate) fn split_small_factors(assertions: &[Expr], env: &LaunchEnv) -> Optio
         top_ranges: top_level_ranges(assertions),
         memo: HashMap::new(),
         cases: 0,
+        max_cases,
     };
     let out: Vec<Expr> = assertions.iter().map(|a| splitter.rewrite(a)).collect();
     (splitter.cases > 0).then_some(out)
@@ -70,8 +90,10 @@ struct Splitter<'e> {
     /// query, alive for the whole rewrite; never a temporary's address,
     /// which a later temporary may reuse): shared subexpressions once.
     memo: HashMap<usize, Expr>,
-    /// Cases written so far (see [`MAX_CASES_PER_QUERY`]).
+    /// Cases written so far, and at most how many (see
+    /// [`MAX_CASES_PER_QUERY`]).
     cases: usize,
+    max_cases: usize,
 }
 
 impl Splitter<'_> {
@@ -173,7 +195,7 @@ impl Splitter<'_> {
             .iter()
             .enumerate()
             .find_map(|(i, f)| Some((i, self.range(f)?)))
-            .filter(|(_, r)| self.cases + r.n as usize <= MAX_CASES_PER_QUERY)
+            .filter(|(_, r)| self.cases + r.n as usize <= self.max_cases)
         {
             self.cases += range.n as usize;
             let v = fs[at].clone();
@@ -256,9 +278,10 @@ fn signed_terms(e: &Expr, negated: bool, out: &mut Vec<(bool, Expr)>) {
 pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 
 /// A race query's shortcut to a witness where its products of run-time
-/// values (`(y + r) * w`, a row stride times a loop counter) stay
-/// nonlinear at the launch `env`: the query with every parameter and loop
-/// counter in such a product held in `0..SMALL_VALUES`, which makes each
+/// values (`(y + r) * w`, a row stride times a loop counter) or its
+/// divisions by them (`i / width`, `v / (frame + 1)`) stay nonlinear at
+/// the launch `env`: the query with every parameter and loop counter in
+/// such a product or divisor held in `0..SMALL_VALUES`, which makes each
 /// product a case split ([`split_small_factors`]) and the query linear. Z3's
 /// nonlinear core searches such queries for millions of resource units
 /// where the split answers in a fraction (the collision of two image rows
@@ -266,27 +289,47 @@ pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 /// constraints, so a model of it is a model of the query; its `unsat` says
 /// nothing about the query (the caller asks the query itself then). Asked
 /// through `smt::solve_linear_split`, which gives up at once where the
-/// split leaves it nonlinear (a division by a run-time value). `None` when
-/// the query has no such product: nothing to gain.
+/// split leaves it nonlinear. `None` when the query has no such product or
+/// division: nothing to gain.
+///
+/// A parameter held so is also retyped to its small range (the same name,
+/// so the same SMT constant and the same witness value): a parameter that
+/// is itself a divisor to `1..SMALL_VALUES` (a division by zero is no
+/// execution), any other to `0..SMALL_VALUES`. By their types, divisors
+/// such as `width` and `frame + 1` are then positive, which makes their
+/// divisions digits (`i == q * width + r`, see `smt::solve_linear_split`)
+/// that the split makes linear; as SMT's `div` by a run-time value the
+/// query would stay nonlinear whatever its bounds.
 pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
+    use std::collections::{BTreeMap, BTreeSet};
     let fold = |a: &Expr| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const));
     let folded: Vec<Expr> = assertions.iter().map(fold).collect();
     if !folded.iter().any(Expr::is_nonlinear) {
         return None;
     }
-    let mut chosen: std::collections::BTreeSet<Var> = Default::default();
+    let mut chosen: BTreeSet<Var> = BTreeSet::new();
+    let mut divisors: BTreeSet<Var> = BTreeSet::new();
+    let choose = |e: &Expr, chosen: &mut BTreeSet<Var>| {
+        e.for_each_var(&mut |v| {
+            if matches!(v.kind, VarKind::Param { .. } | VarKind::Counter { .. }) {
+                chosen.insert(v.clone());
+            }
+        });
+    };
     for a in &folded {
         a.any_node(&mut |e| {
-            if let Expr::Bin(BinOp::Mul, x, y) = e {
-                if x.as_const().is_none() && y.as_const().is_none() {
-                    for f in [x, y] {
-                        f.for_each_var(&mut |v| {
-                            if matches!(v.kind, VarKind::Param { .. } | VarKind::Counter { .. }) {
-                                chosen.insert(v.clone());
-                            }
-                        });
+            match e {
+                Expr::Bin(BinOp::Mul, x, y) if x.as_const().is_none() && y.as_const().is_none() => {
+                    choose(x, &mut chosen);
+                    choose(y, &mut chosen);
+                }
+                Expr::Bin(BinOp::Div | BinOp::Rem, _, d) if d.as_const().is_none() => {
+                    choose(d, &mut chosen);
+                    if let Expr::Var(v) = &**d {
+                        divisors.insert(v.clone());
                     }
                 }
+                _ => {}
             }
             false
         });
@@ -294,9 +337,35 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
     if chosen.is_empty() {
         return None;
     }
-    let mut restricted = assertions.to_vec();
+    // Each chosen parameter typed to its small range (where the range its
+    // type allows meets it; else the bounds below leave the restriction
+    // unsatisfiable, which it then is).
+    let retyped: BTreeMap<Var, Var> = chosen
+        .iter()
+        .filter_map(|v| {
+            let VarKind::Param { lo, hi } = v.kind else {
+                return None;
+            };
+            let least = if divisors.contains(v) { 1 } else { 0 };
+            let (lo, hi) = (lo.max(least), hi.min(SMALL_VALUES - 1));
+            (lo <= hi).then(|| {
+                (
+                    v.clone(),
+                    Var::new(v.name.clone(), VarKind::Param { lo, hi }),
+                )
+            })
+        })
+        .collect();
+    let mut restricted: Vec<Expr> = if retyped.is_empty() {
+        assertions.to_vec()
+    } else {
+        assertions
+            .iter()
+            .map(|a| a.subst(&mut |v: &Var| retyped.get(v).cloned().map(Expr::Var)))
+            .collect()
+    };
     for v in chosen {
-        let x = Expr::Var(v);
+        let x = Expr::Var(retyped.get(&v).cloned().unwrap_or(v));
         restricted.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
         restricted.push(Expr::bin(BinOp::Lt, x, Expr::Const(SMALL_VALUES)));
     }
@@ -475,7 +544,14 @@ mod tests {
         );
         let query = [Expr::eq(var("index", VarKind::Shared), index)];
         let restricted = small_values_restriction(&query, &env([64, 1, 1])).expect("restricted");
-        assert_eq!(restricted[0], query[0]);
+        // The query's own assertion, its parameters retyped to the small
+        // range (same names: the same SMT constants and witness values).
+        let small = VarKind::Param { lo: 0, hi: 15 };
+        let retyped = query[0].subst(&mut |v: &Var| {
+            matches!(v.kind, VarKind::Param { .. })
+                .then(|| Expr::Var(Var::new(v.name.clone(), small)))
+        });
+        assert_eq!(restricted[0], retyped);
         assert_eq!(restricted.len(), 1 + 2 * 3, "w, r and y bounded");
         let split = split_small_factors(&restricted, &env([64, 1, 1])).expect("split");
         assert!(!split.iter().any(Expr::is_nonlinear));

@@ -229,6 +229,34 @@ fn always_positive(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` is non-negative whatever its variables' values: an index,
+/// a launch size, a loop counter, a value whose type range starts at 0 or
+/// above, a constant `>= 0`, or a sum or product of such.
+fn never_negative(e: &Expr) -> bool {
+    match e {
+        Expr::Const(c) => *c >= 0,
+        Expr::Var(v) => match v.kind {
+            VarKind::ThreadIdx(_)
+            | VarKind::BlockIdx(_)
+            | VarKind::BlockDim(_)
+            | VarKind::GridDim(_)
+            | VarKind::Counter { .. } => true,
+            VarKind::Param { lo, .. } | VarKind::Unknown { lo, .. } => lo >= 0,
+            VarKind::Shared => false,
+        },
+        Expr::Bin(BinOp::Add | BinOp::Mul, a, b) => never_negative(a) && never_negative(b),
+        _ => false,
+    }
+}
+
+/// [`always_positive`], or a sum of a positive and a non-negative value
+/// (`frame + 1` of a parameter typed `0..16`).
+fn positive_by_types(e: &Expr) -> bool {
+    always_positive(e)
+        || matches!(e, Expr::Bin(BinOp::Add, a, b)
+            if (positive_by_types(a) && never_negative(b)) || (never_negative(a) && positive_by_types(b)))
+}
+
 /// Nodes [`nonzero_divisors`] visits at most in one query: the assertions
 /// share subexpressions (guards of a loop nest), which a tree walk visits
 /// once per path; past this it adds no more facts (fewer facts: sound).
@@ -303,29 +331,34 @@ fn nonzero_divisors(assertions: &[Expr]) -> Vec<Expr> {
 }
 
 /// Rewrites every C division and remainder `x / d`, `x % d` by a
-/// non-constant but always positive `d` (`t % blockDim.x`, `i / width`)
-/// into a quotient and a remainder variable, defined exactly by
-/// `x == q * d + r` with `0 <= r < d` for `x >= 0` and `-d < r <= 0` for
-/// `x < 0` (C truncates). The definitions are the digit structure the
-/// digit lemmas and Z3's linear core work with, instead of SMT's nonlinear
-/// `div`/`mod`. Names are numbered in order of appearance, so the same
-/// query gives the same text.
-fn divisions_as_digits(assertions: &[Expr]) -> Vec<Expr> {
-    fn rewrite(e: &Expr, digits: &mut Vec<(Expr, Expr, Expr, Expr)>) -> Expr {
+/// non-constant `d` that `positive` says is positive in every model of
+/// the query (`always_positive`: `t % blockDim.x`, `i / width` of a
+/// positive type) into a quotient and a remainder variable, defined
+/// exactly by `x == q * d + r` with `0 <= r < d` for `x >= 0` and
+/// `-d < r <= 0` for `x < 0` (C truncates). The definitions are the digit
+/// structure the digit lemmas and Z3's linear core work with, instead of
+/// SMT's nonlinear `div`/`mod`. Names are numbered in order of appearance,
+/// so the same query gives the same text.
+fn divisions_as_digits(assertions: &[Expr], positive: fn(&Expr) -> bool) -> Vec<Expr> {
+    fn rewrite(
+        e: &Expr,
+        digits: &mut Vec<(Expr, Expr, Expr, Expr)>,
+        positive: fn(&Expr) -> bool,
+    ) -> Expr {
         match e {
             Expr::Const(_) | Expr::Var(_) => e.clone(),
-            Expr::Un(op, a) => Expr::Un(*op, Arc::new(rewrite(a, digits))),
-            Expr::Pow2(a) => Expr::Pow2(Arc::new(rewrite(a, digits))),
+            Expr::Un(op, a) => Expr::Un(*op, Arc::new(rewrite(a, digits, positive))),
+            Expr::Pow2(a) => Expr::Pow2(Arc::new(rewrite(a, digits, positive))),
             Expr::Ite(c, a, b) => Expr::Ite(
-                Arc::new(rewrite(c, digits)),
-                Arc::new(rewrite(a, digits)),
-                Arc::new(rewrite(b, digits)),
+                Arc::new(rewrite(c, digits, positive)),
+                Arc::new(rewrite(a, digits, positive)),
+                Arc::new(rewrite(b, digits, positive)),
             ),
             Expr::Bin(op @ (BinOp::Div | BinOp::Rem), x, d)
-                if d.as_const().is_none() && always_positive(d) =>
+                if d.as_const().is_none() && positive(d) =>
             {
-                let x = rewrite(x, digits);
-                let d = rewrite(d, digits);
+                let x = rewrite(x, digits, positive);
+                let d = rewrite(d, digits, positive);
                 let n = match digits.iter().position(|(x2, d2, ..)| *x2 == x && *d2 == d) {
                     Some(n) => n,
                     None => {
@@ -354,13 +387,16 @@ fn divisions_as_digits(assertions: &[Expr]) -> Vec<Expr> {
             }
             Expr::Bin(op, a, b) => Expr::Bin(
                 *op,
-                Arc::new(rewrite(a, digits)),
-                Arc::new(rewrite(b, digits)),
+                Arc::new(rewrite(a, digits, positive)),
+                Arc::new(rewrite(b, digits, positive)),
             ),
         }
     }
     let mut digits = Vec::new();
-    let mut out: Vec<Expr> = assertions.iter().map(|a| rewrite(a, &mut digits)).collect();
+    let mut out: Vec<Expr> = assertions
+        .iter()
+        .map(|a| rewrite(a, &mut digits, positive))
+        .collect();
     for (x, d, q, r) in digits {
         let zero = || Expr::Const(0);
         let lt = |a: Expr, b: Expr| Expr::bin(BinOp::Lt, a, b);
@@ -975,6 +1011,16 @@ pub(crate) struct Counters {
 /// division (SMT's `div` by 0 is any value, which the concrete model and
 /// the machine do not have). Divisions become digits (integer mode only).
 fn prepared_assertions(assertions: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
+    prepared_assertions_by(assertions, env, always_positive)
+}
+
+/// [`prepared_assertions`] with the divisions by a `d` that `positive`
+/// says is positive as digits.
+fn prepared_assertions_by(
+    assertions: &[Expr],
+    env: &LaunchEnv,
+    positive: fn(&Expr) -> bool,
+) -> Vec<Expr> {
     let mut prepared: Vec<Expr> = if env.bitvector {
         assertions.to_vec()
     } else {
@@ -988,7 +1034,7 @@ fn prepared_assertions(assertions: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
     if env.bitvector {
         prepared
     } else {
-        divisions_as_digits(&prepared)
+        divisions_as_digits(&prepared, positive)
     }
 }
 
@@ -1238,11 +1284,17 @@ pub(crate) fn solve_linear_split(
     if env.bitvector || switched_to_bitvectors(assertions, env) {
         return QueryOutcome::Unknown(NOT_LINEAR.into());
     }
-    // Prepared as `solve` prepares a query (integer mode).
-    let prepared = prepared_assertions(assertions, env);
-    let Some(split) = super::small_factors::split_small_factors(&prepared, env)
-        .filter(|split| !split.iter().any(Expr::is_nonlinear))
-    else {
+    // Prepared as `solve` prepares a query (integer mode), and a division
+    // by a sum its types keep positive (`frame + 1` of a parameter the
+    // caller's restriction typed `0..16`) as digits too: exact, and the
+    // split makes the digits' products linear.
+    let prepared = prepared_assertions_by(assertions, env, positive_by_types);
+    let Some(split) = super::small_factors::split_small_factors_up_to(
+        &prepared,
+        env,
+        super::small_factors::MAX_RESTRICTED_CASES,
+    )
+    .filter(|split| !split.iter().any(Expr::is_nonlinear)) else {
         return QueryOutcome::Unknown(NOT_LINEAR.into());
     };
     let mut q = build_query_with_lemmas(&split, &[], env);
@@ -2008,6 +2060,83 @@ mod tests {
         ))
     }
 
+    /// Tiles at row `tile / across` of a run-time `across` and a written
+    /// value divided by `weight + 1`: nonlinear as written; under the
+    /// small-values restriction the parameters are typed small (`across`
+    /// positive, `weight` non-negative), both divisions become digits and
+    /// the split is linear, so `solve_linear_split` asks Z3 and its model
+    /// is one of the query (the divisor positive, the collision real).
+    #[test]
+    fn the_small_values_restriction_makes_divisions_by_parameters_linear() {
+        let param = |name: &str| {
+            Expr::Var(Var::new(
+                name,
+                VarKind::Param {
+                    lo: i32::MIN as i64,
+                    hi: i32::MAX as i64,
+                },
+            ))
+        };
+        let (across, width, weight, tile) = (
+            param("across"),
+            param("width"),
+            param("weight"),
+            param("tile"),
+        );
+        let row = Expr::bin(BinOp::Div, tile.clone(), across.clone());
+        let col = Expr::bin(BinOp::Rem, tile, across.clone());
+        let value = Expr::bin(
+            BinOp::Div,
+            Expr::Var(Var::new(
+                "v",
+                VarKind::Unknown {
+                    scope: Scope::Thread,
+                    lo: 0,
+                    hi: 255,
+                },
+            )),
+            Expr::add(weight.clone(), Expr::Const(1)),
+        );
+        let index = |t: u8| {
+            Expr::add(
+                Expr::mul(width.clone(), row.clone()),
+                Expr::add(col.clone(), tid(t)),
+            )
+        };
+        let query = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(index(1), Expr::add(index(2), Expr::Const(1))),
+            Expr::bin(BinOp::Gt, row.clone(), Expr::Const(0)),
+            Expr::bin(BinOp::Gt, value, Expr::Const(3)),
+        ];
+        let launch = LaunchEnv {
+            block_dim: Some([64, 1, 1]),
+            grid_dim: Some([2, 1, 1]),
+            ..env()
+        };
+        let cfg = SolverConfig::limits(10_000, 400_000);
+        let mut c = Counters::default();
+        // As written, the divisions by parameters leave the split nonlinear.
+        assert!(matches!(
+            solve_linear_split(&query, &launch, cfg, &crate::cache::NoCache, &mut c),
+            QueryOutcome::Unknown(_)
+        ));
+        assert_eq!(c.run, 0, "no query asked of Z3");
+        let restricted = crate::verify::small_factors::small_values_restriction(&query, &launch)
+            .expect("restricted");
+        let QueryOutcome::Sat(values) =
+            solve_linear_split(&restricted, &launch, cfg, &crate::cache::NoCache, &mut c)
+        else {
+            panic!("the restricted query has small models");
+        };
+        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let across = get("across").expect("across in the model");
+        let weight = get("weight").expect("weight in the model");
+        assert!((1..16).contains(&across), "across = {across}");
+        assert!((0..16).contains(&weight), "weight = {weight}");
+        assert!(get("v").expect("v") / (weight + 1) > 3);
+    }
+
     #[test]
     fn distinct_threads_same_index_is_unsat() {
         let a = vec![
@@ -2310,7 +2439,7 @@ mod tests {
                     Expr::eq(Expr::bin(BinOp::Div, x.clone(), d.clone()), Expr::Const(q)),
                     Expr::eq(Expr::bin(BinOp::Rem, x.clone(), d.clone()), Expr::Const(r)),
                 ];
-                assert!(divisions_as_digits(&a)
+                assert!(divisions_as_digits(&a, always_positive)
                     .iter()
                     .all(|e| !e
                         .any_node(&mut |n| matches!(n, Expr::Bin(BinOp::Div | BinOp::Rem, ..)))));

@@ -17,10 +17,15 @@ use crate::symbols;
 pub(super) const SMALL_LAUNCH_RLIMIT: u32 = 500_000;
 
 /// Z3 resource units of the small-values attempt of a race query (linear
-/// once split: a model takes tens of thousands of units, where a query
-/// with no small-valued race can take its whole allowance, twice, as a
-/// linear query goes on to a fresh solver).
-const SMALL_VALUES_RLIMIT: u32 = 150_000;
+/// once split: a model of an index query takes tens of thousands of
+/// units, where a query with no small-valued race can take its whole
+/// allowance, twice, as a linear query goes on to a fresh solver). A
+/// group of 16 neighbour accesses whose written values are divided by a
+/// parameter (`(v * frame + c) / (frame + 1)`, then split over `frame`)
+/// is a linear query of a megabyte, whose model took about 550,000 units
+/// over the two solvers: 150,000 found none, and the nonlinear query as
+/// written then searched for millions.
+const SMALL_VALUES_RLIMIT: u32 = 400_000;
 
 impl<'k> KernelContext<'k> {
     /// Solves a race query concrete launch first: with the launch sizes
@@ -51,30 +56,8 @@ impl<'k> KernelContext<'k> {
             },
             ..config
         };
-        // Products of run-time values that stay nonlinear at the small
-        // launch (`(y + r) * w`): first with those values small, which
-        // makes the query linear (`small_factors::small_values_restriction`;
-        // only more constraints, so its model is one of the query).
-        let launch = small.clone().unwrap_or_else(|| self.env.clone());
-        if !self.env.bitvector && !smt::switched_to_bitvectors(assertions, &launch) {
-            if let Some(restricted) =
-                super::small_factors::small_values_restriction(assertions, &launch)
-            {
-                let cheap = SolverConfig {
-                    rlimit: capped.rlimit.min(SMALL_VALUES_RLIMIT),
-                    ..capped
-                };
-                let outcome = smt::solve_linear_split(
-                    &restricted,
-                    &launch,
-                    cheap,
-                    self.cache,
-                    &mut self.counters,
-                );
-                if let QueryOutcome::Sat(values) = outcome {
-                    return self.at_launch(values, &launch);
-                }
-            }
+        if let Some((values, launch)) = self.solve_small_values(assertions, capped) {
+            return self.at_launch(values, &launch);
         }
         if let Some(small) = small {
             let outcome = smt::solve(assertions, &small, capped, self.cache, &mut self.counters);
@@ -89,6 +72,37 @@ impl<'k> KernelContext<'k> {
             self.cache,
             &mut self.counters,
         )
+    }
+
+    /// A model of `assertions` with the run-time values of its products and
+    /// divisors small, at the small launch (or the kernel's own when it
+    /// fixes every size), and that launch; `None` when there is no such
+    /// restriction, or it is not satisfiable within
+    /// [`SMALL_VALUES_RLIMIT`] units. Products of run-time values that stay
+    /// nonlinear at the small launch (`(y + r) * w`, `i / width`) become
+    /// linear (`small_factors::small_values_restriction`; only more
+    /// constraints, so its model is one of the query).
+    pub(super) fn solve_small_values(
+        &mut self,
+        assertions: &[Expr],
+        config: SolverConfig,
+    ) -> Option<(Vec<(String, i64)>, LaunchEnv)> {
+        let launch = small_launch(&self.env).unwrap_or_else(|| self.env.clone());
+        if self.env.bitvector || smt::switched_to_bitvectors(assertions, &launch) {
+            return None;
+        }
+        let restricted = super::small_factors::small_values_restriction(assertions, &launch)?;
+        let cheap = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => SMALL_VALUES_RLIMIT,
+                r => r.min(SMALL_VALUES_RLIMIT),
+            },
+            ..config
+        };
+        match smt::solve_linear_split(&restricted, &launch, cheap, self.cache, &mut self.counters) {
+            QueryOutcome::Sat(values) => Some((values, launch)),
+            _ => None,
+        }
     }
 
     /// A model of a race query solved at `launch` (the small launch, or
