@@ -18,9 +18,12 @@
 mod constant_symbols;
 pub(super) mod global_pitch;
 mod host_order;
+mod isolated_facts;
 mod loop_relation;
 mod ordered_writes;
 mod unsigned_quotient;
+
+pub(crate) use isolated_facts::without_isolated_host_facts;
 
 use super::{
     driver_launches, driver_pairing, graph_nodes, host_data, host_helpers, kernel_uses,

@@ -471,7 +471,15 @@ pub fn analyze(
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         o.unverifiable_kernels = unresolved.keys().cloned().collect();
         o.skipped_branches = unit.skipped.clone();
-        let r = super::analyze_file(&unit.text, unit_tree, &o, cache, cancel, progress);
+        // Verified without the facts that cannot change a verdict (a
+        // `case` label over a host variable the kernel never sees): two
+        // passes that differ only there ask the same queries, answered
+        // once by the cache. The launch is still described with them.
+        let mut verified = o.clone();
+        for site in &mut verified.launch_sites {
+            site.requires = launch::without_isolated_host_facts(&site.requires);
+        }
+        let r = super::analyze_file(&unit.text, unit_tree, &verified, cache, cancel, progress);
         if !fix_passes.contains(&o) {
             fix_passes.push(o.clone());
         }
@@ -2002,6 +2010,51 @@ mod tests {
             "the header's part of the three units is parsed once"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A kernel launched the same way under two `case`s of a host `switch`
+    /// the kernel never sees is verified twice (one pass per distinct
+    /// launch: the template arguments differ) under the same facts, so the
+    /// second pass asks no query of its own: the facts naming only the
+    /// switch's variable are left out of what is verified (and kept in the
+    /// launch's description).
+    #[test]
+    fn launches_differing_only_in_a_host_switch_the_kernel_never_sees_share_their_queries() {
+        let dir = std::env::temp_dir().join(format!(
+            "syncscope-isolated-facts-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = compile_commands::normalize(&dir);
+        let text = "template <typename T>\n__global__ void scale(T *out, const T *in, int width) {\n    __shared__ T tile[64];\n    int t = threadIdx.x;\n    int row = blockIdx.x * width;\n    tile[t] = in[row + t];\n    __syncthreads();\n    out[row + t] = tile[63 - t] * (T)2;\n}\nvoid run(float *f, const float *g, double *d, const double *e, int mode, int width) {\n    if (width < 64) return;\n    switch (mode) {\n    case 0: scale<float><<<16, 64>>>(f, g, width); break;\n    case 2: scale<double><<<16, 64>>>(d, e, width); break;\n    }\n}\n";
+        let file = dir.join("switch.cu");
+        std::fs::write(&file, text).unwrap();
+        let buffers = HashMap::new();
+        let a = analyze(
+            &file,
+            text,
+            None,
+            &Options::default(),
+            &SearchPaths::default(),
+            &Overlay { buffers: &buffers },
+            &MemoryCache::default(),
+            None,
+            None,
+        );
+        let k = a
+            .report
+            .kernels
+            .iter()
+            .find(|k| k.name == "scale")
+            .expect("the kernel's report");
+        assert_eq!(k.status, KernelStatus::Verified, "{:#?}", a.report.findings);
+        assert!(k.queries > 0, "{k:#?}");
+        // Both passes' queries are counted; the second pass's all reused.
+        assert_eq!(k.queries_reused * 2, k.queries, "{k:#?}");
+        let described = k.launch.as_deref().unwrap_or_default();
+        assert!(described.contains("mode"), "{described}");
     }
 
     /// The quick-fixes computed on request from an analysis's `FixBasis`
