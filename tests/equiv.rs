@@ -2,7 +2,9 @@
 //! pair's verdict, exit status and, for a counterexample, that it shows a
 //! location where the two versions leave different values.
 
-use syncscope_core::equiv::{check_equivalence_with, EquivOptions, EquivReport, Verdict, Version};
+use syncscope_core::equiv::{
+    check_equivalence_with, EquivOptions, EquivReport, Outside, Verdict, Version,
+};
 use syncscope_core::project::{Disk, SearchPaths};
 use syncscope_core::Options;
 
@@ -121,7 +123,10 @@ fn manifest_pairs_have_their_verdicts() {
             }
             // Proved under the condition (queries), refuted outside it: a
             // real difference on a block the condition excludes.
-            Verdict::Conditional { condition, outside } => {
+            Verdict::Conditional {
+                condition,
+                outside: Outside::Differs(outside),
+            } => {
                 let x = outside.block_dim[0];
                 let power_of_two = x >= 1 && x & (x - 1) == 0;
                 if report.queries == 0
@@ -130,6 +135,23 @@ fn manifest_pairs_have_their_verdicts() {
                 {
                     failures.push(format!(
                         "{} vs {}: `{condition}` not proved or not refuted outside: {outside:?}",
+                        p.a, p.b
+                    ));
+                }
+            }
+            // Proved under each launch where the condition holds; under the
+            // others a version's result is undefined in CUDA, and the
+            // reason says which and why.
+            Verdict::Conditional {
+                condition,
+                outside: Outside::Undefined(why),
+            } => {
+                if report.queries == 0
+                    || !why.contains("undefined")
+                    || p.reason.as_ref().is_some_and(|r| !why.contains(r.as_str()))
+                {
+                    failures.push(format!(
+                        "{} vs {}: `{condition}` not proved, or the launches outside it not named as undefined: {why}",
                         p.a, p.b
                     ));
                 }

@@ -846,7 +846,7 @@ fn compare_under(
         }
         Err(f) => f,
     };
-    facts.undefined = failure.undefined_below.is_some();
+    facts.undefined = failure.undefined;
     let mut why = failure.reason;
     // The proof needs a condition on the launch the versions do not state:
     // proved under it and refuted outside it, a conditional answer.

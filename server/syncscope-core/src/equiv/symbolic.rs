@@ -265,7 +265,7 @@ fn exchanged(e: &Expr, whose: &str) -> Option<String> {
     });
     found.map(|call| {
         format!(
-            "{whose} a warp shuffle's result (`{call}`: the value of a register of another lane): values exchanged between the lanes of a warp are not followed by the proof"
+            "{whose} a warp shuffle's result (`{call}`: the value of a register of another lane): values exchanged between the lanes of a warp are followed only as sums (`--assoc`) of a block sum under a fixed block size"
         )
     })
 }
@@ -1014,9 +1014,8 @@ pub(crate) struct Failure {
     /// answer, `compare_under`).
     pub needs: Option<Expr>,
     /// The result of a version is undefined in CUDA on this launch (a
-    /// shuffle reads the register of a lane no thread of the block is),
-    /// and would not be on blocks of at least this many threads.
-    pub undefined_below: Option<i64>,
+    /// shuffle reads the register of a lane no thread of the block is).
+    pub undefined: bool,
 }
 
 impl From<String> for Failure {
@@ -1025,7 +1024,7 @@ impl From<String> for Failure {
             reason,
             model: None,
             needs: None,
-            undefined_below: None,
+            undefined: false,
         }
     }
 }
@@ -1121,7 +1120,7 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
                     reason: format!("the solver finds {what}"),
                     model,
                     needs: None,
-                    undefined_below: None,
+                    undefined: false,
                 })
             }
             SatResult::Unknown => Err(format!(
@@ -1235,7 +1234,7 @@ fn same_folds<'k>(
                     reason: format!("the accumulations could not be shown equal ({})", f.reason),
                     model: None,
                     needs: None,
-                    undefined_below: None,
+                    undefined: false,
                 })
             }
         }
@@ -1324,7 +1323,7 @@ pub(crate) fn prove(
             reason: e.reason,
             model: None,
             needs: None,
-            undefined_below: e.needs_block,
+            undefined: e.undefined,
         })
     };
     let (ua, ub) = (unrolled(a)?, unrolled(b)?);

@@ -53,9 +53,9 @@ enum Val {
 /// Why a block is not run.
 pub(crate) struct NotRun {
     pub reason: String,
-    /// The reason is a shuffle reading a lane of no thread of the block:
-    /// blocks of at least this many threads would not.
-    pub needs_block: Option<i64>,
+    /// The reason is a shuffle reading the register of a lane that no
+    /// thread of the block is: the result is undefined in CUDA.
+    pub undefined: bool,
 }
 
 struct Run<'k> {
@@ -69,6 +69,10 @@ struct Run<'k> {
     /// shuffles): without one they are undefined, never inputs.
     tracked: std::collections::HashSet<&'k Var>,
     written: Vec<bool>,
+    /// Whether a loop's folds are taking their next values: the one point
+    /// where a shuffle is followed (all lanes at the same iteration, the
+    /// shuffle's source as it is in that iteration).
+    exchanging: std::cell::Cell<bool>,
 }
 
 fn is_float_zero(v: &Var) -> bool {
@@ -92,7 +96,13 @@ impl<'k> Run<'k> {
             VarKind::BlockIdx(_) | VarKind::GridDim(_) | VarKind::Param { .. } => Val::Input,
             _ if is_float_zero(v) => Val::Int(0),
             _ if crate::equiv::float_literal(v).is_some() => Val::Input,
-            _ if self.shuffles.contains_key(v) => self.shuffle(self.shuffles[v], t),
+            _ if self.shuffles.contains_key(v) && self.exchanging.get() => {
+                self.shuffle(self.shuffles[v], t)
+            }
+            _ if self.shuffles.contains_key(v) => Val::Undefined(format!(
+                "`{}` is a warp shuffle whose value is used other than in a loop's accumulation",
+                call_name(v)
+            )),
             _ if self.tracked.contains(v) => {
                 Val::Undefined(format!("`{v}` has no value at thread {t}"))
             }
@@ -180,7 +190,10 @@ impl<'k> Run<'k> {
     fn shuffle(&self, s: &Shuffle, t: u32) -> Val {
         let runs = |u: u32| matches!(self.eval(&s.guard, u), Val::Int(x) if x != 0);
         if !runs(t) {
-            return Val::Undefined(format!("thread {t} does not run the shuffle `{}`", s.value));
+            return Val::Undefined(format!(
+                "thread {t} does not run the shuffle `{}`",
+                call_name(&s.value)
+            ));
         }
         let Val::Int(lane) = self.eval(&s.lane, t) else {
             return Val::Undefined(format!(
@@ -198,23 +211,23 @@ impl<'k> Run<'k> {
         let Some(src) = s.source_of(t64, lane, mask) else {
             return Val::Undefined(format!(
                 "the shuffle `{}` of thread {t} reads no one lane of its segment and mask",
-                s.value
+                call_name(&s.value)
             ));
         };
         if src >= self.n {
             return Val::Undefined(format!(
-                "the shuffle `{}` of thread {t} reads the register of lane {src}, which no thread of a block of {} threads is (undefined in CUDA)",
-                s.value.name.trim_start_matches(crate::symbols::UNSEEN_PREFIX),
+                "the shuffle `{}` of thread {t} reads the register of lane {src}, {NO_SUCH_LANE} {} threads is (undefined in CUDA)",
+                call_name(&s.value),
                 self.n
             ));
         }
         if !runs(src as u32) {
             return Val::Undefined(format!(
                 "the shuffle `{}` of thread {t} reads lane {src}, which does not run it (undefined in CUDA)",
-                s.value
+                call_name(&s.value)
             ));
         }
-        self.eval(&s.source, src as u32)
+        register(self.eval(&s.source, src as u32), &s.source, src as u32)
     }
 
     fn stmts(&mut self, stmts: &'k [Stmt]) -> Result<(), String> {
@@ -316,9 +329,11 @@ impl<'k> Run<'k> {
             self.stmts(&l.body[l.cond_len..])?;
             // Every thread's next value from the values at this iteration
             // (a shuffle reads its source lane's before it changes).
+            self.exchanging.set(true);
             let next: Vec<Vec<Val>> = (0..n)
                 .map(|t| folds.iter().map(|f| self.eval(&f.next, t as u32)).collect())
                 .collect();
+            self.exchanging.set(false);
             state = next;
         }
         self.counters.remove(&l.counter);
@@ -335,6 +350,52 @@ impl<'k> Run<'k> {
         }
         Ok(())
     }
+}
+
+/// A shuffle's call as written (`__shfl_down_sync`, `shfl_down`).
+fn call_name(v: &Var) -> &str {
+    let name = v
+        .name
+        .strip_prefix(crate::symbols::UNSEEN_PREFIX)
+        .unwrap_or(&v.name);
+    name.split('#').next().unwrap_or(name)
+}
+
+/// The phrase of a reason that is a shuffle reading a lane of no thread.
+const NO_SUCH_LANE: &str = "which no thread of a block of";
+
+/// Whether `e` (a term) is a value of the inputs at one thread: built of
+/// the thread's and block's coordinates, the launch's sizes, parameters,
+/// literals and reads (outside loops) of global arrays the kernel does not
+/// write, whose place depends on no value read from memory.
+fn input_term(k: &Kernel, e: &Expr, written: &[bool]) -> bool {
+    let reads = k.accesses();
+    let plain = |x: &Expr| {
+        !x.mentions(&mut |v| {
+            matches!(v.kind, VarKind::Unknown { .. }) && crate::equiv::float_literal(v).is_none()
+        })
+    };
+    let mut ok = true;
+    e.for_each_var(&mut |v| {
+        ok &= match v.kind {
+            VarKind::ThreadIdx(_)
+            | VarKind::BlockIdx(_)
+            | VarKind::BlockDim(_)
+            | VarKind::GridDim(_)
+            | VarKind::Param { .. } => true,
+            _ if crate::equiv::float_literal(v).is_some() => true,
+            _ => reads.iter().any(|a| {
+                a.kind == AccessKind::Read
+                    && a.value.as_ref() == Some(&Expr::Var(v.clone()))
+                    && k.arrays[a.array].space == MemorySpace::Global
+                    && !written[a.array]
+                    && a.loops.is_empty()
+                    && plain(&a.index)
+                    && plain(&a.guard)
+            }),
+        }
+    });
+    ok
 }
 
 /// A register's start value: a value of the inputs is the thread's term.
@@ -364,7 +425,7 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
     }
     let plain = |reason: String| NotRun {
         reason,
-        needs_block: None,
+        undefined: false,
     };
     let size = |d: u8| {
         fixed
@@ -425,6 +486,7 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
         shuffles: k.shuffles.iter().map(|s| (&s.value, s)).collect(),
         tracked,
         written,
+        exchanging: std::cell::Cell::new(false),
     };
     run.stmts(&k.body).map_err(|why| {
         plain(format!(
@@ -438,6 +500,7 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
         )));
     };
     let mut term: Option<Expr> = None;
+    let mut counts: Option<Vec<u32>> = None;
     for t in 0..n as u32 {
         let g = run
             .int(&w.guard, t, &format!("the condition of `{}`", w.text))
@@ -448,17 +511,13 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
         let terms = match run.eval(value, t) {
             Val::Sum(s) => s,
             Val::Undefined(why) => {
-                let needs_block = why.contains("which no thread of a block").then(|| {
-                    // Every lane of the warp: the shuffles' segments are
-                    // at most 32 lanes.
-                    32
-                });
+                let undefined = why.contains(NO_SUCH_LANE);
                 return Err(NotRun {
                     reason: format!(
                         "the value `{}` writes at thread {t} under blockDim.x = {n} is undefined: {why}",
                         w.text
                     ),
-                    needs_block,
+                    undefined,
                 });
             }
             _ => return Ok(None),
@@ -477,22 +536,46 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
                 }
             }
         }
-        if let Some(u) = seen.iter().position(|c| *c != 1) {
-            return Err(plain(format!(
-                "the value `{}` writes at thread {t} under blockDim.x = {n} adds the term of thread {u} {} times, not once",
-                w.text, seen[u]
-            )));
+        // Each writing thread adds the same threads' terms, each as many
+        // times (once in a sum over the block; any other count is kept,
+        // and the comparison refutes it).
+        match &counts {
+            None => counts = Some(seen),
+            Some(c) if *c == seen => {}
+            Some(_) => {
+                return Err(plain(format!(
+                    "the threads that run `{}` under blockDim.x = {n} write sums of different threads' terms",
+                    w.text
+                )))
+            }
         }
     }
     let Some(term) = term else {
         return Ok(None);
     };
-    Ok(Some(serial_sum(k, w, &term, n)))
+    if !input_term(k, &term, &run.written) {
+        return Err(plain(format!(
+            "the value `{}` writes is a sum over the block of `{term}`, which is not a value of the inputs alone",
+            w.text
+        )));
+    }
+    let counts = counts.unwrap_or_default();
+    // A term added twice is kept out of the comparison's query: a sum of
+    // equal terms under the axioms of `+` is beyond the solver's search
+    // for a model (a term added once or not at all is not).
+    if let Some(u) = counts.iter().position(|c| *c > 1) {
+        return Err(plain(format!(
+            "the value `{}` writes under blockDim.x = {n} adds the term of thread {u} {} times",
+            w.text, counts[u]
+        )));
+    }
+    Ok(Some(serial_sum(k, w, &term, n, &counts)))
 }
 
-/// `k` with `w` writing `Σ_{k < n} term[threadIdx.x := k]`, computed by a
-/// loop that reads each of the term's inputs at thread `k`.
-fn serial_sum(k: &Kernel, w: &Access, term: &Expr, n: i64) -> Kernel {
+/// `k` with `w` writing `Σ_{k < n} counts[k] * term[threadIdx.x := k]`,
+/// computed by a loop that reads each of the term's inputs at thread `k`
+/// (`counts[k]`, the times the term of thread `k` is added: 0 or 1).
+fn serial_sum(k: &Kernel, w: &Access, term: &Expr, n: i64, counts: &[u32]) -> Kernel {
     let value_var = |name: String| {
         Var::new(
             name,
@@ -535,7 +618,19 @@ fn serial_sum(k: &Kernel, w: &Access, term: &Expr, n: i64) -> Kernel {
             ..a.clone()
         }));
     }
-    let step = at_k(term).subst(&mut |v: &Var| renamed.get(v).cloned());
+    let once = at_k(term).subst(&mut |v: &Var| renamed.get(v).cloned());
+    let step =
+        counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != 1)
+            .fold(once.clone(), |rest, (u, c)| {
+                Expr::ite(
+                    Expr::eq(Expr::Var(counter.clone()), Expr::Const(u as i64)),
+                    Expr::Const(i64::from(*c)),
+                    rest,
+                )
+            });
     let (carried, exit) = (value_var("sum#1".into()), value_var("sum@exit".into()));
     let fold = Fold {
         exit: exit.clone(),
