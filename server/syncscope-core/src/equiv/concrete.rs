@@ -828,8 +828,16 @@ impl<'k> Program<'k> {
             for sh in shuffles {
                 let model = &self.kernel.shuffles[sh.index];
                 for t in 0..tids.len() {
+                    // Every lane the mask names in the thread's warp runs
+                    // it (CUDA), or the result is undefined.
+                    let takes_part = |mask: i64| {
+                        let warp = t - t % 32;
+                        (0..32)
+                            .filter(|i| (mask >> i) & 1 == 1)
+                            .all(|i| warp + i < tids.len() && runs(sh, warp + i))
+                    };
                     let value = match (runs(sh, t), ctx(t).eval(&sh.lane), ctx(t).eval(&sh.mask)) {
-                        (true, Ok(lane), Ok(mask)) => model
+                        (true, Ok(lane), Ok(mask)) if takes_part(mask) => model
                             .source_of(t as i64, lane, mask)
                             .filter(|s| (0..tids.len() as i64).contains(s) && runs(sh, *s as usize))
                             .and_then(|s| ctx(s as usize).eval(&sh.source).ok()),
@@ -892,6 +900,29 @@ mod tests {
                 grid: [grid, 1, 1],
             },
             params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        }
+    }
+
+    /// A warp sum by `__shfl_down_sync` (lane `l` adds lane `l + d`'s
+    /// register, its own where that leaves the warp): every thread stops
+    /// at the loop's shuffles, then takes its source lane's value of that
+    /// iteration. On a block of 16 threads lane 15 would read lane 16's
+    /// register, which no thread is: no value, so no result.
+    #[test]
+    fn the_loops_shuffles_exchange_registers_in_lockstep() {
+        let text = "__global__ void k(int *out, const int *in) {\n\
+            int acc = in[blockIdx.x * blockDim.x + threadIdx.x];\n\
+            for (int d = 16; d > 0; d /= 2)\n\
+                acc += __shfl_down_sync(0xffffffff, acc, d);\n\
+            if (threadIdx.x == 0) out[blockIdx.x] = acc;\n}\n";
+        let written = program_run(text, "k", &launch(32, 2, &[])).unwrap();
+        for b in 0..2i64 {
+            let want = (0..32).fold(0i64, |s, t| s.wrapping_add(input("in", b * 32 + t)));
+            assert_eq!(written[&("out".to_string(), b)], want, "{b}");
+        }
+        match program_run(text, "k", &launch(16, 1, &[])) {
+            Err(RunError::Unsupported(why)) => assert!(why.contains("no concrete value"), "{why}"),
+            other => panic!("{other:?}"),
         }
     }
 

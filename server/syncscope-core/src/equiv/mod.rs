@@ -1614,4 +1614,115 @@ mod tests {
             other => panic!("{other:?}"),
         }
     }
+
+    /// The shape of a warp's last steps by shuffles, on a fixed block of
+    /// `n` threads: the serial sum of 8 against a tree whose first step is
+    /// in shared memory and whose last by `__shfl_down_sync` over 4 lanes.
+    fn shuffle_tail(n: i64, lane: &str) -> String {
+        format!(
+            "__global__ void k(int *o, const int *a) {{\n\
+            __requires(blockDim.x == {n} && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int sh[8];\n\
+            unsigned int t = threadIdx.x;\n\
+            int acc = t < 8 ? a[blockIdx.x * 8 + t] : 0;\n\
+            if (t < 8) {{ sh[t] = acc; }}\n\
+            __syncthreads();\n\
+            if (t < 4) {{\n\
+            acc += sh[t + 4];\n\
+            for (int d = 2; d > 0; d /= 2) {{ acc += __shfl_down_sync(0xf, acc, {lane}, 4); }}\n\
+            }}\n\
+            if (t == 0) {{ o[blockIdx.x] = acc; }}\n}}\n"
+        )
+    }
+
+    /// Under `--assoc` and a fixed block, a sum that ends in shuffles is
+    /// run in lockstep and read as a sum over the block: proved against
+    /// the serial sum; a shuffle a lane too far is refuted by the concrete
+    /// interpreter; a block whose shuffles read a lane of no thread leaves
+    /// the result undefined, which the answer says (never equivalent).
+    #[test]
+    fn a_sum_ending_in_shuffles_is_a_sum_of_the_block() {
+        let assoc = EquivOptions { assoc: true };
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let v = text_version;
+        let good = leak(shuffle_tail(8, "d"));
+        let r = check_equivalence_with(&v(SERIAL_SUM_OF_8), &v(good), &Disk, &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent, "{:?}", r.verdict);
+        let far = leak(shuffle_tail(8, "d + 1"));
+        let r = check_equivalence_with(&v(SERIAL_SUM_OF_8), &v(far), &Disk, &assoc);
+        assert!(
+            matches!(r.verdict, Verdict::Different(_)),
+            "{:?}",
+            r.verdict
+        );
+        // Without `--assoc` the exchange is not followed.
+        let r = check_equivalence_with(
+            &v(SERIAL_SUM_OF_8),
+            &v(good),
+            &Disk,
+            &EquivOptions::default(),
+        );
+        match &r.verdict {
+            Verdict::Unknown(why) => assert!(why.contains("warp shuffle"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A warp sum over segments of 4 lanes on a block of 2 threads: lane
+    /// 0's shuffle takes part with lanes 2 and 3 (its mask), which no
+    /// thread is: undefined in CUDA, and the failure says so.
+    #[test]
+    fn shuffles_with_lanes_of_no_thread_leave_the_result_undefined() {
+        let text = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 2 && blockDim.y == 1 && blockDim.z == 1);\n\
+            int acc = a[blockIdx.x * 2 + threadIdx.x];\n\
+            for (int d = 2; d > 0; d /= 2) { acc += __shfl_down_sync(0xf, acc, d, 4); }\n\
+            if (threadIdx.x == 0) { o[blockIdx.x] = acc; }\n}\n";
+        let k = crate::analysis::lower_with_values(text, &Options::default(), "k").unwrap();
+        assert_eq!(k.shuffles.last().map(|s| s.width), Some(4));
+        let mut queries = 0;
+        match symbolic::prove(&k, &k, &Options::default(), true, &mut queries) {
+            Err(f) => {
+                assert!(f.undefined, "{}", f.reason);
+                assert!(f.reason.contains("lane 2"), "{}", f.reason);
+            }
+            Ok(()) => panic!("proved on a block whose shuffles read lanes of no thread"),
+        }
+    }
+
+    /// The answer over several launches: proved on the larger blocks,
+    /// undefined on the smaller ones, is conditional, never equivalent;
+    /// an undefined launch above a proved one, or one neither proved nor
+    /// undefined, leaves no such answer.
+    #[test]
+    fn launches_proved_above_and_undefined_below_make_a_conditional_answer() {
+        let at = |x: i64, undefined: bool, eq: bool| {
+            (
+                LaunchAnswer {
+                    block_x: Some(x),
+                    undefined,
+                },
+                eq,
+            )
+        };
+        let answers = [
+            at(64, false, true),
+            at(32, false, true),
+            at(16, true, false),
+        ];
+        match undefined_outside(&answers, "undefined: lane 16") {
+            Some(Verdict::Conditional {
+                condition,
+                outside: Outside::Undefined(why),
+            }) => {
+                assert!(condition.starts_with("blockDim.x >= 32"), "{condition}");
+                assert!(why.contains("lane 16"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let above = [at(16, false, true), at(32, true, false)];
+        assert_eq!(undefined_outside(&above, "x"), None);
+        let unknown = [at(64, false, true), at(16, false, false)];
+        assert_eq!(undefined_outside(&unknown, "x"), None);
+    }
 }

@@ -69,6 +69,9 @@ struct Run<'k> {
     /// shuffles): without one they are undefined, never inputs.
     tracked: std::collections::HashSet<&'k Var>,
     written: Vec<bool>,
+    /// The values of reads (outside loops) of global arrays the kernel
+    /// does not write: values of the inputs.
+    inputs: std::collections::HashSet<&'k Var>,
     /// Whether a loop's folds are taking their next values: the one point
     /// where a shuffle is followed (all lanes at the same iteration, the
     /// shuffle's source as it is in that iteration).
@@ -106,23 +109,9 @@ impl<'k> Run<'k> {
             _ if self.tracked.contains(v) => {
                 Val::Undefined(format!("`{v}` has no value at thread {t}"))
             }
+            _ if self.inputs.contains(v) => Val::Input,
             _ if self.k.read_values.iter().any(|(r, _)| r == v) => {
-                let id = self.k.read_values.iter().find(|(r, _)| r == v).map(|x| x.1);
-                let input = self
-                    .k
-                    .accesses()
-                    .into_iter()
-                    .find(|a| Some(a.id) == id)
-                    .is_some_and(|a| {
-                        self.k.arrays[a.array].space == MemorySpace::Global
-                            && !self.written[a.array]
-                            && a.loops.is_empty()
-                    });
-                if input {
-                    Val::Input
-                } else {
-                    Val::Undefined(format!("`{v}` is not a value of the inputs"))
-                }
+                Val::Undefined(format!("`{v}` is not a value of the inputs"))
             }
             _ => Val::Undefined(format!("`{v}` is a value the model does not follow")),
         }
@@ -214,6 +203,24 @@ impl<'k> Run<'k> {
                 call_name(&s.value)
             ));
         };
+        // CUDA: every lane the mask names must run the shuffle (for a
+        // tile's, every lane of the warp), or the result is undefined.
+        let warp = t64 - t64 % 32;
+        for u in (0..32).filter(|i| (mask >> i) & 1 == 1).map(|i| warp + i) {
+            if u >= self.n {
+                return Val::Undefined(format!(
+                    "the shuffle `{}` of thread {t} takes part with lane {u}, {NO_SUCH_LANE} {} threads is (undefined in CUDA)",
+                    call_name(&s.value),
+                    self.n
+                ));
+            }
+            if !runs(u as u32) {
+                return Val::Undefined(format!(
+                    "the shuffle `{}` of thread {t} takes part with lane {u}, which does not run it (undefined in CUDA)",
+                    call_name(&s.value)
+                ));
+            }
+        }
         if src >= self.n {
             return Val::Undefined(format!(
                 "the shuffle `{}` of thread {t} reads the register of lane {src}, {NO_SUCH_LANE} {} threads is (undefined in CUDA)",
@@ -477,6 +484,19 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
             }
         }
     }
+    let inputs = accesses
+        .iter()
+        .filter(|a| {
+            a.kind == AccessKind::Read
+                && k.arrays[a.array].space == MemorySpace::Global
+                && !written[a.array]
+                && a.loops.is_empty()
+        })
+        .filter_map(|a| match &a.value {
+            Some(Expr::Var(v)) => Some(v),
+            _ => None,
+        })
+        .collect();
     let mut run = Run {
         k,
         n,
@@ -486,6 +506,7 @@ pub(crate) fn summed(k: &Kernel, fixed: &Fixed) -> Result<Option<Kernel>, NotRun
         shuffles: k.shuffles.iter().map(|s| (&s.value, s)).collect(),
         tracked,
         written,
+        inputs,
         exchanging: std::cell::Cell::new(false),
     };
     run.stmts(&k.body).map_err(|why| {
