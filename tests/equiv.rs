@@ -250,6 +250,31 @@ fn cli_exit_status_and_json() {
         "{json}"
     );
     assert_eq!(json["counterexample"]["block_dim"][0], 3, "{json}");
+    // Conditional because the launches outside the condition leave a
+    // result undefined (shuffles reading lanes of no thread): exit 3, the
+    // condition, and the reason in place of a counterexample.
+    let tree = spec("../projects/equiv_warp_switch/sum_tree.cu", "sum_tree");
+    let warp = spec("../projects/equiv_warp_switch/sum_warp.cu", "sum_warp");
+    let args = syncscope::cli::parse_equiv_args(&[&tree, &warp, "--format", "json", "--assoc"])
+        .expect("args");
+    let mut out = Vec::new();
+    assert_eq!(syncscope::cli::equiv(&args, &mut out), 3);
+    let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON output");
+    assert_eq!(json["verdict"], "conditional", "{json}");
+    assert_eq!(
+        json["condition"]
+            .as_str()
+            .map(|c| c.starts_with("blockDim.x >= 32")),
+        Some(true),
+        "{json}"
+    );
+    assert!(json["counterexample"].is_null(), "{json}");
+    assert!(
+        json["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("undefined in CUDA")),
+        "{json}"
+    );
     let missing = syncscope::cli::parse_equiv_args(&[&naive, "no-such-file.cu:k"]).expect("args");
     assert_eq!(syncscope::cli::equiv(&missing, &mut Vec::new()), 2);
 }
