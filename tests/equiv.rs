@@ -2,7 +2,9 @@
 //! pair's verdict, exit status and, for a counterexample, that it shows a
 //! location where the two versions leave different values.
 
-use syncscope_core::equiv::{check_equivalence_with, EquivOptions, EquivReport, Verdict, Version};
+use syncscope_core::equiv::{
+    check_equivalence_with, EquivOptions, EquivReport, Outside, Verdict, Version,
+};
 use syncscope_core::project::{Disk, SearchPaths};
 use syncscope_core::Options;
 
@@ -121,7 +123,10 @@ fn manifest_pairs_have_their_verdicts() {
             }
             // Proved under the condition (queries), refuted outside it: a
             // real difference on a block the condition excludes.
-            Verdict::Conditional { condition, outside } => {
+            Verdict::Conditional {
+                condition,
+                outside: Outside::Differs(outside),
+            } => {
                 let x = outside.block_dim[0];
                 let power_of_two = x >= 1 && x & (x - 1) == 0;
                 if report.queries == 0
@@ -130,6 +135,23 @@ fn manifest_pairs_have_their_verdicts() {
                 {
                     failures.push(format!(
                         "{} vs {}: `{condition}` not proved or not refuted outside: {outside:?}",
+                        p.a, p.b
+                    ));
+                }
+            }
+            // Proved under each launch where the condition holds; under the
+            // others a version's result is undefined in CUDA, and the
+            // reason says which and why.
+            Verdict::Conditional {
+                condition,
+                outside: Outside::Undefined(why),
+            } => {
+                if report.queries == 0
+                    || !why.contains("undefined")
+                    || p.reason.as_ref().is_some_and(|r| !why.contains(r.as_str()))
+                {
+                    failures.push(format!(
+                        "{} vs {}: `{condition}` not proved, or the launches outside it not named as undefined: {why}",
                         p.a, p.b
                     ));
                 }
@@ -228,6 +250,31 @@ fn cli_exit_status_and_json() {
         "{json}"
     );
     assert_eq!(json["counterexample"]["block_dim"][0], 3, "{json}");
+    // Conditional because the launches outside the condition leave a
+    // result undefined (shuffles reading lanes of no thread): exit 3, the
+    // condition, and the reason in place of a counterexample.
+    let tree = spec("../projects/equiv_warp_switch/sum_tree.cu", "sum_tree");
+    let warp = spec("../projects/equiv_warp_switch/sum_warp.cu", "sum_warp");
+    let args = syncscope::cli::parse_equiv_args(&[&tree, &warp, "--format", "json", "--assoc"])
+        .expect("args");
+    let mut out = Vec::new();
+    assert_eq!(syncscope::cli::equiv(&args, &mut out), 3);
+    let json: serde_json::Value = serde_json::from_slice(&out).expect("JSON output");
+    assert_eq!(json["verdict"], "conditional", "{json}");
+    assert_eq!(
+        json["condition"]
+            .as_str()
+            .map(|c| c.starts_with("blockDim.x >= 32")),
+        Some(true),
+        "{json}"
+    );
+    assert!(json["counterexample"].is_null(), "{json}");
+    assert!(
+        json["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("undefined in CUDA")),
+        "{json}"
+    );
     let missing = syncscope::cli::parse_equiv_args(&[&naive, "no-such-file.cu:k"]).expect("args");
     assert_eq!(syncscope::cli::equiv(&missing, &mut Vec::new()), 2);
 }

@@ -938,6 +938,61 @@ pub struct Kernel {
     /// of a struct or vector element, so a read of the cell returns what
     /// the last write wrote (`verify::own_slots`).
     pub scalar_arrays: Vec<ArrayId>,
+    /// Every warp shuffle (`__shfl_down_sync`, `tile.shfl_down`), by the
+    /// unknown its result is: what lane it reads and which value there.
+    /// The race checker keeps the result an unknown; `equiv` may follow
+    /// the exchange where it can show every lane read exists and runs it.
+    pub shuffles: Vec<Shuffle>,
+}
+
+/// Which lane of its width-wide segment a shuffle reads (CUDA's
+/// `__shfl*_sync`): `lane` is the source lane (`idx`), or the delta (`up`,
+/// `down`) or mask (`xor`). A lane whose source falls outside its segment
+/// (`up`, `down`) gets its own value back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShuffleKind {
+    Idx,
+    Up,
+    Down,
+    Xor,
+}
+
+/// One shuffle: `value` = `source` as held by the lane `kind`/`lane`
+/// picks, among the segments of `width` lanes of the warp.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shuffle {
+    pub value: Var,
+    pub kind: ShuffleKind,
+    pub source: Expr,
+    pub lane: Expr,
+    pub width: i64,
+    /// The lanes taking part (`__shfl*_sync`'s mask; all for a tile's).
+    pub mask: Expr,
+    /// The threads that run it (the path condition there, a loop's
+    /// condition included, as an access's guard).
+    pub guard: Expr,
+}
+
+impl Shuffle {
+    /// The thread (linear rank in the block) whose `source` thread `t`
+    /// receives, given the shuffle's lane operand: `t` itself where the
+    /// lane falls outside the segment (`up`, `down`); `None` where the
+    /// result is not one lane's value in CUDA (a `xor` into another
+    /// segment), or where the mask leaves out `t` or the source lane.
+    pub fn source_of(&self, t: i64, lane: i64, mask: i64) -> Option<i64> {
+        let w = self.width;
+        let (base, l) = (t - t.rem_euclid(w), t.rem_euclid(w));
+        let src = match self.kind {
+            ShuffleKind::Down if l + lane < w => t + lane,
+            ShuffleKind::Up if l - lane >= 0 => t - lane,
+            ShuffleKind::Down | ShuffleKind::Up => t,
+            ShuffleKind::Xor if (0..w).contains(&(l ^ lane)) => base + (l ^ lane),
+            ShuffleKind::Xor => return None,
+            ShuffleKind::Idx => base + lane.rem_euclid(w),
+        };
+        let bit = |x: i64| (mask >> x.rem_euclid(32)) & 1 == 1;
+        (bit(t) && bit(src)).then_some(src)
+    }
 }
 
 /// The read `array[index]` that the thread which wrote a `__shared__` cell

@@ -1008,7 +1008,7 @@ impl Snippet<'_> {
 
 /// `syncscope equiv`'s human report.
 pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str) -> String {
-    use syncscope_core::equiv::Verdict;
+    use syncscope_core::equiv::{Outside, Verdict};
     let mut s = String::new();
     match &report.verdict {
         Verdict::Equivalent => s.push_str(&format!(
@@ -1018,11 +1018,22 @@ pub fn equiv_human(report: &syncscope_core::equiv::EquivReport, a: &str, b: &str
             s.push_str(&format!("not equivalent: `{a}` and `{b}` differ\n"));
             counterexample_human(&mut s, c);
         }
-        Verdict::Conditional { condition, outside } => {
+        Verdict::Conditional {
+            condition,
+            outside: Outside::Differs(outside),
+        } => {
             s.push_str(&format!(
                 "equivalent when {condition}: `{a}` and `{b}` leave the same value in every global location for every launch where it holds (proved with it added to both versions' preconditions), and differ outside it:\n"
             ));
             counterexample_human(&mut s, outside);
+        }
+        Verdict::Conditional {
+            condition,
+            outside: Outside::Undefined(why),
+        } => {
+            s.push_str(&format!(
+                "equivalent when {condition}: `{a}` and `{b}` leave the same value in every global location under each launch where it holds (each proved on its own), and outside it a result is undefined: {why}\n"
+            ));
         }
         Verdict::Unknown(why) => s.push_str(&format!("unknown: {why}\n")),
         Verdict::Refused(why) => s.push_str(&format!("refused: {why}\n")),

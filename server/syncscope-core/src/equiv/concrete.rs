@@ -215,6 +215,23 @@ enum Op {
     LoopEnd {
         exits: Vec<(u32, u32)>,
     },
+    /// The warp shuffles a loop's folds add, before their next values: a
+    /// stop of every thread (they exchange registers in lockstep), then
+    /// each running thread's result from its source lane.
+    Exchange {
+        shuffles: Vec<Exchanged>,
+    },
+}
+
+/// A shuffle compiled: `Kernel::shuffles[index]`, the slot of its result.
+#[derive(Clone, Debug)]
+struct Exchanged {
+    index: usize,
+    value: u32,
+    guard: CExpr,
+    lane: CExpr,
+    mask: CExpr,
+    source: CExpr,
 }
 
 /// A kernel model compiled for the interpreter.
@@ -384,6 +401,29 @@ impl Compiler<'_> {
                         end: 0,
                     });
                     self.stmts(&l.body[cond_len..], Some(this));
+                    let exchanged: Vec<Exchanged> = kernel
+                        .shuffles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, sh)| {
+                            folds
+                                .iter()
+                                .any(|f| f.next.mentions(&mut |v| *v == sh.value))
+                        })
+                        .map(|(index, sh)| Exchanged {
+                            index,
+                            value: self.slot(&sh.value),
+                            guard: self.expr(&sh.guard),
+                            lane: self.expr(&sh.lane),
+                            mask: self.expr(&sh.mask),
+                            source: self.expr(&sh.source),
+                        })
+                        .collect();
+                    if !exchanged.is_empty() {
+                        self.code.push(Op::Exchange {
+                            shuffles: exchanged,
+                        });
+                    }
                     let next = folds
                         .iter()
                         .map(|f| (self.slot(&f.carried), self.expr(&f.next)))
@@ -418,6 +458,8 @@ const MAX_ITERATIONS: i64 = 1 << 14;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stop {
     Barrier(usize),
+    /// At an [`Op::Exchange`].
+    Exchange(usize),
     End,
 }
 
@@ -567,11 +609,20 @@ impl<'k> Program<'k> {
                         self.step(&mut threads, t, n, *tid, bid, launch, &mut mem, coverage)?;
                     match first {
                         None => first = Some(stop),
+                        Some(f) if f != stop && [f, stop].iter().any(|s| matches!(s, Stop::Exchange(_))) => {
+                            return Err(RunError::Unsupported(format!(
+                                "in block {bid:?} threads {:?} and {tid:?} reach the warp shuffles of a loop apart",
+                                tids[0]
+                            )))
+                        }
                         Some(f) if f != stop => {
                             return Err(self.divergence((tids[0], f), (*tid, stop), bid))
                         }
                         Some(_) => {}
                     }
+                }
+                if let Some(Stop::Exchange(pc)) = first {
+                    self.exchange(&mut threads, pc, n, &tids, bid, launch);
                 }
                 if matches!(first, None | Some(Stop::End)) {
                     break;
@@ -594,6 +645,7 @@ impl<'k> Program<'k> {
                 Op::Barrier { line, .. } => format!("the barrier on line {line}"),
                 _ => "a barrier".to_string(),
             },
+            Stop::Exchange(_) => "a warp shuffle".to_string(),
             Stop::End => "the end of the kernel".to_string(),
         };
         RunError::Divergence(format!(
@@ -731,6 +783,10 @@ impl<'k> Program<'k> {
                     pc = *head;
                     continue;
                 }
+                Op::Exchange { .. } => {
+                    threads.pc[t] = pc + 1;
+                    return Ok(Stop::Exchange(pc));
+                }
                 Op::LoopEnd { exits } => {
                     for (exit, carried) in exits {
                         slots[*exit as usize] = slots[*carried as usize];
@@ -741,6 +797,59 @@ impl<'k> Program<'k> {
         }
         threads.pc[t] = pc;
         Ok(Stop::End)
+    }
+
+    /// The shuffles of the exchange at `pc`, every thread of the block
+    /// stopped there: each thread that runs one gets its source lane's
+    /// value; one whose source lane is no thread of the block or does not
+    /// run the shuffle gets none (undefined in CUDA: using it stops the
+    /// run).
+    fn exchange(
+        &self,
+        threads: &mut Block,
+        pc: usize,
+        n: usize,
+        tids: &[[i64; 3]],
+        bid: [i64; 3],
+        launch: &Launch,
+    ) {
+        let Op::Exchange { shuffles } = &self.code[pc] else {
+            return;
+        };
+        let mut results = Vec::new();
+        {
+            let ctx = |t: usize| Ctx {
+                slots: &threads.slots[t * n..(t + 1) * n],
+                tid: tids[t],
+                bid,
+                shape: launch.shape,
+            };
+            let runs = |sh: &Exchanged, t: usize| ctx(t).eval(&sh.guard).is_ok_and(|g| g != 0);
+            for sh in shuffles {
+                let model = &self.kernel.shuffles[sh.index];
+                for t in 0..tids.len() {
+                    // Every lane the mask names in the thread's warp runs
+                    // it (CUDA), or the result is undefined.
+                    let takes_part = |mask: i64| {
+                        let warp = t - t % 32;
+                        (0..32)
+                            .filter(|i| (mask >> i) & 1 == 1)
+                            .all(|i| warp + i < tids.len() && runs(sh, warp + i))
+                    };
+                    let value = match (runs(sh, t), ctx(t).eval(&sh.lane), ctx(t).eval(&sh.mask)) {
+                        (true, Ok(lane), Ok(mask)) if takes_part(mask) => model
+                            .source_of(t as i64, lane, mask)
+                            .filter(|s| (0..tids.len() as i64).contains(s) && runs(sh, *s as usize))
+                            .and_then(|s| ctx(s as usize).eval(&sh.source).ok()),
+                        _ => None,
+                    };
+                    results.push((t * n + sh.value as usize, value));
+                }
+            }
+        }
+        for (at, value) in results {
+            threads.slots[at] = value;
+        }
     }
 
     fn load(&self, mem: &Memory, array: usize, index: i64) -> i64 {
@@ -791,6 +900,29 @@ mod tests {
                 grid: [grid, 1, 1],
             },
             params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        }
+    }
+
+    /// A warp sum by `__shfl_down_sync` (lane `l` adds lane `l + d`'s
+    /// register, its own where that leaves the warp): every thread stops
+    /// at the loop's shuffles, then takes its source lane's value of that
+    /// iteration. On a block of 16 threads lane 15 would read lane 16's
+    /// register, which no thread is: no value, so no result.
+    #[test]
+    fn the_loops_shuffles_exchange_registers_in_lockstep() {
+        let text = "__global__ void k(int *out, const int *in) {\n\
+            int acc = in[blockIdx.x * blockDim.x + threadIdx.x];\n\
+            for (int d = 16; d > 0; d /= 2)\n\
+                acc += __shfl_down_sync(0xffffffff, acc, d);\n\
+            if (threadIdx.x == 0) out[blockIdx.x] = acc;\n}\n";
+        let written = program_run(text, "k", &launch(32, 2, &[])).unwrap();
+        for b in 0..2i64 {
+            let want = (0..32).fold(0i64, |s, t| s.wrapping_add(input("in", b * 32 + t)));
+            assert_eq!(written[&("out".to_string(), b)], want, "{b}");
+        }
+        match program_run(text, "k", &launch(16, 1, &[])) {
+            Err(RunError::Unsupported(why)) => assert!(why.contains("no concrete value"), "{why}"),
+            other => panic!("{other:?}"),
         }
     }
 

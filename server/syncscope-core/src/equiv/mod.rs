@@ -79,13 +79,25 @@ pub enum Verdict {
     Conditional {
         /// The condition, in words (`blockDim.x is a power of two`).
         condition: String,
-        /// A launch outside the condition where the versions differ.
-        outside: Counterexample,
+        /// What happens outside the condition.
+        outside: Outside,
     },
     /// Neither: why.
     Unknown(String),
     /// A version is not verified race-free (or not analysable): why.
     Refused(String),
+}
+
+/// Why a conditional equivalence is not unconditional.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outside {
+    /// A launch outside the condition where the versions differ, found
+    /// and replayed on the concrete interpreter.
+    Differs(Counterexample),
+    /// Every launch outside the condition the versions are made with
+    /// leaves a result undefined in CUDA (a warp shuffle reading the
+    /// register of a lane no thread of the block is): why.
+    Undefined(String),
 }
 
 #[derive(Clone, Debug)]
@@ -131,7 +143,10 @@ impl EquivReport {
             Verdict::Different(c) => v["counterexample"] = counterexample_json(c),
             Verdict::Conditional { condition, outside } => {
                 v["condition"] = json!(condition);
-                v["counterexample"] = counterexample_json(outside);
+                match outside {
+                    Outside::Differs(c) => v["counterexample"] = counterexample_json(c),
+                    Outside::Undefined(why) => v["reason"] = json!(why),
+                }
             }
             Verdict::Unknown(why) | Verdict::Refused(why) => v["reason"] = json!(why),
         }
@@ -585,10 +600,17 @@ fn decide(
     // Each launch is its own question: the answer is the worst of them,
     // and with several launches each one's answer is said too.
     let mut per_launch: Vec<&'static str> = Vec::new();
+    let mut answers: Vec<(LaunchAnswer, bool)> = Vec::new();
+    let mut undefined_why = None;
     for launch in &launches {
         report.compared_under.push(launch.describe());
-        let v = compare_under(a, b, &pa, &pb, launch, equiv, report);
+        let mut facts = LaunchAnswer::default();
+        let v = compare_under(a, b, &pa, &pb, launch, equiv, report, &mut facts);
         per_launch.push(v.name());
+        if let (true, Verdict::Unknown(why)) = (facts.undefined, &v) {
+            undefined_why.get_or_insert_with(|| why.clone());
+        }
+        answers.push((facts, v == Verdict::Equivalent));
         let rank = |v: &Verdict| match v {
             Verdict::Equivalent => 0,
             Verdict::Conditional { .. } => 1,
@@ -620,7 +642,50 @@ fn decide(
             .notes
             .push(per_launch_note(&per_launch, launches.len()));
     }
+    if let (Verdict::Unknown(_), Some(why)) = (&verdict, undefined_why) {
+        if let Some(v) = undefined_outside(&answers, &why) {
+            return v;
+        }
+    }
     verdict
+}
+
+/// What one launch's comparison found besides its verdict.
+#[derive(Clone, Copy, Debug, Default)]
+struct LaunchAnswer {
+    /// The block size (x) the launch fixes, if one.
+    block_x: Option<i64>,
+    /// A version's result is undefined in CUDA under it (a shuffle reads a
+    /// lane of no thread).
+    undefined: bool,
+}
+
+/// The answer when every launch compared (the ones both versions are made
+/// with) is either proved equivalent or leaves a result undefined in CUDA,
+/// and the proved ones are exactly those of the larger blocks: equivalent
+/// when `blockDim.x >= M` (M the smallest block proved), never
+/// unconditionally (the small launches' results are undefined, so there
+/// is no value to compare, and no counterexample either).
+fn undefined_outside(answers: &[(LaunchAnswer, bool)], why: &str) -> Option<Verdict> {
+    let proved: Vec<i64> = answers
+        .iter()
+        .filter(|(_, eq)| *eq)
+        .map(|(f, _)| f.block_x)
+        .collect::<Option<_>>()?;
+    let undefined: Vec<i64> = answers
+        .iter()
+        .filter(|(f, eq)| !*eq && f.undefined)
+        .map(|(f, _)| f.block_x)
+        .collect::<Option<_>>()?;
+    let every = proved.len() + undefined.len() == answers.len();
+    let least = *proved.iter().min()?;
+    if !every || undefined.iter().any(|x| *x >= least) {
+        return None;
+    }
+    Some(Verdict::Conditional {
+        condition: format!("blockDim.x >= {least} (of the launches both versions are made with)"),
+        outside: Outside::Undefined(why.to_string()),
+    })
 }
 
 /// The answers under each of `total` launches (`compared under`, in that
@@ -645,6 +710,7 @@ fn per_launch_note(answers: &[&str], total: usize) -> String {
 }
 
 /// The comparison under one launch.
+#[allow(clippy::too_many_arguments)]
 fn compare_under(
     a: &Version,
     b: &Version,
@@ -653,6 +719,7 @@ fn compare_under(
     launch: &Launch,
     equiv: &EquivOptions,
     report: &mut EquivReport,
+    facts: &mut LaunchAnswer,
 ) -> Verdict {
     let mut kernels = Vec::new();
     for (second, (v, p)) in [(a, pa), (b, pb)].into_iter().enumerate() {
@@ -703,6 +770,9 @@ fn compare_under(
         ..pa.options.clone()
     };
     let (ka, kb) = (&kernels[0], &kernels[1]);
+    facts.block_x = symbolic::fixed_sizes(ka, kb, options)
+        .get(&*crate::verify::smt::block_dim_var(0).name)
+        .copied();
     // Inputs are matched by name: the same global arrays and scalar
     // parameters, or the comparison would feed the versions different data.
     let globals = |k: &Kernel| -> std::collections::BTreeSet<String> {
@@ -776,6 +846,7 @@ fn compare_under(
         }
         Err(f) => f,
     };
+    facts.undefined = failure.undefined;
     let mut why = failure.reason;
     // The proof needs a condition on the launch the versions do not state:
     // proved under it and refuted outside it, a conditional answer.
@@ -875,7 +946,7 @@ fn conditional(
             if outside(cex.block_dim[0]) {
                 return Ok(Verdict::Conditional {
                     condition: "blockDim.x is a power of two (up to 1024)".into(),
-                    outside: cex,
+                    outside: Outside::Differs(cex),
                 });
             }
         }
@@ -1542,5 +1613,116 @@ mod tests {
             Verdict::Unknown(why) => assert!(why.contains("is not read as the cell"), "{why}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The shape of a warp's last steps by shuffles, on a fixed block of
+    /// `n` threads: the serial sum of 8 against a tree whose first step is
+    /// in shared memory and whose last by `__shfl_down_sync` over 4 lanes.
+    fn shuffle_tail(n: i64, lane: &str) -> String {
+        format!(
+            "__global__ void k(int *o, const int *a) {{\n\
+            __requires(blockDim.x == {n} && blockDim.y == 1 && blockDim.z == 1);\n\
+            __shared__ int sh[8];\n\
+            unsigned int t = threadIdx.x;\n\
+            int acc = t < 8 ? a[blockIdx.x * 8 + t] : 0;\n\
+            if (t < 8) {{ sh[t] = acc; }}\n\
+            __syncthreads();\n\
+            if (t < 4) {{\n\
+            acc += sh[t + 4];\n\
+            for (int d = 2; d > 0; d /= 2) {{ acc += __shfl_down_sync(0xf, acc, {lane}, 4); }}\n\
+            }}\n\
+            if (t == 0) {{ o[blockIdx.x] = acc; }}\n}}\n"
+        )
+    }
+
+    /// Under `--assoc` and a fixed block, a sum that ends in shuffles is
+    /// run in lockstep and read as a sum over the block: proved against
+    /// the serial sum; a shuffle a lane too far is refuted by the concrete
+    /// interpreter; a block whose shuffles read a lane of no thread leaves
+    /// the result undefined, which the answer says (never equivalent).
+    #[test]
+    fn a_sum_ending_in_shuffles_is_a_sum_of_the_block() {
+        let assoc = EquivOptions { assoc: true };
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let v = text_version;
+        let good = leak(shuffle_tail(8, "d"));
+        let r = check_equivalence_with(&v(SERIAL_SUM_OF_8), &v(good), &Disk, &assoc);
+        assert_eq!(r.verdict, Verdict::Equivalent, "{:?}", r.verdict);
+        let far = leak(shuffle_tail(8, "d + 1"));
+        let r = check_equivalence_with(&v(SERIAL_SUM_OF_8), &v(far), &Disk, &assoc);
+        assert!(
+            matches!(r.verdict, Verdict::Different(_)),
+            "{:?}",
+            r.verdict
+        );
+        // Without `--assoc` the exchange is not followed.
+        let r = check_equivalence_with(
+            &v(SERIAL_SUM_OF_8),
+            &v(good),
+            &Disk,
+            &EquivOptions::default(),
+        );
+        match &r.verdict {
+            Verdict::Unknown(why) => assert!(why.contains("warp shuffle"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A warp sum over segments of 4 lanes on a block of 2 threads: lane
+    /// 0's shuffle takes part with lanes 2 and 3 (its mask), which no
+    /// thread is: undefined in CUDA, and the failure says so.
+    #[test]
+    fn shuffles_with_lanes_of_no_thread_leave_the_result_undefined() {
+        let text = "__global__ void k(int *o, const int *a) {\n\
+            __requires(blockDim.x == 2 && blockDim.y == 1 && blockDim.z == 1);\n\
+            int acc = a[blockIdx.x * 2 + threadIdx.x];\n\
+            for (int d = 2; d > 0; d /= 2) { acc += __shfl_down_sync(0xf, acc, d, 4); }\n\
+            if (threadIdx.x == 0) { o[blockIdx.x] = acc; }\n}\n";
+        let k = crate::analysis::lower_with_values(text, &Options::default(), "k").unwrap();
+        assert_eq!(k.shuffles.last().map(|s| s.width), Some(4));
+        let mut queries = 0;
+        match symbolic::prove(&k, &k, &Options::default(), true, &mut queries) {
+            Err(f) => {
+                assert!(f.undefined, "{}", f.reason);
+                assert!(f.reason.contains("lane 2"), "{}", f.reason);
+            }
+            Ok(()) => panic!("proved on a block whose shuffles read lanes of no thread"),
+        }
+    }
+
+    /// The answer over several launches: proved on the larger blocks,
+    /// undefined on the smaller ones, is conditional, never equivalent;
+    /// an undefined launch above a proved one, or one neither proved nor
+    /// undefined, leaves no such answer.
+    #[test]
+    fn launches_proved_above_and_undefined_below_make_a_conditional_answer() {
+        let at = |x: i64, undefined: bool, eq: bool| {
+            (
+                LaunchAnswer {
+                    block_x: Some(x),
+                    undefined,
+                },
+                eq,
+            )
+        };
+        let answers = [
+            at(64, false, true),
+            at(32, false, true),
+            at(16, true, false),
+        ];
+        match undefined_outside(&answers, "undefined: lane 16") {
+            Some(Verdict::Conditional {
+                condition,
+                outside: Outside::Undefined(why),
+            }) => {
+                assert!(condition.starts_with("blockDim.x >= 32"), "{condition}");
+                assert!(why.contains("lane 16"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let above = [at(16, false, true), at(32, true, false)];
+        assert_eq!(undefined_outside(&above, "x"), None);
+        let unknown = [at(64, false, true), at(16, false, false)];
+        assert_eq!(undefined_outside(&unknown, "x"), None);
     }
 }

@@ -25,6 +25,7 @@
 
 mod assoc;
 mod block_order;
+mod block_unroll;
 mod indices;
 mod loop_writes;
 mod register_mirror;
@@ -264,7 +265,7 @@ fn exchanged(e: &Expr, whose: &str) -> Option<String> {
     });
     found.map(|call| {
         format!(
-            "{whose} a warp shuffle's result (`{call}`: the value of a register of another lane): values exchanged between the lanes of a warp are not followed by the proof"
+            "{whose} a warp shuffle's result (`{call}`: the value of a register of another lane): values exchanged between the lanes of a warp are followed only as sums (`--assoc`) of a block sum under a fixed block size"
         )
     })
 }
@@ -1012,6 +1013,9 @@ pub(crate) struct Failure {
     /// may be proved under it and refuted outside it (a conditional
     /// answer, `compare_under`).
     pub needs: Option<Expr>,
+    /// The result of a version is undefined in CUDA on this launch (a
+    /// shuffle reads the register of a lane no thread of the block is).
+    pub undefined: bool,
 }
 
 impl From<String> for Failure {
@@ -1020,6 +1024,7 @@ impl From<String> for Failure {
             reason,
             model: None,
             needs: None,
+            undefined: false,
         }
     }
 }
@@ -1115,6 +1120,7 @@ fn unsat(q: &Query, options: &Options, what: &str, queries: &mut u32) -> Result<
                     reason: format!("the solver finds {what}"),
                     model,
                     needs: None,
+                    undefined: false,
                 })
             }
             SatResult::Unknown => Err(format!(
@@ -1228,6 +1234,7 @@ fn same_folds<'k>(
                     reason: format!("the accumulations could not be shown equal ({})", f.reason),
                     model: None,
                     needs: None,
+                    undefined: false,
                 })
             }
         }
@@ -1306,6 +1313,21 @@ pub(crate) fn prove(
     queries: &mut u32,
 ) -> Result<(), Failure> {
     let fixed = fixed_sizes(a, b, options);
+    // A block's sum that ends in warp shuffles, under a fixed block size:
+    // run in lockstep and read as a serial sum (`block_unroll`).
+    let unrolled = |k: &Kernel| -> Result<Option<Kernel>, Failure> {
+        if !assoc {
+            return Ok(None);
+        }
+        block_unroll::summed(k, &fixed).map_err(|e| Failure {
+            reason: e.reason,
+            model: None,
+            needs: None,
+            undefined: e.undefined,
+        })
+    };
+    let (ua, ub) = (unrolled(a)?, unrolled(b)?);
+    let (a, b) = (ua.as_ref().unwrap_or(a), ub.as_ref().unwrap_or(b));
     // Blocks numbered in another order (a diagonal): each version with its
     // block coordinates as its block index, once they are shown to number
     // the grid's blocks once each.

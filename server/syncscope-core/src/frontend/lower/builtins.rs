@@ -220,6 +220,8 @@ impl<'a, 't> Lowerer<'a, 't> {
         // file declares it, a non-const reference parameter may be written.
         let passing = self.prototype(name);
         let mut scope = Scope::Grid;
+        // The integer operands, in order (a warp shuffle's, recorded below).
+        let mut operands: Vec<Value> = Vec::new();
         for (i, a) in args.iter().enumerate() {
             match passing.as_ref().map(|p| p.get(i).copied()) {
                 Some(Some(Passing::MutRef)) => {
@@ -293,7 +295,10 @@ impl<'a, 't> Lowerer<'a, 't> {
                 }
             }
             match self.eval(*a) {
-                Value::Int(e) => scope = scope.max(e.scope()),
+                Value::Int(e) => {
+                    scope = scope.max(e.scope());
+                    operands.push(Value::Int(e));
+                }
                 Value::Ptr(p) => {
                     let arr = self.arrays[p.array].name.clone();
                     if is_side_effect_free_math(name) {
@@ -320,7 +325,20 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
         }
         // Its result is fixed by code the model does not see.
-        Value::Int(self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope))
+        let value = self.fresh_unknown(&format!("{UNSEEN_PREFIX}{name}"), scope);
+        // `__shfl*_sync(mask, v, lane[, width])`: every operand an integer.
+        if name.starts_with("__shfl") && operands.len() == args.len() && args.len() >= 3 {
+            let width = match operands.get(3) {
+                Some(Value::Int(Expr::Const(w))) => *w,
+                Some(_) => 0,
+                None => 32,
+            };
+            if let (true, Value::Int(mask)) = ((1..=32).contains(&width), &operands[0]) {
+                let mask = mask.clone();
+                self.record_shuffle(name, &value, mask, &operands[1..], width);
+            }
+        }
+        Value::Int(value)
     }
 
     /// A texture fetch returning its value (`tex1Dfetch<uint>(tex, i)`,

@@ -257,7 +257,15 @@ impl<'a, 't> Lowerer<'a, 't> {
             }
             (_, "is_valid") => Value::Int(Expr::tru()),
             (_, m) if REGISTER_METHODS.contains(&m) => {
-                Value::Int(self.fresh_unknown(method, Scope::Thread))
+                let value = self.fresh_unknown(method, Scope::Thread);
+                if let GroupKind::Tile(n) = g {
+                    // A tile's lanes are `thread_rank() % n` of the warp's
+                    // segments of n lanes (n up to 32).
+                    if (1..=32).contains(&n) {
+                        self.record_shuffle(method, &value, Expr::Const(-1), &arg_values, n);
+                    }
+                }
+                Value::Int(value)
             }
             _ => {
                 self.unsupported(
@@ -430,5 +438,39 @@ impl<'a, 't> Lowerer<'a, 't> {
             [n] => *n,
             _ => 32,
         }
+    }
+}
+
+impl Lowerer<'_, '_> {
+    /// Records the shuffle `method` (`shfl`, `shfl_down`, ... with the value
+    /// and lane operands first in `args`) whose result is `value`, in
+    /// segments of `width` lanes: what `equiv` follows (`Kernel::shuffles`).
+    pub(super) fn record_shuffle(
+        &mut self,
+        method: &str,
+        value: &Expr,
+        mask: Expr,
+        args: &[Value],
+        width: i64,
+    ) {
+        let kind = match method.trim_end_matches("_sync").trim_start_matches("__") {
+            "shfl" => ShuffleKind::Idx,
+            "shfl_up" => ShuffleKind::Up,
+            "shfl_down" => ShuffleKind::Down,
+            "shfl_xor" => ShuffleKind::Xor,
+            _ => return,
+        };
+        let (Expr::Var(v), [Value::Int(source), Value::Int(lane), ..]) = (value, args) else {
+            return;
+        };
+        self.shuffles.push(crate::model::Shuffle {
+            value: v.clone(),
+            kind,
+            source: source.clone(),
+            lane: lane.clone(),
+            width,
+            mask,
+            guard: self.guard(),
+        });
     }
 }

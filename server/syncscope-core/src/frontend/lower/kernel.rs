@@ -146,6 +146,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             applications: std::mem::take(&mut self.applications),
             forwarded_reads: Vec::new(),
             scalar_arrays: Vec::new(),
+            shuffles: std::mem::take(&mut self.shuffles),
         };
         kernel.scalar_arrays = self.scalar_arrays(kernel.arrays.len());
         self.keep_input_orders(&mut kernel);

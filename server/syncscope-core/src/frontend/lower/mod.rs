@@ -259,6 +259,8 @@ struct Lowerer<'a, 't> {
     read_values: Vec<(Var, usize)>,
     /// `Kernel::applications`.
     applications: Vec<Application>,
+    /// `Kernel::shuffles`.
+    shuffles: Vec<crate::model::Shuffle>,
     /// `__requires(__distinct(a))` and the like, with their span and
     /// text; the kernel keeps those about arrays it does not write.
     input_orders: Vec<(InputOrder, Span, String, AssumptionOrigin)>,
@@ -480,6 +482,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_results_summarised: false,
             read_values: Vec::new(),
             applications: Vec::new(),
+            shuffles: Vec::new(),
             input_orders: Vec::new(),
             folds: Vec::new(),
             last_full_barrier: (0, None),

@@ -1,0 +1,31 @@
+// The tree of reduce_tree_register.cu stopped at 64 cells, the rest done by
+// the first warp in registers: each of its lanes adds the cell 32 above its
+// own, then `__shfl_down_sync` halves the distance from 16 down to 1 (lane
+// `l` adds the register of lane `l + d`); lane 0 ends with the block's sum.
+#define BLOCK 256
+// expect-kernel: block_sum verified
+__global__ void block_sum(float *out, const float *in, int n) {
+    __requires(blockDim.x == BLOCK && blockDim.y == 1 && blockDim.z == 1);
+    __requires(gridDim.y == 1 && gridDim.z == 1 && n >= 0);
+    __shared__ float s[BLOCK];
+    unsigned int tid = threadIdx.x;
+    unsigned int g = blockIdx.x * BLOCK + tid;
+    float acc = g < n ? in[g] : 0.0f;
+    s[tid] = acc;
+    __syncthreads();
+    for (unsigned int stride = BLOCK / 2; stride > 32; stride >>= 1) {
+        if (tid < stride) {
+            s[tid] = acc = acc + s[tid + stride];
+        }
+        __syncthreads();
+    }
+    if (tid < 32) {
+        acc += s[tid + 32];
+        for (int d = 16; d > 0; d /= 2) {
+            acc += __shfl_down_sync(0xffffffff, acc, d);
+        }
+    }
+    if (tid == 0) {
+        out[blockIdx.x] = acc;
+    }
+}
