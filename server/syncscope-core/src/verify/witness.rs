@@ -55,25 +55,59 @@ impl<'k> KernelContext<'k> {
         // launch (`(y + r) * w`): first with those values small, which
         // makes the query linear (`small_factors::small_values_restriction`;
         // only more constraints, so its model is one of the query).
-        let launch = small.clone().unwrap_or_else(|| self.env.clone());
-        if !self.env.bitvector && !smt::switched_to_bitvectors(assertions, &launch) {
-            if let Some(restricted) =
-                super::small_factors::small_values_restriction(assertions, &launch)
-            {
-                let cheap = SolverConfig {
-                    rlimit: capped.rlimit.min(SMALL_VALUES_RLIMIT),
-                    ..capped
-                };
-                let outcome = smt::solve_linear_split(
-                    &restricted,
-                    &launch,
-                    cheap,
-                    self.cache,
-                    &mut self.counters,
-                );
-                if let QueryOutcome::Sat(values) = outcome {
-                    return self.at_launch(values, &launch);
-                }
+        //
+        // Where the small launch has no such race (unsat: a row pitch of at
+        // least 4096 bytes, which two blocks of 64 columns never span), the
+        // kernel's own launch with the same values held small: its grid is
+        // free, and the products through the symbolic block index
+        // (`blockIdx.y * pitch`) are linear with the pitch held in 16 values.
+        let cheap = SolverConfig {
+            rlimit: capped.rlimit.min(SMALL_VALUES_RLIMIT),
+            ..capped
+        };
+        //
+        // Between the two, the kernel's launch with only the grid dimensions
+        // whose size the launch ties to parameters (`gridDim.y == (nHeight /
+        // 2 - 1) / 10 + 1`) free and the others at two blocks: two blocks
+        // along a tied dimension hold its parameters above the small
+        // values, while a free dimension that is not tied leaves its block
+        // index in products no split makes linear (`(blockIdx.z + 2 * i) *
+        // batchStride`).
+        let mut launches = vec![(small.clone().unwrap_or_else(|| self.env.clone()), vec![])];
+        if small.is_some() {
+            let two_blocks = two_blocks_along_untied(assertions, &self.env);
+            if !two_blocks.is_empty() {
+                launches.push((self.env.clone(), two_blocks));
+            }
+            launches.push((self.env.clone(), vec![]));
+        }
+        for (launch, extra) in launches {
+            if self.env.bitvector || smt::switched_to_bitvectors(assertions, &launch) {
+                break;
+            }
+            let with_extra;
+            let query = if extra.is_empty() {
+                assertions
+            } else {
+                with_extra = [assertions, &extra[..]].concat();
+                &with_extra[..]
+            };
+            let Some(restricted) = super::small_factors::small_values_restriction(query, &launch)
+            else {
+                continue;
+            };
+            match smt::solve_linear_split(
+                &restricted,
+                &launch,
+                cheap,
+                self.cache,
+                &mut self.counters,
+            ) {
+                QueryOutcome::Sat(values) => return self.at_launch(values, &launch),
+                // A small launch with no small-valued race, or one its
+                // allowance did not decide: the kernel's own launch may
+                // still have one (each try is capped).
+                QueryOutcome::Unsat | QueryOutcome::Unknown(_) => continue,
             }
         }
         if let Some(small) = small {
@@ -274,6 +308,62 @@ pub(super) fn small_launch(env: &LaunchEnv) -> Option<LaunchEnv> {
         grid_dim: Some(grid),
         ..env.clone()
     })
+}
+
+/// For the grid dimensions the launch `env` leaves free and does not tie
+/// to a parameter (no `gridDim.d == f(param)` in `query`), when some other
+/// free one is so tied: `gridDim.d == 2` and each block index along it in
+/// `0..2` (stated on the index itself, so that the small-factor split sees
+/// its two values). Empty when there is no such mix.
+fn two_blocks_along_untied(query: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
+    let mut tied = [false; 3];
+    let mut block_indices: Vec<Var> = Vec::new();
+    for a in query {
+        a.any_node(&mut |e| {
+            match e {
+                Expr::Bin(BinOp::Eq, x, y) => {
+                    for (g, other) in [(x, y), (y, x)] {
+                        if let Expr::Var(Var {
+                            kind: VarKind::GridDim(d),
+                            ..
+                        }) = &**g
+                        {
+                            if other.mentions(&mut |v| matches!(v.kind, VarKind::Param { .. })) {
+                                tied[*d as usize] = true;
+                            }
+                        }
+                    }
+                }
+                Expr::Var(v) if matches!(v.kind, VarKind::BlockIdx(_)) => {
+                    if !block_indices.contains(v) {
+                        block_indices.push(v.clone());
+                    }
+                }
+                _ => {}
+            }
+            false
+        });
+    }
+    let free = |d: u8| env.fixed(VarKind::GridDim(d)).is_none();
+    if !(0..3u8).any(|d| free(d) && tied[d as usize]) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for d in (0..3u8).filter(|d| free(*d) && !tied[*d as usize]) {
+        out.push(Expr::eq(
+            Expr::Var(super::smt::grid_dim_var(d)),
+            Expr::Const(2),
+        ));
+        for b in block_indices
+            .iter()
+            .filter(|b| b.kind == VarKind::BlockIdx(d))
+        {
+            let x = Expr::Var(b.clone());
+            out.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
+            out.push(Expr::bin(BinOp::Lt, x, Expr::Const(2)));
+        }
+    }
+    out
 }
 
 /// A constraint that excludes the thread identities of one model.
