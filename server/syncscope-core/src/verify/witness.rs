@@ -334,10 +334,10 @@ fn two_blocks_along_untied(query: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
                         }
                     }
                 }
-                Expr::Var(v) if matches!(v.kind, VarKind::BlockIdx(_)) => {
-                    if !block_indices.contains(v) {
-                        block_indices.push(v.clone());
-                    }
+                Expr::Var(v)
+                    if matches!(v.kind, VarKind::BlockIdx(_)) && !block_indices.contains(v) =>
+                {
+                    block_indices.push(v.clone());
                 }
                 _ => {}
             }
