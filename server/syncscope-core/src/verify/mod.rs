@@ -32,6 +32,7 @@ mod linearize;
 mod machine_values;
 mod own_slots;
 pub(crate) mod param_bounds;
+mod pinned;
 mod precheck;
 mod product_orders;
 mod race_findings;

@@ -24,7 +24,7 @@
 
 use super::smt::LaunchEnv;
 use crate::model::{BinOp, Expr, Var, VarKind};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// At most this many values per split factor (each is one case).
 const MAX_CASES: i64 = 16;
@@ -70,10 +70,11 @@ pub(crate) fn split_small_factors_up_to(
     (splitter.cases > 0).then_some(out)
 }
 
-/// The values a factor takes, `0..n`, and whether the query's own bounds
-/// hold it there (else the last case is the product itself).
+/// The values a factor takes, `lo..lo + n`, and whether the query's own
+/// bounds hold it there (else the last case is the product itself).
 #[derive(Clone, Copy)]
 struct Range {
+    lo: i64,
     n: i64,
     bounded: bool,
 }
@@ -82,10 +83,10 @@ struct Splitter<'e> {
     env: &'e LaunchEnv,
     /// The least constant each loop counter is compared below (`i < 8`).
     counter_bounds: HashMap<Var, i64>,
-    /// Parameters and counters the query itself holds in `0..n` (top-level
-    /// assertions `v >= 0` and `v < n`): the last case stands for the last
-    /// value, as for a thread index.
-    top_ranges: HashMap<Var, i64>,
+    /// Parameters and counters the query itself holds in `lo..lo + n`
+    /// (top-level assertions `v >= lo` and `v < lo + n`): the last case
+    /// stands for the last value, as for a thread index.
+    top_ranges: HashMap<Var, (i64, i64)>,
     /// Rewritten shared nodes by the address of their `Arc` (nodes of the
     /// query, alive for the whole rewrite; never a temporary's address,
     /// which a later temporary may reuse): shared subexpressions once.
@@ -98,29 +99,68 @@ struct Splitter<'e> {
 
 impl Splitter<'_> {
     fn range(&self, e: &Expr) -> Option<Range> {
+        if let Some(r) = self.quotient_range(e) {
+            return Some(r);
+        }
         let Expr::Var(v) = e else {
             return None;
         };
         // One value is no case split (and would drop the variable).
-        let fixed = |n: i64| {
-            (2..=MAX_CASES)
-                .contains(&n)
-                .then_some(Range { n, bounded: true })
+        let within = |lo: i64, n: i64| {
+            (2..=MAX_CASES).contains(&n).then_some(Range {
+                lo,
+                n,
+                bounded: true,
+            })
         };
-        if let Some(&n) = self.top_ranges.get(v) {
-            return fixed(n);
+        let fixed = |n: i64| within(0, n);
+        if let Some(&(lo, n)) = self.top_ranges.get(v) {
+            return within(lo, n);
         }
         match v.kind {
             VarKind::ThreadIdx(d) => fixed(self.env.fixed(VarKind::BlockDim(d))?),
             VarKind::BlockIdx(d) => fixed(self.env.fixed(VarKind::GridDim(d))?),
             VarKind::Counter { .. } => {
                 let n = *self.counter_bounds.get(v)?;
-                (2..=MAX_CASES)
-                    .contains(&n)
-                    .then_some(Range { n, bounded: false })
+                (2..=MAX_CASES).contains(&n).then_some(Range {
+                    lo: 0,
+                    n,
+                    bounded: false,
+                })
             }
             _ => None,
         }
+    }
+
+    /// The values of `v >> c` (SMT's floor division by `2^c`), or of `v /
+    /// c` for a `v` that is never negative, where the query holds `v` in
+    /// few values (`(pitch >> 2) * row` with `pitch` in `0..16`): every
+    /// model has the quotient in the range the bounds of `v` give, so the
+    /// last case stands for the last value.
+    fn quotient_range(&self, e: &Expr) -> Option<Range> {
+        let (v, divisor) = match e {
+            Expr::Bin(BinOp::Shr, v, c) => {
+                (v, 1i64.checked_shl(u32::try_from(c.as_const()?).ok()?)?)
+            }
+            Expr::Bin(BinOp::Div, v, c) => (v, c.as_const().filter(|c| *c > 0)?),
+            _ => return None,
+        };
+        let Expr::Var(v) = &**v else {
+            return None;
+        };
+        let &(lo, n) = self.top_ranges.get(v)?;
+        let floor = matches!(e, Expr::Bin(BinOp::Shr, ..));
+        if !floor && lo < 0 {
+            // C's division truncates: below 0 it is no floor.
+            return None;
+        }
+        let (first, last) = (lo.div_euclid(divisor), (lo + n - 1).div_euclid(divisor));
+        let n = last - first + 1;
+        (2..=MAX_CASES).contains(&n).then_some(Range {
+            lo: first,
+            n,
+            bounded: true,
+        })
     }
 
     fn has_small_factor(&self, e: &Expr) -> bool {
@@ -207,12 +247,13 @@ impl Splitter<'_> {
                 .collect();
             let rest = self.product(others);
             let case = |k: i64| Expr::mul(Expr::Const(k), rest.clone());
+            let end = range.lo + range.n;
             let (mut acc, below) = if range.bounded {
-                (case(range.n - 1), range.n - 1)
+                (case(end - 1), end - 1)
             } else {
-                (Expr::mul(v.clone(), rest.clone()), range.n)
+                (Expr::mul(v.clone(), rest.clone()), end)
             };
-            for k in (0..below).rev() {
+            for k in (range.lo..below).rev() {
                 acc = Expr::ite(Expr::eq(v.clone(), Expr::Const(k)), case(k), acc);
             }
             return acc;
@@ -246,12 +287,18 @@ impl Splitter<'_> {
     }
 }
 
-/// The factors of a product tree.
+/// The factors of a product tree. A left shift by a constant is a product
+/// with its power of two (`(y << 1) * pitch` is `y * 2 * pitch`): the
+/// query's encoding in integer mode, the only mode of the split.
 fn factors(e: &Expr, out: &mut Vec<Expr>) {
     match e {
         Expr::Bin(BinOp::Mul, a, b) => {
             factors(a, out);
             factors(b, out);
+        }
+        Expr::Bin(BinOp::Shl, a, c) if c.as_const().is_some_and(|c| (0..63).contains(&c)) => {
+            factors(a, out);
+            out.push(Expr::Const(1i64 << c.as_const().unwrap_or(0)));
         }
         _ => out.push(e.clone()),
     }
@@ -272,7 +319,8 @@ fn signed_terms(e: &Expr, negated: bool, out: &mut Vec<(bool, Expr)>) {
     }
 }
 
-/// How many values (`0..SMALL_VALUES`) the small-values shortcut of a race
+/// How many values (`lo..lo + SMALL_VALUES`, from the least value the
+/// query allows, at least 0) the small-values shortcut of a race
 /// query gives each parameter or loop counter that multiplies another
 /// run-time value ([`small_values_restriction`]): one case each.
 pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
@@ -280,8 +328,11 @@ pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 /// A race query's shortcut to a witness where its products of run-time
 /// values (`(y + r) * w`, a row stride times a loop counter) or its
 /// divisions by them (`i / width`, `v / (frame + 1)`) stay nonlinear at
-/// the launch `env`: the query with every parameter and loop counter in
-/// such a product or divisor held in `0..SMALL_VALUES`, which makes each
+/// the launch `env`: the query with every loop counter in such a product
+/// or divisor, and every parameter the split still leaves in one, held in
+/// `SMALL_VALUES` values (from `0`, or from the least value the query's
+/// top-level bounds allow, `pitch >= 4096`; a parameter the query pins is
+/// no such factor), which makes each
 /// product a case split ([`split_small_factors`]) and the query linear. Z3's
 /// nonlinear core searches such queries for millions of resource units
 /// where the split answers in a fraction (the collision of two image rows
@@ -301,44 +352,65 @@ pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 /// that the split makes linear; as SMT's `div` by a run-time value the
 /// query would stay nonlinear whatever its bounds.
 pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeMap;
     let fold = |a: &Expr| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const));
     let folded: Vec<Expr> = assertions.iter().map(fold).collect();
+    // A parameter the query pins (`lb == 16`) is a constant, not a factor
+    // to hold small (`smt` folds it likewise before the split).
+    let folded = super::pinned::fold_pinned_parameters(&folded);
     if !folded.iter().any(Expr::is_nonlinear) {
         return None;
     }
-    let mut chosen: BTreeSet<Var> = BTreeSet::new();
-    let mut divisors: BTreeSet<Var> = BTreeSet::new();
-    let choose = |e: &Expr, chosen: &mut BTreeSet<Var>| {
-        e.for_each_var(&mut |v| {
-            if matches!(v.kind, VarKind::Param { .. } | VarKind::Counter { .. }) {
-                chosen.insert(v.clone());
-            }
-        });
-    };
-    for a in &folded {
-        a.any_node(&mut |e| {
-            match e {
-                Expr::Bin(BinOp::Mul, x, y) if x.as_const().is_none() && y.as_const().is_none() => {
-                    choose(x, &mut chosen);
-                    choose(y, &mut chosen);
-                }
-                Expr::Bin(BinOp::Div | BinOp::Rem, _, d) if d.as_const().is_none() => {
-                    choose(d, &mut chosen);
-                    if let Expr::Var(v) = &**d {
-                        divisors.insert(v.clone());
-                    }
-                }
-                _ => {}
-            }
-            false
-        });
+    // The loop counters of products and divisors first (held in
+    // `0..SMALL_VALUES`, a counter's split has no last case left as a
+    // product), then only the parameters of products the split still
+    // leaves nonlinear, and of divisors: a parameter whose every product
+    // has a factor of few values (`(by * 64 + ty * 16 + p) * pitch` at a
+    // fixed grid) is linear already, and holding it too would only
+    // multiply the cases and lose models.
+    let counter = |k: VarKind| matches!(k, VarKind::Counter { .. });
+    let param = |k: VarKind| matches!(k, VarKind::Param { .. });
+    let (mut chosen, _) = divisor_variables(&folded, counter);
+    chosen.extend(product_variables(&folded, counter));
+    let mut counters_held = folded.clone();
+    for v in &chosen {
+        let x = Expr::Var(v.clone());
+        counters_held.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
+        counters_held.push(Expr::bin(BinOp::Lt, x, Expr::Const(SMALL_VALUES)));
     }
+    let split = split_small_factors(&counters_held, env).unwrap_or(counters_held);
+    chosen.extend(product_variables(&split, param));
+    let (in_divisors, divisors) = divisor_variables(&folded, param);
+    chosen.extend(in_divisors);
     if chosen.is_empty() {
         return None;
     }
-    // Each chosen parameter typed to its small range (where the range its
-    // type allows meets it; else the bounds below leave the restriction
+    // Each value's window starts at the least value the query lets it take
+    // (`pitch >= 4096`: a row pitch of at least 4096 bytes), not below 0:
+    // a window under a stated bound has no model.
+    let mut parts = Vec::new();
+    for a in &folded {
+        conjuncts(a, &mut parts);
+    }
+    let lower = lower_bounds(&parts, &|e: &Expr| match e {
+        Expr::Var(v) => Some(v.clone()),
+        _ => None,
+    });
+    let window = |v: &Var| {
+        let least = match v.kind {
+            VarKind::Param { lo, .. } => lo,
+            _ => 0,
+        };
+        let least = if divisors.contains(v) {
+            least.max(1)
+        } else {
+            least
+        };
+        let start = lower.get(v).copied().unwrap_or(0).max(least).max(0);
+        (start, start.saturating_add(SMALL_VALUES))
+    };
+    // Each chosen parameter typed to its window (where the range its type
+    // allows meets it; else the bounds below leave the restriction
     // unsatisfiable, which it then is).
     let retyped: BTreeMap<Var, Var> = chosen
         .iter()
@@ -346,8 +418,8 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
             let VarKind::Param { lo, hi } = v.kind else {
                 return None;
             };
-            let least = if divisors.contains(v) { 1 } else { 0 };
-            let (lo, hi) = (lo.max(least), hi.min(SMALL_VALUES - 1));
+            let (start, end) = window(v);
+            let (lo, hi) = (lo.max(start), hi.min(end - 1));
             (lo <= hi).then(|| {
                 (
                     v.clone(),
@@ -365,26 +437,72 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
             .collect()
     };
     for v in chosen {
+        let (start, end) = window(&v);
         let x = Expr::Var(retyped.get(&v).cloned().unwrap_or(v));
-        restricted.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
-        restricted.push(Expr::bin(BinOp::Lt, x, Expr::Const(SMALL_VALUES)));
+        restricted.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(start)));
+        restricted.push(Expr::bin(BinOp::Lt, x, Expr::Const(end)));
     }
     Some(restricted)
 }
 
-/// The variables (parameters, counters, unknowns) a query holds in `0..n`
-/// by top-level assertions `v >= 0` and `v < n` (or conjunctions of them),
-/// with the least such `n`.
-fn top_level_ranges(assertions: &[Expr]) -> HashMap<Var, i64> {
-    fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-        match e {
-            Expr::Bin(BinOp::And, a, b) => {
-                conjuncts(a, out);
-                conjuncts(b, out);
+/// The variables of the kinds `wanted` accepts in a divisor (of `/` or
+/// `%`) that is not a constant anywhere in `query`, and those that are a
+/// whole divisor (`i / width`: `width`, which must then be at least 1).
+fn divisor_variables(
+    query: &[Expr],
+    wanted: impl Fn(VarKind) -> bool,
+) -> (BTreeSet<Var>, BTreeSet<Var>) {
+    let (mut within, mut whole) = (BTreeSet::new(), BTreeSet::new());
+    for a in query {
+        a.any_node(&mut |e| {
+            if let Expr::Bin(BinOp::Div | BinOp::Rem, _, d) = e {
+                if d.as_const().is_none() {
+                    d.for_each_var(&mut |v| {
+                        if wanted(v.kind) {
+                            within.insert(v.clone());
+                        }
+                    });
+                    if let Expr::Var(v) = &**d {
+                        if wanted(v.kind) {
+                            whole.insert(v.clone());
+                        }
+                    }
+                }
             }
-            _ => out.push(e),
-        }
+            false
+        });
     }
+    (within, whole)
+}
+
+/// The variables of the kinds `wanted` accepts in a factor of a product
+/// of two run-time values anywhere in `query`.
+fn product_variables(query: &[Expr], wanted: impl Fn(VarKind) -> bool) -> BTreeSet<Var> {
+    let mut out = BTreeSet::new();
+    for a in query {
+        a.any_node(&mut |e| {
+            if let Expr::Bin(BinOp::Mul, x, y) = e {
+                if x.as_const().is_none() && y.as_const().is_none() {
+                    for f in [x, y] {
+                        f.for_each_var(&mut |v| {
+                            if wanted(v.kind) {
+                                out.insert(v.clone());
+                            }
+                        });
+                    }
+                }
+            }
+            false
+        });
+    }
+    out
+}
+
+/// The variables (parameters, counters, unknowns) a query holds in
+/// `lo..lo + n` by top-level assertions `v >= lo` (or `v > lo - 1`) and
+/// `v < lo + n` (or `v <= lo + n - 1`), or conjunctions of them, with the
+/// greatest such `lo` and the least such end, as `(lo, n)`.
+fn top_level_ranges(assertions: &[Expr]) -> HashMap<Var, (i64, i64)> {
     let mut parts = Vec::new();
     for a in assertions {
         conjuncts(a, &mut parts);
@@ -393,33 +511,63 @@ fn top_level_ranges(assertions: &[Expr]) -> HashMap<Var, i64> {
         Expr::Var(v)
             if matches!(
                 v.kind,
-                VarKind::Param { .. } | VarKind::Counter { .. } | VarKind::Unknown { .. }
+                VarKind::Param { .. }
+                    | VarKind::Counter { .. }
+                    | VarKind::Unknown { .. }
+                    | VarKind::BlockIdx(_)
             ) =>
         {
             Some(v.clone())
         }
         _ => None,
     };
-    let mut non_negative = std::collections::HashSet::new();
-    let mut below: HashMap<Var, i64> = HashMap::new();
+    let lower = lower_bounds(&parts, &var);
+    let mut end: HashMap<Var, i64> = HashMap::new();
     for p in parts {
-        match p {
-            Expr::Bin(BinOp::Ge, x, c) if c.as_const() == Some(0) => {
-                if let Some(v) = var(x) {
-                    non_negative.insert(v);
-                }
-            }
-            Expr::Bin(BinOp::Lt, x, c) => {
-                if let (Some(v), Some(n)) = (var(x), c.as_const()) {
-                    let slot = below.entry(v).or_insert(n);
-                    *slot = (*slot).min(n);
-                }
-            }
-            _ => {}
+        let bound = match p {
+            Expr::Bin(BinOp::Lt, x, c) => var(x).zip(c.as_const()),
+            Expr::Bin(BinOp::Le, x, c) => var(x).zip(c.as_const().and_then(|c| c.checked_add(1))),
+            _ => None,
+        };
+        if let Some((v, n)) = bound {
+            let slot = end.entry(v).or_insert(n);
+            *slot = (*slot).min(n);
         }
     }
-    below.retain(|v, _| non_negative.contains(v));
-    below
+    end.into_iter()
+        .filter_map(|(v, end)| {
+            let lo = *lower.get(&v)?;
+            Some((v, (lo, end.checked_sub(lo)?)))
+        })
+        .collect()
+}
+
+/// The greatest constant lower bound (`v >= c`, `v > c`) the top-level
+/// conjuncts `parts` state for each variable `var` accepts.
+fn lower_bounds(parts: &[&Expr], var: &dyn Fn(&Expr) -> Option<Var>) -> HashMap<Var, i64> {
+    let mut out: HashMap<Var, i64> = HashMap::new();
+    for p in parts {
+        let bound = match p {
+            Expr::Bin(BinOp::Ge, x, c) => var(x).zip(c.as_const()),
+            Expr::Bin(BinOp::Gt, x, c) => var(x).zip(c.as_const().and_then(|c| c.checked_add(1))),
+            _ => None,
+        };
+        if let Some((v, lo)) = bound {
+            let slot = out.entry(v).or_insert(lo);
+            *slot = (*slot).max(lo);
+        }
+    }
+    out
+}
+
+fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::Bin(BinOp::And, a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        _ => out.push(e),
+    }
 }
 
 /// The least constant bound `i < c` (or `i <= c - 1`) the query compares

@@ -1010,6 +1010,8 @@ pub(crate) struct Counters {
 /// undefined behaviour: no execution divides by zero where it evaluates a
 /// division (SMT's `div` by 0 is any value, which the concrete model and
 /// the machine do not have). Divisions become digits (integer mode only).
+/// A parameter the query pins to one value (`lb == 16`) is folded like a
+/// fixed size (`pinned`; integer mode only).
 fn prepared_assertions(assertions: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
     prepared_assertions_by(assertions, env, always_positive)
 }
@@ -1024,10 +1026,13 @@ fn prepared_assertions_by(
     let mut prepared: Vec<Expr> = if env.bitvector {
         assertions.to_vec()
     } else {
-        assertions
+        let folded: Vec<Expr> = assertions
             .iter()
             .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
-            .collect()
+            .collect();
+        // Parameters the query pins (`lb == 16`) as constants too: a
+        // product through them is then one run-time product fewer.
+        super::pinned::fold_pinned_parameters(&folded)
     };
     let divisors = nonzero_divisors(&prepared);
     prepared.extend(divisors);

@@ -27,6 +27,12 @@ pub(super) const SMALL_LAUNCH_RLIMIT: u32 = 500_000;
 /// written then searched for millions.
 const SMALL_VALUES_RLIMIT: u32 = 400_000;
 
+/// Z3 resource units of each later launch of the small-values attempt
+/// ([`KernelContext::solve_small_values`]): the NV12 conversions' witness
+/// at two blocks along the untied grid dimensions took 15,000 units; a
+/// query with no small-valued race there spends all of them, twice.
+const LATER_LAUNCH_RLIMIT: u32 = 150_000;
+
 impl<'k> KernelContext<'k> {
     /// Solves a race query concrete launch first: with the launch sizes
     /// the kernel leaves symbolic fixed to a small launch (blocks of 64
@@ -75,34 +81,80 @@ impl<'k> KernelContext<'k> {
     }
 
     /// A model of `assertions` with the run-time values of its products and
-    /// divisors small, at the small launch (or the kernel's own when it
-    /// fixes every size), and that launch; `None` when there is no such
-    /// restriction, or it is not satisfiable within
-    /// [`SMALL_VALUES_RLIMIT`] units. Products of run-time values that stay
-    /// nonlinear at the small launch (`(y + r) * w`, `i / width`) become
-    /// linear (`small_factors::small_values_restriction`; only more
-    /// constraints, so its model is one of the query).
+    /// divisors small, and the launch it was solved at; `None` when there
+    /// is no such restriction, or no launch below has a model of it within
+    /// its allowance. Products of run-time values that stay nonlinear at a
+    /// launch (`(y + r) * w`, `i / width`) become linear with those values
+    /// small (`small_factors::small_values_restriction`; only more
+    /// constraints, so its model is one of the query). The launches, in
+    /// order:
+    /// - the small launch (or the kernel's own when it fixes every size),
+    ///   with [`SMALL_VALUES_RLIMIT`] units;
+    /// - the kernel's launch with only the grid dimensions whose size the
+    ///   launch ties to parameters (`gridDim.y == (nHeight / 2 - 1) / 10 +
+    ///   1`) free and the others at two blocks: two blocks along a tied
+    ///   dimension hold its parameters above the small values, while a free
+    ///   dimension that is not tied leaves its block index in products no
+    ///   split makes linear (`(blockIdx.z + 2 * i) * batchStride`);
+    /// - the kernel's own launch (where the small launch has no such race:
+    ///   a row pitch of at least 4096 bytes, which two blocks of 64 columns
+    ///   never span; its grid is free, and the products through the
+    ///   symbolic block index, `blockIdx.y * pitch`, are linear with the
+    ///   pitch held in 16 values);
+    ///
+    /// each of the last two with [`LATER_LAUNCH_RLIMIT`] units.
     pub(super) fn solve_small_values(
         &mut self,
         assertions: &[Expr],
         config: SolverConfig,
     ) -> Option<(Vec<(String, i64)>, LaunchEnv)> {
-        let launch = small_launch(&self.env).unwrap_or_else(|| self.env.clone());
-        if self.env.bitvector || smt::switched_to_bitvectors(assertions, &launch) {
+        if self.env.bitvector {
             return None;
         }
-        let restricted = super::small_factors::small_values_restriction(assertions, &launch)?;
-        let cheap = SolverConfig {
-            rlimit: match config.rlimit {
-                0 => SMALL_VALUES_RLIMIT,
-                r => r.min(SMALL_VALUES_RLIMIT),
-            },
-            ..config
-        };
-        match smt::solve_linear_split(&restricted, &launch, cheap, self.cache, &mut self.counters) {
-            QueryOutcome::Sat(values) => Some((values, launch)),
-            _ => None,
+        let small = small_launch(&self.env);
+        let mut launches = vec![(small.clone().unwrap_or_else(|| self.env.clone()), vec![])];
+        if small.is_some() {
+            let two_blocks = two_blocks_along_untied(assertions, &self.env);
+            if !two_blocks.is_empty() {
+                launches.push((self.env.clone(), two_blocks));
+            }
+            launches.push((self.env.clone(), vec![]));
         }
+        for (i, (launch, extra)) in launches.into_iter().enumerate() {
+            if smt::switched_to_bitvectors(assertions, &launch) {
+                break;
+            }
+            let with_extra;
+            let query = if extra.is_empty() {
+                assertions
+            } else {
+                with_extra = [assertions, &extra[..]].concat();
+                &with_extra[..]
+            };
+            let Some(restricted) = super::small_factors::small_values_restriction(query, &launch)
+            else {
+                continue;
+            };
+            let allowance = if i == 0 {
+                SMALL_VALUES_RLIMIT
+            } else {
+                LATER_LAUNCH_RLIMIT
+            };
+            let cheap = SolverConfig {
+                rlimit: match config.rlimit {
+                    0 => allowance,
+                    r => r.min(allowance),
+                },
+                ..config
+            };
+            // An unsat or undecided launch says nothing of the others.
+            if let QueryOutcome::Sat(values) =
+                smt::solve_linear_split(&restricted, &launch, cheap, self.cache, &mut self.counters)
+            {
+                return Some((values, launch));
+            }
+        }
+        None
     }
 
     /// A model of a race query solved at `launch` (the small launch, or
@@ -288,6 +340,62 @@ pub(super) fn small_launch(env: &LaunchEnv) -> Option<LaunchEnv> {
         grid_dim: Some(grid),
         ..env.clone()
     })
+}
+
+/// For the grid dimensions the launch `env` leaves free and does not tie
+/// to a parameter (no `gridDim.d == f(param)` in `query`), when some other
+/// free one is so tied: `gridDim.d == 2` and each block index along it in
+/// `0..2` (stated on the index itself, so that the small-factor split sees
+/// its two values). Empty when there is no such mix.
+fn two_blocks_along_untied(query: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
+    let mut tied = [false; 3];
+    let mut block_indices: Vec<Var> = Vec::new();
+    for a in query {
+        a.any_node(&mut |e| {
+            match e {
+                Expr::Bin(BinOp::Eq, x, y) => {
+                    for (g, other) in [(x, y), (y, x)] {
+                        if let Expr::Var(Var {
+                            kind: VarKind::GridDim(d),
+                            ..
+                        }) = &**g
+                        {
+                            if other.mentions(&mut |v| matches!(v.kind, VarKind::Param { .. })) {
+                                tied[*d as usize] = true;
+                            }
+                        }
+                    }
+                }
+                Expr::Var(v)
+                    if matches!(v.kind, VarKind::BlockIdx(_)) && !block_indices.contains(v) =>
+                {
+                    block_indices.push(v.clone());
+                }
+                _ => {}
+            }
+            false
+        });
+    }
+    let free = |d: u8| env.fixed(VarKind::GridDim(d)).is_none();
+    if !(0..3u8).any(|d| free(d) && tied[d as usize]) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for d in (0..3u8).filter(|d| free(*d) && !tied[*d as usize]) {
+        out.push(Expr::eq(
+            Expr::Var(super::smt::grid_dim_var(d)),
+            Expr::Const(2),
+        ));
+        for b in block_indices
+            .iter()
+            .filter(|b| b.kind == VarKind::BlockIdx(d))
+        {
+            let x = Expr::Var(b.clone());
+            out.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
+            out.push(Expr::bin(BinOp::Lt, x, Expr::Const(2)));
+        }
+    }
+    out
 }
 
 /// A constraint that excludes the thread identities of one model.
