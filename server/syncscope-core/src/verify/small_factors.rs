@@ -329,10 +329,9 @@ pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 /// values (`(y + r) * w`, a row stride times a loop counter) or its
 /// divisions by them (`i / width`, `v / (frame + 1)`) stay nonlinear at
 /// the launch `env`: the query with every loop counter in such a product
-/// or divisor, and every parameter the split still leaves in one, held in
-/// `SMALL_VALUES` values (from `0`, or from the least value the query's
-/// top-level bounds allow, `pitch >= 4096`; a parameter the query pins is
-/// no such factor), which makes each
+/// or divisor, and every parameter in one, held in `SMALL_VALUES` values
+/// from 0 (a divisor's from 1; a parameter the query pins is no such
+/// factor), which makes each
 /// product a case split ([`split_small_factors`]) and the query linear. Z3's
 /// nonlinear core searches such queries for millions of resource units
 /// where the split answers in a fraction (the collision of two image rows
@@ -361,41 +360,23 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
     if !folded.iter().any(Expr::is_nonlinear) {
         return None;
     }
-    // The loop counters of products and divisors first (held in
-    // `0..SMALL_VALUES`, a counter's split has no last case left as a
-    // product), then only the parameters of products the split still
-    // leaves nonlinear, and of divisors: a parameter whose every product
-    // has a factor of few values (`(by * 64 + ty * 16 + p) * pitch` at a
-    // fixed grid) is linear already, and holding it too would only
-    // multiply the cases and lose models.
+    // The loop counters and parameters of products and divisors.
     let counter = |k: VarKind| matches!(k, VarKind::Counter { .. });
     let param = |k: VarKind| matches!(k, VarKind::Param { .. });
     let (mut chosen, _) = divisor_variables(&folded, counter);
     chosen.extend(product_variables(&folded, counter));
-    let mut counters_held = folded.clone();
-    for v in &chosen {
-        let x = Expr::Var(v.clone());
-        counters_held.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(0)));
-        counters_held.push(Expr::bin(BinOp::Lt, x, Expr::Const(SMALL_VALUES)));
-    }
-    let split = split_small_factors(&counters_held, env).unwrap_or(counters_held);
-    chosen.extend(product_variables(&split, param));
+    chosen.extend(product_variables(&folded, param));
     let (in_divisors, divisors) = divisor_variables(&folded, param);
     chosen.extend(in_divisors);
     if chosen.is_empty() {
         return None;
     }
-    // Each value's window starts at the least value the query lets it take
-    // (`pitch >= 4096`: a row pitch of at least 4096 bytes), not below 0:
-    // a window under a stated bound has no model.
-    let mut parts = Vec::new();
-    for a in &folded {
-        conjuncts(a, &mut parts);
-    }
-    let lower = lower_bounds(&parts, &|e: &Expr| match e {
-        Expr::Var(v) => Some(v.clone()),
-        _ => None,
-    });
+    // Each value's window starts at 0 (a divisor's at 1, a parameter's at
+    // the least its type allows). Starting at the least value the query's
+    // own bounds allow (`pitch >= 4096`) made the restricted queries of
+    // NVIDIA's Mandelbrot kernels run out of their allowance; a query whose
+    // bounds exclude the window finds its model at the kernel's own launch
+    // instead (`witness.rs::solve_small_values`).
     let window = |v: &Var| {
         let least = match v.kind {
             VarKind::Param { lo, .. } => lo,
@@ -406,7 +387,7 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
         } else {
             least
         };
-        let start = lower.get(v).copied().unwrap_or(0).max(least).max(0);
+        let start = least.max(0);
         (start, start.saturating_add(SMALL_VALUES))
     };
     // Each chosen parameter typed to its window (where the range its type
