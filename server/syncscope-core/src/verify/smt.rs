@@ -1010,18 +1010,23 @@ pub(crate) struct Counters {
 /// undefined behaviour: no execution divides by zero where it evaluates a
 /// division (SMT's `div` by 0 is any value, which the concrete model and
 /// the machine do not have). Divisions become digits (integer mode only).
-/// A parameter the query pins to one value (`lb == 16`) is folded like a
-/// fixed size (`pinned`; integer mode only).
 fn prepared_assertions(assertions: &[Expr], env: &LaunchEnv) -> Vec<Expr> {
-    prepared_assertions_by(assertions, env, always_positive)
+    prepared_assertions_by(assertions, env, always_positive, false)
 }
 
 /// [`prepared_assertions`] with the divisions by a `d` that `positive`
-/// says is positive as digits.
+/// says is positive as digits, and with `pins`, a parameter the query pins
+/// to one value (`lb == 16`) folded like a fixed size (`pinned`; integer
+/// mode only): for the forms that are split, where a product through it
+/// is then one run-time product fewer. The query as written keeps its
+/// pins: folded there, the barrier-independence pre-check of a GEMM with
+/// pinned sizes ran out of its 5M units where as written it took
+/// milliseconds.
 fn prepared_assertions_by(
     assertions: &[Expr],
     env: &LaunchEnv,
     positive: fn(&Expr) -> bool,
+    pins: bool,
 ) -> Vec<Expr> {
     let mut prepared: Vec<Expr> = if env.bitvector {
         assertions.to_vec()
@@ -1030,9 +1035,11 @@ fn prepared_assertions_by(
             .iter()
             .map(|a| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const)))
             .collect();
-        // Parameters the query pins (`lb == 16`) as constants too: a
-        // product through them is then one run-time product fewer.
-        super::pinned::fold_pinned_parameters(&folded)
+        if pins {
+            super::pinned::fold_pinned_parameters(&folded)
+        } else {
+            folded
+        }
     };
     let divisors = nonzero_divisors(&prepared);
     prepared.extend(divisors);
@@ -1105,7 +1112,10 @@ pub(crate) fn solve(
     // lemmas still come from the products: split, `(b * 32 + t * 8) * S`
     // is no longer a sum with the radix `S`.
     let split = (!env.bitvector)
-        .then(|| super::small_factors::split_small_factors(assertions, env))
+        .then(|| {
+            let pinned = super::pinned::fold_pinned_parameters(assertions);
+            super::small_factors::split_small_factors(&pinned, env)
+        })
         .flatten();
     let mut q = build_query(assertions, env);
     let mut q_split = split
@@ -1293,7 +1303,7 @@ pub(crate) fn solve_linear_split(
     // by a sum its types keep positive (`frame + 1` of a parameter the
     // caller's restriction typed `0..16`) as digits too: exact, and the
     // split makes the digits' products linear.
-    let prepared = prepared_assertions_by(assertions, env, positive_by_types);
+    let prepared = prepared_assertions_by(assertions, env, positive_by_types, true);
     let Some(split) = super::small_factors::split_small_factors_up_to(
         &prepared,
         env,
