@@ -23,7 +23,7 @@ mod loop_relation;
 mod ordered_writes;
 mod unsigned_quotient;
 
-pub(crate) use isolated_facts::without_isolated_host_facts;
+pub(crate) use isolated_facts::{identifiers, without_isolated_host_facts};
 
 use super::{
     driver_launches, driver_pairing, graph_nodes, host_data, host_helpers, kernel_uses,

@@ -1754,6 +1754,20 @@ mod tests {
     use crate::cache::MemoryCache;
     use crate::project::Overlay;
 
+    /// An empty folder of its own for a test's project files (named by
+    /// the process and thread, so parallel tests never share one), in the
+    /// form the analysis normalises paths to.
+    fn fresh_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "{name}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        compile_commands::normalize(&dir)
+    }
+
     const KERNEL: &str = "__global__ void scale(float *a, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) a[i] *= 2.0f;\n}\n";
     const HOST: &str = "#include \"sizes.h\"\nvoid run(float *a, int n) {\n    scale<<<n / BLOCK, BLOCK>>>(a, n);\n}\n";
 
@@ -1855,14 +1869,7 @@ mod tests {
 
     #[test]
     fn the_site_index_reparses_exactly_the_files_whose_launch_sites_may_have_changed() {
-        let dir = std::env::temp_dir().join(format!(
-            "syncscope-site-index-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = compile_commands::normalize(&dir);
+        let dir = fresh_dir("syncscope-site-index");
         std::fs::write(dir.join("kern.cu"), KERNEL).unwrap();
         std::fs::write(dir.join("host.cu"), HOST).unwrap();
         std::fs::write(dir.join("sizes.h"), "#define BLOCK 128\n").unwrap();
@@ -1915,14 +1922,7 @@ mod tests {
     /// checked under its launches.
     #[test]
     fn a_header_included_by_three_units_is_parsed_once() {
-        let dir = std::env::temp_dir().join(format!(
-            "syncscope-shared-header-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = compile_commands::normalize(&dir);
+        let dir = fresh_dir("syncscope-shared-header");
         std::fs::write(
             dir.join("shared_once.h"),
             "#pragma once\n#define TILE_SHARED_ONCE 64\n\
@@ -2020,14 +2020,7 @@ mod tests {
     /// launch's description).
     #[test]
     fn launches_differing_only_in_a_host_switch_the_kernel_never_sees_share_their_queries() {
-        let dir = std::env::temp_dir().join(format!(
-            "syncscope-isolated-facts-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = compile_commands::normalize(&dir);
+        let dir = fresh_dir("syncscope-isolated-facts");
         let text = "template <typename T>\n__global__ void scale(T *out, const T *in, int width) {\n    __shared__ T tile[64];\n    int t = threadIdx.x;\n    int row = blockIdx.x * width;\n    tile[t] = in[row + t];\n    __syncthreads();\n    out[row + t] = tile[63 - t] * (T)2;\n}\nvoid run(float *f, const float *g, double *d, const double *e, int mode, int width) {\n    if (width < 64) return;\n    switch (mode) {\n    case 0: scale<float><<<16, 64>>>(f, g, width); break;\n    case 2: scale<double><<<16, 64>>>(d, e, width); break;\n    }\n}\n";
         let file = dir.join("switch.cu");
         std::fs::write(&file, text).unwrap();
@@ -2063,14 +2056,7 @@ mod tests {
     /// file analysed after a header (its edits in the file's positions).
     #[test]
     fn fixes_on_request_are_the_analysis_fixes_under_its_launches() {
-        let dir = std::env::temp_dir().join(format!(
-            "syncscope-fix-basis-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dir = compile_commands::normalize(&dir);
+        let dir = fresh_dir("syncscope-fix-basis");
         let kernel = "#include \"mirror.h\"\n__global__ void mirror(float *row, int width) {\n    __shared__ float s[256];\n    int t = threadIdx.x;\n    if (t < width) {\n        s[t] = row[t];\n        row[t] = s[mirrored(t, width)];\n    }\n}\n";
         std::fs::write(
             dir.join("mirror.h"),

@@ -533,12 +533,7 @@ fn paired_launches(xs: &[Launch], ys: &[Launch]) -> Option<Vec<Launch>> {
 /// is a host value (`symbols::HOST_VALUE_PREFIX`, a host variable the
 /// kernel is not passed) that no other fact relates to the launch.
 fn path_only_facts(facts: &[String]) -> Vec<String> {
-    let names = |f: &str| -> Vec<String> {
-        f.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
-            .map(str::to_string)
-            .collect()
-    };
+    let names = crate::analysis::launch::identifiers;
     let host = |n: &str| n.starts_with(crate::symbols::HOST_VALUE_PREFIX);
     let launch_names: Vec<String> = facts
         .iter()

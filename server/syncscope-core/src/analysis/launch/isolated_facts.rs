@@ -35,8 +35,9 @@ pub(crate) fn without_isolated_host_facts(requires: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The C identifiers `fact` names.
-fn identifiers(fact: &str) -> Vec<String> {
+/// The C identifiers `fact` names (`blockDim.x`: `blockDim` and `x`),
+/// each once.
+pub(crate) fn identifiers(fact: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     let mut in_number = false;
