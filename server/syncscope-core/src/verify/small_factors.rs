@@ -360,14 +360,15 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
     if !folded.iter().any(Expr::is_nonlinear) {
         return None;
     }
-    // The loop counters and parameters of products and divisors.
-    let counter = |k: VarKind| matches!(k, VarKind::Counter { .. });
-    let param = |k: VarKind| matches!(k, VarKind::Param { .. });
-    let (mut chosen, _) = divisor_variables(&folded, counter);
-    chosen.extend(product_variables(&folded, counter));
-    chosen.extend(product_variables(&folded, param));
-    let (in_divisors, divisors) = divisor_variables(&folded, param);
-    chosen.extend(in_divisors);
+    // The loop counters and parameters of products and divisors; a
+    // parameter that is a whole divisor starts at 1.
+    let held = |k: VarKind| matches!(k, VarKind::Counter { .. } | VarKind::Param { .. });
+    let (mut chosen, whole_divisors) = divisor_variables(&folded, held);
+    chosen.extend(product_variables(&folded, held));
+    let divisors: BTreeSet<&Var> = whole_divisors
+        .iter()
+        .filter(|v| matches!(v.kind, VarKind::Param { .. }))
+        .collect();
     if chosen.is_empty() {
         return None;
     }
