@@ -21,13 +21,26 @@ use syncscope_core::{FileReport, FindingKind, KernelStatus, MemoryCache, Options
 use syncscope_lsp::document::{Document, Encoding};
 use tower_lsp_server::lsp_types::{Position, Range, Uri};
 
-/// Options of every fuzz analysis: short solver timeouts keep runs fast.
+/// Options of every fuzz analysis: a small budget keeps runs fast. The
+/// budget is Z3 resource units, as in the product, so that the incremental
+/// and the fresh analysis of one text reach the same verdicts: a wall-clock
+/// limit strikes one of them and not the other on a loaded machine, and a
+/// redundancy query cut short leaves its barrier unreported without an
+/// `unknown` (the edits target saw that as differing diagnostics). The
+/// wall-clock nets stay far beyond what the units take.
 pub fn fuzz_options() -> Options {
     Options {
-        timeout_ms: 500,
+        rlimit: FUZZ_RLIMIT,
+        timeout_ms: 20_000,
+        kernel_budget_ms: 20_000,
         ..Options::default()
     }
 }
+
+/// Z3 resource units per query and per kernel in the fuzz analyses (a few
+/// hundred milliseconds of solving on most kernels, a few seconds on the
+/// nonlinear ones, whose units cost more time).
+const FUZZ_RLIMIT: u32 = 500_000;
 
 /// Runs `f` on a thread with a large stack, like the analysis threads of the
 /// product (the fuzzer's own thread may be smaller); panics propagate.
