@@ -479,7 +479,15 @@ pub fn analyze(
         for site in &mut verified.launch_sites {
             site.requires = launch::without_isolated_host_facts(&site.requires);
         }
-        let r = super::analyze_file(&unit.text, unit_tree, &verified, cache, cancel, progress);
+        let r = super::analyze_unit(
+            &unit.text,
+            unit_tree,
+            unit.prefix_len,
+            &verified,
+            cache,
+            cancel,
+            progress,
+        );
         if !fix_passes.contains(&o) {
             fix_passes.push(o.clone());
         }
@@ -2048,6 +2056,45 @@ mod tests {
         assert_eq!(k.queries_reused * 2, k.queries, "{k:#?}");
         let described = k.launch.as_deref().unwrap_or_default();
         assert!(described.contains("mode"), "{described}");
+    }
+
+    /// A kernel defined in an included header is verified by the header's
+    /// own analysis, not again by every file that includes it: the file's
+    /// analysis reports and verifies its own kernels only, and the
+    /// header's reports the header's kernel (racy here).
+    #[test]
+    fn kernels_of_included_headers_are_left_to_the_headers_analysis() {
+        let dir = fresh_dir("syncscope-header-kernels");
+        let header = "#pragma once\n__global__ void shifted(float *a) {\n    __shared__ float s[64];\n    s[threadIdx.x] = a[threadIdx.x];\n    a[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n";
+        let file = "#include \"shifted.cuh\"\n__global__ void own(float *a) {\n    a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;\n}\n";
+        std::fs::write(dir.join("shifted.cuh"), header).unwrap();
+        std::fs::write(dir.join("own.cu"), file).unwrap();
+        let run = |name: &str, text: &str| {
+            analyze(
+                &dir.join(name),
+                text,
+                None,
+                &Options::default(),
+                &SearchPaths::default(),
+                &crate::project::Disk,
+                &MemoryCache::default(),
+                None,
+                None,
+            )
+            .report
+        };
+        let own = run("own.cu", file);
+        let names: Vec<&str> = own.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["own"], "{:#?}", own.findings);
+        assert_eq!(own.stats.kernels_analysed, 1, "{:#?}", own.stats);
+        assert_eq!(own.kernels[0].status, KernelStatus::Verified);
+        let in_header = run("shifted.cuh", header);
+        let k = in_header
+            .kernels
+            .iter()
+            .find(|k| k.name == "shifted")
+            .expect("the header's kernel");
+        assert_eq!(k.status, KernelStatus::Racy, "{:#?}", in_header.findings);
     }
 
     /// The quick-fixes computed on request from an analysis's `FixBasis`
