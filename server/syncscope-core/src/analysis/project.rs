@@ -1523,31 +1523,19 @@ fn rank(s: KernelStatus) -> u8 {
     }
 }
 
-/// Moves the unit's report to the analysed file: kernels defined in headers
-/// are left to those headers' own analysis; findings in a header's code are
-/// shown at the `#include` that brought it in, naming the header's line.
+/// Moves the unit's report (the file's own kernels, see `analyze_unit`) to
+/// the analysed file: findings in a header's code are shown at the
+/// `#include` that brought it in, naming the header's line.
 fn to_file(mut r: FileReport, unit: &unit::Unit, dir: &Path) -> FileReport {
     let in_header = |s: &Span| (s.start.offset as usize) < unit.prefix_len;
-    let header_kernels: Vec<String> = r
-        .kernels
-        .iter()
-        .filter(|k| in_header(&k.span))
-        .map(|k| k.name.clone())
-        .collect();
-    r.kernels.retain(|k| !in_header(&k.span));
+    // The report has the file's own kernels only (`analyze_unit` leaves
+    // the headers' kernels to the headers' own analyses).
     for k in &mut r.kernels {
         unit.to_file(&mut k.span);
     }
     let mut header_syntax: Vec<(PathBuf, u32, usize)> = Vec::new();
     let mut out = Vec::new();
     for mut f in r.findings {
-        if f.kernel
-            .as_ref()
-            .is_some_and(|k| header_kernels.contains(k))
-            && in_header(&f.span)
-        {
-            continue;
-        }
         if f.kind == FindingKind::SyntaxError && in_header(&f.span) {
             // The header's own analysis reports them; here, one note each.
             if let Some(p) = unit.part_at(f.span.start.offset as usize) {
