@@ -35,7 +35,6 @@ pub(crate) fn verify_kernel(
     cache: &dyn QueryCache,
     cancel: Option<&AtomicBool>,
 ) -> KernelOutcome {
-    super::smt::reset_warm_solver();
     let start = Instant::now();
     let k = kernel;
     // The model's own notes come before any query: a part it cannot

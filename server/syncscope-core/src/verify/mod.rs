@@ -102,18 +102,9 @@ pub(crate) fn verify_one(
 ) -> Outcome {
     let start = std::time::Instant::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // Each kernel in a Z3 context of its own: what the solver decides
-        // within a resource limit depends on the terms its context made
-        // before (their order and numbering), and which kernels a worker
-        // verified before this one depends on the scheduling of the run.
-        // In a fresh context a kernel's answers depend on its own queries
-        // only: same input, same verdict, in any run and after any edit.
-        let outcome = z3::with_z3_config(&z3::Config::new(), || {
-            engine::verify_kernel(kernel, options, cache, cancel)
-        });
-        // The warm solver belongs to the context just dropped.
-        smt::reset_warm_solver();
-        outcome
+        // Each kernel in a Z3 context of its own (same input, same verdict
+        // whatever the worker verified before).
+        smt::verifying_one_kernel(|| engine::verify_kernel(kernel, options, cache, cancel))
     }));
     match result {
         Ok(outcome) => {

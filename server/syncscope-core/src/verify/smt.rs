@@ -1561,6 +1561,10 @@ const BLASTED_SMALL_MODEL_RLIMIT: u32 = 250_000;
 const SMALL: &str = "|small!|";
 
 fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
+    in_kernel_context(|| run_z3_in_kernel_context(q, env, config))
+}
+
+fn run_z3_in_kernel_context(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
     if env.bitvector && config.witness {
         // A bit-vector query is solved on a fresh non-incremental solver
         // (see `run_z3_here`): in a fresh context, its model is already
@@ -1971,15 +1975,55 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-/// Drops this thread's warm solver, so that the next query starts a fresh
-/// one. Called as each kernel's verification starts: what the incremental
-/// core decides within a limit depends on the queries it answered before
-/// (one query's cost was seen to vary 5 to 20 times with them), and which
-/// kernels a worker thread verified before depends on the scheduling of a
-/// parallel run. Fresh per kernel, a kernel's answers depend on its own
-/// queries only: same input, same verdict.
-pub(crate) fn reset_warm_solver() {
-    WARM.with(|w| *w.borrow_mut() = None);
+thread_local! {
+    /// The Z3 context of the kernel this thread verifies, made at the
+    /// kernel's first query that reaches Z3 (see [`verifying_one_kernel`]).
+    static KERNEL_CONTEXT: std::cell::RefCell<Option<z3::Context>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `verify`, one kernel's verification, so that the kernel's queries
+/// are solved in a Z3 context of its own. What the solver decides within a
+/// resource limit depends on the terms its context made before (their order
+/// and numbering) and on the queries the warm solver answered before, and
+/// which kernels a worker thread verified before depends on the scheduling
+/// of a parallel run. In a fresh context, with a fresh warm solver, a
+/// kernel's answers depend on its own queries only: same input, same
+/// verdict, in any run and after any edit.
+///
+/// The context is made when the first query reaches Z3, not before: making
+/// and dropping one costs about 10 ms (mostly the kernel's page faults), and
+/// most kernels of a file with many kernels are decided without Z3 (exact
+/// rules, cached answers). A file of 2,000 small kernels took 4 times as
+/// long with a context made for every kernel.
+pub(crate) fn verifying_one_kernel<R>(verify: impl FnOnce() -> R) -> R {
+    let forget = || {
+        // The warm solver belongs to the kernel's context: both go.
+        WARM.with(|w| *w.borrow_mut() = None);
+        KERNEL_CONTEXT.with(|c| *c.borrow_mut() = None);
+    };
+    forget();
+    let result = verify();
+    forget();
+    result
+}
+
+/// Runs `f` in the context of the kernel being verified (made now if this
+/// is its first query to reach Z3).
+fn in_kernel_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    let context = KERNEL_CONTEXT
+        .with(|c| c.borrow().clone())
+        .unwrap_or_else(|| {
+            // `with_z3_config` is the crate's one way to make a context; the
+            // clone kept here outlives the call.
+            z3::with_z3_config(&z3::Config::new(), || {
+                KERNEL_CONTEXT.with(|c| *c.borrow_mut() = Some(z3::Context::thread_local()));
+            });
+            KERNEL_CONTEXT
+                .with(|c| c.borrow().clone())
+                .expect("the kernel's context was just made")
+        });
+    z3::with_z3_context(&context, f)
 }
 
 /// A warm solver taken out of [`WARM`] for one query, inside a scope of its
