@@ -695,6 +695,12 @@ pub struct KernelReport {
     /// not understood. The kernel is then checked for a launch of any size
     /// with any arguments, and a witness may use one the host never makes.
     pub launch_note: Option<String>,
+    /// The launch dimensions the kernel was checked with as 1 because it
+    /// never reads them (`blockDim.y`, `gridDim.z`, ...) and no launch
+    /// fixed them: a 1-D kernel is checked for 1-D launches. Said in the
+    /// launch note, since "any size" is not quite any size then.
+    #[serde(skip)]
+    pub dims_taken_as_one: Vec<&'static str>,
 }
 
 /// Counters of an analysis run; the server exposes them for tests and logs.

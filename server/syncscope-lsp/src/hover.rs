@@ -126,6 +126,7 @@ mod launch_tests {
             queries_reused: 0,
             launch: Some("block (16,16,1), grid symbolic (launch at host.cu:21)".into()),
             launch_note: None,
+            dims_taken_as_one: Vec::new(),
         };
         let md = kernel_markdown(&k, &[], &Options::default());
         assert!(
@@ -206,6 +207,7 @@ mod tests {
             queries_reused: 2,
             launch: None,
             launch_note: None,
+            dims_taken_as_one: Vec::new(),
         };
         let md = kernel_markdown(&k, &[], &Options::default());
         assert_eq!(

@@ -507,6 +507,7 @@ mod tests {
             queries_reused: 0,
             launch: None,
             launch_note: None,
+            dims_taken_as_one: Vec::new(),
         }
     }
 

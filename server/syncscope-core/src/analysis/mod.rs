@@ -205,6 +205,7 @@ fn analyze_file_here(
                 queries_reused: 0,
                 launch: None,
                 launch_note: None,
+                dims_taken_as_one: Vec::new(),
             });
             continue;
         }

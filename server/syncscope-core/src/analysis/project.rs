@@ -612,6 +612,24 @@ fn not_understood_notes(
     out
 }
 
+/// What "a launch of any size" leaves out: the dimensions the kernel never
+/// reads are checked as 1 (a 1-D kernel launched with 2-D blocks has
+/// threads that differ only in `threadIdx.y`, which it cannot tell apart).
+fn one_dimensional(dims: &[&str]) -> String {
+    let (names, verb, them) = match dims {
+        [] => return String::new(),
+        [one] => (one.to_string(), "is", "a dimension"),
+        [init @ .., last] => (
+            format!("{} and {last}", init.join(", ")),
+            "are",
+            "dimensions",
+        ),
+    };
+    format!(
+        ", except that {names} {verb} 1 ({them} the kernel never reads; --block-dim/--grid-dim give others)"
+    )
+}
+
 /// Files named in a "no launch site found" note before the rest are counted.
 const SEARCHED_NAMED: usize = 4;
 
@@ -652,7 +670,7 @@ fn note_unknown_launches(report: &mut FileReport, options: &Options, found: &Lau
                 None => continue,
             },
         };
-        k.launch_note = Some(note);
+        k.launch_note = Some(note + &one_dimensional(&k.dims_taken_as_one));
     }
     for f in &mut report.findings {
         if !matches!(
@@ -2083,6 +2101,44 @@ mod tests {
             .find(|k| k.name == "shifted")
             .expect("the header's kernel");
         assert_eq!(k.status, KernelStatus::Racy, "{:#?}", in_header.findings);
+    }
+
+    /// A kernel no launch bounds is checked for a launch of any size, except
+    /// in the dimensions it never reads, which are 1; its launch note says
+    /// which (a 1-D reduction launched with 16 x 16 blocks races between
+    /// threads that differ only in `threadIdx.y`, and racecheck saw it).
+    #[test]
+    fn the_launch_note_names_the_dimensions_taken_as_one() {
+        let dir = fresh_dir("syncscope-one-dimensional");
+        let file = "__global__ void flat(float *a) {\n    __shared__ float s[1024];\n    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n    s[threadIdx.x] = a[i];\n    __syncthreads();\n    a[i] = s[0];\n}\n__global__ void tiled(float *a) {\n    a[(blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x] = 0.0f;\n}\n";
+        std::fs::write(dir.join("k.cu"), file).unwrap();
+        let report = analyze(
+            &dir.join("k.cu"),
+            file,
+            None,
+            &Options::default(),
+            &SearchPaths::default(),
+            &crate::project::Disk,
+            &MemoryCache::default(),
+            None,
+            None,
+        )
+        .report;
+        let note = |name: &str| {
+            let k = report.kernels.iter().find(|k| k.name == name).expect(name);
+            assert_eq!(k.status, KernelStatus::Verified, "{:#?}", report.findings);
+            k.launch_note.clone().unwrap_or_default()
+        };
+        assert!(
+            note("flat").ends_with("checked for a launch of any size with any arguments, except that blockDim.y, blockDim.z, gridDim.y and gridDim.z are 1 (dimensions the kernel never reads; --block-dim/--grid-dim give others)"),
+            "{}",
+            note("flat")
+        );
+        assert!(
+            note("tiled").ends_with("checked for a launch of any size with any arguments, except that blockDim.z and gridDim.z are 1 (dimensions the kernel never reads; --block-dim/--grid-dim give others)"),
+            "{}",
+            note("tiled")
+        );
     }
 
     /// The quick-fixes computed on request from an analysis's `FixBasis`

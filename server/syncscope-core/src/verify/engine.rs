@@ -126,6 +126,7 @@ pub(crate) fn verify_kernel(
         queries_reused: cx.counters.reused as u32,
         launch: None,
         launch_note: None,
+        dims_taken_as_one: cx.env.dims_taken_as_one(),
     };
     // Profiling aid, beside `smt::log_query`'s line per query: the
     // kernel's whole cost in the units its budget counts.

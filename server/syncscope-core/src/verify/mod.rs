@@ -145,6 +145,7 @@ pub(crate) fn verify_one(
                 queries_reused: 0,
                 launch: None,
                 launch_note: None,
+                dims_taken_as_one: Vec::new(),
             };
             (vec![f], report, Vec::new(), Stats::default())
         }

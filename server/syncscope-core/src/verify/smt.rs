@@ -26,6 +26,25 @@ pub(crate) struct LaunchEnv {
 }
 
 impl LaunchEnv {
+    /// The launch dimensions fixed at 1 only because the kernel never
+    /// reads them (no launch or option fixed them), by name.
+    pub(crate) fn dims_taken_as_one(&self) -> Vec<&'static str> {
+        const BLOCK: [&str; 3] = ["blockDim.x", "blockDim.y", "blockDim.z"];
+        const GRID: [&str; 3] = ["gridDim.x", "gridDim.y", "gridDim.z"];
+        let mut out = Vec::new();
+        for d in 0..3u8 {
+            if self.block_dim.is_none() && self.fixed(VarKind::BlockDim(d)).is_some() {
+                out.push(BLOCK[d as usize]);
+            }
+        }
+        for d in 0..3u8 {
+            if self.grid_dim.is_none() && self.fixed(VarKind::GridDim(d)).is_some() {
+                out.push(GRID[d as usize]);
+            }
+        }
+        out
+    }
+
     /// The fixed value of a launch variable, if the launch or usage fixes it.
     pub(crate) fn fixed(&self, kind: VarKind) -> Option<i64> {
         match kind {
