@@ -30,6 +30,16 @@
 
 #ifndef __SYNCSCOPE__
 
+/* glibc's <assert.h> declares a function named `__assert`: declared before
+ * the macro below, a later #include <assert.h> or <cassert> (whose
+ * declarations are guarded) no longer sees its declaration expanded into
+ * `((void)0)`, which does not compile. */
+#if defined(__has_include)
+#if __has_include(<assert.h>)
+#include <assert.h>
+#endif
+#endif
+
 /* Claims: statements (or, for a loop invariant, the left operand of a comma
  * in the loop's condition), so each becomes an expression that does nothing
  * and never evaluates its argument. Variadic: a condition with a comma at
