@@ -1782,6 +1782,23 @@ mod tests {
         compile_commands::normalize(&dir)
     }
 
+    /// The report of `text` analysed as the file `path` on disk, with the
+    /// default options and a cache of its own.
+    fn report_on_disk(path: &Path, text: &str) -> FileReport {
+        analyze(
+            path,
+            text,
+            None,
+            &Options::default(),
+            &SearchPaths::default(),
+            &crate::project::Disk,
+            &MemoryCache::default(),
+            None,
+            None,
+        )
+        .report
+    }
+
     const KERNEL: &str = "__global__ void scale(float *a, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) a[i] *= 2.0f;\n}\n";
     const HOST: &str = "#include \"sizes.h\"\nvoid run(float *a, int n) {\n    scale<<<n / BLOCK, BLOCK>>>(a, n);\n}\n";
 
@@ -2075,20 +2092,7 @@ mod tests {
         let file = "#include \"shifted.cuh\"\n__global__ void own(float *a) {\n    a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;\n}\n";
         std::fs::write(dir.join("shifted.cuh"), header).unwrap();
         std::fs::write(dir.join("own.cu"), file).unwrap();
-        let run = |name: &str, text: &str| {
-            analyze(
-                &dir.join(name),
-                text,
-                None,
-                &Options::default(),
-                &SearchPaths::default(),
-                &crate::project::Disk,
-                &MemoryCache::default(),
-                None,
-                None,
-            )
-            .report
-        };
+        let run = |name: &str, text: &str| report_on_disk(&dir.join(name), text);
         let own = run("own.cu", file);
         let names: Vec<&str> = own.kernels.iter().map(|k| k.name.as_str()).collect();
         assert_eq!(names, ["own"], "{:#?}", own.findings);
@@ -2112,18 +2116,7 @@ mod tests {
         let dir = fresh_dir("syncscope-one-dimensional");
         let file = "__global__ void flat(float *a) {\n    __shared__ float s[1024];\n    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n    s[threadIdx.x] = a[i];\n    __syncthreads();\n    a[i] = s[0];\n}\n__global__ void tiled(float *a) {\n    a[(blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x] = 0.0f;\n}\n";
         std::fs::write(dir.join("k.cu"), file).unwrap();
-        let report = analyze(
-            &dir.join("k.cu"),
-            file,
-            None,
-            &Options::default(),
-            &SearchPaths::default(),
-            &crate::project::Disk,
-            &MemoryCache::default(),
-            None,
-            None,
-        )
-        .report;
+        let report = report_on_disk(&dir.join("k.cu"), file);
         let note = |name: &str| {
             let k = report.kernels.iter().find(|k| k.name == name).expect(name);
             assert_eq!(k.status, KernelStatus::Verified, "{:#?}", report.findings);
