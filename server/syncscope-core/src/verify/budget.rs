@@ -133,18 +133,8 @@ impl KernelBudget {
     }
 }
 
-/// The resource units Z3 has counted in `solver`'s context so far (Z3
-/// keeps one count per context, from which each check's `rlimit` is
-/// measured). Read from the solver's statistics, where the count is an
-/// unsigned 32-bit value or a double.
-pub(crate) fn units_counted(solver: &z3::Solver) -> Option<u64> {
-    match solver.get_statistics().value("rlimit count")? {
-        z3::StatisticsValue::UInt(n) => Some(u64::from(n)),
-        z3::StatisticsValue::Double(d) => Some(d as u64),
-    }
-}
-
-/// The units between two readings of [`units_counted`] (a 32-bit count
+/// The units between two readings of the context's count (see
+/// `z3_solver::Solver::units_counted`; a 32-bit count
 /// may have wrapped once in between).
 pub(crate) fn units_between(before: u64, after: u64) -> u64 {
     if after >= before {
@@ -219,8 +209,10 @@ mod tests {
 
     #[test]
     fn the_count_grows_with_the_work_of_a_check() {
-        let solver = z3::Solver::new();
-        let before = units_counted(&solver).expect("Z3 reports its resource count");
+        let solver = crate::verify::z3_solver::Solver::incremental_core();
+        let before = solver
+            .units_counted()
+            .expect("Z3 reports its resource count");
         crate::verify::smt::load(
             &solver,
             "(declare-const x Int)(declare-const y Int)\n\
@@ -228,7 +220,9 @@ mod tests {
         )
         .expect("the query reads");
         assert_eq!(solver.check(), z3::SatResult::Sat);
-        let after = units_counted(&solver).expect("Z3 reports its resource count");
+        let after = solver
+            .units_counted()
+            .expect("Z3 reports its resource count");
         assert!(units_between(before, after) > 0);
     }
 }

@@ -47,6 +47,7 @@ mod sweep;
 mod undecided;
 pub(crate) mod watchdog;
 mod witness;
+mod z3_solver;
 
 use crate::cache::QueryCache;
 use crate::model::Kernel;

@@ -5,7 +5,8 @@
 //! Integers are mathematical by default; `--bitvector` gives 32-bit
 //! two's-complement semantics.
 
-use super::budget::{units_between, units_counted, KernelBudget};
+use super::budget::{units_between, KernelBudget};
+use super::z3_solver::{Asserts, Solver};
 use crate::cache::{QueryCache, QueryOutcome};
 use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
 use std::collections::BTreeSet;
@@ -1601,7 +1602,7 @@ fn run_z3_here(
     config: SolverConfig,
     fresh_context: bool,
 ) -> QueryOutcome {
-    use z3::{SatResult, Solver};
+    use z3::SatResult;
     let started = Instant::now();
     // Two ways to solve, because Z3 4.8's two engines fail on different
     // queries:
@@ -1615,13 +1616,15 @@ fn run_z3_here(
     // a short slice goes to a fresh non-incremental solver for the rest of
     // the time.
     //
-    // The incremental core is one warm solver per thread, each query in its
-    // own push/pop scope: setting up a fresh one (its first `push`, its
-    // parameters, its teardown) cost about 80% of a typical query. No
-    // assertion outlives its scope; a solver that was interrupted or gave
-    // up is not reused, and a query it gives up on ("incomplete") is asked
-    // again of a fresh one, so that no answer depends on what it saw
-    // before. Witness models come from a fresh solver too (below).
+    // The incremental core is one warm solver per thread (Z3's core alone,
+    // see `z3_solver`), each query in its own push/pop scope: setting up a
+    // fresh one (its first `push`, its parameters, its teardown) cost about
+    // 80% of a typical query. No assertion outlives its scope; a solver
+    // that was interrupted or gave up is not reused, and a query it gives
+    // up on ("incomplete") is asked again of a fresh combined solver (the
+    // core, then Z3's tactic, which decides some nonlinear queries the
+    // core gives up on), so that no answer depends on what it saw before.
+    // Witness models come from a fresh solver too (below).
     //
     // Bit-vector queries (a kernel with bitwise operations) are the
     // exception: the non-incremental solver bit-blasts them after its
@@ -1642,16 +1645,19 @@ fn run_z3_here(
             .map(|c| format!("(assert (=> {SMALL} {c}))\n"))
             .collect::<String>()
     );
-    let solver_for = |incremental: bool| {
-        let solver = Solver::new();
-        if incremental {
+    let solver_for = |kind: Fresh| {
+        let solver = match kind {
+            Fresh::Core => Solver::incremental_core(),
+            Fresh::Incremental | Fresh::NonIncremental => Solver::combined(),
+        };
+        if kind != Fresh::NonIncremental {
             solver.push();
         }
         solver
     };
     // A fresh solver holding this query.
-    let loaded = |incremental: bool| {
-        let solver = solver_for(incremental);
+    let loaded = |kind: Fresh| {
+        let solver = solver_for(kind);
         load(&solver, &text)?;
         Ok::<Solver, String>(solver)
     };
@@ -1671,7 +1677,7 @@ fn run_z3_here(
         let _rlimit = CheckRlimit::set(solver, given);
         let timeout = Instant::now() + Duration::from_millis(limit_ms.max(1) as u64);
         let deadline = config.deadline.map_or(timeout, |d| d.min(timeout));
-        let before = config.budget.and_then(|_| units_counted(solver));
+        let before = config.budget.and_then(|_| solver.units_counted());
         let result = {
             let _stopped = Stopped {
                 deadline,
@@ -1679,18 +1685,15 @@ fn run_z3_here(
                 flag: &clock_stopped,
             };
             // The solver's own context (not whichever is thread-local now).
-            let _guard = super::watchdog::watch(
-                solver.get_context().get_z3_context(),
-                deadline,
-                config.cancel,
-            );
+            let _guard = super::watchdog::watch(solver.z3_context(), deadline, config.cancel);
             if small {
                 solver.check_assumptions(&[z3::ast::Bool::new_const(SMALL.trim_matches('|'))])
             } else {
                 solver.check()
             }
         };
-        if let (Some(b), Some(before), Some(after)) = (config.budget, before, units_counted(solver))
+        if let (Some(b), Some(before), Some(after)) =
+            (config.budget, before, solver.units_counted())
         {
             b.charge(units_between(before, after));
         }
@@ -1718,7 +1721,7 @@ fn run_z3_here(
     let mut other: Option<Solver> = None;
     let mut warm = None;
     let mut result = if blast {
-        match loaded(false) {
+        match loaded(Fresh::NonIncremental) {
             Ok(fresh) => {
                 let result = check(&fresh, config.timeout_ms, config.rlimit, false);
                 other = Some(fresh);
@@ -1727,7 +1730,7 @@ fn run_z3_here(
             Err(e) => return QueryOutcome::Unknown(e),
         }
     } else {
-        let w = warm.insert(WarmSolver::take(config.rlimit, || solver_for(true)));
+        let w = warm.insert(WarmSolver::take(config.rlimit, || solver_for(Fresh::Core)));
         if let Err(e) = load(w.solver(), &text) {
             w.reusable = false;
             return QueryOutcome::Unknown(e);
@@ -1742,11 +1745,15 @@ fn run_z3_here(
     if let (SatResult::Unknown, Some(warm)) = (result, warm.as_mut()) {
         warm.reusable = false;
         let more_time = !config.cancelled() && !config.out_of_budget() && remaining() > 0;
-        // Gave up ("incomplete"): once more on a fresh incremental core;
+        // Gave up ("incomplete"): once more on a fresh combined solver;
         // out of its slice on a linear query: the non-incremental solver.
         let incremental = !interrupted(warm.solver()) && !out_of_resources(warm.solver());
         if more_time && (incremental || (!q.nonlinear && !interrupted(warm.solver()))) {
-            match loaded(incremental) {
+            match loaded(if incremental {
+                Fresh::Incremental
+            } else {
+                Fresh::NonIncremental
+            }) {
                 Ok(fresh) => {
                     result = check(&fresh, remaining(), config.rlimit, false);
                     other = Some(fresh);
@@ -1796,7 +1803,7 @@ fn run_z3_here(
                         0 => BLASTED_SMALL_MODEL_RLIMIT,
                         r => r.min(BLASTED_SMALL_MODEL_RLIMIT),
                     };
-                    let small = solver_for(false);
+                    let small = solver_for(Fresh::NonIncremental);
                     if load(&small, &format!("{text}(assert {SMALL})\n")).is_ok()
                         && check(&small, remaining().max(1), small_rlimit, false) == SatResult::Sat
                     {
@@ -1830,7 +1837,12 @@ fn run_z3_here(
             let reproducible = (config.witness && !fresh_context)
                 .then(|| {
                     z3::with_z3_config(&z3::Config::new(), || {
-                        let fresh = loaded(!blast).ok()?;
+                        let fresh = loaded(if blast {
+                            Fresh::NonIncremental
+                        } else {
+                            Fresh::Core
+                        })
+                        .ok()?;
                         if check(&fresh, remaining().max(1), config.rlimit, false) == SatResult::Sat
                         {
                             witness_of(&fresh)
@@ -1879,6 +1891,18 @@ fn run_z3_here(
     }
 }
 
+/// Which fresh solver a check gets (see `run_z3_here`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fresh {
+    /// The incremental core alone, inside a scope.
+    Core,
+    /// Z3's combined solver inside a scope: the incremental core, then
+    /// Z3's tactic where the core gives up on a quantifier-free query.
+    Incremental,
+    /// The combined solver without scopes: Z3's default tactic.
+    NonIncremental,
+}
+
 /// Asserts the SMT-LIB `text` (declarations and assertions) in `solver`'s
 /// current scope. Parsed by the context (`Z3_parse_smtlib2_string`), not by
 /// the solver (`Z3_solver_from_string`): since Z3 4.12 a solver remembers
@@ -1888,9 +1912,9 @@ fn run_z3_here(
 /// keeps no state between calls in every Z3 version, and constants are the
 /// same terms as `Int::new_const` of their names. A parse error is an
 /// error, never an empty query.
-pub(crate) fn load(solver: &z3::Solver, text: &str) -> Result<(), String> {
+pub(crate) fn load(solver: &impl Asserts, text: &str) -> Result<(), String> {
     use z3::ast::Ast;
-    let ctx = solver.get_context();
+    let ctx = solver.context();
     let raw = ctx.get_z3_context();
     let source = std::ffi::CString::new(text).map_err(|_| "a query with a NUL byte".to_string())?;
     // SAFETY: `raw` is the live context of `solver`; the vector is reference
@@ -1923,7 +1947,7 @@ pub(crate) fn load(solver: &z3::Solver, text: &str) -> Result<(), String> {
         let n = z3_sys::Z3_ast_vector_size(raw, vector);
         for i in 0..n {
             if let Some(a) = z3_sys::Z3_ast_vector_get(raw, vector, i) {
-                solver.assert(z3::ast::Bool::wrap(ctx, a));
+                solver.assert_bool(&z3::ast::Bool::wrap(ctx, a));
             }
         }
         z3_sys::Z3_ast_vector_dec_ref(raw, vector);
@@ -1946,8 +1970,8 @@ struct CheckRlimit {
 }
 
 impl CheckRlimit {
-    fn set(solver: &z3::Solver, rlimit: u32) -> CheckRlimit {
-        let context = solver.get_context().get_z3_context();
+    fn set(solver: &Solver, rlimit: u32) -> CheckRlimit {
+        let context = solver.z3_context();
         set_context_rlimit(context, rlimit);
         CheckRlimit { context }
     }
@@ -1990,7 +2014,7 @@ thread_local! {
     /// before, and queries of one kind after those of another were seen to
     /// run to their limit on a warm solver where a fresh one decided them
     /// at once.
-    static WARM: std::cell::RefCell<Option<(z3::Solver, u32)>> =
+    static WARM: std::cell::RefCell<Option<(Solver, u32)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -2049,13 +2073,13 @@ fn in_kernel_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
 /// own; the scope is popped and the solver put back when the query is done
 /// (unless it must not be reused).
 struct WarmSolver {
-    solver: Option<z3::Solver>,
+    solver: Option<Solver>,
     rlimit: u32,
     reusable: bool,
 }
 
 impl WarmSolver {
-    fn take(rlimit: u32, make: impl FnOnce() -> z3::Solver) -> WarmSolver {
+    fn take(rlimit: u32, make: impl FnOnce() -> Solver) -> WarmSolver {
         let solver = WARM
             .with(|w| w.borrow_mut().take())
             .filter(|(_, r)| *r == rlimit)
@@ -2069,7 +2093,7 @@ impl WarmSolver {
         }
     }
 
-    fn solver(&self) -> &z3::Solver {
+    fn solver(&self) -> &Solver {
         self.solver.as_ref().expect("taken only on drop")
     }
 }
@@ -2089,30 +2113,30 @@ impl Drop for WarmSolver {
 }
 
 /// The values of the query's variables in the solver's model.
-fn model_values(solver: &z3::Solver, q: &Query, env: &LaunchEnv) -> Option<Vec<(String, i64)>> {
-    let model = solver.get_model()?;
-    let mut values = Vec::new();
-    for v in q
+fn model_values(solver: &Solver, q: &Query, env: &LaunchEnv) -> Option<Vec<(String, i64)>> {
+    let shown: Vec<&Var> = q
         .vars
         .iter()
         .filter(|v| !crate::symbols::is_solver_auxiliary(&v.name))
-    {
+        .collect();
+    let values = solver.model_values(&shown, |model, v| {
         let name = sym(v);
-        let value = if env.bitvector {
+        if env.bitvector {
             let c = z3::ast::BV::new_const(name.trim_matches('|'), 32);
-            model
-                .eval(&c, true)
-                .and_then(|x| x.as_u64())
-                .map(|u| u as u32 as i32 as i64)
+            // Two's complement: the 32 bits as a signed int.
+            model.value(&c).map(|u| u as u32 as i32 as i64)
         } else {
             let c = z3::ast::Int::new_const(name.trim_matches('|'));
-            model.eval(&c, true).and_then(|x| x.as_i64())
-        };
-        if let Some(value) = value {
-            values.push((v.name.to_string(), value));
+            model.value(&c).and_then(|x| i64::try_from(x).ok())
         }
-    }
-    Some(values)
+    })?;
+    Some(
+        shown
+            .iter()
+            .zip(values)
+            .filter_map(|(v, value)| Some((v.name.to_string(), value?)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
