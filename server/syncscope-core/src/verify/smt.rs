@@ -1226,7 +1226,7 @@ pub(crate) fn solve(
             },
             ..config
         };
-        let outcome = run_z3(qs, env, capped);
+        let outcome = run_z3_in(qs, env, capped, true);
         log_query(
             qs,
             key,
@@ -1271,7 +1271,9 @@ pub(crate) fn solve(
     let outcome = match first {
         Some(o @ (QueryOutcome::Sat(_) | QueryOutcome::Unsat)) => o,
         _ => {
-            let outcome = run_z3(&q, env, config);
+            // Probed (there is a split) and not unsat: hard, or known
+            // satisfiable, and then its witness is wanted from one solve.
+            let outcome = run_z3_in(&q, env, config, split.is_some());
             log_query(&q, key, "", env, started, units_before, config, &outcome);
             let rescue = split.is_none()
                 && !env.bitvector
@@ -1581,11 +1583,30 @@ const BLASTED_SMALL_MODEL_RLIMIT: u32 = 250_000;
 const SMALL: &str = "|small!|";
 
 fn run_z3(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
-    in_kernel_context(|| run_z3_in_kernel_context(q, env, config))
+    run_z3_in(q, env, config, false)
 }
 
-fn run_z3_in_kernel_context(q: &Query, env: &LaunchEnv, config: SolverConfig) -> QueryOutcome {
-    if env.bitvector && config.witness {
+/// [`run_z3`]; `hard`: the query's short tries (`probe_forms`) did not
+/// decide it, so it will take at least hundreds of thousands of units.
+/// A hard query that wants a witness is solved in a fresh Z3 context at
+/// once, like a bit-vector one: its first model is then the reproducible
+/// witness, where a model found on the warm solver is solved again in a
+/// fresh context, as long again (the Mandelbrot kernels' first race
+/// query: 3.5 million units on the warm solver, then 3.2 million in the
+/// fresh context, which ran out and left the warm model as the witness).
+/// The fresh context's setup, a few milliseconds, is nothing next to such
+/// a query; an easy query keeps the warm solver.
+fn run_z3_in(q: &Query, env: &LaunchEnv, config: SolverConfig, hard: bool) -> QueryOutcome {
+    in_kernel_context(|| run_z3_in_kernel_context(q, env, config, hard))
+}
+
+fn run_z3_in_kernel_context(
+    q: &Query,
+    env: &LaunchEnv,
+    config: SolverConfig,
+    hard: bool,
+) -> QueryOutcome {
+    if (env.bitvector || hard) && config.witness {
         // A bit-vector query is solved on a fresh non-incremental solver
         // (see `run_z3_here`): in a fresh context, its model is already
         // the reproducible witness, with no second solve.
@@ -1696,6 +1717,16 @@ fn run_z3_here(
             (config.budget, before, solver.units_counted())
         {
             b.charge(units_between(before, after));
+            // Profiling aid, beside `log_query`'s line per query: each
+            // check of it (warm or fresh solver, small values, the witness's
+            // fresh context) with the units it spent.
+            if std::env::var_os("SYNCSCOPE_QUERY_LOG").is_some() {
+                eprintln!(
+                    "syncscope-check {} units small={small} fresh={fresh_context} witness={} {result:?}",
+                    units_between(before, after),
+                    config.witness
+                );
+            }
         }
         result
     };
@@ -1730,7 +1761,13 @@ fn run_z3_here(
             Err(e) => return QueryOutcome::Unknown(e),
         }
     } else {
-        let w = warm.insert(WarmSolver::take(config.rlimit, || solver_for(Fresh::Core)));
+        // The kernel context's warm solver is not of a fresh context: a
+        // fresh context gets an incremental core of its own.
+        let w = warm.insert(if fresh_context {
+            WarmSolver::own(config.rlimit, solver_for(Fresh::Core))
+        } else {
+            WarmSolver::take(config.rlimit, || solver_for(Fresh::Core))
+        });
         if let Err(e) = load(w.solver(), &text) {
             w.reusable = false;
             return QueryOutcome::Unknown(e);
@@ -1883,7 +1920,13 @@ fn run_z3_here(
                         product_check: false,
                         nonlinear: true,
                     };
-                    return run_z3(&q2, env, config);
+                    return if fresh_context {
+                        z3::with_z3_config(&z3::Config::new(), || {
+                            run_z3_here(&q2, env, config, true)
+                        })
+                    } else {
+                        run_z3(&q2, env, config)
+                    };
                 }
             }
             QueryOutcome::Sat(values)
@@ -2090,6 +2133,17 @@ impl WarmSolver {
             solver: Some(solver),
             rlimit,
             reusable: true,
+        }
+    }
+
+    /// A solver that is not the thread's warm one, used as it would be
+    /// and then dropped (never kept for the next query).
+    fn own(rlimit: u32, solver: Solver) -> WarmSolver {
+        solver.push();
+        WarmSolver {
+            solver: Some(solver),
+            rlimit,
+            reusable: false,
         }
     }
 
@@ -2397,6 +2451,50 @@ mod tests {
         let cell_of = |t: i64| ((t & (span - 1)) * width + t) as i32;
         assert_ne!(t1, t2);
         assert_eq!(cell_of(t1), cell_of(t2), "{values:?}");
+    }
+
+    #[test]
+    fn a_hard_query_with_a_witness_is_solved_once_in_a_fresh_context() {
+        // A query the probes did not decide is solved in a context of its
+        // own, on a solver of its own: the thread's warm solver (of the
+        // thread's usual context) is neither used there nor lost, the
+        // witness satisfies the query, and the same query gives the same
+        // witness whatever the thread solved before.
+        let param = |n: &str| Expr::Var(Var::new(n, VarKind::Param { lo: 1, hi: 4096 }));
+        let a = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(
+                Expr::add(Expr::mul(tid(1), param("w")), param("h")),
+                Expr::add(Expr::mul(tid(2), param("h")), param("w")),
+            ),
+        ];
+        let q = build_query(&a, &env());
+        assert!(q.nonlinear);
+        let cfg = SolverConfig::limits(60_000, 5_000_000);
+        let mut c = Counters::default();
+        // Easy queries on the thread's warm solver, before and between.
+        let mut easy = |k: i64| {
+            let sat = vec![Expr::eq(Expr::add(tid(1), Expr::Const(k)), tid(2))];
+            let QueryOutcome::Sat(v) = solve(&sat, &env(), cfg, &crate::cache::NoCache, &mut c)
+            else {
+                panic!("expected sat")
+            };
+            let get = |n: &str| v.iter().find(|(x, _)| x == n).map(|(_, v)| *v);
+            assert_eq!(get("threadIdx.x#1").map(|t| t + k), get("threadIdx.x#2"));
+        };
+        easy(5);
+        let first = run_z3_in(&q, &env(), cfg, true);
+        let QueryOutcome::Sat(values) = first.clone() else {
+            panic!("expected sat, got {first:?}")
+        };
+        easy(7);
+        assert_eq!(run_z3_in(&q, &env(), cfg, true), first);
+        easy(9);
+        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let (t1, t2) = (get("threadIdx.x#1").unwrap(), get("threadIdx.x#2").unwrap());
+        let (w, h) = (get("w").unwrap(), get("h").unwrap());
+        assert_ne!(t1, t2);
+        assert_eq!(t1 * w + h, t2 * h + w, "{values:?}");
     }
 
     #[test]
