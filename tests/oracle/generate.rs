@@ -11,6 +11,7 @@
 
 use super::rng::Rng;
 
+mod grid_ranks;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
@@ -123,9 +124,11 @@ pub enum Family {
     /// columns of rows `w` wide, with grids of more threads than columns
     /// and overlapping rows as traps.
     QuotientGrids,
+    /// Loops over the grid's thread ranks in steps of the grid's thread count.
+    GridRanks,
 }
 
-pub const FAMILIES: [Family; 34] = [
+pub const FAMILIES: [Family; 35] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -160,6 +163,7 @@ pub const FAMILIES: [Family; 34] = [
     Family::OptionSites,
     Family::HostWhileTests,
     Family::QuotientGrids,
+    Family::GridRanks,
 ];
 
 impl Family {
@@ -199,6 +203,7 @@ impl Family {
             Family::OptionSites => "option-sites",
             Family::HostWhileTests => "host-while-tests",
             Family::QuotientGrids => "quotient-grids",
+            Family::GridRanks => "grid-ranks",
         }
     }
 }
@@ -410,6 +415,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::OptionSites => launch_facts::option_sites(rng),
         Family::HostWhileTests => launch_facts::host_while_tests(rng),
         Family::QuotientGrids => quotient_grids::quotient_grids(rng),
+        Family::GridRanks => grid_ranks::grid_ranks(rng),
     };
     case.seed = seed;
     case.family = family;

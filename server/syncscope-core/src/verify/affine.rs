@@ -263,24 +263,39 @@ impl Facts<'_> {
     /// (`m`, a product with the factor `m`, negated or not) make `k * m`
     /// (`k == 0` when there are none), the others `g`, returned.
     pub(super) fn low_digit(&self, e: &Expr, m: &Expr) -> Expr {
-        let mut addends = Vec::new();
-        signed_addends(e, false, &mut addends);
-        let mut low = Expr::Const(0);
-        for (negated, t) in addends {
-            if has_factor(&t, m) {
-                continue;
-            } else if negated {
-                low = Expr::bin(BinOp::Sub, low, t);
-            } else {
-                low = Expr::add(low, t);
+        // The other addends keep their grouping: the rules that bound a sum
+        // (`below`) read `q * M2 + r` as written, and a grid rank `b * B +
+        // (x + B.x * y)` flattened into `(b * B + x) + B.x * y` is no such
+        // sum.
+        fn strip(e: &Expr, m: &Expr) -> Option<Expr> {
+            match e {
+                Expr::Bin(BinOp::Add, a, b) => match (strip(a, m), strip(b, m)) {
+                    (None, None) => None,
+                    (Some(x), None) | (None, Some(x)) => Some(x),
+                    (Some(x), Some(y)) => Some(Expr::add(x, y)),
+                },
+                Expr::Bin(BinOp::Sub, a, b) => match (strip(a, m), strip(b, m)) {
+                    (None, None) => None,
+                    (Some(x), None) => Some(x),
+                    (None, Some(y)) => Some(Expr::bin(BinOp::Sub, Expr::Const(0), y)),
+                    (Some(x), Some(y)) => Some(Expr::bin(BinOp::Sub, x, y)),
+                },
+                Expr::Un(UnOp::Neg, a) => {
+                    strip(a, m).map(|x| Expr::bin(BinOp::Sub, Expr::Const(0), x))
+                }
+                other if has_factor(other, m) => None,
+                other => Some(other.clone()),
             }
         }
-        low
+        strip(e, m).unwrap_or(Expr::Const(0))
     }
 
     /// The thread-uniform non-constant factors of the products among the
-    /// addends of `e`, and its thread-uniform variables: the place values
-    /// `M` an index `g + k * M` may have.
+    /// addends of `e` (a thread-uniform product as a whole too: a grid's
+    /// thread count `(bdx * bdy * bdz) * (gdx * gdy * gdz)`, the stride of
+    /// a loop over the grid's thread ranks, is one place value, none of
+    /// its factors alone), and its thread-uniform variables: the place
+    /// values `M` an index `g + k * M` may have.
     pub(super) fn place_values(&self, e: &Expr, out: &mut Vec<Expr>) {
         let mut addends = Vec::new();
         signed_addends(e, false, &mut addends);
@@ -289,6 +304,9 @@ impl Facts<'_> {
             while let Some(x) = stack.pop() {
                 match x {
                     Expr::Bin(BinOp::Mul, a, b) => {
+                        if !self.is_varying(x) && self.constant(x).is_none() && !out.contains(x) {
+                            out.push(x.clone());
+                        }
                         stack.push(a);
                         stack.push(b);
                     }
@@ -1326,6 +1344,63 @@ mod tests {
         // k share their columns, and rows p / w repeat (no pair).
         let inside = Expr::bin(BinOp::Lt, column(bid()), image.clone());
         assert!(decides(&index(column(bid())), &inside).is_none());
+    }
+
+    /// A loop over the grid's thread ranks in three dimensions (what a
+    /// cooperative groups `grid.thread_rank()` and `grid.size()` read as),
+    /// with the launch one-dimensional: the grid's thread count as a whole
+    /// is a place value, below which the rank is the low digit, injective
+    /// in thread and block. A stride of one block's threads is no such
+    /// place value for the rank.
+    #[test]
+    fn a_grid_rank_is_the_low_digit_of_a_grid_stride() {
+        let dims = |name: &str, kind: fn(u8) -> VarKind| {
+            [0u8, 1, 2].map(|d| var(&format!("{name}.{}", ["x", "y", "z"][d as usize]), kind(d)))
+        };
+        let [tx, ty, tz] = dims("threadIdx", VarKind::ThreadIdx);
+        let [bx, by, bz] = dims("blockIdx", VarKind::BlockIdx);
+        let [dx, dy, dz] = dims("blockDim", VarKind::BlockDim);
+        let [gx, gy, gz] = dims("gridDim", VarKind::GridDim);
+        let block_size = Expr::mul(dx.clone(), Expr::mul(dy.clone(), dz));
+        let block_rank = Expr::add(
+            bx,
+            Expr::mul(gx.clone(), Expr::add(by, Expr::mul(gy.clone(), bz))),
+        );
+        let thread_rank = Expr::add(tx, Expr::mul(dx, Expr::add(ty, Expr::mul(dy, tz))));
+        let rank = Expr::add(Expr::mul(block_rank, block_size.clone()), thread_rank);
+        let grid_size = Expr::mul(block_size.clone(), Expr::mul(gx, Expr::mul(gy, gz)));
+        let varying = |v: &Var| {
+            matches!(
+                v.kind,
+                VarKind::ThreadIdx(_) | VarKind::BlockIdx(_) | VarKind::Counter { .. }
+            )
+        };
+        let fixed = |k: VarKind| {
+            matches!(k, VarKind::BlockDim(1 | 2) | VarKind::GridDim(1 | 2)).then_some(1)
+        };
+        let facts = Facts {
+            varying: &varying,
+            fixed: &fixed,
+            guard: Vec::new(),
+            shared: Vec::new(),
+        };
+        let owned = |stride: &Expr| {
+            let index = Expr::add(rank.clone(), Expr::mul(stride.clone(), counter()));
+            let mut places = Vec::new();
+            facts.place_values(&index, &mut places);
+            places.iter().any(|m| {
+                let g = facts.low_digit(&index, m);
+                facts.nonneg(&g, 0)
+                    && facts.below(&g, m, 0)
+                    && facts.injective(&g, 0).is_some_and(|s| {
+                        [VarKind::ThreadIdx(0), VarKind::BlockIdx(0)]
+                            .iter()
+                            .all(|k| s.iter().any(|v| v.kind == *k))
+                    })
+            })
+        };
+        assert!(owned(&grid_size));
+        assert!(!owned(&block_size));
     }
 
     #[test]
