@@ -11,6 +11,7 @@
 
 use super::rng::Rng;
 
+mod bit_fields;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
@@ -123,9 +124,13 @@ pub enum Family {
     /// columns of rows `w` wide, with grids of more threads than columns
     /// and overlapping rows as traps.
     QuotientGrids,
+    /// A lane permutation or transpose built of bit fields as the cell a
+    /// thread writes, and a word packed of fields as the value: fields
+    /// that share a bit, masks that drop one, values per thread or one.
+    BitFields,
 }
 
-pub const FAMILIES: [Family; 34] = [
+pub const FAMILIES: [Family; 35] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -160,6 +165,7 @@ pub const FAMILIES: [Family; 34] = [
     Family::OptionSites,
     Family::HostWhileTests,
     Family::QuotientGrids,
+    Family::BitFields,
 ];
 
 impl Family {
@@ -199,6 +205,7 @@ impl Family {
             Family::OptionSites => "option-sites",
             Family::HostWhileTests => "host-while-tests",
             Family::QuotientGrids => "quotient-grids",
+            Family::BitFields => "bit-fields",
         }
     }
 }
@@ -410,6 +417,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::OptionSites => launch_facts::option_sites(rng),
         Family::HostWhileTests => launch_facts::host_while_tests(rng),
         Family::QuotientGrids => quotient_grids::quotient_grids(rng),
+        Family::BitFields => bit_fields::bit_fields(rng),
     };
     case.seed = seed;
     case.family = family;
