@@ -76,7 +76,7 @@ pub(super) fn bit_fields(rng: &mut Rng) -> Case {
     k.line(&format!("    int p = {perm};"));
     let write = if shared {
         k.line(&format!("    __shared__ unsigned tile[{}];", 2 * BLOCK));
-        k.line(&format!("    tile[t] = 0u;"));
+        k.line("    tile[t] = 0u;");
         k.line(&format!("    tile[t + {BLOCK}] = 0u;"));
         k.line("    __syncthreads();");
         let write = k.line(&format!("    tile[p] = {value};"));
