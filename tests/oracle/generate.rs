@@ -12,6 +12,7 @@
 use super::rng::Rng;
 
 mod grid_ranks;
+mod bit_fields;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
@@ -126,9 +127,13 @@ pub enum Family {
     QuotientGrids,
     /// Loops over the grid's thread ranks in steps of the grid's thread count.
     GridRanks,
+    /// A lane permutation or transpose built of bit fields as the cell a
+    /// thread writes, and a word packed of fields as the value: fields
+    /// that share a bit, masks that drop one, values per thread or one.
+    BitFields,
 }
 
-pub const FAMILIES: [Family; 35] = [
+pub const FAMILIES: [Family; 36] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -164,6 +169,7 @@ pub const FAMILIES: [Family; 35] = [
     Family::HostWhileTests,
     Family::QuotientGrids,
     Family::GridRanks,
+    Family::BitFields,
 ];
 
 impl Family {
@@ -204,6 +210,7 @@ impl Family {
             Family::HostWhileTests => "host-while-tests",
             Family::QuotientGrids => "quotient-grids",
             Family::GridRanks => "grid-ranks",
+            Family::BitFields => "bit-fields",
         }
     }
 }
@@ -416,6 +423,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::HostWhileTests => launch_facts::host_while_tests(rng),
         Family::QuotientGrids => quotient_grids::quotient_grids(rng),
         Family::GridRanks => grid_ranks::grid_ranks(rng),
+        Family::BitFields => bit_fields::bit_fields(rng),
     };
     case.seed = seed;
     case.family = family;

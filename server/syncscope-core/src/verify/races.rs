@@ -691,6 +691,7 @@ impl<'k> KernelContext<'k> {
         rel: Relation,
     ) -> Option<(Expr, Expr)> {
         let mut defs = Vec::new();
+        let mut opaque = false;
         let mut known = [Expr::fals(), Expr::fals()];
         let mut exact = [Expr::fals(), Expr::fals()];
         // Each thread's instantiated value, by instance.
@@ -703,21 +704,36 @@ impl<'k> KernelContext<'k> {
             for t in [1u8, 2] {
                 let chosen = Expr::eq(sel(t), Expr::Const(i as i64));
                 let value = self.instantiate(v, t, rel, &inst.subst, false);
+                let k = &mut known[t as usize - 1];
+                *k = Expr::or(k.clone(), chosen.clone());
+                values[t as usize - 1].push((i, value.clone()));
+                // A value the model cannot show equal on the machine
+                // (`machine_values`: none of its range claims) is equal to
+                // the other thread's only as one computation of equal
+                // inputs (below), which needs no value: it stays opaque,
+                // its slot any value. So does one only 32-bit vectors
+                // decide (bits packed into a word, `(r << 24) | (g << 16)
+                // | ...`), whose range claim is all it loses. Their
+                // arithmetic (a DCT's shifted products, bitwise operations
+                // that send the whole query to bit-vectors) cost Z3
+                // millions of units, or a minute of one query, for a value
+                // the race needs only to tell equal or not.
+                let cond = super::machine_values::machine_exact(&value)
+                    .filter(|_| self.env.bitvector || !super::smt::needs_bitvectors(&value));
+                let Some(cond) = cond else {
+                    opaque = true;
+                    continue;
+                };
                 let slot = Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
                 defs.push(Expr::or(
                     Expr::not(chosen.clone()),
                     Expr::eq(slot, value.clone()),
                 ));
-                let k = &mut known[t as usize - 1];
-                *k = Expr::or(k.clone(), chosen.clone());
-                if let Some(cond) = super::machine_values::machine_exact(&value) {
-                    let x = &mut exact[t as usize - 1];
-                    *x = Expr::or(x.clone(), Expr::and(chosen, cond));
-                }
-                values[t as usize - 1].push((i, value));
+                let x = &mut exact[t as usize - 1];
+                *x = Expr::or(x.clone(), Expr::and(chosen, cond));
             }
         }
-        if defs.is_empty() {
+        if defs.is_empty() && !opaque {
             return None;
         }
         // Pairs of instances whose two threads' values are one expression.
@@ -771,6 +787,14 @@ impl<'k> KernelContext<'k> {
             defs.extend(self.congruence_facts(insts, &originals, rel));
         }
         let slot = |t: u8| Expr::Var(Var::new(symbols::written_value(t), VarKind::Shared));
+        if opaque {
+            // One computation of equal inputs is one value, opaque or not
+            // (the only equality an opaque value has).
+            defs.push(Expr::or(
+                Expr::not(Expr::or(same_computation.clone(), one_computation.clone())),
+                Expr::eq(slot(1), slot(2)),
+            ));
+        }
         let [exact1, exact2] = exact;
         let equal = Expr::all([
             known[0].clone(),

@@ -937,6 +937,12 @@ fn has_bitwise(e: &Expr) -> bool {
     false
 }
 
+/// Whether `e` has a bitwise operation that sends a query holding it to
+/// 32-bit vectors (see [`switched_to_bitvectors`]).
+pub(crate) fn needs_bitvectors(e: &Expr) -> bool {
+    has_bitwise(e)
+}
+
 /// Whether [`solve`] decides these integer-mode assertions in 32-bit
 /// vectors: they have bitwise operations other than masks and power-of-two
 /// tests. Its models may then wrap around, which the integer model (and
