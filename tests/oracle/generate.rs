@@ -11,6 +11,7 @@
 
 use super::rng::Rng;
 
+mod compare_exchange;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
@@ -123,9 +124,14 @@ pub enum Family {
     /// columns of rows `w` wide, with grids of more threads than columns
     /// and overlapping rows as traps.
     QuotientGrids,
+    /// The compare-exchange steps of a sorting network in shared memory:
+    /// a doubling size, a halving stride with a barrier at its top, pairs
+    /// `2t - (t & (stride - 1))` and `+ stride`; strides and masks off a
+    /// power of two, and a write-back without its barrier, as traps.
+    CompareExchangeSteps,
 }
 
-pub const FAMILIES: [Family; 34] = [
+pub const FAMILIES: [Family; 35] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -160,6 +166,7 @@ pub const FAMILIES: [Family; 34] = [
     Family::OptionSites,
     Family::HostWhileTests,
     Family::QuotientGrids,
+    Family::CompareExchangeSteps,
 ];
 
 impl Family {
@@ -199,6 +206,7 @@ impl Family {
             Family::OptionSites => "option-sites",
             Family::HostWhileTests => "host-while-tests",
             Family::QuotientGrids => "quotient-grids",
+            Family::CompareExchangeSteps => "compare-exchange-steps",
         }
     }
 }
@@ -410,6 +418,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::OptionSites => launch_facts::option_sites(rng),
         Family::HostWhileTests => launch_facts::host_while_tests(rng),
         Family::QuotientGrids => quotient_grids::quotient_grids(rng),
+        Family::CompareExchangeSteps => compare_exchange::compare_exchange_steps(rng),
     };
     case.seed = seed;
     case.family = family;
