@@ -13,6 +13,7 @@ use super::rng::Rng;
 
 mod grid_ranks;
 mod bit_fields;
+mod compare_exchange;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
@@ -131,9 +132,14 @@ pub enum Family {
     /// thread writes, and a word packed of fields as the value: fields
     /// that share a bit, masks that drop one, values per thread or one.
     BitFields,
+    /// The compare-exchange steps of a sorting network in shared memory:
+    /// a doubling size, a halving stride with a barrier at its top, pairs
+    /// `2t - (t & (stride - 1))` and `+ stride`; strides and masks off a
+    /// power of two, and a write-back without its barrier, as traps.
+    CompareExchangeSteps,
 }
 
-pub const FAMILIES: [Family; 36] = [
+pub const FAMILIES: [Family; 37] = [
     Family::ThreadIdGuards,
     Family::OneThreadCounter,
     Family::BlockIdGuards,
@@ -170,6 +176,7 @@ pub const FAMILIES: [Family; 36] = [
     Family::QuotientGrids,
     Family::GridRanks,
     Family::BitFields,
+    Family::CompareExchangeSteps,
 ];
 
 impl Family {
@@ -211,6 +218,7 @@ impl Family {
             Family::QuotientGrids => "quotient-grids",
             Family::GridRanks => "grid-ranks",
             Family::BitFields => "bit-fields",
+            Family::CompareExchangeSteps => "compare-exchange-steps",
         }
     }
 }
@@ -424,6 +432,7 @@ fn generate_family(family: Family, seed: u64, rng: &mut Rng) -> Case {
         Family::QuotientGrids => quotient_grids::quotient_grids(rng),
         Family::GridRanks => grid_ranks::grid_ranks(rng),
         Family::BitFields => bit_fields::bit_fields(rng),
+        Family::CompareExchangeSteps => compare_exchange::compare_exchange_steps(rng),
     };
     case.seed = seed;
     case.family = family;

@@ -777,12 +777,71 @@ impl Facts<'_> {
         self.power_of_two(s).then_some((&**g, s))
     }
 
-    /// Whether the non-varying variable `s` is a power of two whenever the
-    /// access happens: a variable whose values are its low 32 bits (a
-    /// range in `0..2^32`), a fact `(s & (s - 1)) == 0` (its low 32 bits
-    /// are 0 or one bit) and a fact that it is positive (`s > c` with `c
-    /// >= 0`, `s >= c` with `c >= 1`, `s != 0`).
+    /// Whether the non-varying `s` is a power of two of at most `2^31`
+    /// whenever the access happens: it is a power of two or zero by its
+    /// form ([`Facts::power_of_two_or_zero`]), below `2^32`
+    /// ([`Facts::below_two_to_32`]), and a fact says it is positive (`s >
+    /// c` with `c >= 0`, `s >= c` with `c >= 1`, `s != 0`): the loop
+    /// guard `stride > 0` of `for (stride = size / 2; stride > 0; stride
+    /// >>= 1)`.
     pub(super) fn power_of_two(&self, s: &Expr) -> bool {
+        if self.is_varying(s) {
+            return false;
+        }
+        let is_s = |x: &Expr| *x == *s;
+        let positive = self.constant(s).is_some_and(|c| c > 0)
+            || self.guard.iter().any(|g| match g {
+                Expr::Bin(BinOp::Gt, x, z) | Expr::Bin(BinOp::Lt, z, x) => {
+                    is_s(x) && self.constant(z).is_some_and(|c| c >= 0)
+                }
+                Expr::Bin(BinOp::Ge, x, z) | Expr::Bin(BinOp::Le, z, x) => {
+                    is_s(x) && self.constant(z).is_some_and(|c| c >= 1)
+                }
+                Expr::Bin(BinOp::Ne, x, z) => {
+                    (is_s(x) && z.as_const() == Some(0)) || (is_s(z) && x.as_const() == Some(0))
+                }
+                _ => false,
+            });
+        positive && self.power_of_two_or_zero(s, 0) && self.below_two_to_32(s, 0)
+    }
+
+    /// Whether `e` is zero or a power of two whenever the access happens,
+    /// in the integer model (the SMT encoding, where `2^k` is a power of
+    /// two for every `k`: `2^64` past 62):
+    /// - a constant zero or power of two;
+    /// - a variable whose values are its low 32 bits (a range in
+    ///   `0..2^32`) with a fact `(s & (s - 1)) == 0` (its low 32 bits are
+    ///   0 or one bit);
+    /// - `2^k` (a doubling loop's closed form), `p << k` (`p * 2^k`),
+    ///   `p * c` with a constant power of two `c`;
+    /// - `p >> k` (`p div 2^k`) and `p / c` with a constant power of two
+    ///   `c` (`p >= 0`, so C truncation is the floor): a power of two
+    ///   divided by a power of two is one, or zero.
+    fn power_of_two_or_zero(&self, e: &Expr, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        let rec = |x: &Expr| self.power_of_two_or_zero(x, depth + 1);
+        let constant_power = |x: &Expr| self.constant(x).is_some_and(|c| c > 0 && c & (c - 1) == 0);
+        if let Some(c) = self.constant(e) {
+            return c == 0 || constant_power(e);
+        }
+        match e {
+            Expr::Var(_) => self.single_bit_variable(e),
+            Expr::Pow2(_) => true,
+            Expr::Bin(BinOp::Mul, a, b) => {
+                (constant_power(a) && rec(b)) || (constant_power(b) && rec(a))
+            }
+            Expr::Bin(BinOp::Div, a, c) => constant_power(c) && rec(a),
+            Expr::Bin(BinOp::Shl | BinOp::Shr, a, _) => rec(a),
+            _ => false,
+        }
+    }
+
+    /// Whether the variable `s` holds a single bit or zero: its values are
+    /// its low 32 bits (a range in `0..2^32`) and a fact says `(s & (s -
+    /// 1)) == 0`.
+    fn single_bit_variable(&self, s: &Expr) -> bool {
         let Expr::Var(v) = s else {
             return false;
         };
@@ -792,38 +851,69 @@ impl Facts<'_> {
             }
             _ => false,
         };
-        if !in_32_bits || self.is_varying(s) {
+        let is_s = |x: &Expr| *x == *s;
+        in_32_bits
+            && self.guard.iter().any(|g| match g {
+                Expr::Bin(BinOp::Eq, t, z) | Expr::Bin(BinOp::Eq, z, t)
+                    if z.as_const() == Some(0) =>
+                {
+                    match &**t {
+                        Expr::Bin(BinOp::BitAnd, a, b) => {
+                            let minus_one = |m: &Expr| {
+                                matches!(m, Expr::Bin(BinOp::Add, x, one)
+                                    if is_s(x) && one.as_const() == Some(-1))
+                            };
+                            (is_s(a) && minus_one(b)) || (is_s(b) && minus_one(a))
+                        }
+                        _ => false,
+                    }
+                }
+                _ => false,
+            })
+    }
+
+    /// Whether `0 <= e < 2^32` for a zero or power of two `e`
+    /// ([`Facts::power_of_two_or_zero`], so nonnegative): a constant, a
+    /// variable whose range is in `0..2^32`, a fact `e < x` (or `e <= x`)
+    /// with `x` such a constant or variable, and a quotient (`/ c`, `>>
+    /// k`: the divisor is at least 1) of such a value.
+    fn below_two_to_32(&self, e: &Expr, depth: usize) -> bool {
+        if depth > 32 {
             return false;
         }
-        let is_s = |x: &Expr| *x == *s;
-        let single_bit = self.guard.iter().any(|g| match g {
-            Expr::Bin(BinOp::Eq, t, z) | Expr::Bin(BinOp::Eq, z, t) if z.as_const() == Some(0) => {
-                match &**t {
-                    Expr::Bin(BinOp::BitAnd, a, b) => {
-                        let minus_one = |m: &Expr| {
-                            matches!(m, Expr::Bin(BinOp::Add, x, one)
-                                if is_s(x) && one.as_const() == Some(-1))
-                        };
-                        (is_s(a) && minus_one(b)) || (is_s(b) && minus_one(a))
-                    }
-                    _ => false,
+        const LIMIT: i64 = 1 << 32;
+        let at_most = |x: &Expr| -> Option<i64> {
+            match self.constant(x) {
+                Some(c) => Some(c),
+                None => match x {
+                    Expr::Var(v) => match v.kind {
+                        VarKind::Param { hi, .. } | VarKind::Unknown { hi, .. } => Some(hi),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+            }
+        };
+        if at_most(e).is_some_and(|c| c < LIMIT) {
+            return true;
+        }
+        let by_fact = self.guard.iter().any(|g| match g {
+            Expr::Bin(BinOp::Lt, x, z) | Expr::Bin(BinOp::Gt, z, x) => {
+                **x == *e && at_most(z).is_some_and(|c| c <= LIMIT)
+            }
+            Expr::Bin(BinOp::Le, x, z) | Expr::Bin(BinOp::Ge, z, x) => {
+                **x == *e && at_most(z).is_some_and(|c| c < LIMIT)
+            }
+            _ => false,
+        });
+        by_fact
+            || match e {
+                Expr::Bin(BinOp::Div, a, c) => {
+                    self.constant(c).is_some_and(|c| c >= 1) && self.below_two_to_32(a, depth + 1)
                 }
+                Expr::Bin(BinOp::Shr, a, _) => self.below_two_to_32(a, depth + 1),
+                _ => false,
             }
-            _ => false,
-        });
-        let positive = self.guard.iter().any(|g| match g {
-            Expr::Bin(BinOp::Gt, x, z) | Expr::Bin(BinOp::Lt, z, x) => {
-                is_s(x) && self.constant(z).is_some_and(|c| c >= 0)
-            }
-            Expr::Bin(BinOp::Ge, x, z) | Expr::Bin(BinOp::Le, z, x) => {
-                is_s(x) && self.constant(z).is_some_and(|c| c >= 1)
-            }
-            Expr::Bin(BinOp::Ne, x, z) => {
-                (is_s(x) && z.as_const() == Some(0)) || (is_s(z) && x.as_const() == Some(0))
-            }
-            _ => false,
-        });
-        single_bit && positive
     }
 
     fn nonzero(&self, e: &Expr) -> bool {
@@ -1223,6 +1313,89 @@ mod tests {
         assert!(offsets_apart(&pos, &neg, &zero, &facts, &facts));
         // pos - s against pos + s: 2s apart, thread g + s's lower cell.
         assert!(!offsets_apart(&pos, &neg, &s, &facts, &facts));
+    }
+
+    #[test]
+    fn strides_of_a_sorting_step_are_powers_of_two_by_form() {
+        // `size = 2 * 2^i` below a bound, `stride = (size / 2) >> j`: both
+        // counters the step's own (not varying), as in a barrier interval.
+        let i = var("size@0'", VarKind::Counter { pow2: true });
+        let j = var("stride@0'", VarKind::Counter { pow2: false });
+        let size = Expr::mul(Expr::Const(2), Expr::Pow2(std::sync::Arc::new(i)));
+        let stride = Expr::bin(
+            BinOp::Shr,
+            Expr::bin(BinOp::Div, size.clone(), Expr::Const(2)),
+            j,
+        );
+        // The judgement `f` under the facts `guard` (thread indices vary).
+        fn facts(guard: Vec<Expr>) -> impl Fn(&dyn Fn(&Facts) -> bool) -> bool {
+            move |f: &dyn Fn(&Facts) -> bool| {
+                let varying = |v: &Var| matches!(v.kind, VarKind::ThreadIdx(_));
+                let fixed = |_: VarKind| None;
+                let facts = Facts {
+                    varying: &varying,
+                    fixed: &fixed,
+                    guard: guard.iter().collect(),
+                    shared: guard.iter().collect(),
+                };
+                f(&facts)
+            }
+        }
+        let positive = Expr::bin(BinOp::Gt, stride.clone(), Expr::Const(0));
+        let bounded = Expr::bin(BinOp::Lt, size.clone(), Expr::Const(1024));
+        let n = var(
+            "n",
+            VarKind::Param {
+                lo: 0,
+                hi: u32::MAX as i64,
+            },
+        );
+        let bounded_by_param = Expr::bin(BinOp::Lt, size.clone(), n);
+        let mask = Expr::bin(
+            BinOp::BitAnd,
+            tid(),
+            Expr::add(stride.clone(), Expr::Const(-1)),
+        );
+        let pos = Expr::bin(BinOp::Sub, Expr::mul(Expr::Const(2), tid()), mask);
+        let zero = Expr::Const(0);
+        for bound in [bounded, bounded_by_param] {
+            let with = facts(vec![positive.clone(), bound.clone()]);
+            assert!(with(&|f| f.power_of_two(&stride)));
+            assert!(with(&|f| f.injective(&pos, 0).is_some()));
+            assert!(with(&|f| offsets_apart(&pos, &zero, &stride, f, f)));
+            // Without the loop's test the stride may be 0 (mask all ones).
+            let unguarded = facts(vec![bound]);
+            assert!(!unguarded(&|f| f.power_of_two(&stride)));
+        }
+        // Without a bound, `2^i` may be past 32 bits, where the mask reads
+        // only the low ones.
+        let unbounded = facts(vec![positive.clone()]);
+        assert!(!unbounded(&|f| f.power_of_two(&stride)));
+        // A stride started one above half the size is no power of two.
+        let off = Expr::bin(
+            BinOp::Shr,
+            Expr::add(
+                Expr::bin(BinOp::Div, size.clone(), Expr::Const(2)),
+                Expr::Const(1),
+            ),
+            var("stride@0'", VarKind::Counter { pow2: false }),
+        );
+        let off_facts = facts(vec![
+            Expr::bin(BinOp::Gt, off.clone(), Expr::Const(0)),
+            Expr::bin(BinOp::Lt, size.clone(), Expr::Const(1024)),
+        ]);
+        assert!(!off_facts(&|f| f.power_of_two(&off)));
+        // A stride stepped down by one (`s - j`) is none either.
+        let minus = Expr::bin(
+            BinOp::Sub,
+            Expr::bin(BinOp::Div, size.clone(), Expr::Const(2)),
+            var("k", VarKind::Counter { pow2: false }),
+        );
+        let minus_facts = facts(vec![
+            Expr::bin(BinOp::Gt, minus.clone(), Expr::Const(0)),
+            Expr::bin(BinOp::Lt, size, Expr::Const(1024)),
+        ]);
+        assert!(!minus_facts(&|f| f.power_of_two(&minus)));
     }
 
     #[test]

@@ -101,6 +101,109 @@ impl<'k> KernelContext<'k> {
             .is_some_and(|d| d == 0 || d % a1 != 0 || (d / a1).unsigned_abs() >= max_block as u64)
     }
 
+    /// Whether two distinct threads of one block never meet through the
+    /// instances `i` (thread 1) and `j` (thread 2) of one barrier interval,
+    /// by the exact rules of `affine` (no Z3), read on thread 1's view of
+    /// both: the variables that have another name in thread 2's view (its
+    /// thread index, counters and values of its own) vary, every other one
+    /// (a loop counter of the interval's iteration, which both threads
+    /// share) is the same for both. Where [`Self::index_injective`] must
+    /// take every counter as varying (its accesses may be in different
+    /// iterations), the interval's shared counters make a stride of the
+    /// iteration thread-uniform: the pair cells `2 * t - (t & (s - 1))`
+    /// and `+ s` of a compare-exchange step, with `s = (size / 2) >>
+    /// stride` a power of two by its form and its loop guard. Cells only
+    /// (not byte ranges), integer semantics only.
+    pub(super) fn interval_pair_disjoint(
+        &self,
+        inst_exprs: &[Vec<(Expr, Expr)>],
+        i: usize,
+        j: usize,
+        rel: Relation,
+    ) -> bool {
+        if self.env.bitvector || rel.cross_block() {
+            return false;
+        }
+        let mut own = std::collections::BTreeSet::new();
+        let mut other = std::collections::BTreeSet::new();
+        for k in [i, j] {
+            for (views, set) in [
+                (&inst_exprs[k][0], &mut own),
+                (&inst_exprs[k][1], &mut other),
+            ] {
+                views.0.for_each_var(&mut |v| {
+                    set.insert(v.clone());
+                });
+                views.1.for_each_var(&mut |v| {
+                    set.insert(v.clone());
+                });
+            }
+        }
+        // Each assumption, once per thread.
+        let assumed = self.assumptions(rel, false);
+        for (n, a) in assumed.iter().enumerate() {
+            let set = if n % 2 == 0 { &mut own } else { &mut other };
+            a.for_each_var(&mut |v| {
+                set.insert(v.clone());
+            });
+        }
+        let varying = |v: &Var| own.contains(v) != other.contains(v);
+        let env = &self.env;
+        let fixed = |kind: VarKind| env.fixed(kind);
+        // The coordinates in which two threads of one block may differ.
+        let identity: Vec<VarKind> = (0..3u8)
+            .filter(|d| env.fixed(VarKind::BlockDim(*d)) != Some(1))
+            .map(VarKind::ThreadIdx)
+            .collect();
+        let (gi, xi) = &inst_exprs[i][0];
+        let (gj, xj) = &inst_exprs[j][0];
+        let guard_i = affine::conjuncts(gi);
+        let guard_j = affine::conjuncts(gj);
+        let mut shared: Vec<&Expr> = guard_i
+            .iter()
+            .copied()
+            .filter(|c| guard_j.contains(c))
+            .collect();
+        shared.extend(assumed.iter().flat_map(affine::conjuncts));
+        let mut all_i = guard_i.clone();
+        all_i.extend(assumed.iter().flat_map(affine::conjuncts));
+        let mut all_j = guard_j.clone();
+        all_j.extend(assumed.iter().flat_map(affine::conjuncts));
+        let fa = affine::Facts {
+            varying: &varying,
+            fixed: &fixed,
+            guard: all_i,
+            shared: shared.clone(),
+        };
+        let fb = affine::Facts {
+            varying: &varying,
+            fixed: &fixed,
+            guard: all_j,
+            shared,
+        };
+        if affine::exclusive_guards(&fa, &fb) {
+            return true;
+        }
+        let (ra, oa) = fa.split_offset(xi);
+        let (rb, ob) = fa.split_offset(xj);
+        if ra != rb || !fa.varies(&ra) {
+            return false;
+        }
+        if oa == ob {
+            // Equal offsets: equal indices mean one thread when the index
+            // determines every coordinate in which the threads may differ.
+            let pinned = affine::common_pins(&fa, &fb);
+            return [&fa, &fb].iter().all(|f| {
+                f.injective(&ra, 0).is_some_and(|vars| {
+                    identity
+                        .iter()
+                        .all(|kind| vars.iter().chain(&pinned).any(|v| v.kind == *kind))
+                })
+            });
+        }
+        affine::offsets_apart(&ra, &oa, &ob, &fa, &fb)
+    }
+
     /// An exact pre-check without Z3: every access to `array` has an index
     /// `r + X` with one varying part `r` (the same for all) injective in
     /// the identity of a thread (global ids `blockIdx * blockDim +

@@ -442,7 +442,7 @@ impl<'k> KernelContext<'k> {
                     blocked.push((p.min(q), p.max(q)));
                 }
             }
-            if self.every_pair_decided(&insts, &blocked, rel) {
+            if self.every_pair_decided(&insts, &inst_exprs, &blocked, rel) {
                 decided_without_solver = true;
                 break;
             }
@@ -574,6 +574,11 @@ impl<'k> KernelContext<'k> {
                     }
                 }
             }
+        }
+        // Every pair decided without the solver: each one left is disjoint
+        // or excluded as a race already, so no pair writes one value.
+        if decided_without_solver {
+            return;
         }
         let Some((at, same)) = same_value else {
             return;
@@ -896,6 +901,7 @@ impl<'k> KernelContext<'k> {
     fn every_pair_decided(
         &self,
         insts: &[&Instance],
+        inst_exprs: &[Vec<(Expr, Expr)>],
         blocked: &[(usize, usize)],
         rel: Relation,
     ) -> bool {
@@ -903,21 +909,24 @@ impl<'k> KernelContext<'k> {
             return false;
         }
         let blocked: HashSet<&(usize, usize)> = blocked.iter().collect();
+        let access = |i: usize| self.accesses[&insts[i].access];
         // Writes against everything: only pairs with a write conflict.
-        let access = |i: &&Instance| self.accesses[&i.access];
-        insts
-            .iter()
-            .map(access)
-            .filter(|a| a.kind.writes())
-            .all(|a| {
-                insts.iter().map(access).all(|b| {
+        (0..insts.len())
+            .filter(|&i| access(i).kind.writes())
+            .all(|i| {
+                (0..insts.len()).all(|j| {
+                    let (a, b) = (access(i), access(j));
                     let pair = (a.id.min(b.id), a.id.max(b.id));
+                    // The exact rules compare single cells, not ranges.
+                    let cells =
+                        a.width <= 1 && b.width <= 1 && !self.kernel.arrays[a.array].byte_addressed;
                     (a.kind == AccessKind::Atomic && b.kind == AccessKind::Atomic)
                         || blocked.contains(&pair)
-                        // The exact rule compares single cells, not ranges.
-                        || (a.width <= 1
-                            && b.width <= 1
-                            && self.pair_disjoint_per_thread(&a.index, &b.index))
+                        || (cells && self.pair_disjoint_per_thread(&a.index, &b.index))
+                        // Both orders: thread 1 at either instance.
+                        || (cells
+                            && self.interval_pair_disjoint(inst_exprs, i, j, rel)
+                            && self.interval_pair_disjoint(inst_exprs, j, i, rel))
                 })
             })
     }

@@ -1110,6 +1110,65 @@ fn remembered(key: u64, outcome: QueryOutcome, cache: &dyn QueryCache) -> QueryO
     outcome
 }
 
+/// What Z3 is given for `assertions` under `env`: the launch it is
+/// solved under (bit-vectors where bitwise operations switch it), the
+/// prepared assertions, their small-factor split, and the queries as
+/// written and split.
+struct Forms {
+    env: LaunchEnv,
+    prepared: Vec<Expr>,
+    split: Option<Vec<Expr>>,
+    q: Query,
+    q_split: Option<Query>,
+}
+
+fn forms(assertions: &[Expr], env: &LaunchEnv) -> Forms {
+    // Bitwise operations (other than masks) are hard for integer
+    // arithmetic: such queries use 32-bit vectors, C's `int` semantics.
+    let env = if switched_to_bitvectors(assertions, env) {
+        LaunchEnv {
+            bitvector: true,
+            ..env.clone()
+        }
+    } else {
+        env.clone()
+    };
+    let prepared = prepared_assertions(assertions, &env);
+    // Products with a factor of few values (a thread index of a fixed
+    // block size, a loop counter below a constant) as case splits, linear
+    // in the other factor (`small_factors`; integer mode only). The digit
+    // lemmas still come from the products: split, `(b * 32 + t * 8) * S`
+    // is no longer a sum with the radix `S`.
+    let split = (!env.bitvector)
+        .then(|| {
+            let pinned = super::pinned::fold_pinned_parameters(&prepared);
+            super::small_factors::split_small_factors(&pinned, &env)
+        })
+        .flatten();
+    let q = build_query(&prepared, &env);
+    let q_split = split
+        .as_ref()
+        .map(|split| build_query_with_lemmas(split, &prepared, &env));
+    Forms {
+        env,
+        prepared,
+        split,
+        q,
+        q_split,
+    }
+}
+
+/// Whether `assertions` are the same question for Z3 under the launches
+/// `a` and `b`: the same query text as written and split (a launch size
+/// the query never mentions changes nothing, as in a bit-vector query of
+/// a block size the launch fixes, whose grid the small launch would fix).
+/// Then an `unsat` under one is the `unsat` under the other: only the
+/// limits differ, and more resources do not change a proof.
+pub(crate) fn same_question(assertions: &[Expr], a: &LaunchEnv, b: &LaunchEnv) -> bool {
+    let (fa, fb) = (forms(assertions, a), forms(assertions, b));
+    fa.q.text == fb.q.text && fa.q_split.map(|q| q.text) == fb.q_split.map(|q| q.text)
+}
+
 /// Solves `assertions`, through the cache.
 pub(crate) fn solve(
     assertions: &[Expr],
@@ -1118,35 +1177,15 @@ pub(crate) fn solve(
     cache: &dyn QueryCache,
     counters: &mut Counters,
 ) -> QueryOutcome {
-    // Bitwise operations (other than masks) are hard for integer
-    // arithmetic: such queries use 32-bit vectors, C's `int` semantics.
-    let bv_env;
-    let env = if switched_to_bitvectors(assertions, env) {
-        bv_env = LaunchEnv {
-            bitvector: true,
-            ..env.clone()
-        };
-        &bv_env
-    } else {
-        env
-    };
-    let prepared = prepared_assertions(assertions, env);
+    let Forms {
+        env,
+        prepared,
+        split,
+        mut q,
+        mut q_split,
+    } = forms(assertions, env);
+    let env = &env;
     let assertions = &prepared[..];
-    // Products with a factor of few values (a thread index of a fixed
-    // block size, a loop counter below a constant) as case splits, linear
-    // in the other factor (`small_factors`; integer mode only). The digit
-    // lemmas still come from the products: split, `(b * 32 + t * 8) * S`
-    // is no longer a sum with the radix `S`.
-    let split = (!env.bitvector)
-        .then(|| {
-            let pinned = super::pinned::fold_pinned_parameters(assertions);
-            super::small_factors::split_small_factors(&pinned, env)
-        })
-        .flatten();
-    let mut q = build_query(assertions, env);
-    let mut q_split = split
-        .as_ref()
-        .map(|split| build_query_with_lemmas(split, assertions, env));
     if !config.witness {
         q.small.clear();
         if let Some(qs) = &mut q_split {

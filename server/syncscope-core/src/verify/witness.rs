@@ -67,8 +67,17 @@ impl<'k> KernelContext<'k> {
         }
         if let Some(small) = small {
             let outcome = smt::solve(assertions, &small, capped, self.cache, &mut self.counters);
-            if let QueryOutcome::Sat(values) = outcome {
-                return self.at_launch(values, &small);
+            match outcome {
+                QueryOutcome::Sat(values) => return self.at_launch(values, &small),
+                // The small launch changed nothing in the query (its sizes
+                // are fixed or unused there): its proof is the answer, where
+                // the symbolic query would solve it again, only with more
+                // units (a bit-vector query of a sorting step, hundreds of
+                // thousands of units, twice).
+                QueryOutcome::Unsat if smt::same_question(assertions, &small, &self.env) => {
+                    return QueryOutcome::Unsat
+                }
+                _ => {}
             }
         }
         smt::solve(
