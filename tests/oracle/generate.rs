@@ -11,9 +11,9 @@
 
 use super::rng::Rng;
 
-mod grid_ranks;
 mod bit_fields;
 mod compare_exchange;
+mod grid_ranks;
 mod host_rules;
 mod launch_facts;
 mod precision_rules;
