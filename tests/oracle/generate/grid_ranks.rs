@@ -34,7 +34,11 @@ pub(super) fn grid_ranks(rng: &mut Rng) -> Case {
         Step::HalfGrid,
     ]);
     let shifted = rng.below(4) == 0;
-    let flat = rng.below(2) == 0;
+    // The half-grid trap only under the flat launch: under any launch its
+    // race is beyond the solver within the kernel's nets (`unknown` after
+    // 120 s, which tries no rule); under <<<2, 32>>> it is found at once,
+    // and a rule that took the half grid for the grid would verify it.
+    let flat = step == Step::HalfGrid || rng.below(2) == 0;
     let step_text = match step {
         Step::Grid => "blockDim.x * blockDim.y * blockDim.z * (gridDim.x * gridDim.y * gridDim.z)",
         Step::Block => "blockDim.x * blockDim.y * blockDim.z",
@@ -59,6 +63,15 @@ pub(super) fn grid_ranks(rng: &mut Rng) -> Case {
         if shifted { "i + 1" } else { "i" }
     ));
     k.line("}");
+    if flat {
+        // The launch the engine is told of, as real code tells it: a host
+        // launch site (without it the engine checks any launch).
+        k.line("");
+        k.line("static void run_rounds(float* v, int n)");
+        k.line("{");
+        k.line("    grid_rounds<<<2, 32>>>(v, n);");
+        k.line("}");
+    }
     // Flat: one row of two blocks of 32 threads; otherwise any launch
     // (rows of blocks and of threads included).
     let launch = if flat {
