@@ -1566,6 +1566,12 @@ fn to_file(mut r: FileReport, unit: &unit::Unit, dir: &Path) -> FileReport {
             continue;
         }
         f.message = file_lines(&f.message, unit, dir);
+        if let Some(h) = &mut f.headline {
+            *h = file_lines(h, unit, dir);
+        }
+        for n in &mut f.notes {
+            *n = file_lines(n, unit, dir);
+        }
         if let Some((path, line)) = unit.to_file(&mut f.span) {
             f.message = format!("{} (in `{}` line {line})", f.message, shown(&path, dir));
         }
@@ -1610,40 +1616,79 @@ fn to_file(mut r: FileReport, unit: &unit::Unit, dir: &Path) -> FileReport {
     r
 }
 
-/// Messages name lines (`(line 58)`) of the text that was analysed, the
-/// unit: each becomes a line of the file, or `` `header` line N``.
+/// Messages name lines (`(line 58)`, `(lines 58-61)`) of the text that
+/// was analysed, the unit: each becomes a line of the file, or `` `header`
+/// line N``; a range whose ends are not both lines of the file becomes
+/// `line A to line B`, each end as a single line would be.
 fn file_lines(message: &str, unit: &unit::Unit, dir: &Path) -> String {
     if unit.prefix_lines == 0 {
         return message.to_string();
     }
+    // Line `n` (1-based) of the unit as the file names it, and whether it
+    // is a line of the file itself.
+    let line_of = |n: u32| -> (String, bool) {
+        let line0 = n - 1;
+        if line0 >= unit.prefix_lines {
+            ((line0 - unit.prefix_lines + 1).to_string(), true)
+        } else if let Some(p) = unit.parts.iter().find(|p| {
+            unit.text[..p.end].matches('\n').count() as u32 > line0 && p.start_line <= line0
+        }) {
+            (
+                format!(
+                    "`{}` line {}",
+                    shown(&p.path, dir),
+                    line0 - p.start_line + 1
+                ),
+                false,
+            )
+        } else {
+            (n.to_string(), true)
+        }
+    };
+    let number = |s: &str| -> Option<(u32, usize)> {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        let n = digits.parse::<u32>().ok().filter(|n| *n >= 1)?;
+        Some((n, digits.len()))
+    };
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
-    while let Some(i) = rest.find("line ") {
-        let (before, after) = rest.split_at(i + "line ".len());
-        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    while let Some(i) = rest.find("line") {
         let word_start = i == 0 || !rest[..i].ends_with(|c: char| c.is_alphanumeric());
-        match digits.parse::<u32>() {
-            Ok(n) if word_start && n >= 1 => {
-                out.push_str(&before[..i]);
-                let line0 = n - 1;
-                if line0 >= unit.prefix_lines {
-                    out.push_str(&format!("line {}", line0 - unit.prefix_lines + 1));
-                } else if let Some(p) = unit.parts.iter().find(|p| {
-                    unit.text[..p.end].matches('\n').count() as u32 > line0 && p.start_line <= line0
-                }) {
-                    out.push_str(&format!(
-                        "`{}` line {}",
-                        shown(&p.path, dir),
-                        line0 - p.start_line + 1
-                    ));
+        let after_word = &rest[i + "line".len()..];
+        let spaced = match after_word {
+            a if a.starts_with("s ") => Some((true, &a[2..])),
+            a if a.starts_with(' ') => Some((false, &a[1..])),
+            _ => None,
+        };
+        let first = spaced
+            .filter(|_| word_start)
+            .and_then(|(plural, after_space)| Some((plural, after_space, number(after_space)?)));
+        let Some((plural, after_space, (a, a_len))) = first else {
+            out.push_str(&rest[..i + "line".len()]);
+            rest = after_word;
+            continue;
+        };
+        out.push_str(&rest[..i]);
+        let after_a = &after_space[a_len..];
+        let range = plural
+            .then(|| after_a.strip_prefix('-').and_then(number))
+            .flatten();
+        match range {
+            Some((b, b_len)) => {
+                let ((la, fa), (lb, fb)) = (line_of(a), line_of(b));
+                if fa && fb {
+                    out.push_str(&format!("lines {la}-{lb}"));
                 } else {
-                    out.push_str(&format!("line {n}"));
+                    let word = |l: String, f: bool| if f { format!("line {l}") } else { l };
+                    out.push_str(&format!("{} to {}", word(la, fa), word(lb, fb)));
                 }
-                rest = &after[digits.len()..];
+                rest = &after_a[1 + b_len..];
             }
-            _ => {
-                out.push_str(before);
-                rest = after;
+            None => {
+                let (l, f) = line_of(a);
+                let word = if plural { "lines" } else { "line" };
+                out.push_str(&if f { format!("{word} {l}") } else { l });
+                rest = after_a;
             }
         }
     }
@@ -2132,6 +2177,41 @@ mod tests {
             "{}",
             note("tiled")
         );
+    }
+
+    /// A message's line range (`(lines 5-6)` of several racing pairs) is
+    /// in the file's lines, like its single lines, when a header's
+    /// definitions come before the kernel in the analysed text.
+    #[test]
+    fn line_ranges_of_messages_are_the_files_lines_after_a_header() {
+        let dir = fresh_dir("syncscope-line-ranges");
+        std::fs::write(
+            dir.join("helpers.h"),
+            "#pragma once\n__device__ int twice(int v) {\n    return 2 * v;\n}\n__device__ int thrice(int v) {\n    return 3 * v;\n}\n",
+        )
+        .unwrap();
+        let kernel = "#include \"helpers.h\"\n__global__ void k(int *a) {\n    int t = threadIdx.x;\n    a[twice(t)] = a[t + 1];\n    a[thrice(t)] = a[t + 2];\n}\n";
+        let report = report_on_disk(&dir.join("k.cu"), kernel);
+        let grouped: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::DataRace && f.message.contains(" pairs of accesses"))
+            .collect();
+        assert!(!grouped.is_empty(), "{:#?}", report.findings);
+        for f in grouped {
+            let headline = f.headline.as_deref().unwrap_or_default();
+            assert!(headline.contains("(lines 4-5)"), "{headline}");
+            // Accesses on lines 4 and 5 of the file (1-based).
+            let range = f.message.split("(lines ").nth(1).expect("a range");
+            let (a, rest) = range.split_once('-').expect("two ends");
+            let b: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let (a, b): (u32, u32) = (a.parse().unwrap(), b.parse().unwrap());
+            assert!(
+                (4..=5).contains(&a) && (4..=5).contains(&b),
+                "{}",
+                f.message
+            );
+        }
     }
 
     /// The quick-fixes computed on request from an analysis's `FixBasis`
