@@ -350,8 +350,36 @@ pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 /// divisions digits (`i == q * width + r`, see `smt::solve_linear_split`)
 /// that the split makes linear; as SMT's `div` by a run-time value the
 /// query would stay nonlinear whatever its bounds.
+#[cfg(test)]
 pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
+    small_values_restriction_in(assertions, env, SMALL_VALUES)
+}
+
+/// How many values the narrow try of the small-values shortcut gives each
+/// held variable ([`small_values_restriction_in`]): a loop counter's first
+/// two iterations, a width of 0 or 1 (a divisor's 1 or 2). Most races of
+/// image stencils and strided loops are there (a pixel's left neighbour
+/// with rows of one pixel; the first two iterations of a grid-stride
+/// loop), and the split of two values per factor is a query a few times
+/// smaller than the sixteen-value one, which NVIDIA's Mandelbrot
+/// anti-aliasing kernels (a divisor, a stride and a width per access of a
+/// 16-access group) ran out of its allowance on.
+pub(crate) const NARROW_VALUES: i64 = 2;
+
+/// [`small_values_restriction`] with each held variable in `values`
+/// values. One value is a pin, stated `v == start` (which `pinned` folds
+/// into every product and divisor: the bit-vector try of
+/// `witness::solve_small_values`, where a divisor of 1 takes a 32-bit
+/// divider circuit out of the query); more are a window the split makes
+/// cases of. Only more constraints for any window: a model is a model of
+/// the query.
+pub(crate) fn small_values_restriction_in(
+    assertions: &[Expr],
+    env: &LaunchEnv,
+    values: i64,
+) -> Option<Vec<Expr>> {
     use std::collections::BTreeMap;
+    let values = values.clamp(1, SMALL_VALUES);
     let fold = |a: &Expr| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const));
     let folded: Vec<Expr> = assertions.iter().map(fold).collect();
     // A parameter the query pins (`lb == 16`) is a constant, not a factor
@@ -389,7 +417,7 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
             least
         };
         let start = least.max(0);
-        (start, start.saturating_add(SMALL_VALUES))
+        (start, start.saturating_add(values))
     };
     // Each chosen parameter typed to its window (where the range its type
     // allows meets it; else the bounds below leave the restriction
@@ -421,8 +449,12 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
     for v in chosen {
         let (start, end) = window(&v);
         let x = Expr::Var(retyped.get(&v).cloned().unwrap_or(v));
-        restricted.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(start)));
-        restricted.push(Expr::bin(BinOp::Lt, x, Expr::Const(end)));
+        if end - start == 1 {
+            restricted.push(Expr::eq(x, Expr::Const(start)));
+        } else {
+            restricted.push(Expr::bin(BinOp::Ge, x.clone(), Expr::Const(start)));
+            restricted.push(Expr::bin(BinOp::Lt, x, Expr::Const(end)));
+        }
     }
     Some(restricted)
 }
@@ -687,6 +719,51 @@ mod tests {
         assert!(!split.iter().any(Expr::is_nonlinear));
         let linear = [Expr::eq(var("index", VarKind::Shared), Expr::add(t, w))];
         assert!(small_values_restriction(&linear, &env([64, 1, 1])).is_none());
+    }
+
+    /// The narrow window holds each factor in two values (a divisor in
+    /// `1..3`, any other in `0..2`): fewer cases than the wide one; a
+    /// window of one value pins each (`w == 1`, `h == 0`).
+    #[test]
+    fn the_narrow_window_holds_each_factor_in_two_values() {
+        let any = VarKind::Param {
+            lo: i32::MIN as i64,
+            hi: i32::MAX as i64,
+        };
+        let (i, w, h) = (var("i", any), var("w", any), var("h", any));
+        let t = var("threadIdx.x#1", VarKind::ThreadIdx(0));
+        // `(i / w) * h + t`: `w` a whole divisor, `h` a factor.
+        let index = Expr::add(Expr::mul(Expr::bin(BinOp::Div, i, w.clone()), h.clone()), t);
+        let query = [Expr::eq(var("index", VarKind::Shared), index)];
+        let launch = env([64, 1, 1]);
+        let narrow = small_values_restriction_in(&query, &launch, NARROW_VALUES).expect("narrow");
+        let wide = small_values_restriction_in(&query, &launch, SMALL_VALUES).expect("wide");
+        let range_of = |restricted: &[Expr], name: &str| {
+            let found = restricted[0].vars().into_iter().find_map(|v| match v.kind {
+                VarKind::Param { lo, hi } if v.name.as_ref() == name => Some((lo, hi)),
+                _ => None,
+            });
+            found.expect("retyped")
+        };
+        assert_eq!(range_of(&narrow, "w"), (1, 2));
+        assert_eq!(range_of(&narrow, "h"), (0, 1));
+        assert_eq!(range_of(&wide, "h"), (0, SMALL_VALUES - 1));
+        // One value: each held variable pinned to its window's start.
+        let pinned = small_values_restriction_in(&query, &launch, 1).expect("pinned");
+        assert_eq!(range_of(&pinned, "w"), (1, 1));
+        assert_eq!(range_of(&pinned, "h"), (0, 0));
+        let pins = crate::verify::pinned::pinned_parameters(&pinned);
+        assert_eq!(
+            pins.get(&Var::new("w", VarKind::Param { lo: 1, hi: 1 })),
+            Some(&1)
+        );
+        let cases = |restricted: &[Expr]| {
+            // (The division is made digits by `smt::solve_linear_split`.)
+            let split = split_small_factors_up_to(restricted, &launch, MAX_RESTRICTED_CASES)
+                .expect("split");
+            split.iter().map(|e| format!("{e:?}").len()).sum::<usize>()
+        };
+        assert!(cases(&narrow) < cases(&wide));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::context::*;
 use super::intervals::Instance;
 use super::replay::eval_expr;
+use super::small_factors;
 use super::smt::{self, LaunchEnv, SolverConfig};
 use crate::cache::QueryOutcome;
 use crate::model::*;
@@ -26,6 +27,15 @@ pub(super) const SMALL_LAUNCH_RLIMIT: u32 = 500_000;
 /// over the two solvers: 150,000 found none, and the nonlinear query as
 /// written then searched for millions.
 const SMALL_VALUES_RLIMIT: u32 = 400_000;
+
+/// Z3 resource units of the narrow try of the small-values attempt
+/// (`small_factors::NARROW_VALUES`), before the wide one: a model of the
+/// narrow split takes a few tens of thousands of units.
+const NARROW_VALUES_RLIMIT: u32 = 100_000;
+
+/// Z3 resource units of the pinned try of a bit-vector race query
+/// ([`KernelContext::solve_pinned_bitvectors`]).
+const PINNED_RLIMIT: u32 = 100_000;
 
 /// Z3 resource units of each later launch of the small-values attempt
 /// ([`KernelContext::solve_small_values`]): the NV12 conversions' witness
@@ -94,11 +104,12 @@ impl<'k> KernelContext<'k> {
     /// is no such restriction, or no launch below has a model of it within
     /// its allowance. Products of run-time values that stay nonlinear at a
     /// launch (`(y + r) * w`, `i / width`) become linear with those values
-    /// small (`small_factors::small_values_restriction`; only more
+    /// small (`small_factors::small_values_restriction_in`; only more
     /// constraints, so its model is one of the query). The launches, in
     /// order:
     /// - the small launch (or the kernel's own when it fixes every size),
-    ///   with [`SMALL_VALUES_RLIMIT`] units;
+    ///   with the values in two each first ([`NARROW_VALUES_RLIMIT`]
+    ///   units), then in sixteen ([`SMALL_VALUES_RLIMIT`] units);
     /// - the kernel's launch with only the grid dimensions whose size the
     ///   launch ties to parameters (`gridDim.y == (nHeight / 2 - 1) / 10 +
     ///   1`) free and the others at two blocks: two blocks along a tied
@@ -117,11 +128,17 @@ impl<'k> KernelContext<'k> {
         assertions: &[Expr],
         config: SolverConfig,
     ) -> Option<(Vec<(String, i64)>, LaunchEnv)> {
-        if self.env.bitvector {
-            return None;
-        }
         let small = small_launch(&self.env);
-        let mut launches = vec![(small.clone().unwrap_or_else(|| self.env.clone()), vec![])];
+        let first = small.clone().unwrap_or_else(|| self.env.clone());
+        if self.env.bitvector || smt::switched_to_bitvectors(assertions, &first) {
+            // The small launch, then the kernel's own (whose facts, such
+            // as `gridDim.y == 1`, the small launch may contradict).
+            let own = small.is_some().then(|| self.env.clone());
+            return std::iter::once(first)
+                .chain(own)
+                .find_map(|launch| self.solve_pinned_bitvectors(assertions, config, launch));
+        }
+        let mut launches = vec![(first, vec![])];
         if small.is_some() {
             let two_blocks = two_blocks_along_untied(assertions, &self.env);
             if !two_blocks.is_empty() {
@@ -140,30 +157,76 @@ impl<'k> KernelContext<'k> {
                 with_extra = [assertions, &extra[..]].concat();
                 &with_extra[..]
             };
-            let Some(restricted) = super::small_factors::small_values_restriction(query, &launch)
-            else {
-                continue;
-            };
-            let allowance = if i == 0 {
-                SMALL_VALUES_RLIMIT
+            // At the first launch, the narrow window first (a smaller
+            // split that holds most races, see `NARROW_VALUES`), then the
+            // wide one.
+            let tries: &[(i64, u32)] = if i == 0 {
+                &[
+                    (small_factors::NARROW_VALUES, NARROW_VALUES_RLIMIT),
+                    (small_factors::SMALL_VALUES, SMALL_VALUES_RLIMIT),
+                ]
             } else {
-                LATER_LAUNCH_RLIMIT
+                &[(small_factors::SMALL_VALUES, LATER_LAUNCH_RLIMIT)]
             };
-            let cheap = SolverConfig {
-                rlimit: match config.rlimit {
-                    0 => allowance,
-                    r => r.min(allowance),
-                },
-                ..config
-            };
-            // An unsat or undecided launch says nothing of the others.
-            if let QueryOutcome::Sat(values) =
-                smt::solve_linear_split(&restricted, &launch, cheap, self.cache, &mut self.counters)
-            {
-                return Some((values, launch));
+            for &(values, allowance) in tries {
+                let Some(restricted) =
+                    small_factors::small_values_restriction_in(query, &launch, values)
+                else {
+                    break;
+                };
+                let cheap = SolverConfig {
+                    rlimit: match config.rlimit {
+                        0 => allowance,
+                        r => r.min(allowance),
+                    },
+                    ..config
+                };
+                // An unsat or undecided try says nothing of the others.
+                if let QueryOutcome::Sat(values) = smt::solve_linear_split(
+                    &restricted,
+                    &launch,
+                    cheap,
+                    self.cache,
+                    &mut self.counters,
+                ) {
+                    return Some((values, launch));
+                }
             }
         }
         None
+    }
+
+    /// The small-values shortcut of a bit-vector query (wrapping or
+    /// bitwise arithmetic, where no split makes anything linear): every
+    /// parameter and loop counter of a product or divisor pinned to the
+    /// start of its window (a divisor to 1, any other to 0 or the least
+    /// its type allows), solved at `launch` with [`PINNED_RLIMIT`] units
+    /// (the caller asks the small launch first, then the kernel's own).
+    /// A product or division of two run-time values is a multiplier or
+    /// divider circuit of 32 bits to Z3; pinned, it folds to a constant
+    /// or a copy. An index `hash(tid) % size` of a parameter `size` took
+    /// 1.5 to 6 million units per race query as written (NVIDIA's
+    /// `simpleAttributes`); with `size == 1` every thread meets at 0.
+    /// Only more constraints: a model is one of the query; no model says
+    /// nothing (the caller asks the query itself).
+    fn solve_pinned_bitvectors(
+        &mut self,
+        assertions: &[Expr],
+        config: SolverConfig,
+        launch: LaunchEnv,
+    ) -> Option<(Vec<(String, i64)>, LaunchEnv)> {
+        let pinned = small_factors::small_values_restriction_in(assertions, &launch, 1)?;
+        let cheap = SolverConfig {
+            rlimit: match config.rlimit {
+                0 => PINNED_RLIMIT,
+                r => r.min(PINNED_RLIMIT),
+            },
+            ..config
+        };
+        match smt::solve(&pinned, &launch, cheap, self.cache, &mut self.counters) {
+            QueryOutcome::Sat(values) => Some((values, launch)),
+            _ => None,
+        }
     }
 
     /// A model of a race query solved at `launch` (the small launch, or
