@@ -71,7 +71,8 @@ pub(crate) fn fold_pinned_parameters(assertions: &[Expr]) -> Vec<Expr> {
     out
 }
 
-fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+/// The conjuncts of `e`, nested conjunctions flattened.
+pub(crate) fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::Bin(BinOp::And, a, b) => {
             conjuncts(a, out);

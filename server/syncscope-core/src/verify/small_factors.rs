@@ -378,6 +378,18 @@ pub(crate) fn small_values_restriction_in(
     env: &LaunchEnv,
     values: i64,
 ) -> Option<Vec<Expr>> {
+    small_values_restriction_from(assertions, env, values, 0)
+}
+
+/// [`small_values_restriction_in`] with each window starting at `from`
+/// at least (a pin at 2 where one at 0 makes a divisor such as `DX / 2`
+/// zero, which no execution divides by).
+pub(crate) fn small_values_restriction_from(
+    assertions: &[Expr],
+    env: &LaunchEnv,
+    values: i64,
+    from: i64,
+) -> Option<Vec<Expr>> {
     use std::collections::BTreeMap;
     let values = values.clamp(1, SMALL_VALUES);
     let fold = |a: &Expr| a.subst(&mut |v: &Var| env.fixed(v.kind).map(Expr::Const));
@@ -416,7 +428,7 @@ pub(crate) fn small_values_restriction_in(
         } else {
             least
         };
-        let start = least.max(0);
+        let start = least.max(from.max(0));
         (start, start.saturating_add(values))
     };
     // Each chosen parameter typed to its window (where the range its type
@@ -457,6 +469,67 @@ pub(crate) fn small_values_restriction_in(
         }
     }
     Some(restricted)
+}
+
+/// Whether the pins of `assertions` (top-level `v == c`, counters
+/// included: a restriction of [`small_values_restriction_from`] with one
+/// value per variable) take any of its nonlinear operations away
+/// (products, divisions and shifts of run-time values, with the launch
+/// sizes `env` fixes folded). Where they take none, the pinned query is
+/// as hard as the query: a sorting network's shifts by loop counters'
+/// powers of two, whose race-free queries each spent the pinned try's
+/// whole allowance. (A count, not linearity: NVIDIA's FFT
+/// post-processing keeps shifts by an unknown `__ffs` after its pins,
+/// 64 such operations down to 40, and its pinned race query is still
+/// solved in tens of thousands of units where the query took millions.)
+pub(crate) fn pins_take_nonlinearity_away(assertions: &[Expr], env: &LaunchEnv) -> bool {
+    let mut parts = Vec::new();
+    for a in assertions {
+        super::pinned::conjuncts(a, &mut parts);
+    }
+    let pins: HashMap<Var, i64> = parts
+        .iter()
+        .filter_map(|p| match p {
+            Expr::Bin(BinOp::Eq, x, c) => match (&**x, c.as_const()) {
+                (Expr::Var(v), Some(c)) => Some((v.clone(), c)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let count = |with_pins: bool| -> usize {
+        assertions
+            .iter()
+            .map(|a| {
+                a.subst(&mut |v: &Var| {
+                    env.fixed(v.kind)
+                        .or_else(|| with_pins.then(|| pins.get(v).copied()).flatten())
+                        .map(Expr::Const)
+                })
+            })
+            .map(|x| nonlinear_nodes(&x))
+            .sum()
+    };
+    let (before, after) = (count(false), count(true));
+    after < before
+}
+
+/// How many operations of `e` are nonlinear (as `Expr::is_nonlinear`
+/// sees one: a product, division or shift of run-time values).
+fn nonlinear_nodes(e: &Expr) -> usize {
+    let mut n = 0;
+    e.any_node(&mut |x| {
+        n += match x {
+            Expr::Pow2(a) => a.as_const().is_none(),
+            Expr::Bin(BinOp::Mul | BinOp::Div | BinOp::Rem, a, b) => {
+                a.as_const().is_none() && b.as_const().is_none()
+            }
+            Expr::Bin(BinOp::Shl | BinOp::Shr, _, b) => b.as_const().is_none(),
+            _ => false,
+        } as usize;
+        false
+    });
+    n
 }
 
 /// The variables of the kinds `wanted` accepts in a divisor (of `/` or
@@ -764,6 +837,41 @@ mod tests {
             split.iter().map(|e| format!("{e:?}").len()).sum::<usize>()
         };
         assert!(cases(&narrow) < cases(&wide));
+    }
+
+    /// A pin is tried where it takes a product, division or shift of
+    /// run-time values away (`h % n` with `n == 1`), not where every one
+    /// is left (`t * u` of a thread index and an unknown).
+    #[test]
+    fn pins_are_tried_where_they_take_nonlinear_operations_away() {
+        let any = VarKind::Param {
+            lo: i32::MIN as i64,
+            hi: i32::MAX as i64,
+        };
+        let t = var("threadIdx.x#1", VarKind::ThreadIdx(0));
+        let u = var(
+            "u",
+            VarKind::Unknown {
+                scope: crate::model::Scope::Grid,
+                lo: 0,
+                hi: 9,
+            },
+        );
+        let n = var("n", any);
+        let index = |e: Expr| Expr::eq(var("index", VarKind::Shared), e);
+        let launch = env([64, 1, 1]);
+        let hashed = [index(Expr::bin(
+            BinOp::Rem,
+            Expr::mul(t.clone(), Expr::Const(3)),
+            n,
+        ))];
+        let pinned = small_values_restriction_from(&hashed, &launch, 1, 0).expect("pinned");
+        assert!(pins_take_nonlinearity_away(&pinned, &launch));
+        let kept = [
+            index(Expr::mul(t, u)),
+            Expr::eq(var("k", any), Expr::Const(0)),
+        ];
+        assert!(!pins_take_nonlinearity_away(&kept, &launch));
     }
 
     #[test]

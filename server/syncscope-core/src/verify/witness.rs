@@ -37,6 +37,14 @@ const NARROW_VALUES_RLIMIT: u32 = 100_000;
 /// ([`KernelContext::solve_pinned_bitvectors`]).
 const PINNED_RLIMIT: u32 = 100_000;
 
+/// The values the pinned try gives each variable, in order (at least:
+/// a divisor at least 1, a parameter at least what its type allows): 0
+/// takes products away; 2 keeps `DX / 2` a divisor and a counter's
+/// second iteration (NVIDIA's FFT post-processing indices, `i * DY * DX`
+/// with `i` divided by `DX / 2`, have no model at 0, and took 1 to 3.5
+/// million units per race query as written).
+const PIN_STARTS: [i64; 2] = [0, 2];
+
 /// Z3 resource units of each later launch of the small-values attempt
 /// ([`KernelContext::solve_small_values`]): the NV12 conversions' witness
 /// at two blocks along the untied grid dimensions took 15,000 units; a
@@ -200,7 +208,7 @@ impl<'k> KernelContext<'k> {
     /// bitwise arithmetic, where no split makes anything linear): every
     /// parameter and loop counter of a product or divisor pinned to the
     /// start of its window (a divisor to 1, any other to 0 or the least
-    /// its type allows), solved at `launch` with [`PINNED_RLIMIT`] units
+    /// its type allows; then each to 2 at least, [`PIN_STARTS`]), solved at `launch` with [`PINNED_RLIMIT`] units
     /// (the caller asks the small launch first, then the kernel's own).
     /// A product or division of two run-time values is a multiplier or
     /// divider circuit of 32 bits to Z3; pinned, it folds to a constant
@@ -215,7 +223,6 @@ impl<'k> KernelContext<'k> {
         config: SolverConfig,
         launch: LaunchEnv,
     ) -> Option<(Vec<(String, i64)>, LaunchEnv)> {
-        let pinned = small_factors::small_values_restriction_in(assertions, &launch, 1)?;
         let cheap = SolverConfig {
             rlimit: match config.rlimit {
                 0 => PINNED_RLIMIT,
@@ -223,10 +230,21 @@ impl<'k> KernelContext<'k> {
             },
             ..config
         };
-        match smt::solve(&pinned, &launch, cheap, self.cache, &mut self.counters) {
-            QueryOutcome::Sat(values) => Some((values, launch)),
-            _ => None,
+        for from in PIN_STARTS {
+            let pinned =
+                small_factors::small_values_restriction_from(assertions, &launch, 1, from)?;
+            // Pins that take no product, division or shift of run-time
+            // values away leave the query as hard as it was: no try.
+            if !small_factors::pins_take_nonlinearity_away(&pinned, &launch) {
+                continue;
+            }
+            if let QueryOutcome::Sat(values) =
+                smt::solve(&pinned, &launch, cheap, self.cache, &mut self.counters)
+            {
+                return Some((values, launch));
+            }
         }
+        None
     }
 
     /// A model of a race query solved at `launch` (the small launch, or
