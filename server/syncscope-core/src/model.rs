@@ -515,14 +515,20 @@ impl Expr {
     /// Whether the expression leaves linear arithmetic: a product, quotient
     /// or remainder of two non-constants, a shift by a non-constant, `2^e`.
     pub fn is_nonlinear(&self) -> bool {
-        self.any_node(&mut |e| match e {
+        self.any_node(&mut Expr::is_nonlinear_op)
+    }
+
+    /// Whether this node itself (not its operands) is a nonlinear
+    /// operation, as [`Expr::is_nonlinear`] counts one.
+    pub fn is_nonlinear_op(&self) -> bool {
+        match self {
             Expr::Pow2(a) => a.as_const().is_none(),
             Expr::Bin(BinOp::Mul | BinOp::Div | BinOp::Rem, a, b) => {
                 a.as_const().is_none() && b.as_const().is_none()
             }
             Expr::Bin(BinOp::Shl | BinOp::Shr, _, b) => b.as_const().is_none(),
             _ => false,
-        })
+        }
     }
 
     /// Visits every variable.

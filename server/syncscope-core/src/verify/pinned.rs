@@ -20,6 +20,21 @@ use std::collections::HashMap;
 /// a top-level conjunct `p == c` (or `c == p`). A parameter pinned to two different
 /// constants is left out (the query is unsat; Z3 says so as written).
 pub(crate) fn pinned_parameters(assertions: &[Expr]) -> HashMap<Var, i64> {
+    pinned_variables(assertions, |k| {
+        matches!(
+            k,
+            VarKind::Param { .. } | VarKind::GridDim(_) | VarKind::BlockDim(_)
+        )
+    })
+}
+
+/// The variables of the kinds `accept` takes that `assertions` pin to one
+/// constant by a top-level conjunct `v == c` (or `c == v`); one pinned to
+/// two different constants is left out.
+pub(crate) fn pinned_variables(
+    assertions: &[Expr],
+    accept: impl Fn(VarKind) -> bool,
+) -> HashMap<Var, i64> {
     let mut pins: HashMap<Var, Option<i64>> = HashMap::new();
     let mut parts = Vec::new();
     for a in assertions {
@@ -30,12 +45,7 @@ pub(crate) fn pinned_parameters(assertions: &[Expr]) -> HashMap<Var, i64> {
             continue;
         };
         let pin = match (&**x, &**y) {
-            (Expr::Var(v), Expr::Const(c)) | (Expr::Const(c), Expr::Var(v))
-                if matches!(
-                    v.kind,
-                    VarKind::Param { .. } | VarKind::GridDim(_) | VarKind::BlockDim(_)
-                ) =>
-            {
+            (Expr::Var(v), Expr::Const(c)) | (Expr::Const(c), Expr::Var(v)) if accept(v.kind) => {
                 (v, *c)
             }
             _ => continue,
@@ -71,8 +81,7 @@ pub(crate) fn fold_pinned_parameters(assertions: &[Expr]) -> Vec<Expr> {
     out
 }
 
-/// The conjuncts of `e`, nested conjunctions flattened.
-pub(crate) fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::Bin(BinOp::And, a, b) => {
             conjuncts(a, out);

@@ -409,12 +409,8 @@ impl<'k> KernelContext<'k> {
                     // same on a loaded machine), undecided means "check
                     // interval by interval" as before.
                     let config = SolverConfig {
-                        rlimit: match self.config.rlimit {
-                            0 => PRECHECK_RLIMIT,
-                            r => r.min(PRECHECK_RLIMIT),
-                        },
                         witness: false,
-                        ..self.config
+                        ..self.config.capped(PRECHECK_RLIMIT)
                     };
                     matches!(
                         self.solve_concrete_first(&q.base, config),

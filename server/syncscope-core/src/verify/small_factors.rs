@@ -352,7 +352,7 @@ pub(crate) const SMALL_VALUES: i64 = MAX_CASES;
 /// query would stay nonlinear whatever its bounds.
 #[cfg(test)]
 pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> Option<Vec<Expr>> {
-    small_values_restriction_in(assertions, env, SMALL_VALUES)
+    small_values_restriction_in(assertions, env, SMALL_VALUES, 0)
 }
 
 /// How many values the narrow try of the small-values shortcut gives each
@@ -367,24 +367,15 @@ pub(crate) fn small_values_restriction(assertions: &[Expr], env: &LaunchEnv) -> 
 pub(crate) const NARROW_VALUES: i64 = 2;
 
 /// [`small_values_restriction`] with each held variable in `values`
-/// values. One value is a pin, stated `v == start` (which `pinned` folds
-/// into every product and divisor: the bit-vector try of
-/// `witness::solve_small_values`, where a divisor of 1 takes a 32-bit
-/// divider circuit out of the query); more are a window the split makes
-/// cases of. Only more constraints for any window: a model is a model of
-/// the query.
+/// values from `from` at least (a divisor from 1 at least, a parameter
+/// from the least its type allows). One value is a pin, stated `v ==
+/// start` (which `pinned` folds into every product and divisor of a
+/// parameter: the bit-vector try of `witness::solve_small_values`, where
+/// a divisor of 1 takes a 32-bit divider circuit out of the query, and a
+/// pin at 2 keeps a divisor such as `DX / 2` from being zero, which no
+/// execution divides by); more are a window the split makes cases of.
+/// Only more constraints for any window: a model is a model of the query.
 pub(crate) fn small_values_restriction_in(
-    assertions: &[Expr],
-    env: &LaunchEnv,
-    values: i64,
-) -> Option<Vec<Expr>> {
-    small_values_restriction_from(assertions, env, values, 0)
-}
-
-/// [`small_values_restriction_in`] with each window starting at `from`
-/// at least (a pin at 2 where one at 0 makes a divisor such as `DX / 2`
-/// zero, which no execution divides by).
-pub(crate) fn small_values_restriction_from(
     assertions: &[Expr],
     env: &LaunchEnv,
     values: i64,
@@ -472,7 +463,7 @@ pub(crate) fn small_values_restriction_from(
 }
 
 /// Whether the pins of `assertions` (top-level `v == c`, counters
-/// included: a restriction of [`small_values_restriction_from`] with one
+/// included: a restriction of [`small_values_restriction_in`] with one
 /// value per variable) take any of its nonlinear operations away
 /// (products, divisions and shifts of run-time values, with the launch
 /// sizes `env` fixes folded). Where they take none, the pinned query is
@@ -483,53 +474,26 @@ pub(crate) fn small_values_restriction_from(
 /// 64 such operations down to 40, and its pinned race query is still
 /// solved in tens of thousands of units where the query took millions.)
 pub(crate) fn pins_take_nonlinearity_away(assertions: &[Expr], env: &LaunchEnv) -> bool {
-    let mut parts = Vec::new();
-    for a in assertions {
-        super::pinned::conjuncts(a, &mut parts);
-    }
-    let pins: HashMap<Var, i64> = parts
-        .iter()
-        .filter_map(|p| match p {
-            Expr::Bin(BinOp::Eq, x, c) => match (&**x, c.as_const()) {
-                (Expr::Var(v), Some(c)) => Some((v.clone(), c)),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
+    let pins = super::pinned::pinned_variables(assertions, |_| true);
     let count = |with_pins: bool| -> usize {
         assertions
             .iter()
             .map(|a| {
+                let mut n = 0;
                 a.subst(&mut |v: &Var| {
                     env.fixed(v.kind)
                         .or_else(|| with_pins.then(|| pins.get(v).copied()).flatten())
                         .map(Expr::Const)
                 })
+                .any_node(&mut |x| {
+                    n += x.is_nonlinear_op() as usize;
+                    false
+                });
+                n
             })
-            .map(|x| nonlinear_nodes(&x))
             .sum()
     };
-    let (before, after) = (count(false), count(true));
-    after < before
-}
-
-/// How many operations of `e` are nonlinear (as `Expr::is_nonlinear`
-/// sees one: a product, division or shift of run-time values).
-fn nonlinear_nodes(e: &Expr) -> usize {
-    let mut n = 0;
-    e.any_node(&mut |x| {
-        n += match x {
-            Expr::Pow2(a) => a.as_const().is_none(),
-            Expr::Bin(BinOp::Mul | BinOp::Div | BinOp::Rem, a, b) => {
-                a.as_const().is_none() && b.as_const().is_none()
-            }
-            Expr::Bin(BinOp::Shl | BinOp::Shr, _, b) => b.as_const().is_none(),
-            _ => false,
-        } as usize;
-        false
-    });
-    n
+    count(true) < count(false)
 }
 
 /// The variables of the kinds `wanted` accepts in a divisor (of `/` or
@@ -809,8 +773,9 @@ mod tests {
         let index = Expr::add(Expr::mul(Expr::bin(BinOp::Div, i, w.clone()), h.clone()), t);
         let query = [Expr::eq(var("index", VarKind::Shared), index)];
         let launch = env([64, 1, 1]);
-        let narrow = small_values_restriction_in(&query, &launch, NARROW_VALUES).expect("narrow");
-        let wide = small_values_restriction_in(&query, &launch, SMALL_VALUES).expect("wide");
+        let narrow =
+            small_values_restriction_in(&query, &launch, NARROW_VALUES, 0).expect("narrow");
+        let wide = small_values_restriction_in(&query, &launch, SMALL_VALUES, 0).expect("wide");
         let range_of = |restricted: &[Expr], name: &str| {
             let found = restricted[0].vars().into_iter().find_map(|v| match v.kind {
                 VarKind::Param { lo, hi } if v.name.as_ref() == name => Some((lo, hi)),
@@ -822,7 +787,7 @@ mod tests {
         assert_eq!(range_of(&narrow, "h"), (0, 1));
         assert_eq!(range_of(&wide, "h"), (0, SMALL_VALUES - 1));
         // One value: each held variable pinned to its window's start.
-        let pinned = small_values_restriction_in(&query, &launch, 1).expect("pinned");
+        let pinned = small_values_restriction_in(&query, &launch, 1, 0).expect("pinned");
         assert_eq!(range_of(&pinned, "w"), (1, 1));
         assert_eq!(range_of(&pinned, "h"), (0, 0));
         let pins = crate::verify::pinned::pinned_parameters(&pinned);
@@ -865,7 +830,7 @@ mod tests {
             Expr::mul(t.clone(), Expr::Const(3)),
             n,
         ))];
-        let pinned = small_values_restriction_from(&hashed, &launch, 1, 0).expect("pinned");
+        let pinned = small_values_restriction_in(&hashed, &launch, 1, 0).expect("pinned");
         assert!(pins_take_nonlinearity_away(&pinned, &launch));
         let kept = [
             index(Expr::mul(t, u)),

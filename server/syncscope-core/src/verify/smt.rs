@@ -995,6 +995,24 @@ impl SolverConfig<'_> {
         }
     }
 
+    /// The resource limit of a shorter try: `units`, or this config's own
+    /// limit where it is smaller (0, no limit, gives `units`).
+    pub(crate) fn rlimit_at_most(&self, units: u32) -> u32 {
+        match self.rlimit {
+            0 => units,
+            r => r.min(units),
+        }
+    }
+
+    /// This config with at most `units` resource units
+    /// ([`Self::rlimit_at_most`]).
+    pub(crate) fn capped(self, units: u32) -> Self {
+        SolverConfig {
+            rlimit: self.rlimit_at_most(units),
+            ..self
+        }
+    }
+
     /// The analysis was cancelled (an edit made it obsolete).
     pub(crate) fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
@@ -1264,13 +1282,7 @@ pub(crate) fn solve(
     // the answer; where the case splits do not help (a radix the digit
     // lemmas already decide), the products as they are decide.
     let first = q_split.as_ref().map(|qs| {
-        let capped = SolverConfig {
-            rlimit: match config.rlimit {
-                0 => SPLIT_FIRST_RLIMIT,
-                r => r.min(SPLIT_FIRST_RLIMIT),
-            },
-            ..config
-        };
+        let capped = config.capped(SPLIT_FIRST_RLIMIT);
         let outcome = run_z3_in(qs, env, capped, true);
         log_query(
             qs,
@@ -1488,12 +1500,8 @@ fn probe_forms(
     limit: u32,
 ) -> Probe {
     let probe = SolverConfig {
-        rlimit: match config.rlimit {
-            0 => limit,
-            r => r.min(limit),
-        },
         witness: false,
-        ..config
+        ..config.capped(limit)
     };
     for (q, form) in [(written, "probe"), (split, "split-probe")] {
         if config.cancelled() || config.out_of_budget() {
@@ -1544,12 +1552,8 @@ fn product_orders_query(
     let mut q = build_query_with_lemmas(&linear, &[], env);
     q.small.clear();
     let capped = SolverConfig {
-        rlimit: match config.rlimit {
-            0 => limit,
-            r => r.min(limit),
-        },
         witness: false,
-        ..config
+        ..config.capped(limit)
     };
     let outcome = run_z3(&q, env, capped);
     log_query(
@@ -1881,10 +1885,7 @@ fn run_z3_here(
                     // The small values as assertions of one more
                     // non-incremental solve (assumptions would put the
                     // query back on the incremental core).
-                    let small_rlimit = match config.rlimit {
-                        0 => BLASTED_SMALL_MODEL_RLIMIT,
-                        r => r.min(BLASTED_SMALL_MODEL_RLIMIT),
-                    };
+                    let small_rlimit = config.rlimit_at_most(BLASTED_SMALL_MODEL_RLIMIT);
                     let small = solver_for(Fresh::NonIncremental);
                     if load(&small, &format!("{text}(assert {SMALL})\n")).is_ok()
                         && check(&small, remaining().max(1), small_rlimit, false) == SatResult::Sat
@@ -1899,10 +1900,7 @@ fn run_z3_here(
                     && check(
                         solver,
                         config.timeout_ms,
-                        match config.rlimit {
-                            0 => SMALL_MODEL_RLIMIT,
-                            r => r.min(SMALL_MODEL_RLIMIT),
-                        },
+                        config.rlimit_at_most(SMALL_MODEL_RLIMIT),
                         true,
                     ) == SatResult::Sat
                 {

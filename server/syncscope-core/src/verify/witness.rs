@@ -73,13 +73,7 @@ impl<'k> KernelContext<'k> {
         config: SolverConfig,
     ) -> QueryOutcome {
         let small = small_launch(&self.env);
-        let capped = SolverConfig {
-            rlimit: match config.rlimit {
-                0 => SMALL_LAUNCH_RLIMIT,
-                r => r.min(SMALL_LAUNCH_RLIMIT),
-            },
-            ..config
-        };
+        let capped = config.capped(SMALL_LAUNCH_RLIMIT);
         if let Some((values, launch)) = self.solve_small_values(assertions, capped) {
             return self.at_launch(values, &launch);
         }
@@ -178,17 +172,11 @@ impl<'k> KernelContext<'k> {
             };
             for &(values, allowance) in tries {
                 let Some(restricted) =
-                    small_factors::small_values_restriction_in(query, &launch, values)
+                    small_factors::small_values_restriction_in(query, &launch, values, 0)
                 else {
                     break;
                 };
-                let cheap = SolverConfig {
-                    rlimit: match config.rlimit {
-                        0 => allowance,
-                        r => r.min(allowance),
-                    },
-                    ..config
-                };
+                let cheap = config.capped(allowance);
                 // An unsat or undecided try says nothing of the others.
                 if let QueryOutcome::Sat(values) = smt::solve_linear_split(
                     &restricted,
@@ -208,8 +196,9 @@ impl<'k> KernelContext<'k> {
     /// bitwise arithmetic, where no split makes anything linear): every
     /// parameter and loop counter of a product or divisor pinned to the
     /// start of its window (a divisor to 1, any other to 0 or the least
-    /// its type allows; then each to 2 at least, [`PIN_STARTS`]), solved at `launch` with [`PINNED_RLIMIT`] units
-    /// (the caller asks the small launch first, then the kernel's own).
+    /// its type allows; then each to 2 at least, [`PIN_STARTS`]), solved
+    /// at `launch` with [`PINNED_RLIMIT`] units (the caller asks the small
+    /// launch first, then the kernel's own).
     /// A product or division of two run-time values is a multiplier or
     /// divider circuit of 32 bits to Z3; pinned, it folds to a constant
     /// or a copy. An index `hash(tid) % size` of a parameter `size` took
@@ -223,16 +212,9 @@ impl<'k> KernelContext<'k> {
         config: SolverConfig,
         launch: LaunchEnv,
     ) -> Option<(Vec<(String, i64)>, LaunchEnv)> {
-        let cheap = SolverConfig {
-            rlimit: match config.rlimit {
-                0 => PINNED_RLIMIT,
-                r => r.min(PINNED_RLIMIT),
-            },
-            ..config
-        };
+        let cheap = config.capped(PINNED_RLIMIT);
         for from in PIN_STARTS {
-            let pinned =
-                small_factors::small_values_restriction_from(assertions, &launch, 1, from)?;
+            let pinned = small_factors::small_values_restriction_in(assertions, &launch, 1, from)?;
             // Pins that take no product, division or shift of run-time
             // values away leave the query as hard as it was: no try.
             if !small_factors::pins_take_nonlinearity_away(&pinned, &launch) {
