@@ -2214,6 +2214,32 @@ mod tests {
         }
     }
 
+    /// A range whose first access is inlined from a header names that end
+    /// as the header's line and the other as the file's.
+    #[test]
+    fn a_line_range_from_a_header_names_the_headers_line() {
+        let dir = fresh_dir("syncscope-header-range");
+        std::fs::write(
+            dir.join("put.h"),
+            "#pragma once\n__device__ void put(int *a, int i) {\n    a[i] = 1;\n}\n",
+        )
+        .unwrap();
+        let kernel = "#include \"put.h\"\n__global__ void k(int *a) {\n    int t = threadIdx.x;\n    put(a, 2 * t);\n    a[t + 1] = 2;\n    a[t + 3] = 3;\n}\n";
+        let report = report_on_disk(&dir.join("k.cu"), kernel);
+        let headlines: Vec<&str> = report
+            .findings
+            .iter()
+            .filter_map(|f| f.headline.as_deref())
+            .filter(|h| h.contains("racing pairs"))
+            .collect();
+        assert_eq!(
+            headlines,
+            ["data race on `a`: 2 racing pairs, no barrier between (`put.h` line 3 to line 6)"],
+            "{:#?}",
+            report.findings
+        );
+    }
+
     /// The quick-fixes computed on request from an analysis's `FixBasis`
     /// are the ones `check --fixes` finds: under the host code's launch (the
     /// barrier inside `if (t < width)` is divergent under any other), for a
