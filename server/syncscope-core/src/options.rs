@@ -55,6 +55,22 @@ pub struct Options {
     /// project layer, they are not verified at all.
     #[serde(skip)]
     pub unverifiable_kernels: Vec<String>,
+    /// Kernels found racy under an earlier launch of the same analysis
+    /// (set by the project layer for its later launch passes, not when
+    /// fixes are computed): the merged verdict is racy whatever this
+    /// launch answers, so their race search stops at its first definite
+    /// race here.
+    #[serde(skip)]
+    pub racy_under_earlier_launch: Vec<String>,
+    /// The only kernels to verify (`None`: all): set by the project layer
+    /// for its later launch passes, which verify the kernels launched more
+    /// ways than the passes before them showed. The others are the same
+    /// model as in the first pass, whose result stands; verified again,
+    /// a kernel whose search stops at an allowance would spend it again
+    /// on the pairs the cache has not answered (a racy kernel in a file
+    /// of two passes paid its after-race allowance twice).
+    #[serde(skip)]
+    pub only_kernels: Option<Vec<String>>,
     /// The directives that begin a branch the preprocessor skipped in the
     /// analysed text, with their spans: set by the analysis when it decides
     /// the conditionals (`frontend::resolve_conditionals`), so that a
@@ -121,6 +137,8 @@ impl Default for Options {
             launch_overrides: Vec::new(),
             launch_sites: Vec::new(),
             unverifiable_kernels: Vec::new(),
+            racy_under_earlier_launch: Vec::new(),
+            only_kernels: None,
             skipped_branches: Vec::new(),
             defines: Vec::new(),
             warp_sync: false,

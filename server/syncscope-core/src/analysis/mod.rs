@@ -137,9 +137,17 @@ fn analyze_file_here(
     };
     // The kernels of the unit's headers are their own analyses' (see
     // `analyze_unit`).
+    // A later launch pass verifies only the kernels it has a launch for
+    // (`Options::only_kernels`).
     let kernels: Vec<Kernel> = kernels
         .into_iter()
         .filter(|k| k.def_span.start.offset as usize >= own_from)
+        .filter(|k| {
+            options
+                .only_kernels
+                .as_ref()
+                .is_none_or(|o| o.contains(&k.name))
+        })
         .collect();
     // Kernels whose model, text and options are unchanged reuse their last
     // complete result; only the others are verified.

@@ -459,8 +459,10 @@ pub fn analyze(
     let (by_kernel, launch_files_parsed) = (&found.by_kernel, found.parsed);
     let unresolved = names::unresolved_by_kernel(unit, unit_tree, &cx);
     let passes = by_kernel.values().map(Vec::len).max().unwrap_or(0).max(1);
-    let mut reports = Vec::new();
+    let mut reports: Vec<FileReport> = Vec::new();
     let mut fix_passes = Vec::new();
+    // Kernels of several launches found racy under an earlier one.
+    let mut racy_before: Vec<String> = Vec::new();
     for pass in 0..passes {
         let mut o = built.options.clone();
         o.launch_sites = by_kernel
@@ -470,6 +472,15 @@ pub fn analyze(
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         o.unverifiable_kernels = unresolved.keys().cloned().collect();
+        if let Some(last) = reports.last() {
+            for k in &last.kernels {
+                let several = by_kernel.get(&k.name).is_some_and(|l| l.len() > 1);
+                if several && k.status == KernelStatus::Racy && !racy_before.contains(&k.name) {
+                    racy_before.push(k.name.clone());
+                }
+            }
+            racy_before.sort();
+        }
         o.skipped_branches = unit.skipped.clone();
         // Verified without the facts that cannot change a verdict (a
         // `case` label over a host variable the kernel never sees): two
@@ -478,6 +489,28 @@ pub fn analyze(
         let mut verified = o.clone();
         for site in &mut verified.launch_sites {
             site.requires = launch::without_isolated_host_facts(&site.requires);
+        }
+        // The merged verdict of a kernel racy under an earlier launch is
+        // racy whatever this launch answers: its race search here stops
+        // at its first race. Not with fixes: a race's fix is verified only
+        // under every launch the race is found under, so each launch's
+        // search must be whole (a race left unfound under this launch
+        // would keep a fix or a race condition proved under the first
+        // launch alone).
+        if !o.compute_fixes {
+            verified.racy_under_earlier_launch = racy_before.clone();
+        }
+        // Past the first pass, only the kernels launched that many ways:
+        // the others are the first pass's models, and `merge` reads their
+        // results from it alone.
+        if pass > 0 {
+            let mut launched: Vec<String> = by_kernel
+                .iter()
+                .filter(|(_, l)| l.len() > pass)
+                .map(|(k, _)| k.clone())
+                .collect();
+            launched.sort();
+            verified.only_kernels = Some(launched);
         }
         let r = super::analyze_unit(
             &unit.text,
@@ -2124,6 +2157,78 @@ mod tests {
         assert_eq!(k.queries_reused * 2, k.queries, "{k:#?}");
         let described = k.launch.as_deref().unwrap_or_default();
         assert!(described.contains("mode"), "{described}");
+    }
+
+    /// A file's passes after the first verify only the kernels launched
+    /// that many ways (the others are the first pass's models, whose
+    /// results stand), and a kernel racy under its first launch stops its
+    /// race search under the next at the first race there: the merged
+    /// verdict is racy whatever the rest answer, and a note says the
+    /// search stopped.
+    #[test]
+    fn later_launch_passes_verify_only_the_kernels_launched_again() {
+        let dir = fresh_dir("syncscope-later-passes");
+        let text = "template <typename T>\n__global__ void shift(T *out) {\n    __shared__ T tile[256];\n    int t = threadIdx.x;\n    tile[t] = out[t];\n    out[t] = tile[(t + 1) % 256] + tile[(t + 2) % 256];\n    tile[(t + 3) % 256] = out[t];\n}\n__global__ void once(float *a) {\n    __shared__ float s[64];\n    s[threadIdx.x] = a[threadIdx.x];\n    a[threadIdx.x] = s[63 - threadIdx.x];\n}\nvoid run(float *f, double *d, float *a) {\n    shift<float><<<4, 256>>>(f);\n    shift<double><<<4, 256>>>(d);\n    once<<<1, 64>>>(a);\n}\n";
+        let report = report_on_disk(&dir.join("passes.cu"), text);
+        let status = |name: &str| {
+            report
+                .kernels
+                .iter()
+                .find(|k| k.name == name)
+                .map(|k| k.status)
+        };
+        assert_eq!(
+            status("shift"),
+            Some(KernelStatus::Racy),
+            "{:#?}",
+            report.findings
+        );
+        assert_eq!(
+            status("once"),
+            Some(KernelStatus::Racy),
+            "{:#?}",
+            report.findings
+        );
+        assert_eq!(
+            report.stats.kernels_analysed, 3,
+            "shift twice, once once: {:#?}",
+            report.stats
+        );
+        let stopped = |name: &str| {
+            report.findings.iter().any(|f| {
+                f.kind == FindingKind::Note
+                    && f.kernel.as_deref() == Some(name)
+                    && f.message.contains("races under an earlier launch")
+            })
+        };
+        assert!(stopped("shift"), "{:#?}", report.findings);
+        assert!(!stopped("once"), "{:#?}", report.findings);
+        // With fixes, each launch's search is whole: a fix is verified
+        // under every launch its race is found under.
+        let with_fixes = analyze(
+            &dir.join("passes.cu"),
+            text,
+            None,
+            &Options {
+                compute_fixes: true,
+                ..Options::default()
+            },
+            &SearchPaths::default(),
+            &crate::project::Disk,
+            &MemoryCache::default(),
+            None,
+            None,
+        )
+        .report;
+        assert!(
+            !with_fixes
+                .findings
+                .iter()
+                .any(|f| f.message.contains("races under an earlier launch")),
+            "{:#?}",
+            with_fixes.findings
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A kernel defined in an included header is verified by the header's

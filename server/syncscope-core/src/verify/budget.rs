@@ -7,7 +7,7 @@
 //! the safety net beyond it). Must not decide anything but how much is
 //! left: the solver (`smt`) charges it and stops at it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// How many full per-query resource limits (`Options::rlimit`) one kernel
 /// may spend in all: one, so that the first query still gets its whole
@@ -50,6 +50,13 @@ pub(crate) struct KernelBudget {
     /// The units the race search may spend in all, once a definite race
     /// is found (`u64::MAX`: none found, no such limit).
     race_limit: AtomicU64,
+    /// The units the race search may spend after its first definite race:
+    /// [`AFTER_RACE_UNITS`], or none for a kernel already racy under an
+    /// earlier launch ([`KernelBudget::stopping_at_first_race`]).
+    after_race: u64,
+    /// Some check found the after-race allowance spent: the race search
+    /// stopped short of pairs it would have asked.
+    race_search_cut: AtomicBool,
 }
 
 impl KernelBudget {
@@ -60,7 +67,27 @@ impl KernelBudget {
             limit: u64::from(rlimit) * KERNEL_QUERY_LIMITS,
             spent: AtomicU64::new(0),
             race_limit: AtomicU64::new(u64::MAX),
+            after_race: AFTER_RACE_UNITS,
+            race_search_cut: AtomicBool::new(false),
         }
+    }
+
+    /// The same budget, whose race search stops at its first definite
+    /// race: for a kernel found racy under an earlier launch of the same
+    /// analysis, whose verdict this launch cannot change (the merged
+    /// report takes the worst), so that each further launch asks only
+    /// until it shows a race of its own (NVIDIA's Mandelbrot kernel spent
+    /// its whole after-race allowance again under its second launch).
+    pub(crate) fn stopping_at_first_race(self) -> KernelBudget {
+        KernelBudget {
+            after_race: 0,
+            ..self
+        }
+    }
+
+    /// The units the race search may spend after its first definite race.
+    pub(crate) fn after_race(&self) -> u64 {
+        self.after_race
     }
 
     /// The budget of a kernel already `not-verified` before any query:
@@ -87,10 +114,10 @@ impl KernelBudget {
     }
 
     /// A definite race is found: the race search may spend
-    /// [`AFTER_RACE_UNITS`] more (counted from the first such race; a
-    /// kernel with no limit gets none).
+    /// [`KernelBudget::after_race`] more (counted from the first such race;
+    /// a kernel with no limit gets none).
     pub(crate) fn race_found(&self) {
-        let cap = self.spent().saturating_add(AFTER_RACE_UNITS);
+        let cap = self.spent().saturating_add(self.after_race);
         let _ =
             self.race_limit
                 .compare_exchange(u64::MAX, cap, Ordering::Relaxed, Ordering::Relaxed);
@@ -98,15 +125,21 @@ impl KernelBudget {
 
     /// The race search is over: the checks after it get what is left of
     /// the kernel's own budget. Whether the search stopped at its limit
-    /// after a race.
+    /// after a race (some check found it spent: a search that had no pair
+    /// left to ask did not stop short).
     pub(crate) fn end_race_search(&self) -> bool {
         let cap = self.race_limit.swap(u64::MAX, Ordering::Relaxed);
-        self.limit != 0 && cap != u64::MAX && self.spent() >= cap
+        let cut = self.race_search_cut.swap(false, Ordering::Relaxed);
+        self.limit != 0 && cap != u64::MAX && cut
     }
 
     /// Every unit is spent: no check may start.
     pub(crate) fn spent_all(&self) -> bool {
-        self.remaining() == Some(0)
+        let spent = self.remaining() == Some(0);
+        if spent && self.race_limit.load(Ordering::Relaxed) != u64::MAX {
+            self.race_search_cut.store(true, Ordering::Relaxed);
+        }
+        spent
     }
 
     /// The per-check resource limit: the query's own, or what is left of
@@ -189,6 +222,23 @@ mod tests {
         none.charge(AFTER_RACE_UNITS * 2);
         assert_eq!(none.remaining(), None);
         assert!(!none.end_race_search());
+    }
+
+    #[test]
+    fn a_kernel_racy_under_an_earlier_launch_stops_at_its_first_race() {
+        let b = KernelBudget::for_rlimit(1_000_000).stopping_at_first_race();
+        assert_eq!(b.after_race(), 0);
+        b.charge(300);
+        assert_eq!(b.remaining(), Some(1_000_000 - 300));
+        b.race_found();
+        // No check asked after the race: the search did not stop short.
+        assert!(!b.end_race_search());
+        assert_eq!(b.remaining(), Some(1_000_000 - 300));
+        let c = KernelBudget::for_rlimit(1_000_000).stopping_at_first_race();
+        c.race_found();
+        assert!(c.spent_all(), "the next check of the search is refused");
+        assert!(c.end_race_search());
+        assert!(!c.spent_all());
     }
 
     #[test]

@@ -43,11 +43,14 @@ pub(crate) fn verify_kernel(
     // definite race or divergence that would make the verdict worse.
     let mut findings = model_notes(k);
     let decided = decided_before_queries(k);
-    let budget = if decided {
+    let mut budget = if decided {
         KernelBudget::for_decided_kernel(options.rlimit)
     } else {
         KernelBudget::for_rlimit(options.rlimit)
     };
+    if options.racy_under_earlier_launch.contains(&k.name) {
+        budget = budget.stopping_at_first_race();
+    }
     let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let barriers = cx.check_barriers();
     findings.extend(barriers.findings);
@@ -56,15 +59,21 @@ pub(crate) fn verify_kernel(
     findings.extend(cx.last_block_notes());
     findings.extend(cx.race_report(&mut races));
     if race_search_stopped {
+        let message = match budget.after_race() {
+            0 => format!(
+                "note: `{}` races under an earlier launch; under this one the search stopped at its first race, so other pairs of accesses may race here too (fix the races shown and check again)",
+                k.name
+            ),
+            units => format!(
+                "note: `{}` has a data race; the search for further races stopped {units} Z3 resource units after the first, so other pairs of accesses may race too (fix the races shown and check again)",
+                k.name
+            ),
+        };
         findings.push(Finding::new(
             FindingKind::Note,
             Some(&k.name),
             k.span,
-            format!(
-                "note: `{}` has a data race; the search for further races stopped {} Z3 resource units after the first, so other pairs of accesses may race too (fix the races shown and check again)",
-                k.name,
-                super::budget::AFTER_RACE_UNITS
-            ),
+            message,
         ));
     }
     findings.extend(cx.check_assertions());
