@@ -3,41 +3,96 @@
 
 use syncscope_tests::*;
 
-fn run_dir(dir: &std::path::Path) -> (usize, Vec<String>) {
-    let files = cu_files(dir);
+/// A corpus file analysed with the options its expectations select.
+struct Analysed {
+    path: std::path::PathBuf,
+    text: String,
+    options: syncscope_core::Options,
+    report: syncscope_core::FileReport,
+}
+
+fn analysed(path: &std::path::Path) -> Analysed {
+    let text = std::fs::read_to_string(path).expect("corpus file is UTF-8");
+    let options = options_for(&expectations(&text));
+    let report = syncscope_core::analyze_source(&text, &options);
+    Analysed {
+        path: path.to_path_buf(),
+        text,
+        options,
+        report,
+    }
+}
+
+/// Every corpus file analysed once for the tests of this binary that read
+/// the reports (the corpus is this suite's largest analysis: two tests
+/// analysing it each took about two minutes), files on every core, in the
+/// corpus's order.
+fn corpus_reports() -> &'static [Analysed] {
+    static REPORTS: std::sync::OnceLock<Vec<Analysed>> = std::sync::OnceLock::new();
+    REPORTS.get_or_init(|| {
+        let files = cu_files(&corpus_dir());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let done = std::sync::Mutex::new(Vec::new());
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(path) = files.get(i) else { break };
+                    let a = analysed(path);
+                    done.lock().expect("no test thread panicked").push((i, a));
+                });
+            }
+        });
+        let mut done = done.into_inner().expect("no test thread panicked");
+        done.sort_by_key(|(i, _)| *i);
+        done.into_iter().map(|(_, a)| a).collect()
+    })
+}
+
+/// What is wrong with one analysed file: its expectations, and the human
+/// report's line width.
+fn problems_of(a: &Analysed) -> Vec<String> {
+    let mut problems = check_expectations(&expectations(&a.text), &a.report);
+    // Issue 32: the human report keeps to 80 columns (a quoted source
+    // line, a path or an expression too wide for any line excepted).
+    let human = syncscope::output::human(
+        &[syncscope::output::FileResult {
+            path: a.path.clone(),
+            text: a.text.clone(),
+            report: a.report.clone(),
+            cuda_arch: a.options.cuda_arch,
+        }],
+        false,
+    );
+    problems.extend(
+        overlong_lines(&human)
+            .into_iter()
+            .map(|l| format!("human line over 80 columns: {l}")),
+    );
+    problems
+}
+
+fn failures_of<'a>(files: impl Iterator<Item = &'a Analysed>) -> (usize, Vec<String>) {
+    let mut n = 0;
     let mut failures = Vec::new();
-    for path in &files {
-        let text = std::fs::read_to_string(path).expect("corpus file is UTF-8");
-        let e = expectations(&text);
-        let options = options_for(&e);
-        let report = syncscope_core::analyze_source(&text, &options);
-        let mut problems = check_expectations(&e, &report);
-        // Issue 32: the human report keeps to 80 columns (a quoted source
-        // line, a path or an expression too wide for any line excepted).
-        let human = syncscope::output::human(
-            &[syncscope::output::FileResult {
-                path: path.clone(),
-                text: text.clone(),
-                report,
-                cuda_arch: options.cuda_arch,
-            }],
-            false,
-        );
-        problems.extend(
-            overlong_lines(&human)
-                .into_iter()
-                .map(|l| format!("human line over 80 columns: {l}")),
-        );
+    for a in files {
+        n += 1;
+        let problems = problems_of(a);
         if !problems.is_empty() {
-            failures.push(format!("{}:\n  {}", path.display(), problems.join("\n  ")));
+            failures.push(format!(
+                "{}:\n  {}",
+                a.path.display(),
+                problems.join("\n  ")
+            ));
         }
     }
-    (files.len(), failures)
+    (n, failures)
 }
 
 #[test]
 fn corpus_verdicts_and_findings_match_expectations() {
-    let (n, failures) = run_dir(&corpus_dir());
+    let (n, failures) = failures_of(corpus_reports().iter());
     assert!(n >= 40, "the corpus has {n} files, expected at least 40");
     assert!(
         failures.is_empty(),
@@ -49,7 +104,11 @@ fn corpus_verdicts_and_findings_match_expectations() {
 
 #[test]
 fn examples_match_their_expectations() {
-    let (n, failures) = run_dir(&examples_dir());
+    let examples: Vec<Analysed> = cu_files(&examples_dir())
+        .iter()
+        .map(|p| analysed(p))
+        .collect();
+    let (n, failures) = failures_of(examples.iter());
     assert!(n >= 3, "expected at least 3 examples, found {n}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -104,13 +163,16 @@ fn every_race_and_divergence_replays_with_concrete_values() {
     }
     let mut checked = (0, 0);
     let mut problems = Vec::new();
-    for path in cu_files(&corpus_dir()) {
-        let text = std::fs::read_to_string(&path).expect("corpus file is UTF-8");
-        let options = options_for(&expectations(&text));
-        let report = syncscope_core::analyze_source(&text, &options);
-        let tree = syncscope_core::parse(&text, None);
-        let options = syncscope_core::options::with_file_directives(&text, &options);
-        let kernels = syncscope_core::frontend::lower_file(&text, &tree, &options);
+    for Analysed {
+        path,
+        text,
+        options,
+        report,
+    } in corpus_reports()
+    {
+        let tree = syncscope_core::parse(text, None);
+        let options = syncscope_core::options::with_file_directives(text, options);
+        let kernels = syncscope_core::frontend::lower_file(text, &tree, &options);
         for f in &report.findings {
             let race = f.kind == syncscope_core::FindingKind::DataRace;
             if !race && f.kind != syncscope_core::FindingKind::BarrierDivergence {

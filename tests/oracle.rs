@@ -93,19 +93,17 @@ fn generated_kernels() {
             check::check_case(&case(seed), &root, &mut tally);
         }
     } else {
-        for seed in 1..=CI_CASES {
-            check::check_case(&case(seed), &root, &mut tally);
-        }
+        let mut cases: Vec<(Option<generate::Family>, u64)> =
+            (1..=CI_CASES).map(|seed| (family, seed)).collect();
         // And each family's own first seeds: a family drawn rarely by the
         // mixed seeds (the host launches, whose rarer launch ways are the
         // ones that break a claim) still gets its variants tried.
         if family.is_none() {
             for f in generate::FAMILIES {
-                for seed in 1..=ci_cases_of(f) {
-                    check::check_case(&generate::generate_in(f, seed), &root, &mut tally);
-                }
+                cases.extend((1..=ci_cases_of(f)).map(|seed| (Some(f), seed)));
             }
         }
+        tally.absorb(check_on_every_core(&cases, &root));
     }
     let _ = std::fs::remove_dir_all(&root);
     println!("{}", tally.summary("generated"));
@@ -134,6 +132,40 @@ fn generated_kernels() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// Checks the cases (`None`: the seed's own family) on every core, each
+/// worker in a folder of its own, and tallies them in the cases' order.
+fn check_on_every_core(cases: &[(Option<generate::Family>, u64)], root: &Path) -> Tally {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for worker in 0..threads {
+            let (next, done) = (&next, &done);
+            let folder = root.join(format!("worker-{worker}"));
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(family, seed)) = cases.get(i) else {
+                    break;
+                };
+                let case = match family {
+                    Some(f) => generate::generate_in(f, seed),
+                    None => generate::generate(seed),
+                };
+                let mut tally = Tally::default();
+                check::check_case(&case, &folder, &mut tally);
+                done.lock().expect("no worker panicked").push((i, tally));
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("no worker panicked");
+    done.sort_by_key(|(i, _)| *i);
+    let mut tally = Tally::default();
+    for (_, t) in done {
+        tally.absorb(t);
+    }
+    tally
 }
 
 /// The launches a corpus kernel can run under: its fixed sizes, else any.
