@@ -156,20 +156,9 @@ fn json_report_follows_the_contract_on_every_corpus_kernel() {
     let files = cu_files(&corpus_dir());
     // One `check` process per file, as many at once as there are cores
     // (each file's run is mostly one kernel on one core).
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let kernels_seen = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(path) = files.get(i) else { break };
-                let n = json_contract_of(path);
-                kernels_seen.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-            });
-        }
-    });
-    let kernels_seen = kernels_seen.into_inner();
+    let kernels_seen: usize = on_every_core(&files, |_, path| json_contract_of(path))
+        .into_iter()
+        .sum();
     assert!(kernels_seen >= 40, "{kernels_seen} kernels");
 }
 

@@ -29,25 +29,7 @@ fn analysed(path: &std::path::Path) -> Analysed {
 /// corpus's order.
 fn corpus_reports() -> &'static [Analysed] {
     static REPORTS: std::sync::OnceLock<Vec<Analysed>> = std::sync::OnceLock::new();
-    REPORTS.get_or_init(|| {
-        let files = cu_files(&corpus_dir());
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let done = std::sync::Mutex::new(Vec::new());
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(path) = files.get(i) else { break };
-                    let a = analysed(path);
-                    done.lock().expect("no test thread panicked").push((i, a));
-                });
-            }
-        });
-        let mut done = done.into_inner().expect("no test thread panicked");
-        done.sort_by_key(|(i, _)| *i);
-        done.into_iter().map(|(_, a)| a).collect()
-    })
+    REPORTS.get_or_init(|| on_every_core(&cu_files(&corpus_dir()), |_, path| analysed(path)))
 }
 
 /// What is wrong with one analysed file: its expectations, and the human

@@ -37,6 +37,29 @@ pub fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
 }
 
+/// `f(i, &items[i])` for every item, on every core (each worker takes the
+/// next item in turn), returned in the items' order: for the suites whose
+/// files or cases are independent, so that no core idles while another
+/// works through a long tail.
+pub fn on_every_core<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(i, item);
+                done.lock().expect("no worker panicked").push((i, r));
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("no worker panicked");
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 /// Every `.cu` file under `dir`, sorted.
 pub fn cu_files(dir: &Path) -> Vec<PathBuf> {
     files_with_extension(dir, "cu")

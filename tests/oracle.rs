@@ -135,34 +135,20 @@ fn generated_kernels() {
 }
 
 /// Checks the cases (`None`: the seed's own family) on every core, each
-/// worker in a folder of its own, and tallies them in the cases' order.
+/// in a folder of its own (the mixed and the per-family seeds share
+/// numbers), and tallies them in the cases' order.
 fn check_on_every_core(cases: &[(Option<generate::Family>, u64)], root: &Path) -> Tally {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|scope| {
-        for worker in 0..threads {
-            let (next, done) = (&next, &done);
-            let folder = root.join(format!("worker-{worker}"));
-            scope.spawn(move || loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(family, seed)) = cases.get(i) else {
-                    break;
-                };
-                let case = match family {
-                    Some(f) => generate::generate_in(f, seed),
-                    None => generate::generate(seed),
-                };
-                let mut tally = Tally::default();
-                check::check_case(&case, &folder, &mut tally);
-                done.lock().expect("no worker panicked").push((i, tally));
-            });
-        }
+    let tallies = on_every_core(cases, |i, &(family, seed)| {
+        let case = match family {
+            Some(f) => generate::generate_in(f, seed),
+            None => generate::generate(seed),
+        };
+        let mut tally = Tally::default();
+        check::check_case(&case, &root.join(format!("case-{i}")), &mut tally);
+        tally
     });
-    let mut done = done.into_inner().expect("no worker panicked");
-    done.sort_by_key(|(i, _)| *i);
     let mut tally = Tally::default();
-    for (_, t) in done {
+    for t in tallies {
         tally.absorb(t);
     }
     tally
@@ -520,25 +506,8 @@ fn corpus_claims() {
     let verbose = std::env::var_os("SYNCSCOPE_ORACLE_VERBOSE").is_some();
     // The files are independent: checked on every core, merged in order.
     let files = cu_files(&corpus_dir());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(path) = files.get(i) else { break };
-                let result = check_corpus_file(i, path, verbose);
-                results
-                    .lock()
-                    .expect("no thread panicked")
-                    .push((i, result));
-            });
-        }
-    });
-    let mut results = results.into_inner().expect("no thread panicked");
-    results.sort_by_key(|(i, _)| *i);
-    for (_, (t, w, lockstep)) in results {
+    let results = on_every_core(&files, |i, path| check_corpus_file(i, path, verbose));
+    for (t, w, lockstep) in results {
         tally.absorb(t);
         witnesses.absorb(w);
         lockstep_skipped += usize::from(lockstep);
