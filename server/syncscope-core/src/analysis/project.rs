@@ -462,7 +462,7 @@ pub fn analyze(
     let mut reports: Vec<FileReport> = Vec::new();
     let mut fix_passes = Vec::new();
     // Kernels of several launches found racy under an earlier one.
-    let mut racy_before: Vec<String> = Vec::new();
+    let mut racy_before: std::collections::BTreeSet<String> = Default::default();
     for pass in 0..passes {
         let mut o = built.options.clone();
         o.launch_sites = by_kernel
@@ -473,13 +473,13 @@ pub fn analyze(
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
         o.unverifiable_kernels = unresolved.keys().cloned().collect();
         if let Some(last) = reports.last() {
-            for k in &last.kernels {
-                let several = by_kernel.get(&k.name).is_some_and(|l| l.len() > 1);
-                if several && k.status == KernelStatus::Racy && !racy_before.contains(&k.name) {
-                    racy_before.push(k.name.clone());
-                }
-            }
-            racy_before.sort();
+            let several = |k: &KernelReport| by_kernel.get(&k.name).is_some_and(|l| l.len() > 1);
+            racy_before.extend(
+                last.kernels
+                    .iter()
+                    .filter(|k| k.status == KernelStatus::Racy && several(k))
+                    .map(|k| k.name.clone()),
+            );
         }
         o.skipped_branches = unit.skipped.clone();
         // Verified without the facts that cannot change a verdict (a
@@ -498,7 +498,7 @@ pub fn analyze(
         // would keep a fix or a race condition proved under the first
         // launch alone).
         if !o.compute_fixes {
-            verified.racy_under_earlier_launch = racy_before.clone();
+            verified.racy_under_earlier_launch = racy_before.iter().cloned().collect();
         }
         // Past the first pass, only the kernels launched that many ways:
         // the others are the first pass's models, and `merge` reads their
