@@ -1,25 +1,53 @@
 //! The corpus: every kernel's verdict and findings match its inline
-//! expectations, and its extracted model matches the reviewed snapshot.
+//! expectations, its extracted model matches the reviewed snapshot, and
+//! the JSON report `syncscope check` prints for it follows the contract.
+//! Each file is analysed once, through the CLI's own path, for every test
+//! here that reads a report.
 
+use serde_json::Value;
+use std::path::{Path, PathBuf};
 use syncscope_tests::*;
 
-/// A corpus file analysed with the options its expectations select.
+/// A corpus file analysed as `syncscope check --format=json` with the
+/// fixture's `syncscope-args` analyses it (`syncscope::cli::results`, the
+/// CLI's own path from arguments to reports), with the JSON it prints and
+/// its exit status.
 struct Analysed {
-    path: std::path::PathBuf,
+    path: PathBuf,
     text: String,
+    /// The options the fixture's arguments select (for lowering the models
+    /// the replay test reads).
     options: syncscope_core::Options,
     report: syncscope_core::FileReport,
+    /// The architecture the CLI's options name (the human report's notes).
+    cuda_arch: u32,
+    json: String,
+    exit: i32,
 }
 
-fn analysed(path: &std::path::Path) -> Analysed {
+fn analysed(path: &Path) -> Analysed {
     let text = std::fs::read_to_string(path).expect("corpus file is UTF-8");
-    let options = options_for(&expectations(&text));
-    let report = syncscope_core::analyze_source(&text, &options);
+    let e = expectations(&text);
+    let mut flags: Vec<&str> = vec!["--format=json"];
+    flags.extend(VERDICT_LIMITS);
+    flags.extend(e.flags.iter().map(String::as_str));
+    let mut args = syncscope::cli::parse_check_args(&flags)
+        .unwrap_or_else(|err| panic!("{}: syncscope-args: {err}", path.display()));
+    args.paths = vec![path.to_path_buf()];
+    let (results, io_errors) = syncscope::cli::results(&args);
+    let exit = syncscope::cli::exit_status(&results, &io_errors, &args.fail_policy());
+    assert!(io_errors.is_empty(), "{}: {io_errors:?}", path.display());
+    let json = syncscope::output::json(&results);
+    let [result] = <[_; 1]>::try_from(results)
+        .unwrap_or_else(|r| panic!("{}: {} results for one file", path.display(), r.len()));
     Analysed {
         path: path.to_path_buf(),
         text,
-        options,
-        report,
+        options: options_for(&e),
+        report: result.report,
+        cuda_arch: result.cuda_arch,
+        json,
+        exit,
     }
 }
 
@@ -43,7 +71,7 @@ fn problems_of(a: &Analysed) -> Vec<String> {
             path: a.path.clone(),
             text: a.text.clone(),
             report: a.report.clone(),
-            cuda_arch: a.options.cuda_arch,
+            cuda_arch: a.cuda_arch,
         }],
         false,
     );
@@ -82,6 +110,122 @@ fn corpus_verdicts_and_findings_match_expectations() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+fn check_range(r: &Value) {
+    for end in ["start", "end"] {
+        let line = r[end]["line"].as_u64().expect("1-based line");
+        let col = r[end]["column"].as_u64().expect("1-based column");
+        assert!(line >= 1 && col >= 1, "positions are 1-based: {r}");
+    }
+}
+
+/// The JSON report of one corpus file follows the contract, and its
+/// statuses and exit status are the expected ones; the number of kernels
+/// it reports.
+fn json_contract_of(a: &Analysed) -> usize {
+    let mut kernels_seen = 0;
+    let path = &a.path;
+    let e = expectations(&a.text);
+    let code = a.exit;
+    let p = path.to_string_lossy().into_owned();
+    let v: Value = serde_json::from_str(&a.json).unwrap_or_else(|err| {
+        panic!(
+            "{}: the report is not one JSON object ({err}): {}",
+            path.display(),
+            a.json
+        )
+    });
+    let findings = v["findings"].as_array().expect("findings array");
+    let kernels = v["kernels"].as_array().expect("kernels array");
+    let mut has_error = false;
+    for f in findings {
+        let kind = f["kind"].as_str().expect("kind");
+        assert!(
+            syncscope_core::FindingKind::from_code(kind).is_some(),
+            "{kind}"
+        );
+        let sev = f["severity"].as_str().expect("severity");
+        assert!(["error", "warning", "information", "hint"].contains(&sev));
+        has_error |= sev == "error";
+        assert_eq!(f["file"].as_str(), Some(p.as_str()));
+        assert!(f["message"].as_str().is_some_and(|m| !m.is_empty()));
+        check_range(&f["range"]);
+        for r in f["related"].as_array().expect("related list") {
+            check_range(&r["range"]);
+            assert!(r["message"].is_string() && r["file"].is_string());
+        }
+        if kind == "assertion" {
+            // One thread, or two for a two-thread predicate.
+            let threads = f["witness"]["threads"].as_array().expect("witness threads");
+            assert!((1..=2).contains(&threads.len()));
+        }
+        if kind == "data-race" || kind == "benign-race" || kind == "barrier-divergence" {
+            let w = &f["witness"];
+            let threads = w["threads"].as_array().expect("two witness threads");
+            assert_eq!(threads.len(), 2);
+            for t in threads {
+                assert_eq!(t["threadIdx"].as_array().map(|a| a.len()), Some(3));
+                assert_eq!(t["blockIdx"].as_array().map(|a| a.len()), Some(3));
+            }
+            let values = w["values"].as_object().expect("witness values");
+            assert!(values.contains_key("blockDim.x") && values.contains_key("gridDim.x"));
+            if kind == "data-race" {
+                assert!(values.contains_key("index"), "a race names its index");
+                // One finding per missing barrier: every racing pair is
+                // listed, and `related` holds the later access of each.
+                let pairs = f["pairs"].as_array().expect("racing pairs");
+                assert!(!pairs.is_empty());
+                for pair in pairs {
+                    for side in ["first", "second"] {
+                        check_range(&pair[side]["range"]);
+                        assert!(pair[side]["text"].is_string());
+                    }
+                }
+                assert_eq!(
+                    f["related"].as_array().map(|r| r.len()),
+                    Some(pairs.len()),
+                    "one related access per racing pair"
+                );
+            }
+        }
+    }
+    for k in kernels {
+        kernels_seen += 1;
+        assert!(k["name"].is_string() && k["millis"].is_u64() && k["file"].is_string());
+        let status = k["status"].as_str().expect("status");
+        assert!([
+            "verified",
+            "racy",
+            "divergent",
+            "unknown",
+            "not-verified",
+            "assertion-failed"
+        ]
+        .contains(&status));
+        assert_eq!(
+            Some(status),
+            e.kernels
+                .get(k["name"].as_str().unwrap_or(""))
+                .map(String::as_str),
+            "{}: kernel {}",
+            path.display(),
+            k["name"]
+        );
+    }
+    assert_eq!(
+        code,
+        if has_error { 1 } else { 0 },
+        "{}: exit status",
+        path.display()
+    );
+    kernels_seen
+}
+
+#[test]
+fn json_report_follows_the_contract_on_every_corpus_kernel() {
+    let kernels_seen: usize = corpus_reports().iter().map(json_contract_of).sum();
+    assert!(kernels_seen >= 40, "{kernels_seen} kernels");
 }
 
 #[test]
@@ -150,6 +294,7 @@ fn every_race_and_divergence_replays_with_concrete_values() {
         text,
         options,
         report,
+        ..
     } in corpus_reports()
     {
         let tree = syncscope_core::parse(text, None);
@@ -281,4 +426,16 @@ fn every_race_and_divergence_replays_with_concrete_values() {
         "too few findings checked: {checked:?}"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Issue 26: every claim of the corpus holds on the simulator, and every
+/// definite race or divergence replays at its witness
+/// (`syncscope_tests::oracle::corpus`; `docs/reliability.md` says how).
+#[test]
+fn corpus_claims() {
+    let files: Vec<(&Path, &str, &syncscope_core::FileReport)> = corpus_reports()
+        .iter()
+        .map(|a| (a.path.as_path(), a.text.as_str(), &a.report))
+        .collect();
+    syncscope_tests::oracle::corpus::check_corpus_claims(&files);
 }

@@ -1,10 +1,12 @@
 //! The simulator as oracle (issue 26): kernels generated from real idioms
 //! with the truth the generator knows (`generate`), and the check of the
 //! engine's claims against the simulator `syncscope-sim` and that truth
-//! (`check`). `tests/oracle.rs` runs them on generated cases and on the
-//! corpus; `docs/reliability.md` says what they cover.
+//! (`check`). `tests/oracle.rs` runs them on generated cases,
+//! `tests/corpus.rs` on the corpus (`corpus`); `docs/reliability.md` says
+//! what they cover.
 
 pub mod check;
+pub mod corpus;
 pub mod generate;
 pub mod rng;
 pub mod signature;

@@ -570,16 +570,23 @@ pub fn results(args: &CheckArgs) -> (Vec<FileResult>, Vec<String>) {
     (results, io_errors)
 }
 
+impl CheckArgs {
+    /// Which findings fail the run (`--deny-warnings`, `--fail-on`).
+    pub fn fail_policy(&self) -> output::FailPolicy {
+        output::FailPolicy {
+            deny_warnings: self.deny_warnings,
+            fail_on: self.fail_on.clone(),
+        }
+    }
+}
+
 /// `syncscope check`, writing to the given streams.
 pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> i32 {
     let (results, io_errors) = results(args);
     for e in &io_errors {
         let _ = writeln!(err, "error: {e}");
     }
-    let policy = output::FailPolicy {
-        deny_warnings: args.deny_warnings,
-        fail_on: args.fail_on.clone(),
-    };
+    let policy = args.fail_policy();
     let rendered = match args.format {
         Format::Human => output::human_with(
             &results,
@@ -595,6 +602,16 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write, color: 
     };
     let _ = out.write_all(rendered.as_bytes());
     let _ = out.flush();
+    exit_status(&results, &io_errors, &policy)
+}
+
+/// The exit status of a `check` run: 2 when a path could not be read, 1
+/// when a finding fails the run under `policy`, else 0.
+pub fn exit_status(
+    results: &[FileResult],
+    io_errors: &[String],
+    policy: &output::FailPolicy,
+) -> i32 {
     let failing = results
         .iter()
         .flat_map(|r| &r.report.findings)
