@@ -1154,13 +1154,17 @@ fn symbolic_and_concrete_races_agree() {
     let (mut racy, mut symbolic_only, mut pairs) = (0, 0, 0);
     let (mut claims, mut verified) = (0, 0);
     let total = KERNELS + SHAPED_KERNELS;
-    for seed in 0..total {
+    // The kernels are independent: checked on every core, tallied in seed order.
+    let seeds: Vec<u64> = (0..total).collect();
+    let outcomes = syncscope_tests::on_every_core(&seeds, |_, &seed| {
         let k = if seed < KERNELS {
             generate(seed)
         } else {
             generate_shaped(seed)
         };
-        let out = check(&k);
+        check(&k)
+    });
+    for (seed, out) in seeds.iter().zip(outcomes) {
         claims += out.redundancy_claims;
         verified += out.verified as u64;
         if !out.problems.is_empty() {

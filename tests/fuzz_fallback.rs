@@ -48,34 +48,42 @@ fn run(what: &str, input: &[u8], body: fn(&[u8])) -> Duration {
     start.elapsed()
 }
 
+/// Runs `body` on every saved regression, every `seed_stride`-th seed and
+/// `mutations` deterministic mutations of the seeds, on every core (the
+/// inputs are drawn first, in one order, so the set is the same however the
+/// cores share it).
 fn drive(target: &str, body: fn(&[u8]), mutations: usize, seed_stride: usize) {
-    let mut slowest = (Duration::ZERO, String::new());
-    let mut note = |d: Duration, what: String| {
-        if d > Duration::from_secs(5) {
-            eprintln!("slow: {what} took {d:?}");
-        }
-        if d > slowest.0 {
-            slowest = (d, what);
-        }
-    };
     let saved = regressions(target);
-    for (name, input) in &saved {
-        let what = format!("{target} regression {name}");
-        note(run(&what, input, body), what);
-    }
     let seeds = fuzz::seeds(target);
     assert!(seeds.len() >= 20, "{target}: only {} seeds", seeds.len());
+    let mut inputs: Vec<(String, Vec<u8>)> = saved
+        .iter()
+        .map(|(name, input)| (format!("{target} regression {name}"), input.clone()))
+        .collect();
     for (i, s) in seeds.iter().enumerate().step_by(seed_stride) {
-        let what = format!("{target} seed {i}");
-        note(run(&what, s, body), what);
+        inputs.push((format!("{target} seed {i}"), s.clone()));
     }
     let mut rng = Rng(0x5eed ^ target.len() as u64);
     for m in 0..mutations {
         let seed = &seeds[rng.below(seeds.len())];
-        let input = fuzz::mutate(seed, &mut rng);
-        let what = format!("{target} mutation {m}");
-        note(run(&what, &input, body), what);
+        inputs.push((
+            format!("{target} mutation {m}"),
+            fuzz::mutate(seed, &mut rng),
+        ));
     }
+    let times = syncscope_tests::on_every_core(&inputs, |_, (what, input)| {
+        let d = run(what, input, body);
+        if d > Duration::from_secs(5) {
+            eprintln!("slow: {what} took {d:?}");
+        }
+        d
+    });
+    let slowest = times
+        .iter()
+        .zip(&inputs)
+        .max_by_key(|(d, _)| **d)
+        .map(|(d, (what, _))| (*d, what.as_str()))
+        .unwrap_or_default();
     // No time limit here (it would fail on a loaded machine, not on slow
     // code): the 20 s bound per input is held by `.ci/fuzz` (libFuzzer
     // `-timeout=20`, optimised); the slowest input is printed for reference.
