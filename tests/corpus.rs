@@ -8,10 +8,10 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use syncscope_tests::*;
 
-/// A corpus file analysed as `syncscope check --format=json` with the
-/// fixture's `syncscope-args` analyses it (`syncscope::cli::results`, the
-/// CLI's own path from arguments to reports), with the JSON it prints and
-/// its exit status.
+/// A corpus file analysed as `syncscope check` with the fixture's
+/// `syncscope-args` analyses it ([`project_flags`] through
+/// `syncscope::cli::results`, the CLI's own path from arguments to reports),
+/// with the JSON report `--format=json` prints and the exit status.
 struct Analysed {
     path: PathBuf,
     text: String,
@@ -28,9 +28,8 @@ struct Analysed {
 fn analysed(path: &Path) -> Analysed {
     let text = std::fs::read_to_string(path).expect("corpus file is UTF-8");
     let e = expectations(&text);
-    let mut flags: Vec<&str> = vec!["--format=json"];
-    flags.extend(VERDICT_LIMITS);
-    flags.extend(e.flags.iter().map(String::as_str));
+    let flags = project_flags(&e, path);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     let mut args = syncscope::cli::parse_check_args(&flags)
         .unwrap_or_else(|err| panic!("{}: syncscope-args: {err}", path.display()));
     args.paths = vec![path.to_path_buf()];
