@@ -114,52 +114,111 @@ impl Drop for KernelSlot {
     }
 }
 
+/// How far the process may grow past its size after the last
+/// [`release_freed_memory`] before freed memory is given back again. Each
+/// Z3 context allocates and initialises about 17 MB of tables (two of
+/// 8.5 MB): memory given back and allocated again costs a page fault per
+/// 4 KiB page, about 10 ms a context, and trimmed after every file that
+/// was a quarter of a test binary's processor time.
+const KEEP_FREED: u64 = 128 << 20;
+
 /// Gives the memory the allocator holds free back to the system (glibc's
-/// `malloc_trim`; nothing elsewhere). A kernel's solver context is freed
-/// when its worker ends, but glibc keeps freed memory in the arena of the
-/// thread that freed it, and a run's many short-lived workers spread over
-/// up to eight arenas per core: NVIDIA's samples in one run peaked at
-/// 1.3 GB resident for 250 MB ever allocated at once. Called after each
-/// file's kernels; it costs a walk over the free lists.
+/// `malloc_trim`; nothing elsewhere) once the process has grown by more
+/// than [`KEEP_FREED`] since it last did. A kernel's solver context is
+/// freed when its worker ends, but glibc keeps freed memory in the arena
+/// of the thread that freed it, and a run's many short-lived workers spread
+/// over several arenas: NVIDIA's samples in one run peaked at 1.3 GB
+/// resident for 250 MB ever allocated at once when nothing was given back.
+/// Called after each file's kernels: it reads the resident size, and
+/// trimming costs a walk over the free lists.
 pub(crate) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        use std::sync::atomic::AtomicU64;
+        /// The resident size after the last trim (0: none yet).
+        static AFTER_LAST_TRIM: AtomicU64 = AtomicU64::new(0);
         extern "C" {
             fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        let Some(now) = resident_bytes() else { return };
+        if now <= AFTER_LAST_TRIM.load(Ordering::Relaxed).max(KEEP_FREED) + KEEP_FREED {
+            return;
         }
         // SAFETY: malloc_trim only returns free pages to the system; it
         // touches no memory in use and is thread-safe.
         unsafe {
             malloc_trim(0);
         }
+        if let Some(after) = resident_bytes() {
+            AFTER_LAST_TRIM.store(after, Ordering::Relaxed);
+        }
     }
+}
+
+/// The process's resident memory (`/proc/self/statm`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn resident_bytes() -> Option<u64> {
+    extern "C" {
+        fn sysconf(name: std::ffi::c_int) -> std::ffi::c_long;
+    }
+    const SC_PAGESIZE: std::ffi::c_int = 30;
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a system constant.
+    let page = u64::try_from(unsafe { sysconf(SC_PAGESIZE) }).ok()?;
+    Some(pages * page)
 }
 
 /// Makes the allocator keep less freed memory, for a one-shot run (glibc;
 /// nothing elsewhere): two arenas instead of eight per core (the solver's
-/// short-lived workers each kept their own high-water mark), blocks of
-/// 256 KiB and more mapped and unmapped on their own (glibc's moving
-/// threshold otherwise keeps a solver's freed tables in its heaps), and free
-/// memory at a heap's top given back past 256 KiB. NVIDIA's samples'
-/// `2_Concepts_and_Techniques` in one run: 274 MB resident at the peak
-/// where the default settings reached 420 to 650 MB.
+/// short-lived workers each kept their own high-water mark), with the
+/// thresholds of [`keep_solver_tables`].
 pub fn keep_little_freed_memory() {
+    // First, so that its arena count (one per core) does not replace this one.
+    keep_solver_tables();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        extern "C" {
-            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
-        }
-        const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
-        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
         const M_ARENA_MAX: std::ffi::c_int = -8;
         // SAFETY: mallopt only changes the allocator's tunables; it is
         // called before the run's threads start.
         unsafe {
             mallopt(M_ARENA_MAX, 2);
-            mallopt(M_MMAP_THRESHOLD, 256 << 10);
-            mallopt(M_TRIM_THRESHOLD, 256 << 10);
         }
     }
+}
+
+/// Fixes the allocator's thresholds for the solver, once per process
+/// (glibc; nothing elsewhere): blocks of 32 MiB and more are mapped and
+/// unmapped on their own, free memory at a heap's top is given back past
+/// 32 MiB, and there are at most as many arenas as cores (glibc's default
+/// is eight per core, each keeping its own free memory). So the 8.5 MB
+/// tables of one Z3 context stay in the heaps for the next context, which
+/// every kernel makes: mapped on their own (glibc's moving threshold maps
+/// blocks of exactly that size), each context paid their page faults
+/// again. [`release_freed_memory`] bounds what is kept.
+pub(crate) fn keep_solver_tables() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
+        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+        const M_ARENA_MAX: std::ffi::c_int = -8;
+        ONCE.call_once(|| {
+            let arenas = std::ffi::c_int::try_from(cores().max(2)).unwrap_or(2);
+            // SAFETY: mallopt only changes the allocator's tunables (under
+            // glibc's own lock).
+            unsafe {
+                mallopt(M_MMAP_THRESHOLD, 32 << 20);
+                mallopt(M_TRIM_THRESHOLD, 32 << 20);
+                mallopt(M_ARENA_MAX, arenas);
+            }
+        });
+    }
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+extern "C" {
+    fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
 }
 
 /// The text of a panic's payload (`panic!` with a message or a format).

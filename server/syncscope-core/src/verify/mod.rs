@@ -73,6 +73,7 @@ pub(crate) fn verify_kernels(
     progress: Option<&Progress>,
     finish: &(dyn Fn(&Kernel, &mut Vec<Finding>, &mut KernelReport) + Sync),
 ) -> Vec<Outcome> {
+    crate::parallel::keep_solver_tables();
     let workers = crate::parallel::cores().min(kernels.len());
     let outcomes = crate::parallel::parallel_map(kernels, workers, STACK, |k| {
         // A kernel `not-verified` before any query shows why at once.
