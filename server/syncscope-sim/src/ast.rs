@@ -176,6 +176,39 @@ pub struct Program {
     /// The kernel asked for with template arguments (`k<64>`), instantiated.
     pub requested: Option<usize>,
     pub vars: Vec<VarDef>,
+    /// The first `__global__` function of each name, and under a template
+    /// kernel's name the first of its instantiations (`k<64>` under `k`):
+    /// a run finds its kernel without a walk over every function (a file
+    /// of 10,000 kernels made every replay walk them all).
+    pub kernel_names: HashMap<String, KernelNames>,
+}
+
+/// The `__global__` functions one name finds (see [`Program::kernel_names`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KernelNames {
+    /// The first kernel of exactly this name.
+    pub exact: Option<usize>,
+    /// The first instantiation of a template kernel of this name.
+    pub instance: Option<usize>,
+}
+
+/// [`Program::kernel_names`] of `funcs`.
+fn index_kernel_names(funcs: &[Func]) -> HashMap<String, KernelNames> {
+    let mut names: HashMap<String, KernelNames> = HashMap::new();
+    for (i, f) in funcs.iter().enumerate().filter(|(_, f)| f.global) {
+        let (name, slot) = match f.name.split_once('<') {
+            Some((base, _)) => (base, 1),
+            None => (f.name.as_str(), 0),
+        };
+        let entry = names.entry(name.to_string()).or_default();
+        let first = if slot == 0 {
+            &mut entry.exact
+        } else {
+            &mut entry.instance
+        };
+        first.get_or_insert(i);
+    }
+    names
 }
 
 pub fn language() -> tree_sitter::Language {
@@ -390,6 +423,7 @@ impl Program {
             funcs[idx] = f;
         }
         Ok(Program {
+            kernel_names: index_kernel_names(&funcs),
             funcs,
             structs: r.structs,
             requested,

@@ -93,16 +93,11 @@ fn fill_value(fill: Fill, i: usize, s: Scal, rng: &mut Rng) -> Value {
 /// The function that runs as `kernel`: a template kernel runs as asked
 /// (`k<64>`) or as its first explicit instantiation in the file.
 fn kernel_index(p: &Program, kernel: &str) -> Option<usize> {
-    let instance = format!("{kernel}<");
     p.requested.or_else(|| {
-        let exact = p.funcs.iter().position(|f| f.global && f.name == kernel);
-        let inst = p
-            .funcs
-            .iter()
-            .position(|f| f.global && f.name.starts_with(&instance));
-        match exact {
+        let names = p.kernel_names.get(kernel).copied().unwrap_or_default();
+        match names.exact {
             Some(i) if p.funcs[i].unsupported.is_none() => Some(i),
-            _ => inst.or(exact),
+            exact => names.instance.or(exact),
         }
     })
 }

@@ -8,6 +8,8 @@ use super::*;
 /// Walks the top level (and namespaces, `extern "C"`, taken preprocessor branches).
 pub(crate) fn collect<'t>(text: &str, root: Node<'t>, options: &Options) -> FileContext<'t> {
     let mut cx = FileContext {
+        source: std::sync::Arc::from(text),
+        mentions_atomic_types: super::lower::mentions_atomic_types(text),
         skipped_branches: options.skipped_branches.clone(),
         ..Default::default()
     };

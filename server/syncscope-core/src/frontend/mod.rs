@@ -114,6 +114,12 @@ pub(crate) struct GlobalArray<'t> {
 /// Everything at file level that a kernel may refer to.
 #[derive(Default)]
 pub(crate) struct FileContext<'t> {
+    /// The file's text, copied once for the lowering of every kernel (a
+    /// copy per kernel made a file of 10,000 kernels quadratic).
+    pub source: std::sync::Arc<str>,
+    /// Whether the text names libcu++'s atomic types at all
+    /// (`lower::libcu_atomics`); looked for once, not per kernel.
+    pub mentions_atomic_types: bool,
     pub macros: HashMap<String, Macro>,
     pub functions: HashMap<String, FunctionDef<'t>>,
     /// Every definition of a function name that has several (C++
@@ -249,12 +255,10 @@ pub(crate) fn lower_file_reusing(
         .min(todo.len() / PARALLEL_MIN_KERNELS)
         .min(8);
     let fresh = if workers <= 1 {
-        todo.iter()
-            .map(|k| lower_kernel(text, &cx, k, options))
-            .collect()
+        todo.iter().map(|k| lower_kernel(&cx, k, options)).collect()
     } else {
         crate::parallel::parallel_map(&todo, workers, crate::parallel::ANALYSIS_STACK, |k| {
-            lower_kernel(text, &cx, k, options)
+            lower_kernel(&cx, k, options)
         })
     };
     let mut fresh = fresh.into_iter();

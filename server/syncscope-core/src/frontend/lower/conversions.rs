@@ -73,8 +73,15 @@ fn declared_type(src: &str, at: Node, name: &str) -> Option<String> {
                 }
             }
         }
+        // Only declarations before `at` count, and a node's descendants
+        // start no earlier than it: later subtrees are not walked (a walk
+        // of the whole function for every comparison made deeply nested
+        // loops quadratic).
         let mut c = n.walk();
-        stack.extend(n.named_children(&mut c));
+        stack.extend(
+            n.named_children(&mut c)
+                .filter(|ch| ch.start_byte() < at.start_byte()),
+        );
     }
     found.flatten()
 }

@@ -414,7 +414,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         );
         let expr_src = format!("int __syncscope_v = ({body});");
         let tree = crate::syntax::parse(&expr_src, None);
-        let saved_src = std::mem::replace(&mut self.src, Rc::from(expr_src.as_str()));
+        let saved_src = std::mem::replace(&mut self.src, std::sync::Arc::from(expr_src.as_str()));
         let saved_span = self.span_override;
         if span.is_some() {
             self.span_override = span;
@@ -432,7 +432,7 @@ impl<'a, 't> Lowerer<'a, 't> {
         } else {
             let stmt_src = format!("void __syncscope_f() {{ {body}; }}");
             let tree2 = crate::syntax::parse(&stmt_src, None);
-            self.src = Rc::from(stmt_src.as_str());
+            self.src = std::sync::Arc::from(stmt_src.as_str());
             if let Some(b) = tree2
                 .root_node()
                 .named_child(0)

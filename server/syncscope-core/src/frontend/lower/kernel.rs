@@ -414,14 +414,9 @@ impl Lowerer<'_, '_> {
     }
 }
 
-pub(crate) fn lower_kernel(
-    text: &str,
-    file: &FileContext,
-    def: &FunctionDef,
-    options: &Options,
-) -> Kernel {
+pub(crate) fn lower_kernel(file: &FileContext, def: &FunctionDef, options: &Options) -> Kernel {
     let lower = |pipes_off: bool| {
-        let mut lw = Lowerer::new(text, file, options);
+        let mut lw = Lowerer::new(file, options);
         lw.block_pipes_off = pipes_off;
         // Under sizes the user fixed, the driver leaves a site only the facts
         // of the code that agree with them (`analysis::project`).

@@ -10,7 +10,7 @@
 use super::*;
 
 /// Whether a source names an atomic type of libcu++ at all.
-pub(super) fn mentions_atomic_types(src: &str) -> bool {
+pub(crate) fn mentions_atomic_types(src: &str) -> bool {
     src.contains("atomic<") || src.contains("atomic_ref<")
 }
 

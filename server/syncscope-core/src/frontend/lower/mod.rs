@@ -20,6 +20,7 @@ mod groups;
 mod kernel;
 mod lambdas;
 mod libcu_atomics;
+pub(crate) use libcu_atomics::mentions_atomic_types;
 mod loops;
 mod memory_objects;
 mod objects;
@@ -186,7 +187,8 @@ enum Update {
 }
 
 struct Lowerer<'a, 't> {
-    src: Rc<str>,
+    /// The file's text (`FileContext::source`, shared).
+    src: std::sync::Arc<str>,
     file: &'a FileContext<'t>,
     arrays: Vec<Array>,
     array_names: HashMap<String, ArrayId>,
@@ -447,9 +449,9 @@ struct Lowerer<'a, 't> {
 }
 
 impl<'a, 't> Lowerer<'a, 't> {
-    fn new(text: &str, file: &'a FileContext<'t>, options: &Options) -> Self {
+    fn new(file: &'a FileContext<'t>, options: &Options) -> Self {
         Lowerer {
-            src: Rc::from(text),
+            src: file.source.clone(),
             file,
             arrays: Vec::new(),
             array_names: HashMap::new(),
@@ -538,7 +540,7 @@ impl<'a, 't> Lowerer<'a, 't> {
             atomic_targets: HashSet::new(),
             atomic_updates: Vec::new(),
             flag_updates: Vec::new(),
-            libcu_atomics: libcu_atomics::mentions_atomic_types(text),
+            libcu_atomics: file.mentions_atomic_types,
             atomic_refs: HashSet::new(),
             warp_widths: Default::default(),
             launch_requires: Vec::new(),
