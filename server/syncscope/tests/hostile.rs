@@ -364,15 +364,18 @@ fn unsupported_cpp_is_named_not_verified() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// Hundreds of mutated corpus kernels (the fuzzer's first mutations), checked
-/// in batches of 5 by the real binary: no crash, a JSON report or exit 2.
+/// 150 mutated corpus kernels (the fuzzer's first mutations), checked in
+/// batches of 5 by the real binary: no crash, a JSON report or exit 2. The
+/// analysis itself meets 300 more mutations, with stricter checks on its
+/// reports, in `tests/fuzz_fallback.rs` (and libFuzzer's in `.ci/fuzz`);
+/// this test is for the binary around it (decoding, batching, the report).
 #[test]
 fn mutated_corpus_kernels_never_crash_the_cli() {
     let d = temp_dir("mutated");
     let seeds = fuzz::seeds("analyze");
     let mut rng = Rng(0xC0FFEE);
     let mut paths = Vec::new();
-    for i in 0..300 {
+    for i in 0..150 {
         let seed = &seeds[rng.below(seeds.len())];
         paths.push(write(
             &d,
@@ -393,7 +396,7 @@ fn mutated_corpus_kernels_never_crash_the_cli() {
         }
         files += batch.len();
     }
-    assert_eq!(files, 300);
-    eprintln!("300 mutated corpus files in batches of 5: slowest batch {slowest:?}");
+    assert_eq!(files, 150);
+    eprintln!("150 mutated corpus files in batches of 5: slowest batch {slowest:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
