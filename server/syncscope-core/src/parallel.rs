@@ -124,7 +124,8 @@ const KEEP_FREED: u64 = 128 << 20;
 
 /// Gives the memory the allocator holds free back to the system (glibc's
 /// `malloc_trim`; nothing elsewhere) once the process has grown by more
-/// than [`KEEP_FREED`] since it last did. A kernel's solver context is
+/// than [`KEEP_FREED`] since it last did (the first time: once it holds
+/// twice that). A kernel's solver context is
 /// freed when its worker ends, but glibc keeps freed memory in the arena
 /// of the thread that freed it, and a run's many short-lived workers spread
 /// over several arenas: NVIDIA's samples in one run peaked at 1.3 GB
