@@ -1270,13 +1270,49 @@ pub(crate) fn solve(
             break;
         }
     }
-    if probed == Probe::Unsat {
-        cache.insert(key, QueryOutcome::Unsat);
-        return QueryOutcome::Unsat;
+    let undecided = probed == Probe::Undecided;
+    match probed {
+        Probe::Unsat => {
+            cache.insert(key, QueryOutcome::Unsat);
+            return QueryOutcome::Unsat;
+        }
+        // No witness wanted: the probe's model is what the full check of
+        // the same query on the same warm solver would give, a model and
+        // no more (the caller replays it); solving again only costs the
+        // full check's units.
+        Probe::Sat(model) | Probe::SatSplit(model) if !config.witness => {
+            return remembered(key, model, cache);
+        }
+        // The split form found it: each split is an identity, so a model
+        // of it is one of the query, and its witness comes from the same
+        // form. The query as written may be what Z3 finds hard (a stride
+        // product the split makes linear): a corpus kernel's split probe
+        // found its model in 150 thousand units, and the query as written
+        // then took 2.3 million for the witness. Anything short of a model
+        // goes on to the query as written, as before.
+        Probe::SatSplit(_) => {
+            if let Some(qs) = &q_split {
+                let outcome = run_z3_in(qs, env, config, true);
+                log_query(
+                    qs,
+                    key,
+                    "split-witness",
+                    env,
+                    started,
+                    units_before,
+                    config,
+                    &outcome,
+                );
+                if matches!(outcome, QueryOutcome::Sat(_)) {
+                    return remembered(key, outcome, cache);
+                }
+            }
+        }
+        Probe::Sat(_) | Probe::Undecided => {}
     }
     // Satisfiable: the query as written gives the witness; the split and
     // the abstraction have nothing to add.
-    let q_split = q_split.filter(|_| probed == Probe::Undecided);
+    let q_split = q_split.filter(|_| undecided);
     // The split query first, with at most `SPLIT_FIRST_RLIMIT` units: it
     // is the same query (each split an identity), so its sat or unsat is
     // the answer; where the case splits do not help (a radix the digit
@@ -1474,11 +1510,15 @@ const SPLIT_FIRST_RLIMIT: u32 = 1_000_000;
 const PROBE_RLIMITS: [u32; 2] = [100_000, 500_000];
 
 /// What the short tries of a query's forms found (`probe_forms`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 enum Probe {
     Unsat,
-    /// Satisfiable: the full check finds it again, with its witness.
-    Sat,
+    /// Satisfiable as written, with the probe's model (no witness
+    /// preferences): a witness comes from the full check.
+    Sat(QueryOutcome),
+    /// Satisfiable in the split form, with the probe's model: a witness
+    /// comes from the split form's full check.
+    SatSplit(QueryOutcome),
     Undecided,
 }
 
@@ -1511,7 +1551,8 @@ fn probe_forms(
         log_query(q, key, form, env, started, units_before, probe, &outcome);
         match outcome {
             QueryOutcome::Unsat => return Probe::Unsat,
-            QueryOutcome::Sat(_) => return Probe::Sat,
+            model @ QueryOutcome::Sat(_) if form == "split-probe" => return Probe::SatSplit(model),
+            model @ QueryOutcome::Sat(_) => return Probe::Sat(model),
             QueryOutcome::Unknown(_) => {}
         }
     }
@@ -2538,6 +2579,53 @@ mod tests {
         let (w, h) = (get("w").unwrap(), get("h").unwrap());
         assert_ne!(t1, t2);
         assert_eq!(t1 * w + h, t2 * h + w, "{values:?}");
+    }
+
+    #[test]
+    fn a_satisfiable_probe_answers_with_a_model_of_the_query() {
+        // A product of a thread index of a fixed block and a parameter
+        // has a split (`small_factors`), so the query is probed first.
+        // Without a witness wanted, the probe's model is the answer; with
+        // one, the full check gives it. Either is a model of the query.
+        let fixed = LaunchEnv {
+            block_dim: Some([8, 1, 1]),
+            ..env()
+        };
+        let w = Expr::Var(Var::new("w", VarKind::Param { lo: 1, hi: 4096 }));
+        let a = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(
+                Expr::add(Expr::mul(tid(1), w.clone()), Expr::Const(3)),
+                Expr::mul(tid(2), w),
+            ),
+        ];
+        assert!(forms(&a, &fixed).q_split.is_some(), "the query has a split");
+        for witness in [false, true] {
+            let cfg = SolverConfig {
+                witness,
+                ..SolverConfig::limits(60_000, 5_000_000)
+            };
+            let outcome = solve(
+                &a,
+                &fixed,
+                cfg,
+                &crate::cache::NoCache,
+                &mut Counters::default(),
+            );
+            let QueryOutcome::Sat(values) = outcome else {
+                panic!("expected sat, got {outcome:?}")
+            };
+            let get = |n: &str| {
+                values
+                    .iter()
+                    .find(|(k, _)| k == n)
+                    .map(|(_, v)| *v)
+                    .unwrap()
+            };
+            let (t1, t2, w) = (get("threadIdx.x#1"), get("threadIdx.x#2"), get("w"));
+            assert!(t1 != t2 && (0..8).contains(&t1) && (0..8).contains(&t2));
+            assert_eq!(t1 * w + 3, t2 * w, "witness {witness}: {values:?}");
+        }
     }
 
     #[test]
