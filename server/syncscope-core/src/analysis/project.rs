@@ -705,6 +705,15 @@ fn note_unknown_launches(report: &mut FileReport, options: &Options, found: &Lau
         };
         k.launch_note = Some(note + &one_dimensional(&k.dims_taken_as_one));
     }
+    // Each kernel's note by its name (the first kernel of a name, as a
+    // search of the list finds it): a file of many kernels with a finding
+    // each compared every finding's kernel with every kernel's name.
+    let mut notes: HashMap<&str, Option<&String>> = HashMap::new();
+    for k in &report.kernels {
+        notes
+            .entry(k.name.as_str())
+            .or_insert(k.launch_note.as_ref());
+    }
     for f in &mut report.findings {
         if !matches!(
             f.kind,
@@ -712,11 +721,10 @@ fn note_unknown_launches(report: &mut FileReport, options: &Options, found: &Lau
         ) {
             continue;
         }
-        let Some(note) = report
-            .kernels
-            .iter()
-            .find(|k| f.kernel.as_deref() == Some(k.name.as_str()))
-            .and_then(|k| k.launch_note.as_ref())
+        let Some(note) = f
+            .kernel
+            .as_deref()
+            .and_then(|name| notes.get(name).copied().flatten())
         else {
             continue;
         };
