@@ -85,6 +85,7 @@ pub(crate) fn grid_dim_var(d: u8) -> Var {
 }
 
 /// A rendered query: declarations, domain constraints and assertions.
+#[derive(Clone)]
 pub(crate) struct Query {
     pub text: String,
     pub vars: Vec<Var>,
@@ -1132,6 +1133,7 @@ fn remembered(key: u64, outcome: QueryOutcome, cache: &dyn QueryCache) -> QueryO
 /// solved under (bit-vectors where bitwise operations switch it), the
 /// prepared assertions, their small-factor split, and the queries as
 /// written and split.
+#[derive(Clone)]
 struct Forms {
     env: LaunchEnv,
     prepared: Vec<Expr>,
@@ -1176,15 +1178,41 @@ fn forms(assertions: &[Expr], env: &LaunchEnv) -> Forms {
     }
 }
 
-/// Whether `assertions` are the same question for Z3 under the launches
-/// `a` and `b`: the same query text as written and split (a launch size
-/// the query never mentions changes nothing, as in a bit-vector query of
-/// a block size the launch fixes, whose grid the small launch would fix).
-/// Then an `unsat` under one is the `unsat` under the other: only the
-/// limits differ, and more resources do not change a proof.
-pub(crate) fn same_question(assertions: &[Expr], a: &LaunchEnv, b: &LaunchEnv) -> bool {
-    let (fa, fb) = (forms(assertions, a), forms(assertions, b));
-    fa.q.text == fb.q.text && fa.q_split.map(|q| q.text) == fb.q_split.map(|q| q.text)
+/// The question `assertions` put to Z3 under one launch, rendered once:
+/// asked with [`solve_question`] and compared with another launch's with
+/// [`Question::same_as`], where `solve` and a comparison each rendered it
+/// again (a kernel's race query at the small launch was rendered three
+/// times, four with the kernel's own launch; most of the time of a kernel
+/// decided without Z3).
+pub(crate) struct Question(Forms);
+
+impl Question {
+    pub(crate) fn new(assertions: &[Expr], env: &LaunchEnv) -> Question {
+        Question(forms(assertions, env))
+    }
+
+    /// Whether this is the same question for Z3 as `other` (asked under
+    /// another launch): the same query text as written and split (a launch
+    /// size the query never mentions changes nothing, as in a bit-vector
+    /// query of a block size the launch fixes, whose grid the small launch
+    /// would fix). Then an `unsat` under one is the `unsat` under the
+    /// other: only the limits differ, and more resources do not change a
+    /// proof.
+    pub(crate) fn same_as(&self, other: &Question) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        a.q.text == b.q.text
+            && a.q_split.as_ref().map(|q| &q.text) == b.q_split.as_ref().map(|q| &q.text)
+    }
+}
+
+/// Solves `question`, through the cache (as [`solve`] does its assertions).
+pub(crate) fn solve_question(
+    question: &Question,
+    config: SolverConfig,
+    cache: &dyn QueryCache,
+    counters: &mut Counters,
+) -> QueryOutcome {
+    solve_forms(question.0.clone(), config, cache, counters)
 }
 
 /// Solves `assertions`, through the cache.
@@ -1195,13 +1223,22 @@ pub(crate) fn solve(
     cache: &dyn QueryCache,
     counters: &mut Counters,
 ) -> QueryOutcome {
+    solve_forms(forms(assertions, env), config, cache, counters)
+}
+
+fn solve_forms(
+    forms: Forms,
+    config: SolverConfig,
+    cache: &dyn QueryCache,
+    counters: &mut Counters,
+) -> QueryOutcome {
     let Forms {
         env,
         prepared,
         split,
         mut q,
         mut q_split,
-    } = forms(assertions, env);
+    } = forms;
     let env = &env;
     let assertions = &prepared[..];
     if !config.witness {

@@ -77,8 +77,11 @@ impl<'k> KernelContext<'k> {
         if let Some((values, launch)) = self.solve_small_values(assertions, capped) {
             return self.at_launch(values, &launch);
         }
+        // Each launch's question is rendered once (see `smt::Question`).
+        let mut own = None;
         if let Some(small) = small {
-            let outcome = smt::solve(assertions, &small, capped, self.cache, &mut self.counters);
+            let at_small = smt::Question::new(assertions, &small);
+            let outcome = smt::solve_question(&at_small, capped, self.cache, &mut self.counters);
             match outcome {
                 QueryOutcome::Sat(values) => return self.at_launch(values, &small),
                 // The small launch changed nothing in the query (its sizes
@@ -86,19 +89,18 @@ impl<'k> KernelContext<'k> {
                 // the symbolic query would solve it again, only with more
                 // units (a bit-vector query of a sorting step, hundreds of
                 // thousands of units, twice).
-                QueryOutcome::Unsat if smt::same_question(assertions, &small, &self.env) => {
-                    return QueryOutcome::Unsat
+                QueryOutcome::Unsat => {
+                    let at_own = smt::Question::new(assertions, &self.env);
+                    if at_small.same_as(&at_own) {
+                        return QueryOutcome::Unsat;
+                    }
+                    own = Some(at_own);
                 }
-                _ => {}
+                QueryOutcome::Unknown(_) => {}
             }
         }
-        smt::solve(
-            assertions,
-            &self.env,
-            config,
-            self.cache,
-            &mut self.counters,
-        )
+        let own = own.unwrap_or_else(|| smt::Question::new(assertions, &self.env));
+        smt::solve_question(&own, config, self.cache, &mut self.counters)
     }
 
     /// A model of `assertions` with the run-time values of its products and
