@@ -1133,7 +1133,6 @@ fn remembered(key: u64, outcome: QueryOutcome, cache: &dyn QueryCache) -> QueryO
 /// solved under (bit-vectors where bitwise operations switch it), the
 /// prepared assertions, their small-factor split, and the queries as
 /// written and split.
-#[derive(Clone)]
 struct Forms {
     env: LaunchEnv,
     prepared: Vec<Expr>,
@@ -1212,7 +1211,7 @@ pub(crate) fn solve_question(
     cache: &dyn QueryCache,
     counters: &mut Counters,
 ) -> QueryOutcome {
-    solve_forms(question.0.clone(), config, cache, counters)
+    solve_forms(&question.0, config, cache, counters)
 }
 
 /// Solves `assertions`, through the cache.
@@ -1223,11 +1222,14 @@ pub(crate) fn solve(
     cache: &dyn QueryCache,
     counters: &mut Counters,
 ) -> QueryOutcome {
-    solve_forms(forms(assertions, env), config, cache, counters)
+    solve_forms(&forms(assertions, env), config, cache, counters)
 }
 
+/// [`solve`] of rendered forms, borrowed: only the two query texts are
+/// copied (a query that wants no witness drops their small-value
+/// preferences), not the prepared assertions.
 fn solve_forms(
-    forms: Forms,
+    forms: &Forms,
     config: SolverConfig,
     cache: &dyn QueryCache,
     counters: &mut Counters,
@@ -1236,10 +1238,10 @@ fn solve_forms(
         env,
         prepared,
         split,
-        mut q,
-        mut q_split,
+        q,
+        q_split,
     } = forms;
-    let env = &env;
+    let (mut q, mut q_split) = (q.clone(), q_split.clone());
     let assertions = &prepared[..];
     if !config.witness {
         q.small.clear();
