@@ -2332,6 +2332,11 @@ mod tests {
         }
     }
 
+    /// The value a model gives `name`.
+    fn model_value(values: &[(String, i64)], name: &str) -> Option<i64> {
+        values.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
     fn tid(t: u8) -> Expr {
         Expr::Var(Var::new(
             crate::symbols::thread_idx(0, t),
@@ -2408,7 +2413,7 @@ mod tests {
         else {
             panic!("the restricted query has small models");
         };
-        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let get = |n: &str| model_value(&values, n);
         let across = get("across").expect("across in the model");
         let weight = get("weight").expect("weight in the model");
         assert!((1..16).contains(&across), "across = {across}");
@@ -2457,7 +2462,7 @@ mod tests {
             else {
                 panic!("round {round}: expected sat")
             };
-            let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+            let get = |n: &str| model_value(&values, n);
             assert_eq!(
                 get("threadIdx.x#1").map(|t| t + 3 + round),
                 get("threadIdx.x#2"),
@@ -2568,7 +2573,7 @@ mod tests {
             solve(&a, &env(), cfg, &crate::cache::NoCache, &mut c),
             first
         );
-        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let get = |n: &str| model_value(&values, n);
         let (t1, t2) = (get("threadIdx.x#1").unwrap(), get("threadIdx.x#2").unwrap());
         let (span, width) = (get("span").unwrap(), get("width").unwrap());
         let cell_of = |t: i64| ((t & (span - 1)) * width + t) as i32;
@@ -2602,7 +2607,7 @@ mod tests {
             else {
                 panic!("expected sat")
             };
-            let get = |n: &str| v.iter().find(|(x, _)| x == n).map(|(_, v)| *v);
+            let get = |n: &str| model_value(&v, n);
             assert_eq!(get("threadIdx.x#1").map(|t| t + k), get("threadIdx.x#2"));
         };
         easy(5);
@@ -2613,7 +2618,7 @@ mod tests {
         easy(7);
         assert_eq!(run_z3_in(&q, &env(), cfg, true), first);
         easy(9);
-        let get = |n: &str| values.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let get = |n: &str| model_value(&values, n);
         let (t1, t2) = (get("threadIdx.x#1").unwrap(), get("threadIdx.x#2").unwrap());
         let (w, h) = (get("w").unwrap(), get("h").unwrap());
         assert_ne!(t1, t2);
@@ -2654,13 +2659,7 @@ mod tests {
             let QueryOutcome::Sat(values) = outcome else {
                 panic!("expected sat, got {outcome:?}")
             };
-            let get = |n: &str| {
-                values
-                    .iter()
-                    .find(|(k, _)| k == n)
-                    .map(|(_, v)| *v)
-                    .unwrap()
-            };
+            let get = |n: &str| model_value(&values, n).unwrap();
             let (t1, t2, w) = (get("threadIdx.x#1"), get("threadIdx.x#2"), get("w"));
             assert!(t1 != t2 && (0..8).contains(&t1) && (0..8).contains(&t2));
             assert_eq!(t1 * w + 3, t2 * w, "witness {witness}: {values:?}");
@@ -2679,13 +2678,7 @@ mod tests {
         let QueryOutcome::Sat(values) = out else {
             panic!("expected sat, got {out:?}")
         };
-        let get = |n: &str| {
-            values
-                .iter()
-                .find(|(k, _)| k == n)
-                .map(|(_, v)| *v)
-                .unwrap()
-        };
+        let get = |n: &str| model_value(&values, n).unwrap();
         assert_eq!(get("threadIdx.x#1") + 1, get("threadIdx.x#2"));
         assert!(get("blockDim.x") > get("threadIdx.x#2"));
     }
