@@ -179,7 +179,6 @@ pub fn keep_little_freed_memory() {
     keep_solver_tables();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        const M_ARENA_MAX: std::ffi::c_int = -8;
         // SAFETY: mallopt only changes the allocator's tunables; it is
         // called before the run's threads start.
         unsafe {
@@ -201,9 +200,6 @@ pub(crate) fn keep_solver_tables() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
-        const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
-        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
-        const M_ARENA_MAX: std::ffi::c_int = -8;
         ONCE.call_once(|| {
             let arenas = std::ffi::c_int::try_from(cores().max(2)).unwrap_or(2);
             // SAFETY: mallopt only changes the allocator's tunables (under
@@ -221,6 +217,14 @@ pub(crate) fn keep_solver_tables() {
 extern "C" {
     fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
 }
+
+/// glibc's `mallopt` parameters (`malloc.h`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const M_ARENA_MAX: std::ffi::c_int = -8;
 
 /// The text of a panic's payload (`panic!` with a message or a format).
 pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
