@@ -1328,7 +1328,7 @@ fn solve_forms(
         // product the split makes linear): a corpus kernel's split probe
         // found its model in 150 thousand units, and the query as written
         // then took 2.3 million for the witness. Anything short of a model
-        // goes on to the query as written, as before.
+        // goes on to the query as written.
         Probe::SatSplit(_) => {
             if let Some(qs) = &q_split {
                 let outcome = run_z3_in(qs, env, config, true);
