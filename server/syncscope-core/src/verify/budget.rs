@@ -118,6 +118,13 @@ impl KernelBudget {
     /// a kernel with no limit gets none).
     pub(crate) fn race_found(&self) {
         let cap = self.spent().saturating_add(self.after_race);
+        // Profiling aid beside `smt::log_query`'s lines: the units spent
+        // before the kernel's first definite race.
+        if std::env::var_os("SYNCSCOPE_QUERY_LOG").is_some()
+            && self.race_limit.load(Ordering::Relaxed) == u64::MAX
+        {
+            eprintln!("syncscope-first-race {}", self.spent());
+        }
         let _ =
             self.race_limit
                 .compare_exchange(u64::MAX, cap, Ordering::Relaxed, Ordering::Relaxed);

@@ -53,8 +53,10 @@ pub(crate) fn verify_kernel(
     }
     let mut cx = KernelContext::new(kernel, options, cache, cancel, &budget);
     let barriers = cx.check_barriers();
+    let after_barriers = budget.spent();
     findings.extend(barriers.findings);
     let mut races = cx.find_races(None);
+    let after_races = budget.spent();
     let race_search_stopped = budget.end_race_search();
     findings.extend(cx.last_block_notes());
     findings.extend(cx.race_report(&mut races));
@@ -77,7 +79,9 @@ pub(crate) fn verify_kernel(
         ));
     }
     findings.extend(cx.check_assertions());
+    let after_assertions = budget.spent();
     let redundant = cx.redundant_barriers(&findings, &barriers.unknown);
+    let after_redundancy = budget.spent();
     findings.extend(redundant);
     findings.extend(cx.assumption_note());
     if options.deterministic_for(&k.name) && !cx.cancelled() {
@@ -138,15 +142,20 @@ pub(crate) fn verify_kernel(
         dims_taken_as_one: cx.env.dims_taken_as_one(),
     };
     // Profiling aid, beside `smt::log_query`'s line per query: the
-    // kernel's whole cost in the units its budget counts.
+    // kernel's whole cost in the units its budget counts, and each check's
+    // part of it.
     if std::env::var_os("SYNCSCOPE_QUERY_LOG").is_some() {
         eprintln!(
-            "syncscope-kernel {} {} ms {} units {} queries {:?}",
+            "syncscope-kernel {} {} ms {} units {} queries {:?} barriers={after_barriers} races={} assertions={} redundancy={} rest={}",
             report.name,
             report.millis,
             budget.spent(),
             report.queries,
-            report.status
+            report.status,
+            after_races - after_barriers,
+            after_assertions - after_races,
+            after_redundancy - after_assertions,
+            budget.spent() - after_redundancy,
         );
     }
     KernelOutcome {

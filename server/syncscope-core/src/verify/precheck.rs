@@ -412,16 +412,31 @@ impl<'k> KernelContext<'k> {
                         witness: false,
                         ..self.config.capped(PRECHECK_RLIMIT)
                     };
-                    matches!(
-                        self.solve_concrete_first(&q.base, config),
-                        QueryOutcome::Unsat
-                    )
+                    let before = self.config.budget.map_or(0, |b| b.spent());
+                    let o = self.solve_concrete_first(&q.base, config);
+                    log_precheck(self.config.budget.map_or(0, |b| b.spent()) - before, &o);
+                    matches!(o, QueryOutcome::Unsat)
                 }
             }
         };
         self.independent.insert((array, rel), independent);
         independent
     }
+}
+
+/// Profiling aid beside `smt::log_query`'s line per query: the units a
+/// barrier-independence pre-check spent and its answer (a satisfiable one
+/// decided nothing: the intervals are asked as if it had not run).
+fn log_precheck(units: u64, outcome: &QueryOutcome) {
+    if std::env::var_os("SYNCSCOPE_QUERY_LOG").is_none() {
+        return;
+    }
+    let answer = match outcome {
+        QueryOutcome::Unsat => "unsat",
+        QueryOutcome::Sat(_) => "sat",
+        QueryOutcome::Unknown(_) => "unknown",
+    };
+    eprintln!("syncscope-precheck {units} units {answer}");
 }
 
 /// Whether every access to an array has the index `g + k * M` with one low
