@@ -154,6 +154,46 @@ fn launch_site_assumptions_are_reported() {
     assert!(json.contains("\"launch\": \"block (16,16,1)"), "{json}");
 }
 
+/// A launch whose facts are another launch's and more (the same sizes,
+/// inside one more condition) is covered by it: each kernel is checked once,
+/// under the launch with fewer facts, whose description names the covered
+/// site, and a race under it is reported once.
+#[test]
+fn a_launch_with_more_facts_is_covered_by_the_same_launch_with_fewer() {
+    let file = projects_dir().join("launch_cover/kernels.cu");
+    let host = std::fs::read_to_string(projects_dir().join("launch_cover/host.cu")).unwrap();
+    let lines_of = |needle: &str| -> Vec<usize> {
+        host.lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .map(|(i, _)| i + 1)
+            .collect()
+    };
+    let mut args = syncscope::cli::parse_check_args(&VERDICT_LIMITS).unwrap();
+    args.paths = vec![file];
+    let (results, _) = syncscope::cli::results(&args);
+    let report = &results[0].report;
+    for name in ["stamp", "halve"] {
+        let sites = lines_of(&format!("{name}<<<"));
+        assert_eq!(sites.len(), 2, "two launches of {name} in host.cu");
+        let k = report.kernels.iter().find(|k| k.name == name).unwrap();
+        let launch = k.launch.clone().unwrap_or_default();
+        let expected = format!(
+            "(launch at host.cu:{}, which covers the same launch with more facts at host.cu:{})",
+            sites[0], sites[1]
+        );
+        assert!(launch.ends_with(&expected), "{name}: {launch}");
+        assert!(!launch.contains("; also "), "{name} checked once: {launch}");
+    }
+    let races: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.kind == syncscope_core::FindingKind::DataRace)
+        .collect();
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].kernel.as_deref(), Some("halve"));
+}
+
 /// `-I`, syncscope.toml's include-dirs and compile_commands.json feed one
 /// search; without them the same fixture's header is missing.
 #[test]

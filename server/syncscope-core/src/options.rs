@@ -28,6 +28,11 @@ pub struct LaunchOverride {
     /// ways the kernel can run that the host code reading did not
     /// understand (`host.cu:12: passed to `cudaLaunchKernel``).
     pub not_understood: Vec<String>,
+    /// Where the launches this one covers are (`host.cu:50`): launches of
+    /// the same sizes and template arguments whose facts include all of
+    /// this one's, so that every run of theirs is a run of this one and
+    /// its verdict is theirs too (they are not checked again).
+    pub covers: Vec<String>,
 }
 
 /// The default `__CUDA_ARCH__` of the device pass (sm_80).

@@ -377,9 +377,7 @@ fn union_of_launches(sites: Vec<launch::Site>) -> HashMap<String, Vec<LaunchOver
             continue;
         }
         let list = by_kernel.entry(s.kernel.clone()).or_default();
-        if !list.iter().any(|f| same_launch(f, &s.fact)) {
-            list.push(s.fact);
-        }
+        add_launch(list, s.fact);
     }
     for (kernel, list) in &mut by_kernel {
         if list.len() > MAX_SITES {
@@ -778,6 +776,55 @@ fn spans_to_file(k: &mut crate::model::Kernel, unit: &unit::Unit) {
 }
 
 /// The same launch: the same sizes and the same facts (wherever found).
+/// Adds `site` to a kernel's distinct launches, unless one of them covers
+/// it; a launch it covers is dropped in its favour. A launch covers
+/// another of the same sizes, template arguments and argument types whose
+/// facts include all of its own: every run of the other is a run of it,
+/// so a race or divergence under the other is one under it, and a proof
+/// under it is one under the other (the merged verdict is the worst of
+/// the launches, so checking the covered one again changes nothing; one
+/// of NVIDIA's recursive sorts launches a kernel under `len > 1024` and
+/// under `len > 1024 && len != 0`, a second full verification).
+fn add_launch(list: &mut Vec<LaunchOverride>, site: LaunchOverride) {
+    // The same launch at another site is dropped as it always was; only a
+    // launch with more facts is named as covered.
+    if let Some(wider) = list.iter_mut().find(|f| covers(f, &site)) {
+        if !covers(&site, wider) {
+            note_covered(wider, &site);
+        }
+        return;
+    }
+    let mut site = site;
+    list.retain(|f| {
+        let covered = covers(&site, f);
+        if covered {
+            note_covered(&mut site, f);
+        }
+        !covered
+    });
+    list.push(site);
+}
+
+fn note_covered(wide: &mut LaunchOverride, narrow: &LaunchOverride) {
+    for at in narrow.origin.iter().chain(&narrow.covers) {
+        if !wide.covers.contains(at) && wide.origin.as_ref() != Some(at) {
+            wide.covers.push(at.clone());
+        }
+    }
+}
+
+/// Whether `wide` covers `narrow` (see [`add_launch`]); a launch covers
+/// itself.
+fn covers(wide: &LaunchOverride, narrow: &LaunchOverride) -> bool {
+    wide.block_dim == narrow.block_dim
+        && wide.grid_dim == narrow.grid_dim
+        && wide.template_args == narrow.template_args
+        && wide.arg_types == narrow.arg_types
+        && wide.not_understood.is_empty()
+        && narrow.not_understood.is_empty()
+        && wide.requires.iter().all(|f| narrow.requires.contains(f))
+}
+
 pub(crate) fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
     a.block_dim == b.block_dim
         && a.grid_dim == b.grid_dim
@@ -1417,8 +1464,13 @@ pub(crate) fn describe(site: &LaunchOverride) -> String {
     if !site.requires.is_empty() {
         s.push_str(&format!("; {}", site.requires.join(", ")));
     }
-    if let Some(o) = &site.origin {
-        s.push_str(&format!(" (launch at {o})"));
+    match (&site.origin, site.covers.as_slice()) {
+        (Some(o), []) => s.push_str(&format!(" (launch at {o})")),
+        (Some(o), covered) => s.push_str(&format!(
+            " (launch at {o}, which covers the same launch with more facts at {})",
+            covered.join(", ")
+        )),
+        (None, _) => {}
     }
     if !site.not_understood.is_empty() {
         s.push_str(&format!(
