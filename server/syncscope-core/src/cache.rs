@@ -18,6 +18,17 @@ pub enum QueryOutcome {
     Unknown(String),
 }
 
+/// A query's outcome with the Z3 resource units its solve spent. A hit
+/// charges the kernel's budget those units, as the check would have, so
+/// that a kernel's budget, and what it finds within it, does not depend
+/// on what the cache held (two kernels of a file asking one query at the
+/// same time, which of them asks first; a server's warm cache).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedAnswer {
+    pub outcome: QueryOutcome,
+    pub units: u64,
+}
+
 /// The complete result of one kernel (findings with their quick-fixes, and
 /// its report), with byte offsets relative to the start of its definition.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +50,8 @@ impl KernelResult {
 }
 
 pub trait QueryCache: Send + Sync {
-    fn get(&self, key: u64) -> Option<QueryOutcome>;
-    fn insert(&self, key: u64, outcome: QueryOutcome);
+    fn get(&self, key: u64) -> Option<CachedAnswer>;
+    fn insert(&self, key: u64, answer: CachedAnswer);
     /// Whole-kernel results by the hash of the kernel's model, source text and
     /// options (see `verify::kernel_key`): a kernel an edit did not touch is
     /// not verified again. Caches that keep none return `None`.
@@ -67,16 +78,16 @@ pub trait QueryCache: Send + Sync {
 /// A simple in-process cache (the CLI's; the server uses a concurrent map).
 #[derive(Default)]
 pub struct MemoryCache {
-    map: Mutex<HashMap<u64, QueryOutcome>>,
+    map: Mutex<HashMap<u64, CachedAnswer>>,
 }
 
 impl QueryCache for MemoryCache {
-    fn get(&self, key: u64) -> Option<QueryOutcome> {
+    fn get(&self, key: u64) -> Option<CachedAnswer> {
         self.map.lock().ok()?.get(&key).cloned()
     }
-    fn insert(&self, key: u64, outcome: QueryOutcome) {
+    fn insert(&self, key: u64, answer: CachedAnswer) {
         if let Ok(mut m) = self.map.lock() {
-            m.insert(key, outcome);
+            m.insert(key, answer);
         }
     }
 }
@@ -85,8 +96,8 @@ impl QueryCache for MemoryCache {
 pub struct NoCache;
 
 impl QueryCache for NoCache {
-    fn get(&self, _: u64) -> Option<QueryOutcome> {
+    fn get(&self, _: u64) -> Option<CachedAnswer> {
         None
     }
-    fn insert(&self, _: u64, _: QueryOutcome) {}
+    fn insert(&self, _: u64, _: CachedAnswer) {}
 }

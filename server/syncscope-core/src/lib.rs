@@ -23,7 +23,7 @@ pub mod symbols;
 pub mod syntax;
 pub(crate) mod verify;
 
-pub use cache::{KernelResult, MemoryCache, QueryCache, QueryOutcome};
+pub use cache::{CachedAnswer, KernelResult, MemoryCache, QueryCache, QueryOutcome};
 pub use options::{LaunchOverride, Options};
 pub use parallel::{keep_little_freed_memory, limit_kernels_at_once};
 pub use report::*;

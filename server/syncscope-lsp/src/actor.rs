@@ -23,8 +23,8 @@ use syncscope_core::analysis::project::FixBasis;
 use syncscope_core::model::Kernel;
 use syncscope_core::project::{Overlay, SearchPaths};
 use syncscope_core::{
-    FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options, Progress,
-    QueryCache, QueryOutcome, Stats,
+    CachedAnswer, FileReport, Finding, FindingKind, Fix, KernelReport, KernelResult, Options,
+    Progress, QueryCache, Stats,
 };
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tower_lsp_server::lsp_types::{
@@ -49,7 +49,7 @@ const KERNEL_CACHE_LIMIT: usize = 20_000;
 /// The query and kernel caches shared by every analysis of the server.
 #[derive(Default)]
 pub struct SharedCache {
-    queries: DashMap<u64, QueryOutcome>,
+    queries: DashMap<u64, CachedAnswer>,
     kernels: DashMap<u64, Arc<KernelResult>>,
     fixes: DashMap<u64, Vec<Fix>>,
     /// Lowered kernel models (the core's keys say what each depends on).
@@ -57,14 +57,14 @@ pub struct SharedCache {
 }
 
 impl QueryCache for SharedCache {
-    fn get(&self, key: u64) -> Option<QueryOutcome> {
+    fn get(&self, key: u64) -> Option<CachedAnswer> {
         self.queries.get(&key).map(|v| v.clone())
     }
-    fn insert(&self, key: u64, outcome: QueryOutcome) {
+    fn insert(&self, key: u64, answer: CachedAnswer) {
         if self.queries.len() >= CACHE_LIMIT {
             self.queries.clear();
         }
-        self.queries.insert(key, outcome);
+        self.queries.insert(key, answer);
     }
     fn get_kernel(&self, key: u64) -> Option<Arc<KernelResult>> {
         self.kernels.get(&key).map(|v| v.clone())

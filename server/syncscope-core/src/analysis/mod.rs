@@ -554,7 +554,7 @@ pub(crate) fn kernel_status(text: &str, options: &Options, name: &str) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::{MemoryCache, QueryOutcome};
+    use crate::cache::{CachedAnswer, MemoryCache};
 
     #[test]
     fn ignored_gpuverify_flags_are_named_in_a_note_and_comments_are_comments() {
@@ -585,11 +585,11 @@ mod tests {
     }
 
     impl QueryCache for KernelCache {
-        fn get(&self, key: u64) -> Option<QueryOutcome> {
+        fn get(&self, key: u64) -> Option<CachedAnswer> {
             self.queries.get(key)
         }
-        fn insert(&self, key: u64, outcome: QueryOutcome) {
-            self.queries.insert(key, outcome)
+        fn insert(&self, key: u64, answer: CachedAnswer) {
+            self.queries.insert(key, answer)
         }
         fn get_kernel(&self, key: u64) -> Option<Arc<KernelResult>> {
             self.kernels.lock().unwrap().get(&key).cloned()

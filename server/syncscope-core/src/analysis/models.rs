@@ -91,7 +91,7 @@ fn placed_key(own: &str, site: &KernelSite, options_hash: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::cache::{KernelResult, MemoryCache, QueryCache, QueryOutcome};
+    use crate::cache::{CachedAnswer, KernelResult, MemoryCache, QueryCache};
     use crate::model::Kernel;
     use crate::options::Options;
     use crate::report::{FileReport, FindingKind, KernelStatus};
@@ -110,11 +110,11 @@ mod tests {
     }
 
     impl QueryCache for ServerLikeCache {
-        fn get(&self, key: u64) -> Option<QueryOutcome> {
+        fn get(&self, key: u64) -> Option<CachedAnswer> {
             self.queries.get(key)
         }
-        fn insert(&self, key: u64, outcome: QueryOutcome) {
-            self.queries.insert(key, outcome)
+        fn insert(&self, key: u64, answer: CachedAnswer) {
+            self.queries.insert(key, answer)
         }
         fn get_kernel(&self, key: u64) -> Option<Arc<KernelResult>> {
             self.kernels.lock().unwrap().get(&key).cloned()

@@ -7,7 +7,7 @@
 
 use super::budget::{units_between, KernelBudget};
 use super::z3_solver::{Asserts, Solver};
-use crate::cache::{QueryCache, QueryOutcome};
+use crate::cache::{CachedAnswer, QueryCache, QueryOutcome};
 use crate::model::{BinOp, Expr, UnOp, Var, VarKind, DIMS};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -1104,27 +1104,64 @@ fn answered_without_check(
     cache: &dyn QueryCache,
     counters: &mut Counters,
 ) -> Option<QueryOutcome> {
-    if let Some(hit) = cache.get(key) {
-        counters.reused += 1;
-        return Some(hit);
-    }
+    // Stopped before the cache is read, as a check would be: a kernel's
+    // answers do not depend on what the cache holds.
     if config.cancelled() {
         return Some(QueryOutcome::Unknown(CANCELLED.into()));
     }
     if config.out_of_budget() {
         return Some(QueryOutcome::Unknown(OUT_OF_BUDGET.into()));
     }
+    if let Some(hit) = cache.get(key) {
+        counters.reused += 1;
+        // The units the check spent, charged as the check would have been:
+        // one that needed more than is left would have stopped at the
+        // kernel's budget.
+        if let Some(budget) = config.budget {
+            match budget.remaining() {
+                Some(left) if hit.units > left => {
+                    budget.charge(left);
+                    return Some(QueryOutcome::Unknown(OUT_OF_BUDGET.into()));
+                }
+                _ => budget.charge(hit.units),
+            }
+        }
+        return Some(hit.outcome);
+    }
     counters.run += 1;
     None
 }
 
+/// The units the kernel's budget was charged since `before` (0 without a
+/// budget).
+fn units_since(config: &SolverConfig, before: Option<u64>) -> u64 {
+    match (config.budget, before) {
+        (Some(b), Some(before)) => b.spent().saturating_sub(before),
+        _ => 0,
+    }
+}
+
 /// Caches a checked query's outcome, unless the check was stopped (a
 /// cancellation or the kernel's budget: the query itself may be decided).
-fn remembered(key: u64, outcome: QueryOutcome, cache: &dyn QueryCache) -> QueryOutcome {
+/// With the units its solve spent since `units_before` (see
+/// [`CachedAnswer`]).
+fn remembered(
+    key: u64,
+    outcome: QueryOutcome,
+    cache: &dyn QueryCache,
+    config: &SolverConfig,
+    units_before: Option<u64>,
+) -> QueryOutcome {
     let stopped =
         matches!(&outcome, QueryOutcome::Unknown(r) if r == CANCELLED || r == OUT_OF_BUDGET);
     if !stopped {
-        cache.insert(key, outcome.clone());
+        cache.insert(
+            key,
+            CachedAnswer {
+                outcome: outcome.clone(),
+                units: units_since(config, units_before),
+            },
+        );
     }
     outcome
 }
@@ -1299,8 +1336,7 @@ fn solve_forms(
     for (round, limit) in PROBE_RLIMITS.into_iter().enumerate() {
         if round == 1 || q_split.is_none() {
             if let Some(outcome) = orders_first() {
-                cache.insert(key, outcome.clone());
-                return outcome;
+                return remembered(key, outcome, cache, &config, units_before);
             }
         }
         let Some(qs) = &q_split else { break };
@@ -1312,15 +1348,14 @@ fn solve_forms(
     let undecided = probed == Probe::Undecided;
     match probed {
         Probe::Unsat => {
-            cache.insert(key, QueryOutcome::Unsat);
-            return QueryOutcome::Unsat;
+            return remembered(key, QueryOutcome::Unsat, cache, &config, units_before);
         }
         // No witness wanted: the probe's model is what the full check of
         // the same query on the same warm solver would give, a model and
         // no more (the caller replays it); solving again only costs the
         // full check's units.
         Probe::Sat(model) | Probe::SatSplit(model) if !config.witness => {
-            return remembered(key, model, cache);
+            return remembered(key, model, cache, &config, units_before);
         }
         // The split form found it: each split is an identity, so a model
         // of it is one of the query, and its witness comes from the same
@@ -1343,7 +1378,7 @@ fn solve_forms(
                     &outcome,
                 );
                 if matches!(outcome, QueryOutcome::Sat(_)) {
-                    return remembered(key, outcome, cache);
+                    return remembered(key, outcome, cache, &config, units_before);
                 }
             }
         }
@@ -1428,7 +1463,7 @@ fn solve_forms(
                 .unwrap_or(outcome)
         }
     };
-    remembered(key, outcome, cache)
+    remembered(key, outcome, cache, &config, units_before)
 }
 
 /// A shortcut to a model of `assertions` (integer mode only): the query
@@ -1493,7 +1528,7 @@ pub(crate) fn solve_linear_split(
         config,
         &outcome,
     );
-    remembered(key, outcome, cache)
+    remembered(key, outcome, cache, &config, units_before)
 }
 
 /// The queries whose linear abstraction with order facts
@@ -2665,6 +2700,39 @@ mod tests {
             assert!(t1 != t2 && (0..8).contains(&t1) && (0..8).contains(&t2));
             assert_eq!(t1 * w + 3, t2 * w, "witness {witness}: {values:?}");
         }
+    }
+
+    #[test]
+    fn a_cached_answer_charges_the_units_its_check_spent() {
+        // The same query asked twice with one cache: the second is a hit,
+        // and its kernel's budget is charged what the first check spent,
+        // so a kernel's budget does not depend on the cache. A budget with
+        // less left than that stops where the check would have.
+        let a = vec![
+            Expr::bin(BinOp::Ne, tid(1), tid(2)),
+            Expr::eq(Expr::add(tid(1), Expr::Const(3)), tid(2)),
+        ];
+        let cache = crate::cache::MemoryCache::default();
+        let ask = |budget: &KernelBudget| {
+            let cfg = SolverConfig {
+                budget: Some(budget),
+                ..SolverConfig::limits(60_000, 5_000_000)
+            };
+            let mut c = Counters::default();
+            let outcome = solve(&a, &env(), cfg, &cache, &mut c);
+            (outcome, budget.spent(), c.reused)
+        };
+        let cold = KernelBudget::for_rlimit(5_000_000);
+        let (first, spent, reused) = ask(&cold);
+        assert!(matches!(first, QueryOutcome::Sat(_)), "{first:?}");
+        assert!(spent > 0 && reused == 0);
+        let warm = KernelBudget::for_rlimit(5_000_000);
+        assert_eq!(ask(&warm), (first, spent, 1));
+        let short = KernelBudget::for_rlimit(5_000_000);
+        short.charge(5_000_000 - (spent - 1));
+        let (stopped, _, _) = ask(&short);
+        assert_eq!(stopped, QueryOutcome::Unknown(OUT_OF_BUDGET.into()));
+        assert!(short.spent_all());
     }
 
     #[test]
