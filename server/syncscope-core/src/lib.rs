@@ -25,7 +25,7 @@ pub(crate) mod verify;
 
 pub use cache::{CachedAnswer, KernelResult, MemoryCache, QueryCache, QueryOutcome};
 pub use options::{LaunchOverride, Options};
-pub use parallel::{keep_little_freed_memory, limit_kernels_at_once};
+pub use parallel::{keep_little_freed_memory, limit_threads_at_work};
 pub use report::*;
 
 use std::sync::atomic::AtomicBool;

@@ -20,12 +20,21 @@ pub(crate) fn cores() -> usize {
 /// the results are in item order. An item no worker did (a thread could not
 /// be started) is done on the calling thread. A panic in `f` reaches the
 /// caller with its own payload, as if `f` had run here.
+///
+/// Each item runs holding a [`CoreSlot`] once [`limit_threads_at_work`] set
+/// a limit; the calling thread lends its own slot, if it holds one, to the
+/// workers while it waits for them (it takes one again before returning).
 pub(crate) fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     workers: usize,
     stack: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    let _lent = CoreSlot::lend_while_waiting();
+    let run = |item: &T| {
+        let _slot = CoreSlot::take();
+        f(item)
+    };
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<std::thread::Result<R>>>> =
         items.iter().map(|_| Mutex::new(None)).collect();
@@ -39,7 +48,7 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
                 .spawn_scoped(s, || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
-                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
+                    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(item)));
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(out);
                     }
@@ -52,21 +61,60 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
         .map(|(slot, item)| match slot.into_inner().ok().flatten() {
             Some(Ok(r)) => r,
             Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => f(item),
+            None => run(item),
         })
         .collect()
 }
 
-/// A right to verify one kernel, out of a fixed number for the whole
-/// process once [`limit_kernels_at_once`] set one (`verify::verify_kernels`
-/// takes one around each kernel). A one-shot run analyses its files in
-/// parallel and each file spreads its kernels over the cores too, so a
-/// two-core machine ran four kernels at once: no faster (the solver is
-/// bound by the processor), each query's wall-clock safety net met sooner,
-/// and four solver contexts at their peak memory instead of two. The
-/// server sets no limit: a file opened while another's slow kernels run is
-/// analysed at once, not after them. Dropped, it lets the next kernel in.
-pub(crate) struct KernelSlot(bool);
+/// Runs `f` on a thread of its own with [`ANALYSIS_STACK`] bytes of stack
+/// (lowering and analysis recurse on the syntax tree) while the calling
+/// thread waits, and returns its result (`None`: the thread could not be
+/// started, or `f` panicked). The caller's [`CoreSlot`], if it holds one,
+/// goes with the work: the new thread holds it (and may lend it to a
+/// [`parallel_map`] of its own) until `f` returns.
+pub(crate) fn on_analysis_stack<R: Send>(name: &str, f: impl FnOnce() -> R + Send) -> Option<R> {
+    let held = HOLDS_SLOT.with(|h| h.replace(false));
+    let out = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name(name.into())
+            .stack_size(ANALYSIS_STACK)
+            .spawn_scoped(s, move || {
+                HOLDS_SLOT.with(|h| h.set(held));
+                let out = f();
+                HOLDS_SLOT.with(|h| h.set(false));
+                out
+            })
+            .ok()
+            .and_then(|h| h.join().ok())
+    });
+    HOLDS_SLOT.with(|h| h.set(held));
+    out
+}
+
+/// A right to do analysis work on one of the cores, out of a fixed number
+/// for the whole process once [`limit_threads_at_work`] set one: each item
+/// of a [`parallel_map`] (a file's front end, a kernel's lowering, a
+/// kernel's verification) holds one while it runs. A one-shot run analyses
+/// its files in parallel and each file spreads its kernels over the cores
+/// too: without a limit a two-core machine ran four kernels at once (no
+/// faster, since the solver is bound by the processor, and four solver
+/// contexts at their peak memory instead of two), and with a limit on
+/// kernels alone the front end of the next files still ran beside two
+/// kernels, so each kernel's own time (what its report gives) grew by
+/// the time it waited for a core: NVIDIA's samples' kernels took 93.7 s
+/// together on two cores where one core alone took 73.1 s. The server
+/// sets no limit: a file opened while another's slow kernels run is
+/// analysed at once, not after them. Dropped, it lets the next one in.
+///
+/// A thread never waits for a slot while it holds one (a nested take is
+/// no wait, and a thread that waits for workers lends its slot to them),
+/// so every wait ends.
+pub(crate) struct CoreSlot(bool);
+
+thread_local! {
+    /// Whether this thread holds a [`CoreSlot`] now.
+    static HOLDS_SLOT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// The free slots (`None`: no limit).
 fn slots() -> &'static (Mutex<Option<usize>>, std::sync::Condvar) {
@@ -75,17 +123,20 @@ fn slots() -> &'static (Mutex<Option<usize>>, std::sync::Condvar) {
     SLOTS.get_or_init(|| (Mutex::new(None), std::sync::Condvar::new()))
 }
 
-/// From now on at most `n` kernels (at least one) of this process are
-/// verified at once. Call it before any analysis starts.
-pub fn limit_kernels_at_once(n: usize) {
+/// From now on at most `n` threads (at least one) of this process do
+/// analysis work at once ([`CoreSlot`]). Call it before any analysis
+/// starts.
+pub fn limit_threads_at_work(n: usize) {
     *slots().0.lock().unwrap_or_else(|e| e.into_inner()) = Some(n.max(1));
 }
 
-impl KernelSlot {
-    /// Waits for a free slot, if there is a limit. A slot is held only
-    /// while one kernel is verified, which takes no other slot, so every
-    /// wait ends.
-    pub(crate) fn take() -> KernelSlot {
+impl CoreSlot {
+    /// Waits for a free slot, if there is a limit and this thread holds
+    /// none yet (a thread holding one already takes nothing more).
+    pub(crate) fn take() -> CoreSlot {
+        if HOLDS_SLOT.with(|h| h.get()) {
+            return CoreSlot(false);
+        }
         let (free, freed) = slots();
         let mut n = free.lock().unwrap_or_else(|e| e.into_inner());
         while *n == Some(0) {
@@ -94,24 +145,51 @@ impl KernelSlot {
         match n.as_mut() {
             Some(left) => {
                 *left -= 1;
-                KernelSlot(true)
+                HOLDS_SLOT.with(|h| h.set(true));
+                CoreSlot(true)
             }
-            None => KernelSlot(false),
+            None => CoreSlot(false),
+        }
+    }
+
+    /// Gives this thread's slot, if it holds one, back while the returned
+    /// guard lives (the thread is about to wait for others' work), and
+    /// takes one again when it is dropped.
+    fn lend_while_waiting() -> Option<Lent> {
+        if !HOLDS_SLOT.with(|h| h.replace(false)) {
+            return None;
+        }
+        free_one();
+        Some(Lent)
+    }
+}
+
+impl Drop for CoreSlot {
+    fn drop(&mut self) {
+        if self.0 {
+            HOLDS_SLOT.with(|h| h.set(false));
+            free_one();
         }
     }
 }
 
-impl Drop for KernelSlot {
+/// A slot lent by a waiting thread ([`CoreSlot::lend_while_waiting`]).
+struct Lent;
+
+impl Drop for Lent {
     fn drop(&mut self) {
-        if !self.0 {
-            return;
-        }
-        let (free, freed) = slots();
-        if let Some(left) = free.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-            *left += 1;
-        }
-        freed.notify_one();
+        // Taken again as the thread goes on with its own work; the slot
+        // `take` gives back is the one its `CoreSlot` will free.
+        std::mem::forget(CoreSlot::take());
     }
+}
+
+fn free_one() {
+    let (free, freed) = slots();
+    if let Some(left) = free.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        *left += 1;
+    }
+    freed.notify_one();
 }
 
 /// How far the process may grow past its size after the last
@@ -248,18 +326,18 @@ mod tests {
     }
 
     #[test]
-    fn no_more_kernels_are_verified_at_once_than_the_limit() {
+    fn no_more_threads_are_at_work_at_once_than_the_limit() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         // The limit is the process's: the other tests of this binary run
         // under it too, which only makes this one's count smaller.
-        super::limit_kernels_at_once(2);
+        super::limit_threads_at_work(2);
         let running = AtomicUsize::new(0);
         let most = AtomicUsize::new(0);
         let items: Vec<u64> = (0..64).collect();
         // Files in parallel, each with kernels in parallel, as a run has.
         parallel_map(&items[..8], 4, 1 << 20, |_| {
             parallel_map(&items[..8], 4, 1 << 20, |_| {
-                let _slot = super::KernelSlot::take();
+                let _slot = super::CoreSlot::take();
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 std::thread::yield_now();
@@ -268,6 +346,33 @@ mod tests {
         });
         assert!(most.load(Ordering::SeqCst) <= 2);
         assert!(most.load(Ordering::SeqCst) >= 1);
+    }
+
+    #[test]
+    fn nested_work_on_an_analysis_stack_neither_waits_forever_nor_exceeds_the_limit() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        super::limit_threads_at_work(2);
+        let running = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let items: Vec<u64> = (0..6).collect();
+        // A run's shape: files at work, each lowering on a deep stack of
+        // its own and spreading its kernels over workers, all holding
+        // slots, more files than slots.
+        let done = parallel_map(&items, 4, 1 << 20, |_| {
+            super::on_analysis_stack("test", || {
+                parallel_map(&items, 3, 1 << 20, |x| {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::yield_now();
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    *x
+                })
+                .iter()
+                .sum::<u64>()
+            })
+        });
+        assert_eq!(done, vec![Some(15); 6]);
+        assert!(most.load(Ordering::SeqCst) <= 2);
     }
 
     #[test]

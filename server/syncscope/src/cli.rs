@@ -683,10 +683,11 @@ pub fn analyze_files(
     io_errors: &mut Vec<String>,
     progress_line: bool,
 ) -> Vec<FileResult> {
-    // One kernel per core at once: the files run in parallel and each
-    // spreads its kernels over the cores, and more kernels than cores is
-    // only more solver memory at once (see `limit_kernels_at_once`).
-    syncscope_core::limit_kernels_at_once(
+    // One thread at work per core: the files run in parallel and each
+    // spreads its kernels over the cores, and more of them at once than
+    // cores is only more solver memory, and kernels waiting for a core
+    // (see `limit_threads_at_work`).
+    syncscope_core::limit_threads_at_work(
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
     syncscope_core::keep_little_freed_memory();

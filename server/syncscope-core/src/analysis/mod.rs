@@ -57,24 +57,17 @@ pub(crate) fn analyze_unit(
     cancel: Option<&AtomicBool>,
     progress: Option<&Progress>,
 ) -> FileReport {
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("syncscope-analysis".into())
-            .stack_size(crate::parallel::ANALYSIS_STACK)
-            .spawn_scoped(s, || {
-                analyze_file_here(text, tree, own_from, options, cache, cancel, progress)
-            })
-            .ok()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_else(|| FileReport {
-                findings: vec![Finding::new(
-                    FindingKind::Unknown,
-                    None,
-                    Span::default(),
-                    "unknown: internal error while analysing this file".into(),
-                )],
-                ..Default::default()
-            })
+    crate::parallel::on_analysis_stack("syncscope-analysis", || {
+        analyze_file_here(text, tree, own_from, options, cache, cancel, progress)
+    })
+    .unwrap_or_else(|| FileReport {
+        findings: vec![Finding::new(
+            FindingKind::Unknown,
+            None,
+            Span::default(),
+            "unknown: internal error while analysing this file".into(),
+        )],
+        ..Default::default()
     })
 }
 
@@ -392,14 +385,8 @@ fn fix_stage(
         if todo.is_empty() || !live() {
             continue;
         }
-        let verified = std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .stack_size(crate::parallel::ANALYSIS_STACK)
-                .spawn_scoped(s, || {
-                    crate::verify::verify_one(kernel, options, cache, cancel)
-                })
-                .ok()
-                .and_then(|h| h.join().ok())
+        let verified = crate::parallel::on_analysis_stack("syncscope-fixes", || {
+            crate::verify::verify_one(kernel, options, cache, cancel)
         });
         let Some((mut fresh, _, races, _)) = verified else {
             continue;

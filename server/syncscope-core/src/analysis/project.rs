@@ -588,15 +588,10 @@ pub fn models(
             .collect();
         o.launch_sites
             .sort_by(|a, b| a.kernel_glob.cmp(&b.kernel_glob));
-        let lowered = std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("syncscope-model".into())
-                .stack_size(crate::parallel::ANALYSIS_STACK)
-                .spawn_scoped(s, || crate::frontend::lower_file(&unit.text, &tree, &o))
-                .ok()
-                .and_then(|h| h.join().ok())
-                .unwrap_or_default()
-        });
+        let lowered = crate::parallel::on_analysis_stack("syncscope-model", || {
+            crate::frontend::lower_file(&unit.text, &tree, &o)
+        })
+        .unwrap_or_default();
         for k in lowered {
             let in_file = k.def_span.start.offset as usize >= unit.prefix_len;
             // A kernel with one launch is the same model in every pass.

@@ -80,9 +80,7 @@ pub(crate) fn verify_kernels(
         if let Some(p) = progress.filter(|_| engine::decided_before_queries(k)) {
             p.kernel_known(&engine::model_notes(k));
         }
-        let slot = crate::parallel::KernelSlot::take();
         let mut outcome = verify_one(k, options, cache, cancel);
-        drop(slot);
         finish(k, &mut outcome.0, &mut outcome.1);
         if let Some(p) = progress {
             p.kernel_done(&outcome.0);
