@@ -249,18 +249,25 @@ fn resident_bytes() -> Option<u64> {
 }
 
 /// Makes the allocator keep less freed memory, for a one-shot run (glibc;
-/// nothing elsewhere): two arenas instead of eight per core (the solver's
-/// short-lived workers each kept their own high-water mark), with the
-/// thresholds of [`keep_solver_tables`].
+/// nothing elsewhere): three arenas per core instead of eight (the
+/// solver's short-lived workers each kept their own high-water mark), with
+/// the thresholds of [`keep_solver_tables`]. Not fewer: Z3 allocates as it
+/// makes every term, and glibc hands a new thread an arena in turn, not a
+/// free one, so with two arenas the two kernels at work on a two-core
+/// machine shared one half the time and waited on its lock. NVIDIA's
+/// samples in one run, two runs each: two arenas 46.6-48.9 s wall and
+/// 82-87 s of kernel time (one core alone: 73 s), 313-342 MB; six 43.5 s,
+/// 77 s, 465 MB; eight 41.2-42.2 s, 73-75 s, 478-486 MB.
 pub fn keep_little_freed_memory() {
     // First, so that its arena count (one per core) does not replace this one.
     keep_solver_tables();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        let arenas = std::ffi::c_int::try_from(3 * cores()).unwrap_or(2);
         // SAFETY: mallopt only changes the allocator's tunables; it is
         // called before the run's threads start.
         unsafe {
-            mallopt(M_ARENA_MAX, 2);
+            mallopt(M_ARENA_MAX, arenas);
         }
     }
 }
