@@ -332,6 +332,16 @@ mod tests {
         }
     }
 
+    /// One item's work in the slot tests: counted in `running` while it
+    /// runs, with the most at once in `most`.
+    fn at_work(running: &std::sync::atomic::AtomicUsize, most: &std::sync::atomic::AtomicUsize) {
+        use std::sync::atomic::Ordering;
+        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+        most.fetch_max(now, Ordering::SeqCst);
+        std::thread::yield_now();
+        running.fetch_sub(1, Ordering::SeqCst);
+    }
+
     #[test]
     fn no_more_threads_are_at_work_at_once_than_the_limit() {
         use std::sync::atomic::{AtomicUsize, Ordering};
@@ -345,10 +355,7 @@ mod tests {
         parallel_map(&items[..8], 4, 1 << 20, |_| {
             parallel_map(&items[..8], 4, 1 << 20, |_| {
                 let _slot = super::CoreSlot::take();
-                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-                most.fetch_max(now, Ordering::SeqCst);
-                std::thread::yield_now();
-                running.fetch_sub(1, Ordering::SeqCst);
+                at_work(&running, &most);
             })
         });
         assert!(most.load(Ordering::SeqCst) <= 2);
@@ -368,10 +375,7 @@ mod tests {
         let done = parallel_map(&items, 4, 1 << 20, |_| {
             super::on_analysis_stack("test", || {
                 parallel_map(&items, 3, 1 << 20, |x| {
-                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-                    most.fetch_max(now, Ordering::SeqCst);
-                    std::thread::yield_now();
-                    running.fetch_sub(1, Ordering::SeqCst);
+                    at_work(&running, &most);
                     *x
                 })
                 .iter()

@@ -770,7 +770,6 @@ fn spans_to_file(k: &mut crate::model::Kernel, unit: &unit::Unit) {
     stmts(&mut k.body, unit);
 }
 
-/// The same launch: the same sizes and the same facts (wherever found).
 /// Adds `site` to a kernel's distinct launches, unless one of them covers
 /// it; a launch it covers is dropped in its favour. A launch covers
 /// another of the same sizes, template arguments and argument types whose
@@ -811,19 +810,22 @@ fn note_covered(wide: &mut LaunchOverride, narrow: &LaunchOverride) {
 /// Whether `wide` covers `narrow` (see [`add_launch`]); a launch covers
 /// itself.
 fn covers(wide: &LaunchOverride, narrow: &LaunchOverride) -> bool {
-    wide.block_dim == narrow.block_dim
-        && wide.grid_dim == narrow.grid_dim
-        && wide.template_args == narrow.template_args
-        && wide.arg_types == narrow.arg_types
+    same_shape(wide, narrow)
         && wide.not_understood.is_empty()
         && narrow.not_understood.is_empty()
         && wide.requires.iter().all(|f| narrow.requires.contains(f))
 }
 
+/// The same launch: the same sizes and the same facts (wherever found).
 pub(crate) fn same_launch(a: &LaunchOverride, b: &LaunchOverride) -> bool {
+    same_shape(a, b) && a.requires == b.requires
+}
+
+/// The same sizes, template arguments and argument types, whatever the
+/// facts.
+fn same_shape(a: &LaunchOverride, b: &LaunchOverride) -> bool {
     a.block_dim == b.block_dim
         && a.grid_dim == b.grid_dim
-        && a.requires == b.requires
         && a.template_args == b.template_args
         && a.arg_types == b.arg_types
 }
